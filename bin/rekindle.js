@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Entry point: runs the compiled CLI (built by `npm install` via the prepare script, or `npm run build`).
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const compiled = new URL("../dist/lib/cli/main.js", import.meta.url);
+if (!existsSync(fileURLToPath(compiled))) {
+  console.error("rekindle: dist/ is missing; run `npm install` (or `npm run build`) in the rekindle checkout first.");
+  process.exit(2);
+}
+const { main } = await import(compiled.href);
+process.exitCode = await main(process.argv.slice(2));

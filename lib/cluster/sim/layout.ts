@@ -1,0 +1,40 @@
+// Where a sim cluster keeps its files: one directory per cluster, logs kept after teardown.
+import { join } from "node:path";
+
+export interface SimLayout {
+  root: string;
+  stateFile: string;
+  /** The admin kubeconfig handed to users and tests. */
+  kubeconfig: string;
+  logsDir: string;
+  etcdDataDir: string;
+  pkiDir: string;
+  apiserverCertDir: string;
+  /** Written by kube-apiserver at first start: its serving cert followed by the CA that signed it. */
+  apiserverCertificate: string;
+  tokenFile: string;
+  serviceAccountPrivateKey: string;
+  serviceAccountPublicKey: string;
+  kwokDir: string;
+  componentKubeconfig(component: string): string;
+}
+
+export function simLayout(root: string): SimLayout {
+  const pkiDir = join(root, "pki");
+  const apiserverCertDir = join(pkiDir, "apiserver");
+  return {
+    root,
+    stateFile: join(root, "state.json"),
+    kubeconfig: join(root, "kubeconfig"),
+    logsDir: join(root, "logs"),
+    etcdDataDir: join(root, "etcd-data"),
+    pkiDir,
+    apiserverCertDir,
+    apiserverCertificate: join(apiserverCertDir, "apiserver.crt"),
+    tokenFile: join(pkiDir, "tokens.csv"),
+    serviceAccountPrivateKey: join(pkiDir, "sa.key"),
+    serviceAccountPublicKey: join(pkiDir, "sa.pub"),
+    kwokDir: join(root, "kwok"),
+    componentKubeconfig: (component) => join(pkiDir, `${component}.kubeconfig`),
+  };
+}

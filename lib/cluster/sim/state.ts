@@ -1,0 +1,57 @@
+// The persisted state of a sim cluster, so a later CLI call (`sim node stop`, `sim down`) can act
+// on processes an earlier one started.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { RekindleError } from "../../errors.js";
+import type { DaemonRecord, DaemonSpec } from "../../util/daemon.js";
+import type { TimingProfileName } from "../profiles.js";
+import type { SimBinaries } from "./build.js";
+import type { ControlPlanePorts } from "./control-plane.js";
+
+/** running: kwok alive; stopped: killed (the node is lost); partitioned: SIGSTOPped. */
+export type SimNodePower = "running" | "stopped" | "partitioned";
+
+export interface SimNodeState {
+  name: string;
+  zone: string;
+  /** How to start this node's kwok again. */
+  kwok: DaemonSpec;
+  process: DaemonRecord | undefined;
+  power: SimNodePower;
+}
+
+export interface SimClusterState {
+  formatVersion: 1;
+  name: string;
+  /** Value of the rekindle.dev/run label and REKINDLE_RUN env of everything this cluster started. */
+  runId: string;
+  profile: TimingProfileName;
+  createdAt: string;
+  root: string;
+  apiserverUrl: string;
+  binaries: SimBinaries;
+  ports: ControlPlanePorts;
+  /** Control-plane and helper processes by name, in start order. */
+  components: DaemonRecord[];
+  nodes: SimNodeState[];
+}
+
+export function readSimState(stateFile: string): SimClusterState {
+  let text: string;
+  try {
+    text = readFileSync(stateFile, "utf8");
+  } catch (error) {
+    throw new RekindleError("NOT_FOUND", `no sim cluster state at ${stateFile}`, { cause: error });
+  }
+  const state = JSON.parse(text) as SimClusterState;
+  if (state.formatVersion !== 1) {
+    throw new RekindleError("STATE", `${stateFile} has state format ${String(state.formatVersion)}; this rekindle reads 1`);
+  }
+  return state;
+}
+
+/** Atomic write: a crash mid-write never leaves a torn state file. */
+export function writeSimState(stateFile: string, state: SimClusterState): void {
+  const temp = `${stateFile}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(state, null, 2));
+  renameSync(temp, stateFile);
+}

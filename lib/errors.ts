@@ -1,0 +1,68 @@
+// One rich error type for the whole harness: a stable code, a message that names the input,
+// an optional hint saying what would be valid, and structured details for reports.
+
+export type RekindleErrorCode =
+  | "INVALID_INPUT"
+  | "TOOLCHAIN"
+  | "BUILD_FAILED"
+  | "COMMAND_FAILED"
+  | "PROCESS_EXITED"
+  | "TIMEOUT"
+  | "NOT_FOUND"
+  | "UNSUPPORTED"
+  | "ABORTED"
+  | "STATE";
+
+export interface RekindleErrorOptions {
+  /** What the user can do about it, e.g. the list of valid values. */
+  hint?: string;
+  /** Structured facts (command line, exit code, log path…) kept for reports. */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class RekindleError extends Error {
+  override readonly name = "RekindleError";
+  readonly code: RekindleErrorCode;
+  readonly hint: string | undefined;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: RekindleErrorCode, message: string, options: RekindleErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details ?? {};
+  }
+
+  /** `unknown profile "slow"; valid: default, fast` */
+  static invalidInput(what: string, got: unknown, valid: readonly string[] | string): RekindleError {
+    const validText = typeof valid === "string" ? valid : valid.join(", ");
+    return new RekindleError("INVALID_INPUT", `unknown ${what} ${JSON.stringify(got)}; valid: ${validText}`, {
+      hint: `valid ${what} values: ${validText}`,
+      details: { what, got, valid },
+    });
+  }
+
+  /** Text for a terminal: message, hint and the most useful details. */
+  describe(): string {
+    const lines = [`error [${this.code}]: ${this.message}`];
+    if (this.hint !== undefined && !this.message.includes(this.hint)) lines.push(`  hint: ${this.hint}`);
+    const command = this.details["command"];
+    if (typeof command === "string") lines.push(`  command: ${command}`);
+    const log = this.details["log"];
+    if (typeof log === "string") lines.push(`  log: ${log}`);
+    const tail = this.details["outputTail"];
+    if (typeof tail === "string" && tail.length > 0) {
+      lines.push("  last output:", ...tail.split("\n").map((l) => `    ${l}`));
+    }
+    return lines.join("\n");
+  }
+}
+
+export function isRekindleError(error: unknown): error is RekindleError {
+  return error instanceof RekindleError;
+}
+
+export function abortError(signal: AbortSignal, what: string): RekindleError {
+  return new RekindleError("ABORTED", `${what} was aborted`, { cause: signal.reason });
+}

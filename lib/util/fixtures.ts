@@ -1,0 +1,32 @@
+// Locates files under fixtures/ whether running from source (tsx) or from dist/.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("rekindle: cannot find the project root (package.json)");
+    dir = parent;
+  }
+  return dir;
+}
+
+export const PROJECT_ROOT = projectRoot();
+
+export function fixturePath(...parts: string[]): string {
+  return join(PROJECT_ROOT, "fixtures", ...parts);
+}
+
+/**
+ * Command line to run one of rekindle's own TypeScript/JavaScript entry points as a child
+ * process: from dist/ when compiled, through the same loader (tsx) when running from source.
+ */
+export function nodeEntryCommand(moduleUrl: string, relativeEntry: string): { command: string; args: string[] } {
+  const fromSource = moduleUrl.endsWith(".ts");
+  const entry = fileURLToPath(new URL(`${relativeEntry}${fromSource ? ".ts" : ".js"}`, moduleUrl));
+  // From source, load tsx by absolute URL so the child needs no particular working directory.
+  const args = fromSource ? ["--import", import.meta.resolve("tsx"), entry] : [entry];
+  return { command: process.execPath, args };
+}

@@ -1,0 +1,53 @@
+// Small async time helpers that honour AbortSignal.
+import { setTimeout as delay } from "node:timers/promises";
+import { RekindleError } from "../errors.js";
+
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, signal ? { signal } : undefined);
+  } catch (error) {
+    if (signal?.aborted) throw new RekindleError("ABORTED", "wait aborted", { cause: signal.reason });
+    throw error;
+  }
+}
+
+export interface PollOptions {
+  /** What is awaited, for progress and the timeout message. */
+  what: string;
+  timeoutMs: number;
+  /** Default 250 ms. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+  /** Called with the elapsed time about every 10 s while waiting. */
+  onWait?: (elapsedMs: number) => void;
+}
+
+/**
+ * Calls `check` until it returns a value other than undefined, or throws TIMEOUT naming `what`.
+ * Errors thrown by `check` end the wait at once.
+ */
+export async function pollUntil<T>(check: () => Promise<T | undefined>, options: PollOptions): Promise<T> {
+  const started = Date.now();
+  const interval = options.intervalMs ?? 250;
+  let lastReport = started;
+  for (;;) {
+    if (options.signal?.aborted) {
+      throw new RekindleError("ABORTED", `aborted while waiting for ${options.what}`, {
+        cause: options.signal.reason,
+      });
+    }
+    const value = await check();
+    if (value !== undefined) return value;
+    const now = Date.now();
+    if (now - started >= options.timeoutMs) {
+      throw new RekindleError("TIMEOUT", `timed out after ${options.timeoutMs} ms waiting for ${options.what}`, {
+        details: { what: options.what, timeoutMs: options.timeoutMs },
+      });
+    }
+    if (options.onWait && now - lastReport >= 10_000) {
+      lastReport = now;
+      options.onWait(now - started);
+    }
+    await sleep(interval, options.signal);
+  }
+}
