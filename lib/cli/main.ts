@@ -1,0 +1,47 @@
+// The `rekindle` command: dispatches to subcommands, turns errors into clear messages and exit codes
+// (0 success, 1 failure, 2 bad input, 130 interrupted).
+import { RekindleError } from "../errors.js";
+import { isParseArgsError } from "./args.js";
+import { SIM_USAGE, simCommand } from "./sim-commands.js";
+
+export const USAGE = `rekindle: chaos-testing and conformance harness for Kubernetes node loss
+
+usage: rekindle <command> [options]
+
+  sim …        build and run a local sim cluster (real control plane, KWOK workers)
+  help         this text
+
+${SIM_USAGE}`;
+
+export async function main(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "sim":
+        return await simCommand(rest, controller.signal);
+      case "help":
+      case "--help":
+      case "-h":
+        process.stdout.write(`${USAGE}\n`);
+        return 0;
+      case undefined:
+        process.stderr.write(`${USAGE}\n`);
+        return 2;
+      default:
+        throw RekindleError.invalidInput("command", command, ["sim", "help"]);
+    }
+  } catch (error) {
+    if (isParseArgsError(error)) {
+      process.stderr.write(`error [INVALID_INPUT]: ${error.message}\n  see: rekindle ${command ?? ""} --help\n`);
+      return 2;
+    }
+    if (error instanceof RekindleError) {
+      process.stderr.write(`${error.describe()}\n`);
+      if (error.code === "ABORTED") return 130;
+      return error.code === "INVALID_INPUT" ? 2 : 1;
+    }
+    process.stderr.write(`rekindle: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,147 @@
+// `rekindle sim …`: build the sim binaries, run a sim cluster in the background for local
+// reproduction, and stop/start/partition/heal its nodes.
+import { parseArgs } from "node:util";
+import { RekindleError } from "../errors.js";
+import { ensureSimBinaries, simBuildStatus } from "../cluster/sim/build.js";
+import { SimCluster } from "../cluster/sim/cluster.js";
+import { TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
+import { consoleProgress } from "../util/progress.js";
+import { parseCount } from "./args.js";
+
+const NODE_ACTIONS = ["stop", "start", "partition", "heal"] as const;
+
+export const SIM_USAGE = `rekindle sim <command>
+
+  build [--check]                 build (or with --check only report) the pinned sim binaries
+  up [--workers N] [--zones Z] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--name X]
+                                  start a sim cluster in the background; prints its kubeconfig
+  status [--name X] [--json]      components and nodes of a running sim cluster
+  down [--name X] [--keep-files]  stop every process of the cluster
+  node ${NODE_ACTIONS.join("|")} <node> [--name X]
+                                  node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal
+
+Defaults: --name rekindle, --workers 3, --zones 2, --profile default.`;
+
+export async function simCommand(args: string[], signal: AbortSignal): Promise<number> {
+  const [command, ...rest] = args;
+  switch (command) {
+    case "build":
+      return simBuild(rest, signal);
+    case "up":
+      return simUp(rest, signal);
+    case "down":
+      return simDown(rest);
+    case "status":
+      return simStatus(rest);
+    case "node":
+      return simNode(rest);
+    case undefined:
+    case "help":
+    case "--help":
+      process.stdout.write(`${SIM_USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      throw RekindleError.invalidInput("sim command", command, ["build", "up", "status", "down", "node"]);
+  }
+}
+
+async function simBuild(args: string[], signal: AbortSignal): Promise<number> {
+  const { values } = parseArgs({ args, options: { check: { type: "boolean", default: false } }, strict: true });
+  if (values.check) {
+    const status = simBuildStatus();
+    for (const s of status) process.stdout.write(`${s.component} ${s.version}: ${s.cached ? "cached" : "not built"} (${s.dir})\n`);
+    return status.every((s) => s.cached) ? 0 : 1;
+  }
+  const binaries = await ensureSimBinaries({ progress: consoleProgress(), signal });
+  process.stdout.write(`sim binaries ready: kubernetes ${binaries.versions.kubernetes}, etcd ${binaries.versions.etcd}, kwok ${binaries.versions.kwok}\n`);
+  return 0;
+}
+
+async function simUp(args: string[], signal: AbortSignal): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      workers: { type: "string" },
+      zones: { type: "string" },
+      profile: { type: "string" },
+      name: { type: "string" },
+      root: { type: "string" },
+    },
+    strict: true,
+  });
+  const cluster = await SimCluster.start({
+    ...(values.name !== undefined ? { name: values.name } : {}),
+    ...(values.workers !== undefined ? { workers: parseCount("--workers", values.workers) } : {}),
+    ...(values.zones !== undefined ? { zones: parseCount("--zones", values.zones) } : {}),
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    ...(values.root !== undefined ? { root: values.root } : {}),
+    detach: true,
+    progress: consoleProgress(),
+    signal,
+  });
+  const status = cluster.status();
+  process.stderr.write(
+    `sim cluster "${status.name}" is running (profile ${status.profile}, nodes ${status.nodes.map((n) => `${n.name}/${n.zone}`).join(", ")}).\n` +
+      `  kubectl --kubeconfig ${status.kubeconfig} get nodes\n` +
+      `  rekindle sim node stop ${status.nodes[0]?.name ?? "worker-1"}${status.name === "rekindle" ? "" : ` --name ${status.name}`}\n` +
+      `  rekindle sim down${status.name === "rekindle" ? "" : ` --name ${status.name}`}\n`,
+  );
+  // stdout carries only the kubeconfig path, so `export KUBECONFIG=$(rekindle sim up)` works.
+  process.stdout.write(`${status.kubeconfig}\n`);
+  return 0;
+}
+
+const NAME_OPTION = { name: { type: "string", default: "rekindle" } } as const;
+
+async function simDown(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { ...NAME_OPTION, "keep-files": { type: "boolean", default: false } }, strict: true });
+  const cluster = SimCluster.open(values.name, consoleProgress());
+  await cluster.destroy({ keepFiles: values["keep-files"] });
+  process.stderr.write(`sim cluster "${cluster.name}" stopped; logs kept in ${cluster.layout.logsDir}\n`);
+  return 0;
+}
+
+function simStatus(args: string[]): number {
+  const { values } = parseArgs({ args, options: { ...NAME_OPTION, json: { type: "boolean", default: false } }, strict: true });
+  const status = SimCluster.open(values.name).status();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+  } else {
+    process.stdout.write(`cluster ${status.name} (run ${status.runId}, profile ${status.profile}) at ${status.apiserverUrl}\n`);
+    process.stdout.write(`kubeconfig: ${status.kubeconfig}\n`);
+    for (const c of status.components) process.stdout.write(`  ${c.name.padEnd(24)} pid ${String(c.pid).padEnd(8)} ${c.running ? "running" : "NOT RUNNING"}\n`);
+    for (const n of status.nodes) {
+      const consistent = (n.power === "stopped") !== n.processRunning;
+      process.stdout.write(`  node ${n.name.padEnd(19)} ${n.zone.padEnd(8)} ${n.power}${consistent ? "" : " (process state differs!)"}\n`);
+    }
+  }
+  const allUp = status.components.length > 0 && status.components.every((c) => c.running);
+  return allUp ? 0 : 1;
+}
+
+async function simNode(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: NAME_OPTION, allowPositionals: true, strict: true });
+  const cluster = SimCluster.open(values.name, consoleProgress());
+  const [action, nodeName, ...extra] = positionals;
+  if (!(NODE_ACTIONS as readonly string[]).includes(action ?? "")) throw RekindleError.invalidInput("node action", action ?? "", NODE_ACTIONS);
+  if (nodeName === undefined || extra.length > 0) {
+    throw new RekindleError("INVALID_INPUT", `rekindle sim node ${action ?? ""} takes exactly one node name`, {
+      hint: `nodes of cluster "${cluster.name}": ${cluster.nodeNames().join(", ")}`,
+    });
+  }
+  switch (action as (typeof NODE_ACTIONS)[number]) {
+    case "stop":
+      cluster.stopNode(nodeName);
+      break;
+    case "start":
+      await cluster.startNode(nodeName);
+      break;
+    case "partition":
+      cluster.partitionNode(nodeName);
+      break;
+    case "heal":
+      cluster.healNode(nodeName);
+      break;
+  }
+  return 0;
+}

@@ -1,0 +1,62 @@
+// The workloads a node-loss scenario watches: a Deployment and a StatefulSet with an RWO CSI volume,
+// from fixtures/workloads, in a namespace of their own labelled with the run id.
+import { applyManifestFile, RUN_LABEL } from "../kube/apply.js";
+import { k8s, isPodReady } from "../kube/client.js";
+import { fixturePath } from "../util/fixtures.js";
+import { pollUntil } from "../util/time.js";
+
+export const DEPLOYMENT_NAME = "web";
+export const STATEFULSET_NAME = "db";
+
+export interface NodeLossWorkloadOptions {
+  namespace: string;
+  runId: string;
+  /** Deployment replicas. Default 2. */
+  replicas?: number;
+  /** How long to wait for everything Ready. Default 120 s. */
+  readyTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface DeployedWorkloads {
+  namespace: string;
+  /** Node of the StatefulSet pod, which the Deployment's pods prefer too. */
+  statefulSetNode: string;
+  /** PersistentVolume bound to the StatefulSet pod's claim. */
+  volumeName: string;
+}
+
+export async function ensureNamespace(kc: k8s.KubeConfig, name: string, runId: string): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name, labels: { [RUN_LABEL]: runId } } } });
+}
+
+export async function listPods(kc: k8s.KubeConfig, namespace: string, app: string): Promise<k8s.V1Pod[]> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  return (await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items;
+}
+
+export async function deployNodeLossWorkloads(kc: k8s.KubeConfig, options: NodeLossWorkloadOptions): Promise<DeployedWorkloads> {
+  const { namespace, runId } = options;
+  const timeoutMs = options.readyTimeoutMs ?? 120_000;
+  const signal = options.signal ? { signal: options.signal } : {};
+  const labels = { [RUN_LABEL]: runId };
+  await ensureNamespace(kc, namespace, runId);
+  await applyManifestFile(kc, fixturePath("workloads", "statefulset-pvc.yaml"), { labels, substitutions: { NAMESPACE: namespace } });
+  const dbPod = await pollUntil(
+    async () => (await listPods(kc, namespace, STATEFULSET_NAME)).find(isPodReady),
+    { what: `StatefulSet ${namespace}/${STATEFULSET_NAME} pod Ready`, timeoutMs, ...signal },
+  );
+  await applyManifestFile(kc, fixturePath("workloads", "deployment.yaml"), {
+    labels,
+    substitutions: { NAMESPACE: namespace, REPLICAS: String(options.replicas ?? 2) },
+  });
+  const replicas = options.replicas ?? 2;
+  await pollUntil(
+    async () => ((await listPods(kc, namespace, DEPLOYMENT_NAME)).filter(isPodReady).length >= replicas ? true : undefined),
+    { what: `Deployment ${namespace}/${DEPLOYMENT_NAME} ${replicas} pods Ready`, timeoutMs, ...signal },
+  );
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const claim = await core.readNamespacedPersistentVolumeClaim({ namespace, name: `data-${dbPod.metadata?.name ?? ""}` });
+  return { namespace, statefulSetNode: dbPod.spec?.nodeName ?? "", volumeName: claim.spec?.volumeName ?? "" };
+}
