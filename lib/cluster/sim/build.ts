@@ -14,6 +14,7 @@ import { findGoToolchain, type GoToolchain } from "./go-toolchain.js";
 import { PINNED_SIM_VERSIONS, stagingVersionFor, type SimVersions } from "./versions.js";
 
 export interface SimBinaries {
+  kubectl: string;
   kubeApiserver: string;
   kubeControllerManager: string;
   kubeScheduler: string;
@@ -55,7 +56,8 @@ interface Manifest {
   binaries: Record<string, { sha256: string }>;
 }
 
-const KUBE_COMMANDS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+// kubectl is not needed by the harness; it is built so `sim up` users and tests have a matching one.
+const KUBE_COMMANDS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"];
 
 function kubeLdflags(version: string): string {
   const match = /^v(\d+)\.(\d+)\./.exec(version);
@@ -210,6 +212,7 @@ function isCached(dir: string, plan: ComponentPlan): boolean {
 function binariesFor(cacheDir: string, versions: SimVersions): SimBinaries {
   const kube = join(componentDir(cacheDir, "kubernetes", versions.kubernetes), "bin");
   return {
+    kubectl: join(kube, "kubectl"),
     kubeApiserver: join(kube, "kube-apiserver"),
     kubeControllerManager: join(kube, "kube-controller-manager"),
     kubeScheduler: join(kube, "kube-scheduler"),
