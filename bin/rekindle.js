@@ -5,7 +5,9 @@ import { fileURLToPath } from "node:url";
 
 const compiled = new URL("../dist/lib/cli/main.js", import.meta.url);
 if (!existsSync(fileURLToPath(compiled))) {
-  console.error("rekindle: dist/ is missing; run `npm install` (or `npm run build`) in the rekindle checkout first.");
+  console.error(
+    "rekindle: dist/ is missing; run `npm install` (or `npm run build`) in the rekindle checkout first.",
+  );
   process.exit(2);
 }
 const { main } = await import(compiled.href);

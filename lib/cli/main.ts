@@ -33,7 +33,9 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (isParseArgsError(error)) {
-      process.stderr.write(`error [INVALID_INPUT]: ${error.message}\n  see: rekindle ${command ?? ""} --help\n`);
+      process.stderr.write(
+        `error [INVALID_INPUT]: ${error.message}\n  see: rekindle ${command ?? ""} --help\n`,
+      );
       return 2;
     }
     if (error instanceof RekindleError) {
@@ -41,7 +43,9 @@ export async function main(argv: string[]): Promise<number> {
       if (error.code === "ABORTED") return 130;
       return error.code === "INVALID_INPUT" ? 2 : 1;
     }
-    process.stderr.write(`rekindle: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `rekindle: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
 }

@@ -46,14 +46,21 @@ export async function simCommand(args: string[], signal: AbortSignal): Promise<n
 }
 
 async function simBuild(args: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({ args, options: { check: { type: "boolean", default: false } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { check: { type: "boolean", default: false } },
+    strict: true,
+  });
   if (values.check) {
     const status = simBuildStatus();
-    for (const s of status) process.stdout.write(`${s.component} ${s.version}: ${s.cached ? "cached" : "not built"} (${s.dir})\n`);
+    for (const s of status)
+      process.stdout.write(`${s.component} ${s.version}: ${s.cached ? "cached" : "not built"} (${s.dir})\n`);
     return status.every((s) => s.cached) ? 0 : 1;
   }
   const binaries = await ensureSimBinaries({ progress: consoleProgress(), signal });
-  process.stdout.write(`sim binaries ready: kubernetes ${binaries.versions.kubernetes}, etcd ${binaries.versions.etcd}, kwok ${binaries.versions.kwok}\n`);
+  process.stdout.write(
+    `sim binaries ready: kubernetes ${binaries.versions.kubernetes}, etcd ${binaries.versions.etcd}, kwok ${binaries.versions.kwok}\n`,
+  );
   return 0;
 }
 
@@ -94,7 +101,11 @@ async function simUp(args: string[], signal: AbortSignal): Promise<number> {
 const NAME_OPTION = { name: { type: "string", default: "rekindle" } } as const;
 
 async function simDown(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { ...NAME_OPTION, "keep-files": { type: "boolean", default: false } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { ...NAME_OPTION, "keep-files": { type: "boolean", default: false } },
+    strict: true,
+  });
   const cluster = SimCluster.open(values.name, consoleProgress());
   await cluster.destroy({ keepFiles: values["keep-files"] });
   process.stderr.write(`sim cluster "${cluster.name}" stopped; logs kept in ${cluster.layout.logsDir}\n`);
@@ -102,17 +113,28 @@ async function simDown(args: string[]): Promise<number> {
 }
 
 function simStatus(args: string[]): number {
-  const { values } = parseArgs({ args, options: { ...NAME_OPTION, json: { type: "boolean", default: false } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { ...NAME_OPTION, json: { type: "boolean", default: false } },
+    strict: true,
+  });
   const status = SimCluster.open(values.name).status();
   if (values.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
   } else {
-    process.stdout.write(`cluster ${status.name} (run ${status.runId}, profile ${status.profile}) at ${status.apiserverUrl}\n`);
+    process.stdout.write(
+      `cluster ${status.name} (run ${status.runId}, profile ${status.profile}) at ${status.apiserverUrl}\n`,
+    );
     process.stdout.write(`kubeconfig: ${status.kubeconfig}\n`);
-    for (const c of status.components) process.stdout.write(`  ${c.name.padEnd(24)} pid ${String(c.pid).padEnd(8)} ${c.running ? "running" : "NOT RUNNING"}\n`);
+    for (const c of status.components)
+      process.stdout.write(
+        `  ${c.name.padEnd(24)} pid ${String(c.pid).padEnd(8)} ${c.running ? "running" : "NOT RUNNING"}\n`,
+      );
     for (const n of status.nodes) {
       const consistent = (n.power === "stopped") !== n.processRunning;
-      process.stdout.write(`  node ${n.name.padEnd(19)} ${n.zone.padEnd(8)} ${n.power}${consistent ? "" : " (process state differs!)"}\n`);
+      process.stdout.write(
+        `  node ${n.name.padEnd(19)} ${n.zone.padEnd(8)} ${n.power}${consistent ? "" : " (process state differs!)"}\n`,
+      );
     }
   }
   const allUp = status.components.length > 0 && status.components.every((c) => c.running);
@@ -120,14 +142,24 @@ function simStatus(args: string[]): number {
 }
 
 async function simNode(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: NAME_OPTION, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: NAME_OPTION,
+    allowPositionals: true,
+    strict: true,
+  });
   const cluster = SimCluster.open(values.name, consoleProgress());
   const [action, nodeName, ...extra] = positionals;
-  if (!(NODE_ACTIONS as readonly string[]).includes(action ?? "")) throw RekindleError.invalidInput("node action", action ?? "", NODE_ACTIONS);
+  if (!(NODE_ACTIONS as readonly string[]).includes(action ?? ""))
+    throw RekindleError.invalidInput("node action", action ?? "", NODE_ACTIONS);
   if (nodeName === undefined || extra.length > 0) {
-    throw new RekindleError("INVALID_INPUT", `rekindle sim node ${action ?? ""} takes exactly one node name`, {
-      hint: `nodes of cluster "${cluster.name}": ${cluster.nodeNames().join(", ")}`,
-    });
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `rekindle sim node ${action ?? ""} takes exactly one node name`,
+      {
+        hint: `nodes of cluster "${cluster.name}": ${cluster.nodeNames().join(", ")}`,
+      },
+    );
   }
   switch (action as (typeof NODE_ACTIONS)[number]) {
     case "stop":

@@ -48,6 +48,7 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
 };
 
 export function timingProfile(name: string): TimingProfile {
-  if ((TIMING_PROFILE_NAMES as readonly string[]).includes(name)) return TIMING_PROFILES[name as TimingProfileName];
+  if ((TIMING_PROFILE_NAMES as readonly string[]).includes(name))
+    return TIMING_PROFILES[name as TimingProfileName];
   throw RekindleError.invalidInput("profile", name, TIMING_PROFILE_NAMES);
 }

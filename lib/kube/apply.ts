@@ -11,7 +11,10 @@ export function parseManifests(text: string, source: string): k8s.KubernetesObje
   const objects: k8s.KubernetesObject[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) {
-      throw new RekindleError("INVALID_INPUT", `${source} is not valid YAML: ${doc.errors[0]?.message ?? "parse error"}`);
+      throw new RekindleError(
+        "INVALID_INPUT",
+        `${source} is not valid YAML: ${doc.errors[0]?.message ?? "parse error"}`,
+      );
     }
     const value = doc.toJS() as unknown;
     if (value === null || value === undefined) continue;
@@ -35,7 +38,11 @@ export function substitute(text: string, substitutions: Record<string, string> =
   return text.replace(/@([A-Z_]+)@/g, (match, key: string) => substitutions[key] ?? match);
 }
 
-export async function applyManifests(kc: k8s.KubeConfig, objects: k8s.KubernetesObject[], options: ApplyOptions = {}): Promise<k8s.KubernetesObject[]> {
+export async function applyManifests(
+  kc: k8s.KubeConfig,
+  objects: k8s.KubernetesObject[],
+  options: ApplyOptions = {},
+): Promise<k8s.KubernetesObject[]> {
   const client = k8s.KubernetesObjectApi.makeApiClient(kc);
   const applied: k8s.KubernetesObject[] = [];
   for (const object of objects) {
@@ -44,16 +51,33 @@ export async function applyManifests(kc: k8s.KubeConfig, objects: k8s.Kubernetes
       metadata: { ...object.metadata, labels: { ...object.metadata?.labels, ...options.labels } },
     };
     try {
-      applied.push(await client.patch(labelled, undefined, undefined, FIELD_MANAGER, true, k8s.PatchStrategy.ServerSideApply));
+      applied.push(
+        await client.patch(
+          labelled,
+          undefined,
+          undefined,
+          FIELD_MANAGER,
+          true,
+          k8s.PatchStrategy.ServerSideApply,
+        ),
+      );
     } catch (error) {
       const name = `${String(object.kind)}/${object.metadata?.name ?? "?"}`;
-      throw new RekindleError("COMMAND_FAILED", `applying ${name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new RekindleError(
+        "COMMAND_FAILED",
+        `applying ${name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
   }
   return applied;
 }
 
-export async function applyManifestFile(kc: k8s.KubeConfig, path: string, options: ApplyOptions = {}): Promise<k8s.KubernetesObject[]> {
+export async function applyManifestFile(
+  kc: k8s.KubeConfig,
+  path: string,
+  options: ApplyOptions = {},
+): Promise<k8s.KubernetesObject[]> {
   const text = substitute(readFileSync(path, "utf8"), options.substitutions);
   return applyManifests(kc, parseManifests(text, path), options);
 }

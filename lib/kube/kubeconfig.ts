@@ -16,7 +16,12 @@ export function kubeconfigYaml(spec: KubeconfigSpec): string {
   return stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: spec.clusterName, cluster: { server: spec.server, "certificate-authority": spec.certificateAuthority } }],
+    clusters: [
+      {
+        name: spec.clusterName,
+        cluster: { server: spec.server, "certificate-authority": spec.certificateAuthority },
+      },
+    ],
     users: [{ name: spec.user, user: { token: spec.token } }],
     contexts: [{ name: context, context: { cluster: spec.clusterName, user: spec.user } }],
     "current-context": context,

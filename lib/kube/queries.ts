@@ -10,10 +10,17 @@ export async function readNode(kc: k8s.KubeConfig, name: string): Promise<k8s.V1
 }
 
 export function hasTaint(node: k8s.V1Node, key: string, effect?: string): boolean {
-  return node.spec?.taints?.some((t) => t.key === key && (effect === undefined || t.effect === effect)) ?? false;
+  return (
+    node.spec?.taints?.some((t) => t.key === key && (effect === undefined || t.effect === effect)) ?? false
+  );
 }
 
-export async function volumeAttachmentsFor(kc: k8s.KubeConfig, volumeName: string): Promise<k8s.V1VolumeAttachment[]> {
+export async function volumeAttachmentsFor(
+  kc: k8s.KubeConfig,
+  volumeName: string,
+): Promise<k8s.V1VolumeAttachment[]> {
   const storage = kc.makeApiClient(k8s.StorageV1Api);
-  return (await storage.listVolumeAttachment()).items.filter((va) => va.spec.source.persistentVolumeName === volumeName);
+  return (await storage.listVolumeAttachment()).items.filter(
+    (va) => va.spec.source.persistentVolumeName === volumeName,
+  );
 }

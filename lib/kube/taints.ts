@@ -3,7 +3,11 @@ import { k8s } from "./client.js";
 import { pollUntil } from "../util/time.js";
 import { isConflict } from "./client.js";
 
-async function updateTaints(kc: k8s.KubeConfig, nodeName: string, edit: (taints: k8s.V1Taint[]) => k8s.V1Taint[] | undefined): Promise<boolean> {
+async function updateTaints(
+  kc: k8s.KubeConfig,
+  nodeName: string,
+  edit: (taints: k8s.V1Taint[]) => k8s.V1Taint[] | undefined,
+): Promise<boolean> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   // Optimistic concurrency: the node lifecycle controller edits taints too; retry on conflict.
   return pollUntil(
@@ -25,11 +29,18 @@ async function updateTaints(kc: k8s.KubeConfig, nodeName: string, edit: (taints:
 
 export function addTaint(kc: k8s.KubeConfig, nodeName: string, taint: k8s.V1Taint): Promise<boolean> {
   return updateTaints(kc, nodeName, (taints) =>
-    taints.some((t) => t.key === taint.key && t.effect === taint.effect) ? undefined : [...taints, taint.effect === "NoExecute" ? { ...taint, timeAdded: new Date() } : taint],
+    taints.some((t) => t.key === taint.key && t.effect === taint.effect)
+      ? undefined
+      : [...taints, taint.effect === "NoExecute" ? { ...taint, timeAdded: new Date() } : taint],
   );
 }
 
-export function removeTaint(kc: k8s.KubeConfig, nodeName: string, key: string, effect?: string): Promise<boolean> {
+export function removeTaint(
+  kc: k8s.KubeConfig,
+  nodeName: string,
+  key: string,
+  effect?: string,
+): Promise<boolean> {
   return updateTaints(kc, nodeName, (taints) => {
     const kept = taints.filter((t) => !(t.key === key && (effect === undefined || t.effect === effect)));
     return kept.length === taints.length ? undefined : kept;

@@ -61,7 +61,8 @@ export async function runCommand(
   } catch (error) {
     const line = commandLine(file, args);
     if (error instanceof ExecaError) {
-      const output = typeof error.all === "string" ? error.all : `${String(error.stdout)}\n${String(error.stderr)}`;
+      const output =
+        typeof error.all === "string" ? error.all : `${String(error.stdout)}\n${String(error.stderr)}`;
       const tail = output.trim().split("\n").slice(-25).join("\n");
       const reason = error.isCanceled
         ? "was cancelled"
@@ -75,6 +76,9 @@ export async function runCommand(
         cause: error,
       });
     }
-    throw new RekindleError("COMMAND_FAILED", `${file} could not be run`, { details: { command: line }, cause: error });
+    throw new RekindleError("COMMAND_FAILED", `${file} could not be run`, {
+      details: { command: line },
+      cause: error,
+    });
   }
 }

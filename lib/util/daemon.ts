@@ -60,9 +60,13 @@ export function spawnDaemon(spec: DaemonSpec, runTag: string): DaemonRecord {
     child.on("error", () => undefined);
     const pid = child.pid;
     if (pid === undefined) {
-      throw new RekindleError("PROCESS_EXITED", `could not start ${spec.name}: ${spec.command} did not spawn`, {
-        details: { command: spec.command, log: spec.logPath },
-      });
+      throw new RekindleError(
+        "PROCESS_EXITED",
+        `could not start ${spec.name}: ${spec.command} did not spawn`,
+        {
+          details: { command: spec.command, log: spec.logPath },
+        },
+      );
     }
     child.unref();
     const stat = readProcStat(pid);
@@ -80,7 +84,10 @@ export function isDaemonRunning(record: Pick<DaemonRecord, "pid" | "startTicks">
 }
 
 /** Sends a signal if the recorded process is still the one we started; returns whether it was sent. */
-export function signalDaemon(record: Pick<DaemonRecord, "pid" | "startTicks">, signal: NodeJS.Signals): boolean {
+export function signalDaemon(
+  record: Pick<DaemonRecord, "pid" | "startTicks">,
+  signal: NodeJS.Signals,
+): boolean {
   if (!isDaemonRunning(record)) return false;
   try {
     process.kill(record.pid, signal);

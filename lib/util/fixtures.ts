@@ -23,7 +23,10 @@ export function fixturePath(...parts: string[]): string {
  * Command line to run one of rekindle's own TypeScript/JavaScript entry points as a child
  * process: from dist/ when compiled, through the same loader (tsx) when running from source.
  */
-export function nodeEntryCommand(moduleUrl: string, relativeEntry: string): { command: string; args: string[] } {
+export function nodeEntryCommand(
+  moduleUrl: string,
+  relativeEntry: string,
+): { command: string; args: string[] } {
   const fromSource = moduleUrl.endsWith(".ts");
   const entry = fileURLToPath(new URL(`${relativeEntry}${fromSource ? ".ts" : ".js"}`, moduleUrl));
   // From source, load tsx by absolute URL so the child needs no particular working directory.

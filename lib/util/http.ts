@@ -32,11 +32,17 @@ export function httpGet(url: string, options: ProbeOptions = {}): Promise<ProbeR
       (res) => {
         let body = "";
         res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        res.on("end", () => {
+          resolve({ status: res.statusCode ?? 0, body });
+        });
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on("timeout", () => {
+      req.destroy(new Error(`GET ${url} timed out`));
+    });
     req.on("error", reject);
     req.end();
   });

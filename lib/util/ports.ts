@@ -25,6 +25,15 @@ export async function freeLoopbackPorts(count: number): Promise<number[]> {
     }
     return ports;
   } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => {
+              resolve();
+            });
+          }),
+      ),
+    );
   }
 }

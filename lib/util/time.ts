@@ -40,9 +40,13 @@ export async function pollUntil<T>(check: () => Promise<T | undefined>, options:
     if (value !== undefined) return value;
     const now = Date.now();
     if (now - started >= options.timeoutMs) {
-      throw new RekindleError("TIMEOUT", `timed out after ${options.timeoutMs} ms waiting for ${options.what}`, {
-        details: { what: options.what, timeoutMs: options.timeoutMs },
-      });
+      throw new RekindleError(
+        "TIMEOUT",
+        `timed out after ${options.timeoutMs} ms waiting for ${options.what}`,
+        {
+          details: { what: options.what, timeoutMs: options.timeoutMs },
+        },
+      );
     }
     if (options.onWait && now - lastReport >= 10_000) {
       lastReport = now;

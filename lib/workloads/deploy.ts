@@ -36,13 +36,19 @@ export async function listPods(kc: k8s.KubeConfig, namespace: string, app: strin
   return (await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items;
 }
 
-export async function deployNodeLossWorkloads(kc: k8s.KubeConfig, options: NodeLossWorkloadOptions): Promise<DeployedWorkloads> {
+export async function deployNodeLossWorkloads(
+  kc: k8s.KubeConfig,
+  options: NodeLossWorkloadOptions,
+): Promise<DeployedWorkloads> {
   const { namespace, runId } = options;
   const timeoutMs = options.readyTimeoutMs ?? 120_000;
   const signal = options.signal ? { signal: options.signal } : {};
   const labels = { [RUN_LABEL]: runId };
   await ensureNamespace(kc, namespace, runId);
-  await applyManifestFile(kc, fixturePath("workloads", "statefulset-pvc.yaml"), { labels, substitutions: { NAMESPACE: namespace } });
+  await applyManifestFile(kc, fixturePath("workloads", "statefulset-pvc.yaml"), {
+    labels,
+    substitutions: { NAMESPACE: namespace },
+  });
   const dbPod = await pollUntil(
     async () => (await listPods(kc, namespace, STATEFULSET_NAME)).find(isPodReady),
     { what: `StatefulSet ${namespace}/${STATEFULSET_NAME} pod Ready`, timeoutMs, ...signal },
@@ -53,10 +59,16 @@ export async function deployNodeLossWorkloads(kc: k8s.KubeConfig, options: NodeL
   });
   const replicas = options.replicas ?? 2;
   await pollUntil(
-    async () => ((await listPods(kc, namespace, DEPLOYMENT_NAME)).filter(isPodReady).length >= replicas ? true : undefined),
+    async () =>
+      (await listPods(kc, namespace, DEPLOYMENT_NAME)).filter(isPodReady).length >= replicas
+        ? true
+        : undefined,
     { what: `Deployment ${namespace}/${DEPLOYMENT_NAME} ${replicas} pods Ready`, timeoutMs, ...signal },
   );
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  const claim = await core.readNamespacedPersistentVolumeClaim({ namespace, name: `data-${dbPod.metadata?.name ?? ""}` });
+  const claim = await core.readNamespacedPersistentVolumeClaim({
+    namespace,
+    name: `data-${dbPod.metadata?.name ?? ""}`,
+  });
   return { namespace, statefulSetNode: dbPod.spec?.nodeName ?? "", volumeName: claim.spec?.volumeName ?? "" };
 }

@@ -37,7 +37,18 @@ describe("rekindle sim CLI (background cluster)", function () {
   });
 
   it("sim up prints only the kubeconfig path on stdout and returns while the cluster keeps running", async function () {
-    const up = await rekindle("sim", "up", "--name", "it-cli", "--profile", "fast", "--workers", "2", "--zones", "1");
+    const up = await rekindle(
+      "sim",
+      "up",
+      "--name",
+      "it-cli",
+      "--profile",
+      "fast",
+      "--workers",
+      "2",
+      "--zones",
+      "1",
+    );
     expect(up.exitCode, up.stderr).to.equal(0);
     kubeconfig = up.stdout.trim();
     expect(kubeconfig).to.equal(join(stateDir, "sim", "it-cli", "kubeconfig"));
@@ -58,11 +69,24 @@ describe("rekindle sim CLI (background cluster)", function () {
   it("refuses a second cluster with the same name, saying how to stop the first", async function () {
     const again = await rekindle("sim", "up", "--name", "it-cli", "--profile", "fast");
     expect(again.exitCode).to.equal(1);
-    expect(again.stderr).to.include('sim cluster "it-cli" is already running').and.include("rekindle sim down --name it-cli");
+    expect(again.stderr)
+      .to.include('sim cluster "it-cli" is already running')
+      .and.include("rekindle sim down --name it-cli");
   });
 
   it("runs a second cluster side by side on other ports", async function () {
-    const up = await rekindle("sim", "up", "--name", "it-cli-2", "--profile", "fast", "--workers", "1", "--zones", "1");
+    const up = await rekindle(
+      "sim",
+      "up",
+      "--name",
+      "it-cli-2",
+      "--profile",
+      "fast",
+      "--workers",
+      "1",
+      "--zones",
+      "1",
+    );
     expect(up.exitCode, up.stderr).to.equal(0);
     runIds.push(readSimState(join(stateDir, "sim", "it-cli-2", "state.json")).runId);
     const first = readSimState(join(stateDir, "sim", "it-cli", "state.json"));
@@ -94,7 +118,10 @@ describe("rekindle sim CLI (background cluster)", function () {
     const status = JSON.parse((await rekindle("sim", "status", "--name", "it-cli", "--json")).stdout) as {
       nodes: { name: string; power: string; processRunning: boolean }[];
     };
-    expect(status.nodes.find((n) => n.name === "worker-1")).to.deep.include({ power: "stopped", processRunning: false });
+    expect(status.nodes.find((n) => n.name === "worker-1")).to.deep.include({
+      power: "stopped",
+      processRunning: false,
+    });
     await pollUntil(
       async () => {
         const r = await kubectl(kubeconfig, "get", "node", "worker-1", "--no-headers");
@@ -114,7 +141,19 @@ describe("rekindle sim CLI (background cluster)", function () {
 
   it("partition freezes the node's lease; heal resumes it", async function () {
     expect((await rekindle("sim", "node", "partition", "worker-2", "--name", "it-cli")).exitCode).to.equal(0);
-    const lease = async () => (await kubectl(kubeconfig, "get", "lease", "-n", "kube-node-lease", "worker-2", "-o", "jsonpath={.spec.renewTime}")).stdout;
+    const lease = async () =>
+      (
+        await kubectl(
+          kubeconfig,
+          "get",
+          "lease",
+          "-n",
+          "kube-node-lease",
+          "worker-2",
+          "-o",
+          "jsonpath={.spec.renewTime}",
+        )
+      ).stdout;
     const frozen = await lease();
     await new Promise((r) => setTimeout(r, 5_000)); // > 2 renew intervals in the fast profile
     expect(await lease()).to.equal(frozen);
@@ -122,7 +161,10 @@ describe("rekindle sim CLI (background cluster)", function () {
     expect(partitionedTwice.exitCode).to.equal(1);
     expect(partitionedTwice.stderr).to.include("worker-1 is not partitioned");
     expect((await rekindle("sim", "node", "heal", "worker-2", "--name", "it-cli")).exitCode).to.equal(0);
-    await pollUntil(async () => ((await lease()) !== frozen ? true : undefined), { what: "worker-2 lease renewed after heal", timeoutMs: 20_000 });
+    await pollUntil(async () => ((await lease()) !== frozen ? true : undefined), {
+      what: "worker-2 lease renewed after heal",
+      timeoutMs: 20_000,
+    });
   });
 
   it("sim down stops every process and keeps the logs", async function () {

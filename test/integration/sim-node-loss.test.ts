@@ -4,7 +4,13 @@ import { expect } from "chai";
 import { join } from "node:path";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
-import { hasTaint, OUT_OF_SERVICE_TAINT, readNode, UNREACHABLE_TAINT, volumeAttachmentsFor } from "../../lib/kube/queries.js";
+import {
+  hasTaint,
+  OUT_OF_SERVICE_TAINT,
+  readNode,
+  UNREACHABLE_TAINT,
+  volumeAttachmentsFor,
+} from "../../lib/kube/queries.js";
 import { addTaint, removeTaint } from "../../lib/kube/taints.js";
 import { findProcessesByRunTag, isDaemonRunning } from "../../lib/util/daemon.js";
 import { consoleProgress } from "../../lib/util/progress.js";
@@ -13,7 +19,7 @@ import { deployNodeLossWorkloads, listPods, type DeployedWorkloads } from "../..
 import { testRunDir } from "../support/run-dir.js";
 
 describe("sim provider: node loss on a real control plane (fast profile)", function () {
-  let cluster: SimCluster;
+  let cluster: SimCluster | undefined;
   let kc: k8s.KubeConfig;
   let workloads: DeployedWorkloads;
   let lostNode: string;
@@ -37,7 +43,10 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
   after(async function () {
     if (!cluster) return;
     const runId = cluster.runId;
-    const records = [...cluster.state.components, ...cluster.state.nodes.flatMap((n) => (n.process ? [n.process] : []))];
+    const records = [
+      ...cluster.state.components,
+      ...cluster.state.nodes.flatMap((n) => (n.process ? [n.process] : [])),
+    ];
     await cluster.destroy();
     // Nothing the test started may outlive it.
     expect(records.filter(isDaemonRunning).map((r) => r.name)).to.deep.equal([]);
@@ -51,32 +60,43 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
     expect([...zones].sort()).to.deep.equal(["zone-a", "zone-b"]);
     for (const node of nodes) {
       expect(node.spec?.providerID).to.equal(`kwok://${node.metadata?.name ?? ""}`);
-      expect(node.metadata?.annotations?.["volumes.kubernetes.io/controller-managed-attach-detach"]).to.equal("true");
+      expect(node.metadata?.annotations?.["volumes.kubernetes.io/controller-managed-attach-detach"]).to.equal(
+        "true",
+      );
       expect(nodeConditionStatus(node, "Ready")).to.equal("True");
     }
   });
 
   it("reports the pinned Kubernetes version from the apiserver", async function () {
     const version = await kc.makeApiClient(k8s.VersionApi).getCode();
-    expect(version.gitVersion).to.equal(cluster.state.binaries.versions.kubernetes);
+    expect(version.gitVersion).to.equal(cluster!.state.binaries.versions.kubernetes);
   });
 
   it("puts pods of both workloads on one node, with the volume attached there", async function () {
     const web = await listPods(kc, namespace, "web");
-    expect(web.some((p) => p.spec?.nodeName === lostNode), "a Deployment pod shares the StatefulSet pod's node").to.equal(true);
+    expect(
+      web.some((p) => p.spec?.nodeName === lostNode),
+      "a Deployment pod shares the StatefulSet pod's node",
+    ).to.equal(true);
     const attachments = await volumeAttachmentsFor(kc, workloads.volumeName);
-    expect(attachments.map((va) => [va.spec.nodeName, va.status?.attached])).to.deep.equal([[lostNode, true]]);
+    expect(attachments.map((va) => [va.spec.nodeName, va.status?.attached])).to.deep.equal([
+      [lostNode, true],
+    ]);
   });
 
   it("marks the stopped node Ready=Unknown within the profile's grace period", async function () {
-    const profile = cluster.profile;
-    cluster.stopNode(lostNode);
+    const profile = cluster!.profile;
+    cluster!.stopNode(lostNode);
     faultAt = Date.now();
-    await pollUntil(async () => (nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "Unknown" ? true : undefined), {
-      what: `${lostNode} Ready=Unknown`,
-      timeoutMs: 120_000,
-      intervalMs: 100,
-    });
+    await pollUntil(
+      async () =>
+        nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "Unknown" ? true : undefined,
+      {
+        what: `${lostNode} Ready=Unknown`,
+        timeoutMs: 120_000,
+        intervalMs: 100,
+      },
+    );
     const elapsedS = (Date.now() - faultAt) / 1000;
     const renewS = profile.nodeLeaseDurationSeconds / 4;
     // Last renewal happened up to one renew interval before the kill; the controller checks every period.
@@ -86,16 +106,21 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
   });
 
   it("taints it node.kubernetes.io/unreachable:NoExecute", async function () {
-    await pollUntil(async () => (hasTaint(await readNode(kc, lostNode), UNREACHABLE_TAINT, "NoExecute") ? true : undefined), {
-      what: `${lostNode} unreachable:NoExecute taint`,
-      timeoutMs: 30_000,
-    });
+    await pollUntil(
+      async () => (hasTaint(await readNode(kc, lostNode), UNREACHABLE_TAINT, "NoExecute") ? true : undefined),
+      {
+        what: `${lostNode} unreachable:NoExecute taint`,
+        timeoutMs: 30_000,
+      },
+    );
   });
 
   it("brings the Deployment back Ready on other nodes", async function () {
     await pollUntil(
       async () => {
-        const ready = (await listPods(kc, namespace, "web")).filter((p) => isPodReady(p) && !p.metadata?.deletionTimestamp && p.spec?.nodeName !== lostNode);
+        const ready = (await listPods(kc, namespace, "web")).filter(
+          (p) => isPodReady(p) && !p.metadata?.deletionTimestamp && p.spec?.nodeName !== lostNode,
+        );
         return ready.length >= 2 ? ready : undefined;
       },
       { what: "2 Deployment replicas Ready off the lost node", timeoutMs: 120_000 },
@@ -104,7 +129,10 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
 
   it("leaves the StatefulSet pod Terminating on the lost node with its VolumeAttachment in place", async function () {
     const terminating = await pollUntil(
-      async () => (await listPods(kc, namespace, "db")).find((p) => p.metadata?.deletionTimestamp !== undefined && p.spec?.nodeName === lostNode),
+      async () =>
+        (await listPods(kc, namespace, "db")).find(
+          (p) => p.metadata?.deletionTimestamp !== undefined && p.spec?.nodeName === lostNode,
+        ),
       { what: "the StatefulSet pod to be marked for deletion", timeoutMs: 60_000 },
     );
     // Observe for a bounded time: with no kubelet nothing may confirm the deletion.
@@ -120,17 +148,26 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
   });
 
   it("after a hand-applied out-of-service taint, moves the StatefulSet pod and its volume to another node", async function () {
-    const added = await addTaint(kc, lostNode, { key: OUT_OF_SERVICE_TAINT, value: "nodeshutdown", effect: "NoExecute" });
+    const added = await addTaint(kc, lostNode, {
+      key: OUT_OF_SERVICE_TAINT,
+      value: "nodeshutdown",
+      effect: "NoExecute",
+    });
     expect(added).to.equal(true);
     const moved = await pollUntil(
-      async () => (await listPods(kc, namespace, "db")).find((p) => isPodReady(p) && p.spec?.nodeName !== lostNode && !p.metadata?.deletionTimestamp),
+      async () =>
+        (await listPods(kc, namespace, "db")).find(
+          (p) => isPodReady(p) && p.spec?.nodeName !== lostNode && !p.metadata?.deletionTimestamp,
+        ),
       { what: "the StatefulSet pod Ready on another node", timeoutMs: 120_000 },
     );
     const newNode = moved.spec?.nodeName ?? "";
     const attachments = await pollUntil(
       async () => {
         const vas = await volumeAttachmentsFor(kc, workloads.volumeName);
-        return vas.length === 1 && vas[0]?.spec.nodeName === newNode && vas[0].status?.attached === true ? vas : undefined;
+        return vas.length === 1 && vas[0]?.spec.nodeName === newNode && vas[0].status?.attached === true
+          ? vas
+          : undefined;
       },
       { what: `a single attached VolumeAttachment on ${newNode}`, timeoutMs: 60_000 },
     );
@@ -138,15 +175,21 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
   });
 
   it("returns the node to Ready when it starts again, and the taint can be lifted", async function () {
-    await cluster.startNode(lostNode);
-    await pollUntil(async () => (nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "True" ? true : undefined), {
-      what: `${lostNode} Ready again`,
-      timeoutMs: 60_000,
-    });
+    await cluster!.startNode(lostNode);
+    await pollUntil(
+      async () => (nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "True" ? true : undefined),
+      {
+        what: `${lostNode} Ready again`,
+        timeoutMs: 60_000,
+      },
+    );
     expect(await removeTaint(kc, lostNode, OUT_OF_SERVICE_TAINT)).to.equal(true);
-    await pollUntil(async () => (hasTaint(await readNode(kc, lostNode), UNREACHABLE_TAINT) ? undefined : true), {
-      what: `${lostNode} unreachable taint removed by the node lifecycle controller`,
-      timeoutMs: 30_000,
-    });
+    await pollUntil(
+      async () => (hasTaint(await readNode(kc, lostNode), UNREACHABLE_TAINT) ? undefined : true),
+      {
+        what: `${lostNode} unreachable taint removed by the node lifecycle controller`,
+        timeoutMs: 30_000,
+      },
+    );
   });
 });

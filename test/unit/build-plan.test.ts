@@ -1,5 +1,10 @@
 import { expect } from "chai";
-import { etcdWrapperGoMod, kubernetesWrapperGoMod, kwokWrapperGoMod, stagingModulesFromGoMod } from "../../lib/cluster/sim/build.js";
+import {
+  etcdWrapperGoMod,
+  kubernetesWrapperGoMod,
+  kwokWrapperGoMod,
+  stagingModulesFromGoMod,
+} from "../../lib/cluster/sim/build.js";
 import { PINNED_SIM_VERSIONS, stagingVersionFor } from "../../lib/cluster/sim/versions.js";
 
 const K8S_GO_MOD_EXCERPT = `module k8s.io/kubernetes
@@ -33,7 +38,11 @@ describe("sim build plan", function () {
   });
 
   it("reads the staging modules from k8s.io/kubernetes' replace block", function () {
-    expect(stagingModulesFromGoMod(K8S_GO_MOD_EXCERPT)).to.deep.equal(["k8s.io/api", "k8s.io/client-go", "k8s.io/kube-scheduler"]);
+    expect(stagingModulesFromGoMod(K8S_GO_MOD_EXCERPT)).to.deep.equal([
+      "k8s.io/api",
+      "k8s.io/client-go",
+      "k8s.io/kube-scheduler",
+    ]);
   });
 
   it("writes a wrapper go.mod that replaces every staging module with its tag and carries godebug", function () {

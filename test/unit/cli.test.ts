@@ -4,10 +4,10 @@ import { main } from "../../lib/cli/main.js";
 async function captureStderr(run: () => Promise<number>): Promise<{ code: number; stderr: string }> {
   const original = process.stderr.write.bind(process.stderr);
   let stderr = "";
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  process.stderr.write = (chunk: string | Uint8Array) => {
     stderr += chunk.toString();
     return true;
-  }) as typeof process.stderr.write;
+  };
   try {
     return { code: await run(), stderr };
   } finally {
@@ -23,7 +23,9 @@ describe("CLI input errors", function () {
   });
 
   it("an unknown profile exits 2 before anything starts", async function () {
-    const { code, stderr } = await captureStderr(() => main(["sim", "up", "--profile", "slow", "--name", "never-started"]));
+    const { code, stderr } = await captureStderr(() =>
+      main(["sim", "up", "--profile", "slow", "--name", "never-started"]),
+    );
     expect(code).to.equal(2);
     expect(stderr).to.include('unknown profile "slow"; valid: default, fast');
   });
@@ -47,7 +49,9 @@ describe("CLI input errors", function () {
   });
 
   it("operating on a cluster that does not exist exits 1 and says how to start one", async function () {
-    const { code, stderr } = await captureStderr(() => main(["sim", "status", "--name", "no-such-cluster-here"]));
+    const { code, stderr } = await captureStderr(() =>
+      main(["sim", "status", "--name", "no-such-cluster-here"]),
+    );
     expect(code).to.equal(1);
     expect(stderr).to.include('no sim cluster "no-such-cluster-here"').and.include("rekindle sim up");
   });

@@ -2,14 +2,28 @@ import { expect } from "chai";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findProcessesByRunTag, isDaemonRunning, signalDaemon, spawnDaemon, stopDaemon } from "../../lib/util/daemon.js";
+import {
+  findProcessesByRunTag,
+  isDaemonRunning,
+  signalDaemon,
+  spawnDaemon,
+  stopDaemon,
+} from "../../lib/util/daemon.js";
 
 describe("daemon processes", function () {
   const dir = mkdtempSync(join(tmpdir(), "rekindle-daemon-"));
   const tag = `unit-${process.pid}-${Date.now()}`;
 
   it("starts detached with its output in the log, findable by run tag, and stops", async function () {
-    const record = spawnDaemon({ name: "sleeper", command: "sh", args: ["-c", "echo started; exec sleep 30"], logPath: join(dir, "sleeper.log") }, tag);
+    const record = spawnDaemon(
+      {
+        name: "sleeper",
+        command: "sh",
+        args: ["-c", "echo started; exec sleep 30"],
+        logPath: join(dir, "sleeper.log"),
+      },
+      tag,
+    );
     expect(isDaemonRunning(record)).to.equal(true);
     expect(findProcessesByRunTag(tag)).to.include(record.pid);
     await stopDaemon(record, 2_000);
@@ -19,7 +33,10 @@ describe("daemon processes", function () {
   });
 
   it("never signals a recycled pid: the start time must match", async function () {
-    const record = spawnDaemon({ name: "sleeper2", command: "sleep", args: ["30"], logPath: join(dir, "sleeper2.log") }, tag);
+    const record = spawnDaemon(
+      { name: "sleeper2", command: "sleep", args: ["30"], logPath: join(dir, "sleeper2.log") },
+      tag,
+    );
     const impostor = { pid: record.pid, startTicks: record.startTicks + 1 };
     expect(isDaemonRunning(impostor)).to.equal(false);
     expect(signalDaemon(impostor, "SIGKILL")).to.equal(false);
@@ -28,7 +45,10 @@ describe("daemon processes", function () {
   });
 
   it("SIGSTOP and SIGCONT leave the process alive; stop still ends a stopped process", async function () {
-    const record = spawnDaemon({ name: "sleeper3", command: "sleep", args: ["30"], logPath: join(dir, "sleeper3.log") }, tag);
+    const record = spawnDaemon(
+      { name: "sleeper3", command: "sleep", args: ["30"], logPath: join(dir, "sleeper3.log") },
+      tag,
+    );
     expect(signalDaemon(record, "SIGSTOP")).to.equal(true);
     expect(isDaemonRunning(record)).to.equal(true);
     await stopDaemon(record, 2_000);

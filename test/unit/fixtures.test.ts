@@ -16,7 +16,11 @@ const SUBSTITUTIONS = {
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? yamlFiles(join(dir, entry.name)) : entry.name.endsWith(".yaml") ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? yamlFiles(join(dir, entry.name))
+      : entry.name.endsWith(".yaml")
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -37,10 +41,11 @@ describe("fixtures", function () {
   }
 
   it("kwok stages name their resource's apiGroup explicitly (kwok does not default it when read from --config)", function () {
-    for (const file of files.filter((f) => f.includes(`${join("sim", "kwok")}`))) {
+    for (const file of files.filter((f) => f.includes(join("sim", "kwok")))) {
       for (const stage of parseManifests(substitute(readFileSync(file, "utf8"), SUBSTITUTIONS), file)) {
         const spec = (stage as { spec?: { resourceRef?: { apiGroup?: string }; selector?: unknown } }).spec;
-        expect(spec?.resourceRef?.apiGroup, `${file}: ${stage.metadata?.name ?? ""}`).to.be.a("string").and.not.empty;
+        expect(spec?.resourceRef?.apiGroup, `${file}: ${stage.metadata?.name ?? ""}`).to.be.a("string").and
+          .not.empty;
         // kwok silently drops a Stage without a selector.
         expect(spec?.selector, `${file}: ${stage.metadata?.name ?? ""}`).to.be.an("object");
       }

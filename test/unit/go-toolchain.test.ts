@@ -46,14 +46,18 @@ describe("Go toolchain detection", function () {
   });
 
   it("reports a missing go binary clearly", async function () {
-    const error = (await findGoToolchain({ goBinary: "/nonexistent/bin/go" }).catch((e: unknown) => e)) as RekindleError;
+    const error = (await findGoToolchain({ goBinary: "/nonexistent/bin/go" }).catch(
+      (e: unknown) => e,
+    )) as RekindleError;
     expect(error.code).to.equal("TOOLCHAIN");
     expect(error.message).to.include("/nonexistent/bin/go");
     expect(error.hint).to.match(/Go >= 1\.26\.0/);
   });
 
   it("rejects output that is not a Go version", async function () {
-    const error = (await findGoToolchain({ goBinary: fakeGo("banana") }).catch((e: unknown) => e)) as RekindleError;
+    const error = (await findGoToolchain({ goBinary: fakeGo("banana") }).catch(
+      (e: unknown) => e,
+    )) as RekindleError;
     expect(error.code).to.equal("TOOLCHAIN");
     expect(error.message).to.include("banana");
   });

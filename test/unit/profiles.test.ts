@@ -5,8 +5,14 @@ import { TIMING_PROFILES, timingProfile } from "../../lib/cluster/profiles.js";
 describe("timing profiles", function () {
   it("default carries the upstream numbers", function () {
     const p = timingProfile("default");
-    expect([p.nodeLeaseDurationSeconds, p.nodeMonitorGracePeriodSeconds, p.nodeMonitorPeriodSeconds]).to.deep.equal([40, 50, 5]);
-    expect([p.defaultNotReadyTolerationSeconds, p.defaultUnreachableTolerationSeconds]).to.deep.equal([300, 300]);
+    expect([
+      p.nodeLeaseDurationSeconds,
+      p.nodeMonitorGracePeriodSeconds,
+      p.nodeMonitorPeriodSeconds,
+    ]).to.deep.equal([40, 50, 5]);
+    expect([p.defaultNotReadyTolerationSeconds, p.defaultUnreachableTolerationSeconds]).to.deep.equal([
+      300, 300,
+    ]);
   });
 
   it("every profile keeps the grace period several lease renewals long", function () {

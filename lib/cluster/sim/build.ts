@@ -2,7 +2,16 @@
 // etcd, kwok) from the Go module proxy into a per-version cache outside the repo. What is cached
 // is never rebuilt: a component counts as cached once its manifest.json is written (last step).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, closeSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  openSync,
+  closeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { RekindleError } from "../../errors.js";
 import { runCommand } from "../../util/command.js";
@@ -153,16 +162,27 @@ function plans(versions: SimVersions): ComponentPlan[] {
       binaries: KUBE_COMMANDS,
       ldflags: kubeLdflags(versions.kubernetes),
       async prepare(go, workDir, env, signal) {
-        const info = await runCommand(go.command, ["mod", "download", "-json", `k8s.io/kubernetes@${versions.kubernetes}`], {
-          env,
-          signal,
-          cwd: workDir,
-        });
+        const info = await runCommand(
+          go.command,
+          ["mod", "download", "-json", `k8s.io/kubernetes@${versions.kubernetes}`],
+          {
+            env,
+            signal,
+            cwd: workDir,
+          },
+        );
         const goModPath = (JSON.parse(info.stdout) as { GoMod?: string }).GoMod;
-        if (!goModPath) throw new RekindleError("BUILD_FAILED", `go mod download gave no go.mod for k8s.io/kubernetes@${versions.kubernetes}`);
+        if (!goModPath)
+          throw new RekindleError(
+            "BUILD_FAILED",
+            `go mod download gave no go.mod for k8s.io/kubernetes@${versions.kubernetes}`,
+          );
         const staging = stagingModulesFromGoMod(readFileSync(goModPath, "utf8"));
         if (staging.length === 0) {
-          throw new RekindleError("BUILD_FAILED", `found no staging modules in k8s.io/kubernetes@${versions.kubernetes}'s go.mod`);
+          throw new RekindleError(
+            "BUILD_FAILED",
+            `found no staging modules in k8s.io/kubernetes@${versions.kubernetes}'s go.mod`,
+          );
         }
         writeFileSync(join(workDir, "go.mod"), kubernetesWrapperGoMod(versions.kubernetes, staging));
       },
@@ -223,7 +243,9 @@ function binariesFor(cacheDir: string, versions: SimVersions): SimBinaries {
 }
 
 /** The cached binaries, or undefined when any component still needs a build. */
-export function cachedSimBinaries(options: Pick<BuildSimOptions, "versions" | "cacheDir"> = {}): SimBinaries | undefined {
+export function cachedSimBinaries(
+  options: Pick<BuildSimOptions, "versions" | "cacheDir"> = {},
+): SimBinaries | undefined {
   const versions = options.versions ?? PINNED_SIM_VERSIONS;
   const cacheDir = options.cacheDir ?? cacheRoot();
   const allCached = plans(versions).every((p) => isCached(componentDir(cacheDir, p.component, p.version), p));
@@ -231,7 +253,9 @@ export function cachedSimBinaries(options: Pick<BuildSimOptions, "versions" | "c
 }
 
 /** Status of each component for `rekindle sim build --check` and error messages. */
-export function simBuildStatus(options: Pick<BuildSimOptions, "versions" | "cacheDir"> = {}): { component: string; version: string; dir: string; cached: boolean }[] {
+export function simBuildStatus(
+  options: Pick<BuildSimOptions, "versions" | "cacheDir"> = {},
+): { component: string; version: string; dir: string; cached: boolean }[] {
   const versions = options.versions ?? PINNED_SIM_VERSIONS;
   const cacheDir = options.cacheDir ?? cacheRoot();
   return plans(versions).map((p) => {
@@ -245,7 +269,12 @@ function sha256(path: string): string {
 }
 
 /** Serialises builds across processes sharing a cache (two test runs, or CLI and tests). */
-async function withBuildLock<T>(cacheDir: string, progress: Progress, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+async function withBuildLock<T>(
+  cacheDir: string,
+  progress: Progress,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   const lockPath = join(cacheDir, "sim", ".build.lock");
   mkdirSync(join(cacheDir, "sim"), { recursive: true });
   let reported = false;
@@ -280,7 +309,13 @@ async function withBuildLock<T>(cacheDir: string, progress: Progress, signal: Ab
   }
 }
 
-async function buildComponent(plan: ComponentPlan, go: GoToolchain, cacheDir: string, progress: Progress, signal?: AbortSignal): Promise<void> {
+async function buildComponent(
+  plan: ComponentPlan,
+  go: GoToolchain,
+  cacheDir: string,
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<void> {
   const finalDir = componentDir(cacheDir, plan.component, plan.version);
   const workDir = join(cacheDir, "sim", "work", `${plan.component}-${plan.version}`);
   const stagingDir = `${finalDir}.partial`;
@@ -306,10 +341,23 @@ async function buildComponent(plan: ComponentPlan, go: GoToolchain, cacheDir: st
     // One package: -o names the file. Several: -o is a directory and each binary is named after
     // its package (a /vN suffix would make that "server" for etcd, hence the single-file form).
     const output =
-      plan.packages.length === 1 ? join(stagingDir, "bin", plan.binaries[0] ?? "") : `${join(stagingDir, "bin")}/`;
+      plan.packages.length === 1
+        ? join(stagingDir, "bin", plan.binaries[0] ?? "")
+        : `${join(stagingDir, "bin")}/`;
     await runCommand(
       go.command,
-      ["build", "-v", "-trimpath", "-tags", "selinux,notest,grpcnotrace", "-ldflags", plan.ldflags, "-o", output, ...plan.packages],
+      [
+        "build",
+        "-v",
+        "-trimpath",
+        "-tags",
+        "selinux,notest,grpcnotrace",
+        "-ldflags",
+        plan.ldflags,
+        "-o",
+        output,
+        ...plan.packages,
+      ],
       {
         cwd: workDir,
         env,
@@ -318,7 +366,9 @@ async function buildComponent(plan: ComponentPlan, go: GoToolchain, cacheDir: st
           compiled++;
           if (Date.now() - lastReport >= 15_000) {
             lastReport = Date.now();
-            phase.update(`${compiled} packages compiled, ${Math.round((Date.now() - started) / 1000)}s elapsed`);
+            phase.update(
+              `${compiled} packages compiled, ${Math.round((Date.now() - started) / 1000)}s elapsed`,
+            );
           }
         },
       },
@@ -329,7 +379,9 @@ async function buildComponent(plan: ComponentPlan, go: GoToolchain, cacheDir: st
       goVersion: go.version,
       builtAt: new Date().toISOString(),
       buildSeconds: Math.round((Date.now() - started) / 1000),
-      binaries: Object.fromEntries(plan.binaries.map((b) => [b, { sha256: sha256(join(stagingDir, "bin", b)) }])),
+      binaries: Object.fromEntries(
+        plan.binaries.map((b) => [b, { sha256: sha256(join(stagingDir, "bin", b)) }]),
+      ),
     };
     writeFileSync(join(stagingDir, "manifest.json"), JSON.stringify(manifest, null, 2));
     rmSync(finalDir, { recursive: true, force: true });

@@ -37,7 +37,13 @@ import {
 } from "./control-plane.js";
 import { simLayout, type SimLayout } from "./layout.js";
 import { SIM_IDENTITIES, writeSimCredentials, type SimIdentityName } from "./pki.js";
-import { readSimState, writeSimState, type SimClusterState, type SimNodePower, type SimNodeState } from "./state.js";
+import {
+  readSimState,
+  writeSimState,
+  type SimClusterState,
+  type SimNodePower,
+  type SimNodeState,
+} from "./state.js";
 import { SIM_TIMEOUTS } from "./timeouts.js";
 
 /** The CSI driver the sim storage plays. */
@@ -101,10 +107,19 @@ export function simClusterRoot(name: string): string {
   return join(stateRoot(), "sim", name);
 }
 
-function validateOptions(options: SimClusterOptions): { name: string; workers: number; zones: number; profile: TimingProfile } {
+function validateOptions(options: SimClusterOptions): {
+  name: string;
+  workers: number;
+  zones: number;
+  profile: TimingProfile;
+} {
   const name = options.name ?? "rekindle";
   if (!NAME_PATTERN.test(name)) {
-    throw RekindleError.invalidInput("cluster name", name, "a DNS label: lowercase letters, digits and '-', at most 40 characters");
+    throw RekindleError.invalidInput(
+      "cluster name",
+      name,
+      "a DNS label: lowercase letters, digits and '-', at most 40 characters",
+    );
   }
   const workers = options.workers ?? 3;
   if (!Number.isInteger(workers) || workers < 1 || workers > 100) {
@@ -112,7 +127,11 @@ function validateOptions(options: SimClusterOptions): { name: string; workers: n
   }
   const zones = options.zones ?? Math.min(2, workers);
   if (!Number.isInteger(zones) || zones < 1 || zones > workers) {
-    throw RekindleError.invalidInput("zone count", options.zones, `a whole number from 1 to the worker count (${workers})`);
+    throw RekindleError.invalidInput(
+      "zone count",
+      options.zones,
+      `a whole number from 1 to the worker count (${workers})`,
+    );
   }
   return { name, workers, zones, profile: timingProfile(options.profile ?? "default") };
 }
@@ -145,18 +164,27 @@ export class SimCluster implements AsyncDisposable {
     const layout = simLayout(root);
     if (existsSync(layout.stateFile)) {
       const previous = readSimState(layout.stateFile);
-      const alive = [...previous.components, ...previous.nodes.flatMap((n) => (n.process ? [n.process] : []))].filter(isDaemonRunning);
+      const alive = [
+        ...previous.components,
+        ...previous.nodes.flatMap((n) => (n.process ? [n.process] : [])),
+      ].filter(isDaemonRunning);
       if (alive.length > 0) {
-        throw new RekindleError("STATE", `sim cluster "${name}" is already running (${alive.length} processes, state in ${root})`, {
-          hint: `use it (kubeconfig ${layout.kubeconfig}), stop it with \`rekindle sim down --name ${name}\`, or pick another --name`,
-        });
+        throw new RekindleError(
+          "STATE",
+          `sim cluster "${name}" is already running (${alive.length} processes, state in ${root})`,
+          {
+            hint: `use it (kubeconfig ${layout.kubeconfig}), stop it with \`rekindle sim down --name ${name}\`, or pick another --name`,
+          },
+        );
       }
     }
     rmSync(root, { recursive: true, force: true });
     mkdirSync(layout.logsDir, { recursive: true });
     mkdirSync(layout.kwokDir, { recursive: true });
 
-    const binaries = options.binaries ?? (await ensureSimBinaries({ progress, ...(options.signal ? { signal: options.signal } : {}) }));
+    const binaries =
+      options.binaries ??
+      (await ensureSimBinaries({ progress, ...(options.signal ? { signal: options.signal } : {}) }));
     const [etcdClient, etcdPeer, apiserver, controllerManager, scheduler] = await freeLoopbackPorts(5);
     const ports: ControlPlanePorts = {
       etcdClient: etcdClient ?? 0,
@@ -182,7 +210,9 @@ export class SimCluster implements AsyncDisposable {
     const cluster = new SimCluster(state, progress, options.detach === true);
     cluster.#save();
     if (options.detach !== true) cluster.#releaseInterrupt = onInterrupt(() => cluster.destroy());
-    const boot = progress.phase(`starting sim cluster "${name}" (${workers} workers in ${zones} zones, profile ${profile.name})`);
+    const boot = progress.phase(
+      `starting sim cluster "${name}" (${workers} workers in ${zones} zones, profile ${profile.name})`,
+    );
     try {
       await cluster.#boot({ workers, zones, profile, options });
       boot.end("ready");
@@ -251,7 +281,12 @@ export class SimCluster implements AsyncDisposable {
       profile: this.#state.profile,
       apiserverUrl: this.#state.apiserverUrl,
       kubeconfig: this.layout.kubeconfig,
-      components: this.#state.components.map((c) => ({ name: c.name, pid: c.pid, running: isDaemonRunning(c), log: c.logPath })),
+      components: this.#state.components.map((c) => ({
+        name: c.name,
+        pid: c.pid,
+        running: isDaemonRunning(c),
+        log: c.logPath,
+      })),
       nodes: this.#state.nodes.map((n) => ({
         name: n.name,
         zone: n.zone,
@@ -317,13 +352,18 @@ export class SimCluster implements AsyncDisposable {
   }
 
   /** Waits until every node whose kwok runs reports Ready=True. */
-  async waitForNodesReady(timeoutMs: number = SIM_TIMEOUTS.nodesReadyMs, signal?: AbortSignal): Promise<void> {
+  async waitForNodesReady(
+    timeoutMs: number = SIM_TIMEOUTS.nodesReadyMs,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const core = this.kubeConfig().makeApiClient(k8s.CoreV1Api);
     const wanted = this.#state.nodes.filter((n) => n.power === "running").map((n) => n.name);
     await pollUntil(
       async () => {
         const list = await core.listNode();
-        const ready = new Set(list.items.filter((n) => nodeConditionStatus(n, "Ready") === "True").map((n) => n.metadata?.name));
+        const ready = new Set(
+          list.items.filter((n) => nodeConditionStatus(n, "Ready") === "True").map((n) => n.metadata?.name),
+        );
         return wanted.every((n) => ready.has(n)) ? true : undefined;
       },
       {
@@ -377,7 +417,12 @@ export class SimCluster implements AsyncDisposable {
 
   // --- boot ---------------------------------------------------------------------------------
 
-  async #boot(args: { workers: number; zones: number; profile: TimingProfile; options: SimClusterOptions }): Promise<void> {
+  async #boot(args: {
+    workers: number;
+    zones: number;
+    profile: TimingProfile;
+    options: SimClusterOptions;
+  }): Promise<void> {
     const { layout } = this;
     const state = this.#state;
     const { profile, options } = args;
@@ -406,7 +451,10 @@ export class SimCluster implements AsyncDisposable {
     const apiserver = this.#startComponent(apiserverSpec(state.binaries, layout, state.ports, profile));
     await this.#waitHealthy(apiserver, SIM_TIMEOUTS.apiserverReadyMs, signal, async () => {
       if (!existsSync(layout.apiserverCertificate)) return false;
-      const res = await httpGet(`${state.apiserverUrl}/readyz`, { ca: readFileSync(layout.apiserverCertificate), bearerToken: tokens.admin });
+      const res = await httpGet(`${state.apiserverUrl}/readyz`, {
+        ca: readFileSync(layout.apiserverCertificate),
+        bearerToken: tokens.admin,
+      });
       return res.status === 200;
     });
 
@@ -415,10 +463,16 @@ export class SimCluster implements AsyncDisposable {
     // Their serving certs are throwaway self-signed ones made in memory; only /healthz is read.
     await Promise.all([
       this.#waitHealthy(kcm, SIM_TIMEOUTS.controllerReadyMs, signal, async () => {
-        return (await httpGet(`https://127.0.0.1:${state.ports.controllerManager}/healthz`, { insecure: true })).status === 200;
+        return (
+          (await httpGet(`https://127.0.0.1:${state.ports.controllerManager}/healthz`, { insecure: true }))
+            .status === 200
+        );
       }),
       this.#waitHealthy(scheduler, SIM_TIMEOUTS.controllerReadyMs, signal, async () => {
-        return (await httpGet(`https://127.0.0.1:${state.ports.scheduler}/healthz`, { insecure: true })).status === 200;
+        return (
+          (await httpGet(`https://127.0.0.1:${state.ports.scheduler}/healthz`, { insecure: true })).status ===
+          200
+        );
       }),
     ]);
 
@@ -435,7 +489,11 @@ export class SimCluster implements AsyncDisposable {
           throw error;
         }
       },
-      { what: "the default ServiceAccount", timeoutMs: SIM_TIMEOUTS.defaultServiceAccountMs, ...(signal ? { signal } : {}) },
+      {
+        what: "the default ServiceAccount",
+        timeoutMs: SIM_TIMEOUTS.defaultServiceAccountMs,
+        ...(signal ? { signal } : {}),
+      },
     );
     await applyManifestFile(kc, fixturePath("sim", "storage.yaml"), {
       labels: { [RUN_LABEL]: state.runId },
@@ -452,34 +510,51 @@ export class SimCluster implements AsyncDisposable {
     const attacherStages = join(layout.kwokDir, "attacher-stages.yaml");
     writeFileSync(
       nodeStages,
-      ["node-stages.yaml", "pod-stages.yaml"].map((f) => substitute(readFileSync(fixturePath("sim", "kwok", f), "utf8"), substitutions)).join("\n---\n"),
+      ["node-stages.yaml", "pod-stages.yaml"]
+        .map((f) => substitute(readFileSync(fixturePath("sim", "kwok", f), "utf8"), substitutions))
+        .join("\n---\n"),
     );
-    writeFileSync(attacherStages, substitute(readFileSync(fixturePath("sim", "kwok", "attacher-stages.yaml"), "utf8"), substitutions));
+    writeFileSync(
+      attacherStages,
+      substitute(readFileSync(fixturePath("sim", "kwok", "attacher-stages.yaml"), "utf8"), substitutions),
+    );
 
     for (let i = 0; i < args.workers; i++) {
       const name = `worker-${i + 1}`;
       const zone = zoneName(i % args.zones);
       await core.createNode({ body: this.#nodeObject(name, zone, i) });
-      state.nodes.push({ name, zone, kwok: this.#kwokSpec(name, i, profile, nodeStages), process: undefined, power: "stopped" });
+      state.nodes.push({
+        name,
+        zone,
+        kwok: this.#kwokSpec(name, i, profile, nodeStages),
+        process: undefined,
+        power: "stopped",
+      });
     }
     phase.end(`${args.workers} nodes registered`);
 
     const csi = nodeEntryCommand(import.meta.url, "./csi-main");
-    this.#startComponent(
-      {
-        name: "sim-csi",
-        command: csi.command,
-        args: [...csi.args, `--kubeconfig=${layout.componentKubeconfig("sim-csi")}`, `--driver=${SIM_CSI_DRIVER}`],
-        logPath: join(layout.logsDir, "sim-csi.log"),
-      });
-    this.#startComponent(
-      {
-        name: "kwok-attacher",
-        command: state.binaries.kwok,
-        args: [`--kubeconfig=${layout.componentKubeconfig("kwok")}`, `--manage-single-node=${ATTACHER_NODE_SELECTOR}`, `--config=${attacherStages}`],
-        env: { KWOK_WORKDIR: join(layout.kwokDir, "attacher") },
-        logPath: join(layout.logsDir, "kwok-attacher.log"),
-      });
+    this.#startComponent({
+      name: "sim-csi",
+      command: csi.command,
+      args: [
+        ...csi.args,
+        `--kubeconfig=${layout.componentKubeconfig("sim-csi")}`,
+        `--driver=${SIM_CSI_DRIVER}`,
+      ],
+      logPath: join(layout.logsDir, "sim-csi.log"),
+    });
+    this.#startComponent({
+      name: "kwok-attacher",
+      command: state.binaries.kwok,
+      args: [
+        `--kubeconfig=${layout.componentKubeconfig("kwok")}`,
+        `--manage-single-node=${ATTACHER_NODE_SELECTOR}`,
+        `--config=${attacherStages}`,
+      ],
+      env: { KWOK_WORKDIR: join(layout.kwokDir, "attacher") },
+      logPath: join(layout.logsDir, "kwok-attacher.log"),
+    });
     for (const node of state.nodes) {
       node.process = this.#spawn(node.kwok, node.name);
       node.power = "running";
@@ -553,14 +628,23 @@ export class SimCluster implements AsyncDisposable {
     return record;
   }
 
-  async #waitHealthy(record: DaemonRecord, timeoutMs: number, signal: AbortSignal | undefined, healthy: () => Promise<boolean>): Promise<void> {
+  async #waitHealthy(
+    record: DaemonRecord,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    healthy: () => Promise<boolean>,
+  ): Promise<void> {
     const phase = this.#progress.phase(`starting ${record.name}`);
     try {
       await pollUntil(
         async () => {
           if (!isDaemonRunning(record)) {
             throw new RekindleError("PROCESS_EXITED", `${record.name} exited during startup`, {
-              details: { log: record.logPath, outputTail: logTail(record.logPath), command: [record.command, ...record.args].join(" ") },
+              details: {
+                log: record.logPath,
+                outputTail: logTail(record.logPath),
+                command: [record.command, ...record.args].join(" "),
+              },
             });
           }
           try {
@@ -569,13 +653,21 @@ export class SimCluster implements AsyncDisposable {
             return undefined; // Not listening yet.
           }
         },
-        { what: `${record.name} to become healthy`, timeoutMs, intervalMs: 200, ...(signal ? { signal } : {}) },
+        {
+          what: `${record.name} to become healthy`,
+          timeoutMs,
+          intervalMs: 200,
+          ...(signal ? { signal } : {}),
+        },
       );
       phase.end(`healthy (pid ${record.pid})`);
     } catch (error) {
       phase.end("failed");
       if (error instanceof RekindleError && error.code === "TIMEOUT") {
-        throw new RekindleError("TIMEOUT", error.message, { details: { log: record.logPath, outputTail: logTail(record.logPath) }, cause: error });
+        throw new RekindleError("TIMEOUT", error.message, {
+          details: { log: record.logPath, outputTail: logTail(record.logPath) },
+          cause: error,
+        });
       }
       throw error;
     }

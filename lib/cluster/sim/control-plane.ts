@@ -39,7 +39,12 @@ export function etcdSpec(bin: SimBinaries, layout: SimLayout, ports: ControlPlan
   };
 }
 
-export function apiserverSpec(bin: SimBinaries, layout: SimLayout, ports: ControlPlanePorts, profile: TimingProfile): DaemonSpec {
+export function apiserverSpec(
+  bin: SimBinaries,
+  layout: SimLayout,
+  ports: ControlPlanePorts,
+  profile: TimingProfile,
+): DaemonSpec {
   return {
     name: "kube-apiserver",
     command: bin.kubeApiserver,
@@ -67,7 +72,12 @@ export function apiserverSpec(bin: SimBinaries, layout: SimLayout, ports: Contro
   };
 }
 
-export function controllerManagerSpec(bin: SimBinaries, layout: SimLayout, ports: ControlPlanePorts, profile: TimingProfile): DaemonSpec {
+export function controllerManagerSpec(
+  bin: SimBinaries,
+  layout: SimLayout,
+  ports: ControlPlanePorts,
+  profile: TimingProfile,
+): DaemonSpec {
   return {
     name: "kube-controller-manager",
     command: bin.kubeControllerManager,

@@ -9,7 +9,11 @@ if (!values.kubeconfig || !values.driver) {
   process.exit(2);
 }
 const controller = new AbortController();
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => controller.abort());
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    controller.abort();
+  });
+}
 await runCsiProvisioner(loadKubeConfig(values.kubeconfig), {
   driver: values.driver,
   signal: controller.signal,

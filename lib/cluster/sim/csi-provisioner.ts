@@ -14,7 +14,10 @@ export interface CsiProvisionerOptions {
 
 export const PROVISIONED_BY_ANNOTATION = "pv.kubernetes.io/provisioned-by";
 
-export function persistentVolumeFor(claim: k8s.V1PersistentVolumeClaim, driver: string): k8s.V1PersistentVolume {
+export function persistentVolumeFor(
+  claim: k8s.V1PersistentVolumeClaim,
+  driver: string,
+): k8s.V1PersistentVolume {
   const uid = claim.metadata?.uid ?? "";
   const storage = claim.spec?.resources?.requests?.["storage"] ?? "1Gi";
   return {
@@ -44,25 +47,35 @@ export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerO
   const storage = kc.makeApiClient(k8s.StorageV1Api);
   const log = options.log ?? (() => undefined);
   const classes = new Set(
-    (await storage.listStorageClass()).items.filter((c) => c.provisioner === options.driver).map((c) => c.metadata?.name),
+    (await storage.listStorageClass()).items
+      .filter((c) => c.provisioner === options.driver)
+      .map((c) => c.metadata?.name),
   );
   const volumes = await core.listPersistentVolume();
   const existing = new Set(volumes.items.map((v) => v.metadata?.name));
   for (const claim of (await core.listPersistentVolumeClaimForAllNamespaces()).items) {
-    if (claim.status?.phase !== "Pending" || claim.spec?.volumeName || claim.metadata?.deletionTimestamp) continue;
+    if (claim.status?.phase !== "Pending" || claim.spec?.volumeName || claim.metadata?.deletionTimestamp)
+      continue;
     if (!classes.has(claim.spec?.storageClassName)) continue;
     const pv = persistentVolumeFor(claim, options.driver);
     if (existing.has(pv.metadata?.name)) continue;
     try {
       await core.createPersistentVolume({ body: pv });
-      log(`provisioned ${pv.metadata?.name ?? ""} for ${claim.metadata?.namespace ?? ""}/${claim.metadata?.name ?? ""}`);
+      log(
+        `provisioned ${pv.metadata?.name ?? ""} for ${claim.metadata?.namespace ?? ""}/${claim.metadata?.name ?? ""}`,
+      );
     } catch (error) {
       if (!isConflict(error)) throw error;
     }
   }
   for (const volume of volumes.items) {
     const ours = volume.metadata?.annotations?.[PROVISIONED_BY_ANNOTATION] === options.driver;
-    if (!ours || volume.status?.phase !== "Released" || volume.spec?.persistentVolumeReclaimPolicy !== "Delete") continue;
+    if (
+      !ours ||
+      volume.status?.phase !== "Released" ||
+      volume.spec?.persistentVolumeReclaimPolicy !== "Delete"
+    )
+      continue;
     try {
       await core.deletePersistentVolume({ name: volume.metadata?.name ?? "" });
       log(`deleted released ${volume.metadata?.name ?? ""}`);

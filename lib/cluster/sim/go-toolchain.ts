@@ -55,16 +55,24 @@ export async function findGoToolchain(options: FindGoOptions = {}): Promise<GoTo
   }
   const parsed = parseGoVersion(reported);
   if (!parsed) {
-    throw new RekindleError("TOOLCHAIN", `cannot tell the version of the Go toolchain at "${command}" (it says "${reported}")`, {
-      hint: `use a released Go >= ${minimum} (REKINDLE_GO=/path/to/go)`,
-    });
+    throw new RekindleError(
+      "TOOLCHAIN",
+      `cannot tell the version of the Go toolchain at "${command}" (it says "${reported}")`,
+      {
+        hint: `use a released Go >= ${minimum} (REKINDLE_GO=/path/to/go)`,
+      },
+    );
   }
   const version = parsed.join(".");
   if (!goVersionAtLeast(version, minimum)) {
-    throw new RekindleError("TOOLCHAIN", `Go ${version} at "${command}" is too old: the sim binaries need Go >= ${minimum}`, {
-      hint: `etcd and KWOK at their pinned versions declare go ${minimum}; install a newer Go or set REKINDLE_GO=/path/to/go`,
-      details: { command, version, minimum },
-    });
+    throw new RekindleError(
+      "TOOLCHAIN",
+      `Go ${version} at "${command}" is too old: the sim binaries need Go >= ${minimum}`,
+      {
+        hint: `etcd and KWOK at their pinned versions declare go ${minimum}; install a newer Go or set REKINDLE_GO=/path/to/go`,
+        details: { command, version, minimum },
+      },
+    );
   }
   return { command, version };
 }

@@ -42,11 +42,14 @@ export function readSimState(stateFile: string): SimClusterState {
   } catch (error) {
     throw new RekindleError("NOT_FOUND", `no sim cluster state at ${stateFile}`, { cause: error });
   }
-  const state = JSON.parse(text) as SimClusterState;
+  const state = JSON.parse(text) as { formatVersion?: unknown };
   if (state.formatVersion !== 1) {
-    throw new RekindleError("STATE", `${stateFile} has state format ${String(state.formatVersion)}; this rekindle reads 1`);
+    throw new RekindleError(
+      "STATE",
+      `${stateFile} has state format ${String(state.formatVersion)}; this rekindle reads 1`,
+    );
   }
-  return state;
+  return state as SimClusterState;
 }
 
 /** Atomic write: a crash mid-write never leaves a torn state file. */
