@@ -11,7 +11,8 @@ export type RekindleErrorCode =
   | "NOT_FOUND"
   | "UNSUPPORTED"
   | "ABORTED"
-  | "STATE";
+  | "STATE"
+  | "TIMELINE_MISMATCH";
 
 export interface RekindleErrorOptions {
   /** What the user can do about it, e.g. the list of valid values. */

@@ -2,14 +2,20 @@
 // (0 success, 1 failure, 2 bad input, 130 interrupted).
 import { RekindleError } from "../errors.js";
 import { isParseArgsError } from "./args.js";
+import { compareCommand, listCommand, RUN_USAGE, runCommandLine } from "./run-commands.js";
 import { SIM_USAGE, simCommand } from "./sim-commands.js";
 
 export const USAGE = `rekindle: chaos-testing and conformance harness for Kubernetes node loss
 
 usage: rekindle <command> [options]
 
+  run          the node-loss conformance suites, with reports
+  list         scenarios and their expected timelines
+  compare      compare two runs' summary.json; non-zero on a regression
   sim …        build and run a local sim cluster (real control plane, KWOK workers)
   help         this text
+
+${RUN_USAGE}
 
 ${SIM_USAGE}`;
 
@@ -20,6 +26,12 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "sim":
         return await simCommand(rest, controller.signal);
+      case "run":
+        return await runCommandLine(rest, controller.signal);
+      case "list":
+        return listCommand(rest);
+      case "compare":
+        return compareCommand(rest);
       case "help":
       case "--help":
       case "-h":
@@ -29,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write(`${USAGE}\n`);
         return 2;
       default:
-        throw RekindleError.invalidInput("command", command, ["sim", "help"]);
+        throw RekindleError.invalidInput("command", command, ["run", "list", "compare", "sim", "help"]);
     }
   } catch (error) {
     if (isParseArgsError(error)) {

@@ -55,3 +55,18 @@ export async function pollUntil<T>(check: () => Promise<T | undefined>, options:
     await sleep(interval, options.signal);
   }
 }
+
+/** Awaits `promise`, or throws TIMEOUT naming `what` after `timeoutMs`. */
+export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new RekindleError("TIMEOUT", `timed out after ${timeoutMs} ms waiting for ${what}`, { details: { what, timeoutMs } }));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

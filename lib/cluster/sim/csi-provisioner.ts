@@ -1,5 +1,7 @@
-// The sim CSI driver's controller side: provisions a CSI PersistentVolume for every pending claim
-// of a StorageClass that names the driver, and deletes released volumes with reclaim policy Delete.
+// The sim CSI driver: provisions a CSI PersistentVolume for every pending claim of a StorageClass
+// that names the driver, deletes released volumes with reclaim policy Delete, and plays the
+// kubelet's volume manager by marking a pending pod once all its claims' VolumeAttachments on its
+// node are attached (the kwok pod-start Stage waits for that mark).
 // Reconciles by listing on an interval: simple, and immune to watch expiry.
 import { k8s, isConflict, isNotFound } from "../../kube/client.js";
 import { sleep } from "../../util/time.js";
@@ -13,6 +15,7 @@ export interface CsiProvisionerOptions {
 }
 
 export const PROVISIONED_BY_ANNOTATION = "pv.kubernetes.io/provisioned-by";
+export const VOLUMES_ATTACHED_ANNOTATION = "rekindle.dev/volumes-attached";
 
 export function persistentVolumeFor(
   claim: k8s.V1PersistentVolumeClaim,
@@ -85,12 +88,50 @@ export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerO
   }
 }
 
+/** Claims of a pod's PVC volumes. */
+export function claimNames(pod: k8s.V1Pod): string[] {
+  return (pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : []));
+}
+
+/** Marks pending pods whose PVC volumes are all attached to their node. */
+export async function markAttachedPods(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const storage = kc.makeApiClient(k8s.StorageV1Api);
+  const log = options.log ?? (() => undefined);
+  const pods = (await core.listPodForAllNamespaces({ fieldSelector: "status.phase=Pending" })).items.filter(
+    (p) => p.spec?.nodeName && !p.metadata?.deletionTimestamp && claimNames(p).length > 0 && p.metadata?.annotations?.[VOLUMES_ATTACHED_ANNOTATION] !== "true",
+  );
+  if (pods.length === 0) return;
+  const attached = new Set(
+    (await storage.listVolumeAttachment()).items
+      .filter((va) => va.spec.attacher === options.driver && va.status?.attached === true && !va.metadata?.deletionTimestamp)
+      .map((va) => `${va.spec.source.persistentVolumeName ?? ""}@${va.spec.nodeName}`),
+  );
+  const claims = await core.listPersistentVolumeClaimForAllNamespaces();
+  const volumeOf = new Map(claims.items.map((c) => [`${c.metadata?.namespace ?? ""}/${c.metadata?.name ?? ""}`, c.spec?.volumeName ?? ""]));
+  for (const pod of pods) {
+    const namespace = pod.metadata?.namespace ?? "";
+    const ready = claimNames(pod).every((claim) => attached.has(`${volumeOf.get(`${namespace}/${claim}`) ?? "?"}@${pod.spec?.nodeName ?? ""}`));
+    if (!ready) continue;
+    try {
+      await core.patchNamespacedPod(
+        { name: pod.metadata?.name ?? "", namespace, body: { metadata: { annotations: { [VOLUMES_ATTACHED_ANNOTATION]: "true" } } } },
+        k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+      );
+      log(`volumes attached for ${namespace}/${pod.metadata?.name ?? ""} on ${pod.spec?.nodeName ?? ""}`);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
 export async function runCsiProvisioner(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
   const log = options.log ?? (() => undefined);
   log(`sim CSI provisioner for ${options.driver} started`);
   while (!options.signal?.aborted) {
     try {
       await reconcileOnce(kc, options);
+      await markAttachedPods(kc, options);
     } catch (error) {
       log(`reconcile failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
     }

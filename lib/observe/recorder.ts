@@ -1,0 +1,132 @@
+// Records the whole recovery chain of a scenario: watches Nodes, Leases, Pods, VolumeAttachments,
+// Events and (when the CRD exists) NodeFences, and turns every change into named transitions with
+// the local receive time and the API's own timestamps.
+import { k8s, isNotFound } from "../kube/client.js";
+import { pollUntil, withTimeout } from "../util/time.js";
+import { transitionsOf } from "./transitions.js";
+import type { Transition, WatchedKind } from "./types.js";
+import { ResourceWatcher, type ChangeType } from "./watcher.js";
+
+export interface TimelineRecorderOptions {
+  /** Record pods and events of these namespaces only (default: all namespaces). */
+  namespaces?: string[];
+  /** Called for every transition as it is recorded (progress, live logs). */
+  onTransition?: (transition: Transition) => void;
+  onError?: (kind: WatchedKind, error: unknown) => void;
+}
+
+interface WatchSpec {
+  kind: WatchedKind;
+  apiVersion: string;
+  apiKind: string;
+  path: string;
+  namespace?: string;
+}
+
+export const NODE_FENCE_CRD = "nodefences.rekindle.dev";
+
+export class TimelineRecorder implements AsyncDisposable {
+  readonly #kc: k8s.KubeConfig;
+  readonly #options: TimelineRecorderOptions;
+  readonly #abort = new AbortController();
+  readonly #transitions: Transition[] = [];
+  readonly #watchers: { kind: WatchedKind; watcher: ResourceWatcher; done: Promise<void> }[] = [];
+
+  private constructor(kc: k8s.KubeConfig, options: TimelineRecorderOptions) {
+    this.#kc = kc;
+    this.#options = options;
+  }
+
+  /** Starts every watch and resolves once each has done its initial list. */
+  static async start(kc: k8s.KubeConfig, options: TimelineRecorderOptions = {}): Promise<TimelineRecorder> {
+    const recorder = new TimelineRecorder(kc, options);
+    try {
+      await recorder.#start();
+    } catch (error) {
+      await recorder.stop();
+      throw error;
+    }
+    return recorder;
+  }
+
+  get transitions(): readonly Transition[] {
+    return this.#transitions;
+  }
+
+  /** Watch re-establishments after expiry or errors, per kind (evidence that gaps were bridged). */
+  get relists(): Record<string, number> {
+    return Object.fromEntries(this.#watchers.map((w) => [w.kind, w.watcher.relists]));
+  }
+
+  /** Resolves with the first recorded transition (past or future) that matches. */
+  async waitFor(what: string, predicate: (t: Transition) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Transition> {
+    const found = () => this.#transitions.find(predicate);
+    return pollUntil(async () => Promise.resolve(found()), { what, timeoutMs, intervalMs: 50, ...(signal ? { signal } : {}) });
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await Promise.allSettled(this.#watchers.map((w) => w.done));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  async #start(): Promise<void> {
+    const specs: WatchSpec[] = [
+      { kind: "Node", apiVersion: "v1", apiKind: "Node", path: "/api/v1/nodes" },
+      { kind: "Lease", apiVersion: "coordination.k8s.io/v1", apiKind: "Lease", namespace: "kube-node-lease", path: "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases" },
+      { kind: "VolumeAttachment", apiVersion: "storage.k8s.io/v1", apiKind: "VolumeAttachment", path: "/apis/storage.k8s.io/v1/volumeattachments" },
+    ];
+    const namespaces = this.#options.namespaces;
+    if (namespaces === undefined) {
+      specs.push({ kind: "Pod", apiVersion: "v1", apiKind: "Pod", path: "/api/v1/pods" });
+      specs.push({ kind: "Event", apiVersion: "v1", apiKind: "Event", path: "/api/v1/events" });
+    } else {
+      // Node events live in "default"; controller events about nodes too.
+      for (const namespace of namespaces) specs.push({ kind: "Pod", apiVersion: "v1", apiKind: "Pod", namespace, path: `/api/v1/namespaces/${namespace}/pods` });
+      for (const namespace of new Set([...namespaces, "default"])) {
+        specs.push({ kind: "Event", apiVersion: "v1", apiKind: "Event", namespace, path: `/api/v1/namespaces/${namespace}/events` });
+      }
+    }
+    if (await this.#crdExists(NODE_FENCE_CRD)) {
+      specs.push({ kind: "NodeFence", apiVersion: "rekindle.dev/v1alpha1", apiKind: "NodeFence", path: "/apis/rekindle.dev/v1alpha1/nodefences" });
+    }
+    for (const spec of specs) {
+      const watcher = new ResourceWatcher(this.#kc, {
+        apiVersion: spec.apiVersion,
+        kind: spec.apiKind,
+        path: spec.path,
+        ...(spec.namespace ? { namespace: spec.namespace } : {}),
+        signal: this.#abort.signal,
+        onChange: (type, object, previous, source) => {
+          this.#record(spec.kind, type, object, previous, source);
+        },
+        onError: (error) => this.#options.onError?.(spec.kind, error),
+      });
+      this.#watchers.push({ kind: spec.kind, watcher, done: watcher.run() });
+    }
+    await withTimeout(Promise.all(this.#watchers.map((w) => w.watcher.listed)), 30_000, "the recorder's initial lists");
+  }
+
+  #record(kind: WatchedKind, type: ChangeType, object: k8s.KubernetesObject, previous: k8s.KubernetesObject | undefined, source: "watch" | "relist"): void {
+    const atMs = Date.now();
+    const before = type === "ADDED" ? undefined : previous;
+    const after = type === "DELETED" ? undefined : object;
+    for (const transition of transitionsOf({ kind, atMs, source }, before ?? (type === "DELETED" ? object : undefined), after)) {
+      this.#transitions.push(transition);
+      this.#options.onTransition?.(transition);
+    }
+  }
+
+  async #crdExists(name: string): Promise<boolean> {
+    try {
+      await this.#kc.makeApiClient(k8s.ApiextensionsV1Api).readCustomResourceDefinition({ name });
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+}

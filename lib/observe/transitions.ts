@@ -1,0 +1,181 @@
+// Pure functions turning (previous, current) object versions into named transitions.
+import type { k8s } from "../kube/client.js";
+import type { ObjectRef, Transition, TransitionName, WatchedKind } from "./types.js";
+
+export interface ChangeContext {
+  kind: WatchedKind;
+  atMs: number;
+  source: "watch" | "relist";
+}
+
+type Make = (name: TransitionName, extra?: Partial<Omit<Transition, "name" | "atMs" | "subject" | "source">>) => Transition;
+
+function ref(kind: WatchedKind, object: k8s.KubernetesObject): ObjectRef {
+  const meta = object.metadata;
+  return {
+    kind,
+    name: meta?.name ?? "",
+    ...(meta?.namespace ? { namespace: meta.namespace } : {}),
+    ...(meta?.uid ? { uid: meta.uid } : {}),
+  };
+}
+
+function iso(value: unknown): string | undefined {
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === "string" ? value : undefined;
+}
+
+function maker(context: ChangeContext, object: k8s.KubernetesObject): Make {
+  const subject = ref(context.kind, object);
+  return (name, extra = {}) => ({ name, atMs: context.atMs, subject, source: context.source, ...extra });
+}
+
+function nodeTransitions(make: Make, before: k8s.V1Node | undefined, after: k8s.V1Node | undefined): Transition[] {
+  const out: Transition[] = [];
+  const node = (after ?? before)?.metadata?.name ?? "";
+  if (!before && after) out.push(make("node-added", { node }));
+  if (!after) return out;
+  for (const condition of after.status?.conditions ?? []) {
+    const previous = before?.status?.conditions?.find((c) => c.type === condition.type);
+    if (previous?.status !== condition.status) {
+      out.push(
+        make("node-condition", {
+          node,
+          ...(iso(condition.lastTransitionTime) ? { apiTime: iso(condition.lastTransitionTime) } : {}),
+          detail: { type: condition.type, status: condition.status, from: previous?.status ?? "", reason: condition.reason ?? "" },
+        }),
+      );
+    }
+  }
+  const key = (t: k8s.V1Taint) => `${t.key}:${t.effect}`;
+  const beforeTaints = new Map((before?.spec?.taints ?? []).map((t) => [key(t), t]));
+  const afterTaints = new Map((after.spec?.taints ?? []).map((t) => [key(t), t]));
+  for (const [k, t] of afterTaints) {
+    if (!beforeTaints.has(k)) {
+      out.push(
+        make("taint-added", {
+          node,
+          ...(iso(t.timeAdded) ? { apiTime: iso(t.timeAdded) } : {}),
+          detail: { key: t.key, effect: t.effect, value: t.value ?? "" },
+        }),
+      );
+    }
+  }
+  for (const [k, t] of beforeTaints) {
+    if (!afterTaints.has(k)) out.push(make("taint-removed", { node, detail: { key: t.key, effect: t.effect } }));
+  }
+  return out;
+}
+
+function leaseTransitions(make: Make, before: k8s.V1Lease | undefined, after: k8s.V1Lease | undefined): Transition[] {
+  const renewed = iso(after?.spec?.renewTime);
+  if (!after || !renewed || renewed === iso(before?.spec?.renewTime)) return [];
+  return [make("lease-renewed", { node: after.metadata?.name ?? "", apiTime: renewed, detail: { holder: after.spec?.holderIdentity ?? "" } })];
+}
+
+function podReady(pod: k8s.V1Pod | undefined): boolean {
+  return pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+}
+
+function podTransitions(make: Make, before: k8s.V1Pod | undefined, after: k8s.V1Pod | undefined): Transition[] {
+  const out: Transition[] = [];
+  const current = after ?? before;
+  const owner = current?.metadata?.ownerReferences?.[0];
+  const detail: Record<string, string> = {
+    ownerKind: owner?.kind ?? "",
+    ownerName: owner?.name ?? "",
+    app: current?.metadata?.labels?.["app"] ?? "",
+  };
+  const nodeOf = (pod: k8s.V1Pod | undefined) => pod?.spec?.nodeName ?? "";
+  if (!after) {
+    out.push(make("pod-gone", { node: nodeOf(before), detail }));
+    return out;
+  }
+  const node = nodeOf(after);
+  const on = node ? { node } : {};
+  if (!before) out.push(make("pod-created", { ...on, ...(iso(after.metadata?.creationTimestamp) ? { apiTime: iso(after.metadata?.creationTimestamp) } : {}), detail }));
+  if (node && !nodeOf(before)) {
+    const scheduled = after.status?.conditions?.find((c) => c.type === "PodScheduled");
+    out.push(make("pod-scheduled", { node, ...(iso(scheduled?.lastTransitionTime) ? { apiTime: iso(scheduled?.lastTransitionTime) } : {}), detail }));
+  }
+  if (after.status?.phase === "Running" && before?.status?.phase !== "Running") out.push(make("pod-running", { ...on, detail }));
+  if (podReady(after) && !podReady(before)) {
+    const ready = after.status?.conditions?.find((c) => c.type === "Ready");
+    out.push(make("pod-ready", { ...on, ...(iso(ready?.lastTransitionTime) ? { apiTime: iso(ready?.lastTransitionTime) } : {}), detail }));
+  }
+  if (after.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp) {
+    // deletionTimestamp is when deletion is due (request time + grace period), kept as the API time.
+    out.push(make("pod-deletion-requested", { ...on, apiTime: iso(after.metadata.deletionTimestamp) ?? "", detail: { ...detail, reason: after.status?.reason ?? "" } }));
+  }
+  return out;
+}
+
+function vaTransitions(make: Make, before: k8s.V1VolumeAttachment | undefined, after: k8s.V1VolumeAttachment | undefined): Transition[] {
+  const current = after ?? before;
+  const node = current?.spec.nodeName ?? "";
+  const detail = { volume: current?.spec.source.persistentVolumeName ?? "" };
+  if (!after) return [make("va-gone", { node, detail })];
+  const out: Transition[] = [];
+  if (!before) out.push(make("va-created", { node, ...(iso(after.metadata?.creationTimestamp) ? { apiTime: iso(after.metadata?.creationTimestamp) } : {}), detail }));
+  if (after.status?.attached === true && before?.status?.attached !== true) out.push(make("va-attached", { node, detail }));
+  if (after.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp) {
+    out.push(make("va-deletion-requested", { node, apiTime: iso(after.metadata.deletionTimestamp) ?? "", detail }));
+  }
+  return out;
+}
+
+function eventTransitions(make: Make, before: k8s.CoreV1Event | undefined, after: k8s.CoreV1Event | undefined): Transition[] {
+  if (!after || (before && before.count === after.count)) return [];
+  const involved = after.involvedObject;
+  const apiTime = iso(after.eventTime) ?? iso(after.lastTimestamp) ?? iso(after.firstTimestamp);
+  return [
+    make("event", {
+      ...(involved.kind === "Node" && involved.name ? { node: involved.name } : {}),
+      ...(apiTime ? { apiTime } : {}),
+      detail: {
+        reason: after.reason ?? "",
+        type: after.type ?? "",
+        involvedKind: involved.kind ?? "",
+        involvedName: involved.name ?? "",
+        involvedNamespace: involved.namespace ?? "",
+        message: after.message ?? "",
+        source: after.source?.component ?? after.reportingComponent ?? "",
+      },
+    }),
+  ];
+}
+
+interface FenceLike extends k8s.KubernetesObject {
+  spec?: { node?: string };
+  status?: { step?: string; phase?: string };
+}
+
+function fenceTransitions(make: Make, before: FenceLike | undefined, after: FenceLike | undefined): Transition[] {
+  const current = after ?? before;
+  const node = current?.spec?.node ?? "";
+  const step = after?.status?.step ?? "";
+  const phase = after?.status?.phase ?? (after ? "" : "deleted");
+  if (before && after && before.status?.step === step && before.status.phase === phase) return [];
+  return [make("fence-changed", { node, detail: { step, phase } })];
+}
+
+/** All transitions between two versions of one object (`before` undefined: added; `after` undefined: deleted). */
+export function transitionsOf(context: ChangeContext, before: k8s.KubernetesObject | undefined, after: k8s.KubernetesObject | undefined): Transition[] {
+  const object = after ?? before;
+  if (!object) return [];
+  const make = maker(context, object);
+  switch (context.kind) {
+    case "Node":
+      return nodeTransitions(make, before as k8s.V1Node | undefined, after as k8s.V1Node | undefined);
+    case "Lease":
+      return leaseTransitions(make, before as k8s.V1Lease | undefined, after as k8s.V1Lease | undefined);
+    case "Pod":
+      return podTransitions(make, before as k8s.V1Pod | undefined, after as k8s.V1Pod | undefined);
+    case "VolumeAttachment":
+      return vaTransitions(make, before as k8s.V1VolumeAttachment | undefined, after as k8s.V1VolumeAttachment | undefined);
+    case "Event":
+      return eventTransitions(make, before as k8s.CoreV1Event | undefined, after as k8s.CoreV1Event | undefined);
+    case "NodeFence":
+      return fenceTransitions(make, before as FenceLike | undefined, after as FenceLike | undefined);
+  }
+}

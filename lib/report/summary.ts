@@ -1,0 +1,95 @@
+// reports/<run-id>/summary.json: the contract scripts and CI read. atMs values are ms since the fault.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Milestone } from "../observe/milestones.js";
+
+export interface SummaryMilestone {
+  name: string;
+  atMs: number;
+}
+
+export interface SummaryExpected {
+  name: string;
+  minMs: number;
+  /** null: must not happen. */
+  maxMs: number | null;
+}
+
+export interface MilestoneStats {
+  n: number;
+  p50: number;
+  p90: number;
+  max: number;
+}
+
+export interface ScenarioRun {
+  outcome: "passed" | "failed";
+  recoveryMs: number | null;
+  milestones: Milestone[];
+  error?: string;
+}
+
+export interface ScenarioSummary {
+  id: string;
+  outcome: "passed" | "failed";
+  /** All workloads serving again, ms since the fault (p50 over repeats); null if never. */
+  recoveryMs: number | null;
+  /** p50 over repeats of each milestone's time. */
+  milestones: SummaryMilestone[];
+  /** Expected windows, resolved against the first run's anchors. */
+  expected: SummaryExpected[];
+  /** Per-milestone p50/p90/max over repeats. */
+  stats: Record<string, MilestoneStats>;
+  runs: ScenarioRun[];
+  error?: string;
+}
+
+export interface RunSummary {
+  runId: string;
+  provider: string;
+  profile: string;
+  startedAt: string;
+  finishedAt?: string;
+  repeat: number;
+  scenarios: ScenarioSummary[];
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  // Nearest-rank: the smallest value with at least p% of values at or below it.
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] ?? Number.NaN;
+}
+
+export function statsOf(values: readonly number[]): MilestoneStats {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), max: sorted[sorted.length - 1] ?? Number.NaN };
+}
+
+/** Folds repeated runs of one scenario into its summary entry. */
+export function summarizeScenario(id: string, runs: readonly ScenarioRun[], expected: readonly SummaryExpected[]): ScenarioSummary {
+  const names = [...new Set(runs.flatMap((r) => r.milestones.map((m) => m.name)))];
+  const stats: Record<string, MilestoneStats> = {};
+  for (const name of names) {
+    stats[name] = statsOf(runs.flatMap((r) => r.milestones.filter((m) => m.name === name).map((m) => m.atMs)));
+  }
+  const recoveries = runs.map((r) => r.recoveryMs);
+  const recovered = recoveries.filter((r): r is number => r !== null);
+  const failed = runs.find((r) => r.outcome === "failed");
+  return {
+    id,
+    outcome: failed ? "failed" : "passed",
+    recoveryMs: recovered.length === runs.length && recovered.length > 0 ? statsOf(recovered).p50 : null,
+    milestones: names.map((name) => ({ name, atMs: stats[name]?.p50 ?? Number.NaN })).sort((a, b) => a.atMs - b.atMs),
+    expected: [...expected],
+    stats,
+    runs: [...runs],
+    ...(failed?.error !== undefined ? { error: failed.error } : {}),
+  };
+}
+
+export function writeSummary(dir: string, summary: RunSummary): string {
+  const path = join(dir, "summary.json");
+  writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`);
+  return path;
+}

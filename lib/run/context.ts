@@ -1,0 +1,49 @@
+// What a `rekindle run` hands to the mocha suites it loads: the cluster under test, the repeat
+// count, and a place to record each scenario run for the reports.
+import { RekindleError } from "../errors.js";
+import type { NodeLossTarget } from "../scenario/node-loss.js";
+import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
+import type { Progress } from "../util/progress.js";
+
+export interface RecordedScenario {
+  id: string;
+  runs: ScenarioRun[];
+  expected: SummaryExpected[];
+  /** SVG of the first run's timeline (later runs are in Allure). */
+  chart: string;
+}
+
+export interface RunContext {
+  target: NodeLossTarget;
+  provider: string;
+  repeat: number;
+  progress: Progress;
+  signal: AbortSignal;
+  /** Sim defaults unless the provider says otherwise. */
+  podStartMs: number;
+  attachMs: number;
+  scenarios: Map<string, RecordedScenario>;
+}
+
+let current: RunContext | undefined;
+
+export function setRunContext(context: RunContext | undefined): void {
+  current = context;
+}
+
+/** The active run; suites loaded outside `rekindle run` fail with a clear message. */
+export function runContext(): RunContext {
+  if (!current) {
+    throw new RekindleError("STATE", "rekindle suites run inside `rekindle run` (no run context is set)", {
+      hint: "run them with `npx rekindle run --suite <family>`",
+    });
+  }
+  return current;
+}
+
+export function recordScenarioRun(id: string, run: ScenarioRun, expected: SummaryExpected[], chart: string): void {
+  const context = runContext();
+  const entry = context.scenarios.get(id) ?? { id, runs: [], expected, chart };
+  entry.runs.push(run);
+  context.scenarios.set(id, entry);
+}

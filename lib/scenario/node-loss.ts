@@ -1,0 +1,192 @@
+// The node-loss scenario: a Deployment and a StatefulSet with an RWO volume share a node; the node
+// stops; the recorder times the recovery chain; the result is checked against the expected model.
+// Modes: "baseline" (nothing helps: the StatefulSet stays down) and "manual-out-of-service" (an
+// operator taints the lost node out-of-service, as the recovery controller would after fencing).
+import * as allure from "allure-js-commons";
+import type { TimingProfile } from "../cluster/profiles.js";
+import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
+import { expectedNodeLoss, nominalWindows, POD_GC_PERIOD_MS, type ExpectedMilestone, type RecoveryMode } from "../expect/model.js";
+import { k8s, nodeConditionStatus } from "../kube/client.js";
+import { OUT_OF_SERVICE_TAINT, readNode } from "../kube/queries.js";
+import { addTaint, removeTaint } from "../kube/taints.js";
+import { deriveNodeLossMilestones, recoveryMs, type Milestone, type WorkloadRef } from "../observe/milestones.js";
+import { TimelineRecorder } from "../observe/recorder.js";
+import type { Transition } from "../observe/types.js";
+import { timelineSvg } from "../report/chart.js";
+import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
+import { silentProgress, type Progress } from "../util/progress.js";
+import { pollUntil, sleep } from "../util/time.js";
+import { deployNodeLossWorkloads, DEPLOYMENT_NAME, STATEFULSET_NAME } from "../workloads/deploy.js";
+import { ScenarioSteps } from "./steps.js";
+
+/** What a provider must offer for node-loss scenarios. */
+export interface NodeLossTarget {
+  readonly runId: string;
+  readonly profile: TimingProfile;
+  kubeConfig(): k8s.KubeConfig;
+  stopNode(name: string): void | Promise<void>;
+  startNode(name: string): Promise<void>;
+}
+
+export interface NodeLossScenarioOptions {
+  target: NodeLossTarget;
+  mode: RecoveryMode;
+  /** Namespace for this run's workloads (must not exist). */
+  namespace: string;
+  /** How long the baseline watches the StatefulSet stay stuck. Default: 3 PodGC periods (60 s). */
+  observeStuckMs?: number;
+  /** Container start and attach latency the model assumes. Defaults: the sim's 1000 / 500 ms. */
+  podStartMs?: number;
+  attachMs?: number;
+  progress?: Progress;
+  signal?: AbortSignal;
+}
+
+export interface NodeLossScenarioResult extends ScenarioRun {
+  lostNode: string;
+  expected: ExpectedMilestone[];
+  checks: WindowCheck[];
+  transitions: Transition[];
+  /** The timeline chart (SVG text). */
+  chart: string;
+}
+
+export function nodeLossWorkloads(namespace: string): WorkloadRef[] {
+  return [
+    { id: "deployment", app: DEPLOYMENT_NAME, namespace },
+    { id: "statefulset", app: STATEFULSET_NAME, namespace },
+  ];
+}
+
+/** Resolved expected windows for summary.json: against actual anchors where known, else nominal. */
+export function summaryExpected(expected: readonly ExpectedMilestone[], checks: readonly WindowCheck[]): SummaryExpected[] {
+  const nominal = new Map(nominalWindows(expected).map((w) => [w.name, w]));
+  return expected.map((e) => {
+    const check = checks.find((c) => c.name === e.name);
+    const minMs = check?.minMs ?? nominal.get(e.name)?.minMs ?? e.minMs;
+    const maxMs = e.maxMs === null ? null : (check?.maxMs ?? nominal.get(e.name)?.maxMs ?? e.maxMs);
+    return { name: e.name, minMs, maxMs };
+  });
+}
+
+export async function runNodeLossScenario(options: NodeLossScenarioOptions): Promise<NodeLossScenarioResult> {
+  const { target, mode, namespace } = options;
+  const profile = target.profile;
+  const progress = options.progress ?? silentProgress;
+  const signal = options.signal;
+  const kc = target.kubeConfig();
+  const steps = new ScenarioSteps(`node-loss/${mode}`, progress);
+  const expected = expectedNodeLoss({
+    profile,
+    mode,
+    ...(options.podStartMs !== undefined ? { podStartMs: options.podStartMs } : {}),
+    ...(options.attachMs !== undefined ? { attachMs: options.attachMs } : {}),
+  });
+  const nominal = nominalWindows(expected);
+  const waitBudget = (name: string) => (nominal.find((w) => w.name === name)?.maxMs ?? 600_000) + 60_000;
+  const workloads = nodeLossWorkloads(namespace);
+  let recorder: TimelineRecorder | undefined;
+  let faultAtMs = 0;
+  let observedUntilMs = 0;
+  let lostNode = "";
+  let failure: unknown;
+  const milestonesNow = (): Milestone[] =>
+    deriveNodeLossMilestones(recorder?.transitions ?? [], { faultAtMs, lostNode, workloads });
+  const awaitMilestone = async (name: string) =>
+    steps.step(`await ${name}`, () =>
+      pollUntil(async () => Promise.resolve(milestonesNow().find((m) => m.name === name)), {
+        what: `milestone ${name}`,
+        timeoutMs: waitBudget(name),
+        intervalMs: 100,
+        ...(signal ? { signal } : {}),
+      }),
+    );
+
+  try {
+    const deployed = await steps.step("deploy a Deployment and a StatefulSet with an RWO volume", () =>
+      deployNodeLossWorkloads(kc, { namespace, runId: target.runId, ...(signal ? { signal } : {}) }),
+    );
+    lostNode = deployed.statefulSetNode;
+    recorder = await steps.step("start the timeline recorder", () => TimelineRecorder.start(kc, { namespaces: [namespace] }));
+    await steps.step(`stop node ${lostNode}`, async () => {
+      faultAtMs = Date.now();
+      await target.stopNode(lostNode);
+    });
+    steps.registerUndo(`start node ${lostNode} and wait for Ready`, async () => {
+      await target.startNode(lostNode);
+      await pollUntil(async () => (nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "True" ? true : undefined), {
+        what: `${lostNode} Ready again`,
+        timeoutMs: 120_000,
+      });
+    });
+    await awaitMilestone("node-ready-unknown");
+    await awaitMilestone("deployment:recovered");
+    await awaitMilestone("statefulset:pod-deletion-requested");
+    if (mode === "baseline") {
+      const observeMs = options.observeStuckMs ?? 3 * POD_GC_PERIOD_MS;
+      await steps.step(`observe the StatefulSet stuck for ${observeMs / 1000}s`, () => sleep(observeMs, signal));
+    } else {
+      await steps.step(`taint ${lostNode} ${OUT_OF_SERVICE_TAINT}=nodeshutdown:NoExecute by hand`, async () => {
+        await addTaint(kc, lostNode, { key: OUT_OF_SERVICE_TAINT, value: "nodeshutdown", effect: "NoExecute" });
+      });
+      steps.registerUndo(`remove the out-of-service taint from ${lostNode}`, async () => {
+        await removeTaint(kc, lostNode, OUT_OF_SERVICE_TAINT);
+      });
+      await awaitMilestone("statefulset:recovered");
+    }
+    observedUntilMs = Date.now();
+  } catch (error) {
+    failure = error;
+    observedUntilMs = Date.now();
+  } finally {
+    try {
+      await steps.undoAll();
+    } catch (error) {
+      failure ??= error;
+    }
+    await recorder?.stop();
+    await kc
+      .makeApiClient(k8s.CoreV1Api)
+      .deleteNamespace({ name: namespace })
+      .catch(() => undefined);
+  }
+
+  // Judge what happened while the fault was in force; the restoration afterwards is reported too.
+  const observed = (recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs);
+  const milestones = faultAtMs === 0 ? [] : deriveNodeLossMilestones(observed, { faultAtMs, lostNode, workloads });
+  const afterRestore = faultAtMs === 0 ? [] : deriveNodeLossMilestones(recorder?.transitions ?? [], { faultAtMs, lostNode, workloads });
+  const readyAgain = afterRestore.find((m) => m.name === "node-ready-again");
+  if (readyAgain && !milestones.some((m) => m.name === "node-ready-again")) milestones.push(readyAgain);
+  const checks = checkTimeline(expected, milestones);
+  const mismatches = checks.filter((c) => c.verdict !== "ok");
+  // Every workload serving again; in the baseline the StatefulSet never is, so this stays null.
+  const recovered = recoveryMs(milestones, ["deployment", "statefulset"]);
+  const errorText =
+    failure !== undefined
+      ? failure instanceof Error
+        ? failure.message
+        : String(failure)
+      : mismatches.length > 0
+        ? `${mismatches.length} milestone(s) outside the expected timeline\n${formatChecks(checks)}`
+        : undefined;
+  const chart = timelineSvg({
+    title: `node-loss/${mode}`,
+    subtitle: `profile ${profile.name}, lost node ${lostNode || "?"}`,
+    milestones,
+    checks,
+  });
+  await allure.attachment("timeline.svg", chart, "image/svg+xml");
+  await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
+  await allure.attachment("milestones.json", JSON.stringify(milestones, null, 2), "application/json");
+  return {
+    outcome: errorText === undefined ? "passed" : "failed",
+    recoveryMs: recovered ?? null,
+    milestones: milestones.sort((a, b) => a.atMs - b.atMs),
+    ...(errorText !== undefined ? { error: errorText } : {}),
+    lostNode,
+    expected,
+    checks,
+    transitions: [...(recorder?.transitions ?? [])],
+    chart,
+  };
+}
