@@ -67,3 +67,18 @@ export function isRekindleError(error: unknown): error is RekindleError {
 export function abortError(signal: AbortSignal, what: string): RekindleError {
   return new RekindleError("ABORTED", `${what} was aborted`, { cause: signal.reason });
 }
+
+/** A readable message for anything thrown (Errors, strings, API error bodies). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return "unknown error";
+  }
+}
+
+export function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(errorMessage(error));
+}

@@ -6,8 +6,14 @@ import { runNodeLossScenario, summaryExpected } from "../lib/scenario/node-loss.
 import type { RecoveryMode } from "../lib/expect/model.js";
 
 const MODES: { mode: RecoveryMode; title: string }[] = [
-  { mode: "baseline", title: "baseline: Deployment recovers after the toleration, the StatefulSet with a volume never does" },
-  { mode: "manual-out-of-service", title: "out-of-service taint by hand: PodGC frees the StatefulSet pod, its volume moves" },
+  {
+    mode: "baseline",
+    title: "baseline: Deployment recovers after the toleration, the StatefulSet with a volume never does",
+  },
+  {
+    mode: "manual-out-of-service",
+    title: "out-of-service taint by hand: PodGC frees the StatefulSet pod, its volume moves",
+  },
 ];
 
 describe("node-loss", function () {

@@ -40,9 +40,12 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     allureHtml: !values["no-html"],
     signal,
   });
-  process.stdout.write(`\nrekindle run ${result.summary.runId} (${result.summary.provider}, profile ${result.summary.profile})\n`);
+  process.stdout.write(
+    `\nrekindle run ${result.summary.runId} (${result.summary.provider}, profile ${result.summary.profile})\n`,
+  );
   for (const s of result.summary.scenarios) {
-    const recovery = s.recoveryMs === null ? "not recovered" : `recovered in ${(s.recoveryMs / 1000).toFixed(1)}s`;
+    const recovery =
+      s.recoveryMs === null ? "not recovered" : `recovered in ${(s.recoveryMs / 1000).toFixed(1)}s`;
     process.stdout.write(`  ${s.outcome === "passed" ? "PASS" : "FAIL"}  ${s.id}  (${recovery})\n`);
   }
   process.stdout.write(`reports: ${result.reportDir}\n`);
@@ -52,7 +55,11 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
 }
 
 export function listCommand(args: string[]): number {
-  const { values } = parseArgs({ args, options: { profile: { type: "string", default: "default" } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { profile: { type: "string", default: "default" } },
+    strict: true,
+  });
   const profile = timingProfile(values.profile);
   for (const mode of ["baseline", "manual-out-of-service"] as const) {
     const expected = expectedNodeLoss({ profile, mode });
@@ -60,12 +67,17 @@ export function listCommand(args: string[]): number {
     process.stdout.write(`node-loss/${mode}  (profile ${profile.name})\n`);
     for (const w of nominalWindows(expected, anchors)) {
       const why = expected.find((e) => e.name === w.name)?.why ?? "";
-      const window = w.maxMs === null ? `never (after ${(w.minMs / 1000).toFixed(0)}s)` : `${(w.minMs / 1000).toFixed(0)}–${(w.maxMs / 1000).toFixed(0)}s`;
+      const window =
+        w.maxMs === null
+          ? `never (after ${(w.minMs / 1000).toFixed(0)}s)`
+          : `${(w.minMs / 1000).toFixed(0)}–${(w.maxMs / 1000).toFixed(0)}s`;
       process.stdout.write(`  ${w.name.padEnd(48)} ${window.padEnd(22)} ${why}\n`);
     }
     const pending = expected.filter((e) => !nominalWindows(expected, anchors).some((w) => w.name === e.name));
     for (const e of pending) {
-      process.stdout.write(`  ${e.name.padEnd(48)} ${`+${(e.minMs / 1000).toFixed(0)}–${e.maxMs === null ? "∞" : (e.maxMs / 1000).toFixed(0)}s after ${e.after}`}\n`);
+      process.stdout.write(
+        `  ${e.name.padEnd(48)} +${(e.minMs / 1000).toFixed(0)}–${e.maxMs === null ? "∞" : (e.maxMs / 1000).toFixed(0)}s after ${e.after}\n`,
+      );
     }
     process.stdout.write("\n");
   }
@@ -73,17 +85,30 @@ export function listCommand(args: string[]): number {
 }
 
 export function compareCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({ args, options: { "max-regression": { type: "string", default: "20%" } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { "max-regression": { type: "string", default: "20%" } },
+    allowPositionals: true,
+    strict: true,
+  });
   if (positionals.length !== 2) {
-    throw new RekindleError("INVALID_INPUT", `rekindle compare takes two summary.json paths, got ${positionals.length}`, {
-      hint: "rekindle compare reports/<old>/summary.json reports/<new>/summary.json [--max-regression 20%]",
-    });
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `rekindle compare takes two summary.json paths, got ${positionals.length}`,
+      {
+        hint: "rekindle compare reports/<old>/summary.json reports/<new>/summary.json [--max-regression 20%]",
+      },
+    );
   }
   const [baselinePath = "", currentPath = ""] = positionals;
   const threshold = parsePercent(values["max-regression"]);
-  const rows = compareSummaries(readSummary(baselinePath), readSummary(currentPath), { maxRegression: threshold });
+  const rows = compareSummaries(readSummary(baselinePath), readSummary(currentPath), {
+    maxRegression: threshold,
+  });
   process.stdout.write(`${formatComparison(rows)}\n`);
   const regressions = rows.filter((r) => r.regression);
-  process.stdout.write(`\n${regressions.length === 0 ? "no regression" : `${regressions.length} regression(s)`} beyond ${(threshold * 100).toFixed(1)}%\n`);
+  process.stdout.write(
+    `\n${regressions.length === 0 ? "no regression" : `${regressions.length} regression(s)`} beyond ${(threshold * 100).toFixed(1)}%\n`,
+  );
   return regressions.length === 0 ? 0 : 1;
 }

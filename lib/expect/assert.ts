@@ -17,20 +17,34 @@ export interface WindowCheck {
   why: string;
 }
 
-export function checkTimeline(expected: readonly ExpectedMilestone[], milestones: readonly Milestone[]): WindowCheck[] {
+export function checkTimeline(
+  expected: readonly ExpectedMilestone[],
+  milestones: readonly Milestone[],
+): WindowCheck[] {
   const at = new Map(milestones.map((m) => [m.name, m.atMs]));
   return expected.map((e): WindowCheck => {
     const actual = at.get(e.name);
-    const base = { name: e.name, after: e.after, why: e.why, ...(actual !== undefined ? { actualMs: actual } : {}) };
+    const base = {
+      name: e.name,
+      after: e.after,
+      why: e.why,
+      ...(actual !== undefined ? { actualMs: actual } : {}),
+    };
     const anchor = at.get(e.after);
     if (e.maxMs === null) {
       // "Never": any occurrence is a failure, whether or not the anchor was seen.
-      return { ...base, maxMs: null, ...(anchor !== undefined ? { minMs: anchor + e.minMs } : {}), verdict: actual === undefined ? "ok" : "unexpected" };
+      return {
+        ...base,
+        maxMs: null,
+        ...(anchor !== undefined ? { minMs: anchor + e.minMs } : {}),
+        verdict: actual === undefined ? "ok" : "unexpected",
+      };
     }
     if (anchor === undefined) return { ...base, verdict: "anchor-missing" };
     const minMs = anchor + e.minMs;
     const maxMs = anchor + e.maxMs;
-    const verdict: Verdict = actual === undefined ? "missing" : actual < minMs ? "early" : actual > maxMs ? "late" : "ok";
+    const verdict: Verdict =
+      actual === undefined ? "missing" : actual < minMs ? "early" : actual > maxMs ? "late" : "ok";
     return { ...base, minMs, maxMs, verdict };
   });
 }
@@ -42,7 +56,13 @@ function seconds(ms: number | undefined | null): string {
 }
 
 export function formatChecks(checks: readonly WindowCheck[]): string {
-  const rows = checks.map((c) => [c.name, `after ${c.after}`, `${seconds(c.minMs)} … ${seconds(c.maxMs)}`, seconds(c.actualMs), c.verdict === "ok" ? "ok" : `✗ ${c.verdict}`]);
+  const rows = checks.map((c) => [
+    c.name,
+    `after ${c.after}`,
+    `${seconds(c.minMs)} … ${seconds(c.maxMs)}`,
+    seconds(c.actualMs),
+    c.verdict === "ok" ? "ok" : `✗ ${c.verdict}`,
+  ]);
   const header = ["milestone", "anchor", "expected (since fault)", "actual", "verdict"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ");
@@ -54,14 +74,22 @@ export class TimelineMismatchError extends RekindleError {
 
   constructor(scenario: string, checks: readonly WindowCheck[]) {
     const failed = checks.filter((c) => c.verdict !== "ok");
-    super("TIMELINE_MISMATCH", `${scenario}: ${failed.length} milestone(s) outside the expected timeline (${failed.map((c) => `${c.name} ${c.verdict}`).join(", ")})\n${formatChecks(checks)}`, {
-      details: { scenario, checks },
-    });
+    super(
+      "TIMELINE_MISMATCH",
+      `${scenario}: ${failed.length} milestone(s) outside the expected timeline (${failed.map((c) => `${c.name} ${c.verdict}`).join(", ")})\n${formatChecks(checks)}`,
+      {
+        details: { scenario, checks },
+      },
+    );
     this.checks = checks;
   }
 }
 
-export function assertTimeline(scenario: string, expected: readonly ExpectedMilestone[], milestones: readonly Milestone[]): WindowCheck[] {
+export function assertTimeline(
+  scenario: string,
+  expected: readonly ExpectedMilestone[],
+  milestones: readonly Milestone[],
+): WindowCheck[] {
   const checks = checkTimeline(expected, milestones);
   if (checks.some((c) => c.verdict !== "ok")) throw new TimelineMismatchError(scenario, checks);
   return checks;

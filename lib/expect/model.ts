@@ -53,7 +53,13 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
   const period = s(p.nodeMonitorPeriodSeconds);
   const tolerance = s(p.defaultUnreachableTolerationSeconds);
   const evictionGap = 1000 / p.nodeEvictionRate;
-  const window = (name: string, after: string, minMs: number, maxMs: number | null, why: string): ExpectedMilestone => ({
+  const window = (
+    name: string,
+    after: string,
+    minMs: number,
+    maxMs: number | null,
+    why: string,
+  ): ExpectedMilestone => ({
     name,
     after,
     minMs: Math.max(0, minMs - slack),
@@ -61,35 +67,129 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
     why,
   });
   const expected: ExpectedMilestone[] = [
-    window("node-ready-unknown", "fault-injected", grace - renew, grace + period, `lease renewed every ${renew} ms; --node-monitor-grace-period ${grace} ms checked every ${period} ms`),
-    window(UNREACHABLE_MILESTONE, "node-ready-unknown", 0, evictionGap, `NoExecute tainting, rate-limited to ${p.nodeEvictionRate} nodes/s per healthy zone`),
-    window("deployment:pod-deletion-requested", UNREACHABLE_MILESTONE, tolerance, tolerance + 1000, `default unreachable toleration ${tolerance} ms`),
-    window("deployment:replacement-created", "deployment:pod-deletion-requested", 0, 1000, "ReplicaSet replaces a terminating pod at once"),
-    window("deployment:recovered", "deployment:replacement-created", podStart, podStart + 1000, `scheduling + container start (${podStart} ms)`),
-    window("statefulset:pod-deletion-requested", UNREACHABLE_MILESTONE, tolerance, tolerance + 1000, `default unreachable toleration ${tolerance} ms`),
+    window(
+      "node-ready-unknown",
+      "fault-injected",
+      grace - renew,
+      grace + period,
+      `lease renewed every ${renew} ms; --node-monitor-grace-period ${grace} ms checked every ${period} ms`,
+    ),
+    window(
+      UNREACHABLE_MILESTONE,
+      "node-ready-unknown",
+      0,
+      evictionGap,
+      `NoExecute tainting, rate-limited to ${p.nodeEvictionRate} nodes/s per healthy zone`,
+    ),
+    window(
+      "deployment:pod-deletion-requested",
+      UNREACHABLE_MILESTONE,
+      tolerance,
+      tolerance + 1000,
+      `default unreachable toleration ${tolerance} ms`,
+    ),
+    window(
+      "deployment:replacement-created",
+      "deployment:pod-deletion-requested",
+      0,
+      1000,
+      "ReplicaSet replaces a terminating pod at once",
+    ),
+    window(
+      "deployment:recovered",
+      "deployment:replacement-created",
+      podStart,
+      podStart + 1000,
+      `scheduling + container start (${podStart} ms)`,
+    ),
+    window(
+      "statefulset:pod-deletion-requested",
+      UNREACHABLE_MILESTONE,
+      tolerance,
+      tolerance + 1000,
+      `default unreachable toleration ${tolerance} ms`,
+    ),
   ];
   if (options.mode === "baseline") {
     expected.push(
-      window("statefulset:pod-gone", "statefulset:pod-deletion-requested", 0, null, "no kubelet confirms the deletion: Terminating forever"),
-      window("statefulset:replacement-ready", "statefulset:pod-deletion-requested", 0, null, "the StatefulSet waits for the old pod to be gone"),
+      window(
+        "statefulset:pod-gone",
+        "statefulset:pod-deletion-requested",
+        0,
+        null,
+        "no kubelet confirms the deletion: Terminating forever",
+      ),
+      window(
+        "statefulset:replacement-ready",
+        "statefulset:pod-deletion-requested",
+        0,
+        null,
+        "the StatefulSet waits for the old pod to be gone",
+      ),
     );
     if (options.statefulSetHasVolume !== false) {
-      expected.push(window("va-gone", "fault-injected", 0, null, "the pod is never gone, so the volume is never detached"));
+      expected.push(
+        window(
+          "va-gone",
+          "fault-injected",
+          0,
+          null,
+          "the pod is never gone, so the volume is never detached",
+        ),
+      );
     }
     return expected;
   }
   expected.push(
-    window("statefulset:pod-gone", OUT_OF_SERVICE_MILESTONE, 0, POD_GC_PERIOD_MS + 1000, `PodGC loop (${POD_GC_PERIOD_MS} ms) force-deletes pods of NotReady out-of-service nodes`),
-    window("statefulset:replacement-created", "statefulset:pod-gone", 0, 1000, "the StatefulSet recreates the pod once the old one is gone"),
+    window(
+      "statefulset:pod-gone",
+      OUT_OF_SERVICE_MILESTONE,
+      0,
+      POD_GC_PERIOD_MS + 1000,
+      `PodGC loop (${POD_GC_PERIOD_MS} ms) force-deletes pods of NotReady out-of-service nodes`,
+    ),
+    window(
+      "statefulset:replacement-created",
+      "statefulset:pod-gone",
+      0,
+      1000,
+      "the StatefulSet recreates the pod once the old one is gone",
+    ),
   );
   if (options.statefulSetHasVolume === false) {
-    expected.push(window("statefulset:recovered", "statefulset:replacement-created", podStart, podStart + 1000, `scheduling + container start (${podStart} ms)`));
+    expected.push(
+      window(
+        "statefulset:recovered",
+        "statefulset:replacement-created",
+        podStart,
+        podStart + 1000,
+        `scheduling + container start (${podStart} ms)`,
+      ),
+    );
     return expected;
   }
   expected.push(
-    window("va-gone", "statefulset:pod-gone", 0, 2000, "out-of-service skips the 6-minute wait: detach at once"),
-    window("va-attached-elsewhere", "va-gone", attach, attach + 2000, `attach on the new node (${attach} ms)`),
-    window("statefulset:recovered", "va-attached-elsewhere", podStart, podStart + 1500, `volume manager sees the attachment, then container start (${podStart} ms)`),
+    window(
+      "va-gone",
+      "statefulset:pod-gone",
+      0,
+      2000,
+      "out-of-service skips the 6-minute wait: detach at once",
+    ),
+    window(
+      "va-attached-elsewhere",
+      "va-gone",
+      attach,
+      attach + 2000,
+      `attach on the new node (${attach} ms)`,
+    ),
+    window(
+      "statefulset:recovered",
+      "va-attached-elsewhere",
+      podStart,
+      podStart + 1500,
+      `volume manager sees the attachment, then container start (${podStart} ms)`,
+    ),
   );
   return expected;
 }
@@ -105,8 +205,13 @@ export interface NominalWindow {
  * Chains every window from the fault: the prediction for the whole timeline. Milestones that hang
  * off a manual action (the out-of-service taint) are chained from `manualActionAtMs` when given.
  */
-export function nominalWindows(expected: readonly ExpectedMilestone[], anchors: Record<string, number> = { "fault-injected": 0 }): NominalWindow[] {
-  const resolved = new Map<string, NominalWindow>(Object.entries(anchors).map(([name, at]) => [name, { name, minMs: at, maxMs: at }]));
+export function nominalWindows(
+  expected: readonly ExpectedMilestone[],
+  anchors: Record<string, number> = { "fault-injected": 0 },
+): NominalWindow[] {
+  const resolved = new Map<string, NominalWindow>(
+    Object.entries(anchors).map(([name, at]) => [name, { name, minMs: at, maxMs: at }]),
+  );
   const out: NominalWindow[] = [];
   let progress = true;
   while (progress) {

@@ -34,7 +34,10 @@ function relative(t: Transition, faultAtMs: number): Pick<Milestone, "atMs" | "a
   };
 }
 
-export function deriveNodeLossMilestones(transitions: readonly Transition[], context: NodeLossContext): Milestone[] {
+export function deriveNodeLossMilestones(
+  transitions: readonly Transition[],
+  context: NodeLossContext,
+): Milestone[] {
   const { faultAtMs, lostNode } = context;
   const out: Milestone[] = [{ name: "fault-injected", atMs: 0 }];
   const add = (name: string, t: Transition | undefined) => {
@@ -50,44 +53,103 @@ export function deriveNodeLossMilestones(transitions: readonly Transition[], con
     const m = relative(lastRenewal, faultAtMs);
     out.push({ name: "last-lease-renewal", ...m, atMs: m.apiAtMs ?? m.atMs });
   }
-  const unknown = after.find((t) => t.name === "node-condition" && onLost(t) && t.detail?.["type"] === "Ready" && t.detail["status"] === "Unknown");
+  const unknown = after.find(
+    (t) =>
+      t.name === "node-condition" &&
+      onLost(t) &&
+      t.detail?.["type"] === "Ready" &&
+      t.detail["status"] === "Unknown",
+  );
   add("node-ready-unknown", unknown);
-  add("node-not-ready", after.find((t) => t.name === "node-condition" && onLost(t) && t.detail?.["type"] === "Ready" && t.detail["status"] === "False"));
-  for (const t of after.filter((x) => (x.name === "taint-added" || x.name === "taint-removed") && onLost(x))) {
+  add(
+    "node-not-ready",
+    after.find(
+      (t) =>
+        t.name === "node-condition" &&
+        onLost(t) &&
+        t.detail?.["type"] === "Ready" &&
+        t.detail["status"] === "False",
+    ),
+  );
+  for (const t of after.filter(
+    (x) => (x.name === "taint-added" || x.name === "taint-removed") && onLost(x),
+  )) {
     add(`${t.name}:${t.detail?.["key"] ?? ""}`, t);
   }
   const lostAt = unknown?.atMs ?? faultAtMs;
-  add("node-ready-again", after.find((t) => t.name === "node-condition" && onLost(t) && t.atMs > lostAt && t.detail?.["type"] === "Ready" && t.detail["status"] === "True"));
+  add(
+    "node-ready-again",
+    after.find(
+      (t) =>
+        t.name === "node-condition" &&
+        onLost(t) &&
+        t.atMs > lostAt &&
+        t.detail?.["type"] === "Ready" &&
+        t.detail["status"] === "True",
+    ),
+  );
 
   for (const workload of context.workloads) {
-    const ofWorkload = (t: Transition) => t.subject.kind === "Pod" && t.subject.namespace === workload.namespace && t.detail?.["app"] === workload.app;
+    const ofWorkload = (t: Transition) =>
+      t.subject.kind === "Pod" &&
+      t.subject.namespace === workload.namespace &&
+      t.detail?.["app"] === workload.app;
     // Pods of the workload that were on the lost node when it was lost.
-    const scheduledBefore = transitions.filter((t) => t.name === "pod-scheduled" && ofWorkload(t) && onLost(t) && t.atMs < faultAtMs).map((t) => t.subject.uid);
-    const goneBefore = new Set(transitions.filter((t) => t.name === "pod-gone" && ofWorkload(t) && t.atMs < faultAtMs).map((t) => t.subject.uid));
+    const scheduledBefore = transitions
+      .filter((t) => t.name === "pod-scheduled" && ofWorkload(t) && onLost(t) && t.atMs < faultAtMs)
+      .map((t) => t.subject.uid);
+    const goneBefore = new Set(
+      transitions
+        .filter((t) => t.name === "pod-gone" && ofWorkload(t) && t.atMs < faultAtMs)
+        .map((t) => t.subject.uid),
+    );
     const lostPods = new Set(scheduledBefore.filter((uid) => !goneBefore.has(uid)));
     const ofLostPod = (t: Transition) => ofWorkload(t) && lostPods.has(t.subject.uid);
-    add(`${workload.id}:pod-deletion-requested`, after.find((t) => t.name === "pod-deletion-requested" && ofLostPod(t)));
+    add(
+      `${workload.id}:pod-deletion-requested`,
+      after.find((t) => t.name === "pod-deletion-requested" && ofLostPod(t)),
+    );
     const gone = after.filter((t) => t.name === "pod-gone" && ofLostPod(t));
     add(`${workload.id}:pod-gone`, gone[0]);
     // Replacements: pods of the workload created after the fault, on another node.
-    const replacementUids = new Set(after.filter((t) => t.name === "pod-created" && ofWorkload(t)).map((t) => t.subject.uid));
-    const ofReplacement = (t: Transition) => ofWorkload(t) && replacementUids.has(t.subject.uid) && !onLost(t);
-    add(`${workload.id}:replacement-created`, after.find((t) => t.name === "pod-created" && ofWorkload(t)));
-    add(`${workload.id}:replacement-scheduled`, after.find((t) => t.name === "pod-scheduled" && ofReplacement(t)));
-    add(`${workload.id}:replacement-running`, after.find((t) => t.name === "pod-running" && ofReplacement(t)));
+    const replacementUids = new Set(
+      after.filter((t) => t.name === "pod-created" && ofWorkload(t)).map((t) => t.subject.uid),
+    );
+    const ofReplacement = (t: Transition) =>
+      ofWorkload(t) && replacementUids.has(t.subject.uid) && !onLost(t);
+    add(
+      `${workload.id}:replacement-created`,
+      after.find((t) => t.name === "pod-created" && ofWorkload(t)),
+    );
+    add(
+      `${workload.id}:replacement-scheduled`,
+      after.find((t) => t.name === "pod-scheduled" && ofReplacement(t)),
+    );
+    add(
+      `${workload.id}:replacement-running`,
+      after.find((t) => t.name === "pod-running" && ofReplacement(t)),
+    );
     const ready = after.filter((t) => t.name === "pod-ready" && ofReplacement(t));
     add(`${workload.id}:replacement-ready`, ready[0]);
     // Recovered: as many replacements Ready as pods were lost.
-    if (lostPods.size > 0 && ready.length >= lostPods.size) add(`${workload.id}:recovered`, ready[lostPods.size - 1]);
+    if (lostPods.size > 0 && ready.length >= lostPods.size)
+      add(`${workload.id}:recovered`, ready[lostPods.size - 1]);
   }
 
   const vaGone = after.find((t) => t.name === "va-gone" && onLost(t));
   add("va-gone", vaGone);
   if (vaGone) {
     const volume = vaGone.detail?.["volume"];
-    add("va-attached-elsewhere", after.find((t) => t.name === "va-attached" && !onLost(t) && t.detail?.["volume"] === volume));
+    add(
+      "va-attached-elsewhere",
+      after.find((t) => t.name === "va-attached" && !onLost(t) && t.detail?.["volume"] === volume),
+    );
   }
-  for (const t of after.filter((x) => x.name === "event" && (onLost(x) || context.workloads.some((w) => x.detail?.["involvedNamespace"] === w.namespace)))) {
+  for (const t of after.filter(
+    (x) =>
+      x.name === "event" &&
+      (onLost(x) || context.workloads.some((w) => x.detail?.["involvedNamespace"] === w.namespace)),
+  )) {
     add(`event:${t.detail?.["reason"] ?? ""}`, t);
   }
   for (const t of after.filter((x) => x.name === "fence-changed" && onLost(x))) {
@@ -97,7 +159,10 @@ export function deriveNodeLossMilestones(transitions: readonly Transition[], con
 }
 
 /** The time every workload was recovered (max of `<id>:recovered`), or undefined if any was not. */
-export function recoveryMs(milestones: readonly Milestone[], workloadIds: readonly string[]): number | undefined {
+export function recoveryMs(
+  milestones: readonly Milestone[],
+  workloadIds: readonly string[],
+): number | undefined {
   let latest = 0;
   for (const id of workloadIds) {
     const m = milestones.find((x) => x.name === `${id}:recovered`);

@@ -59,9 +59,27 @@ export class TimelineRecorder implements AsyncDisposable {
   }
 
   /** Resolves with the first recorded transition (past or future) that matches. */
-  async waitFor(what: string, predicate: (t: Transition) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Transition> {
+  async waitFor(
+    what: string,
+    predicate: (t: Transition) => boolean,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Transition> {
     const found = () => this.#transitions.find(predicate);
-    return pollUntil(async () => Promise.resolve(found()), { what, timeoutMs, intervalMs: 50, ...(signal ? { signal } : {}) });
+    return pollUntil(async () => Promise.resolve(found()), {
+      what,
+      timeoutMs,
+      intervalMs: 50,
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  /** Test seam: cuts every watch of `kind` (see ResourceWatcher.interrupt); returns the resume function. */
+  interrupt(kind: WatchedKind, options: { expire: boolean }): () => void {
+    const resumes = this.#watchers.filter((w) => w.kind === kind).map((w) => w.watcher.interrupt(options));
+    return () => {
+      for (const resume of resumes) resume();
+    };
   }
 
   async stop(): Promise<void> {
@@ -76,8 +94,19 @@ export class TimelineRecorder implements AsyncDisposable {
   async #start(): Promise<void> {
     const specs: WatchSpec[] = [
       { kind: "Node", apiVersion: "v1", apiKind: "Node", path: "/api/v1/nodes" },
-      { kind: "Lease", apiVersion: "coordination.k8s.io/v1", apiKind: "Lease", namespace: "kube-node-lease", path: "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases" },
-      { kind: "VolumeAttachment", apiVersion: "storage.k8s.io/v1", apiKind: "VolumeAttachment", path: "/apis/storage.k8s.io/v1/volumeattachments" },
+      {
+        kind: "Lease",
+        apiVersion: "coordination.k8s.io/v1",
+        apiKind: "Lease",
+        namespace: "kube-node-lease",
+        path: "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+      },
+      {
+        kind: "VolumeAttachment",
+        apiVersion: "storage.k8s.io/v1",
+        apiKind: "VolumeAttachment",
+        path: "/apis/storage.k8s.io/v1/volumeattachments",
+      },
     ];
     const namespaces = this.#options.namespaces;
     if (namespaces === undefined) {
@@ -85,13 +114,31 @@ export class TimelineRecorder implements AsyncDisposable {
       specs.push({ kind: "Event", apiVersion: "v1", apiKind: "Event", path: "/api/v1/events" });
     } else {
       // Node events live in "default"; controller events about nodes too.
-      for (const namespace of namespaces) specs.push({ kind: "Pod", apiVersion: "v1", apiKind: "Pod", namespace, path: `/api/v1/namespaces/${namespace}/pods` });
+      for (const namespace of namespaces)
+        specs.push({
+          kind: "Pod",
+          apiVersion: "v1",
+          apiKind: "Pod",
+          namespace,
+          path: `/api/v1/namespaces/${namespace}/pods`,
+        });
       for (const namespace of new Set([...namespaces, "default"])) {
-        specs.push({ kind: "Event", apiVersion: "v1", apiKind: "Event", namespace, path: `/api/v1/namespaces/${namespace}/events` });
+        specs.push({
+          kind: "Event",
+          apiVersion: "v1",
+          apiKind: "Event",
+          namespace,
+          path: `/api/v1/namespaces/${namespace}/events`,
+        });
       }
     }
     if (await this.#crdExists(NODE_FENCE_CRD)) {
-      specs.push({ kind: "NodeFence", apiVersion: "rekindle.dev/v1alpha1", apiKind: "NodeFence", path: "/apis/rekindle.dev/v1alpha1/nodefences" });
+      specs.push({
+        kind: "NodeFence",
+        apiVersion: "rekindle.dev/v1alpha1",
+        apiKind: "NodeFence",
+        path: "/apis/rekindle.dev/v1alpha1/nodefences",
+      });
     }
     for (const spec of specs) {
       const watcher = new ResourceWatcher(this.#kc, {
@@ -107,14 +154,28 @@ export class TimelineRecorder implements AsyncDisposable {
       });
       this.#watchers.push({ kind: spec.kind, watcher, done: watcher.run() });
     }
-    await withTimeout(Promise.all(this.#watchers.map((w) => w.watcher.listed)), 30_000, "the recorder's initial lists");
+    await withTimeout(
+      Promise.all(this.#watchers.map((w) => w.watcher.listed)),
+      30_000,
+      "the recorder's initial lists",
+    );
   }
 
-  #record(kind: WatchedKind, type: ChangeType, object: k8s.KubernetesObject, previous: k8s.KubernetesObject | undefined, source: "watch" | "relist"): void {
+  #record(
+    kind: WatchedKind,
+    type: ChangeType,
+    object: k8s.KubernetesObject,
+    previous: k8s.KubernetesObject | undefined,
+    source: "watch" | "relist",
+  ): void {
     const atMs = Date.now();
     const before = type === "ADDED" ? undefined : previous;
     const after = type === "DELETED" ? undefined : object;
-    for (const transition of transitionsOf({ kind, atMs, source }, before ?? (type === "DELETED" ? object : undefined), after)) {
+    for (const transition of transitionsOf(
+      { kind, atMs, source },
+      before ?? (type === "DELETED" ? object : undefined),
+      after,
+    )) {
       this.#transitions.push(transition);
       this.#options.onTransition?.(transition);
     }

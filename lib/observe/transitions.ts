@@ -8,7 +8,10 @@ export interface ChangeContext {
   source: "watch" | "relist";
 }
 
-type Make = (name: TransitionName, extra?: Partial<Omit<Transition, "name" | "atMs" | "subject" | "source">>) => Transition;
+type Make = (
+  name: TransitionName,
+  extra?: Partial<Omit<Transition, "name" | "atMs" | "subject" | "source">>,
+) => Transition;
 
 function ref(kind: WatchedKind, object: k8s.KubernetesObject): ObjectRef {
   const meta = object.metadata;
@@ -30,7 +33,11 @@ function maker(context: ChangeContext, object: k8s.KubernetesObject): Make {
   return (name, extra = {}) => ({ name, atMs: context.atMs, subject, source: context.source, ...extra });
 }
 
-function nodeTransitions(make: Make, before: k8s.V1Node | undefined, after: k8s.V1Node | undefined): Transition[] {
+function nodeTransitions(
+  make: Make,
+  before: k8s.V1Node | undefined,
+  after: k8s.V1Node | undefined,
+): Transition[] {
   const out: Transition[] = [];
   const node = (after ?? before)?.metadata?.name ?? "";
   if (!before && after) out.push(make("node-added", { node }));
@@ -42,7 +49,12 @@ function nodeTransitions(make: Make, before: k8s.V1Node | undefined, after: k8s.
         make("node-condition", {
           node,
           ...(iso(condition.lastTransitionTime) ? { apiTime: iso(condition.lastTransitionTime) } : {}),
-          detail: { type: condition.type, status: condition.status, from: previous?.status ?? "", reason: condition.reason ?? "" },
+          detail: {
+            type: condition.type,
+            status: condition.status,
+            from: previous?.status ?? "",
+            reason: condition.reason ?? "",
+          },
         }),
       );
     }
@@ -62,22 +74,37 @@ function nodeTransitions(make: Make, before: k8s.V1Node | undefined, after: k8s.
     }
   }
   for (const [k, t] of beforeTaints) {
-    if (!afterTaints.has(k)) out.push(make("taint-removed", { node, detail: { key: t.key, effect: t.effect } }));
+    if (!afterTaints.has(k))
+      out.push(make("taint-removed", { node, detail: { key: t.key, effect: t.effect } }));
   }
   return out;
 }
 
-function leaseTransitions(make: Make, before: k8s.V1Lease | undefined, after: k8s.V1Lease | undefined): Transition[] {
+function leaseTransitions(
+  make: Make,
+  before: k8s.V1Lease | undefined,
+  after: k8s.V1Lease | undefined,
+): Transition[] {
   const renewed = iso(after?.spec?.renewTime);
   if (!after || !renewed || renewed === iso(before?.spec?.renewTime)) return [];
-  return [make("lease-renewed", { node: after.metadata?.name ?? "", apiTime: renewed, detail: { holder: after.spec?.holderIdentity ?? "" } })];
+  return [
+    make("lease-renewed", {
+      node: after.metadata?.name ?? "",
+      apiTime: renewed,
+      detail: { holder: after.spec?.holderIdentity ?? "" },
+    }),
+  ];
 }
 
 function podReady(pod: k8s.V1Pod | undefined): boolean {
   return pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 }
 
-function podTransitions(make: Make, before: k8s.V1Pod | undefined, after: k8s.V1Pod | undefined): Transition[] {
+function podTransitions(
+  make: Make,
+  before: k8s.V1Pod | undefined,
+  after: k8s.V1Pod | undefined,
+): Transition[] {
   const out: Transition[] = [];
   const current = after ?? before;
   const owner = current?.metadata?.ownerReferences?.[0];
@@ -93,38 +120,86 @@ function podTransitions(make: Make, before: k8s.V1Pod | undefined, after: k8s.V1
   }
   const node = nodeOf(after);
   const on = node ? { node } : {};
-  if (!before) out.push(make("pod-created", { ...on, ...(iso(after.metadata?.creationTimestamp) ? { apiTime: iso(after.metadata?.creationTimestamp) } : {}), detail }));
+  if (!before)
+    out.push(
+      make("pod-created", {
+        ...on,
+        ...(iso(after.metadata?.creationTimestamp)
+          ? { apiTime: iso(after.metadata?.creationTimestamp) }
+          : {}),
+        detail,
+      }),
+    );
   if (node && !nodeOf(before)) {
     const scheduled = after.status?.conditions?.find((c) => c.type === "PodScheduled");
-    out.push(make("pod-scheduled", { node, ...(iso(scheduled?.lastTransitionTime) ? { apiTime: iso(scheduled?.lastTransitionTime) } : {}), detail }));
+    out.push(
+      make("pod-scheduled", {
+        node,
+        ...(iso(scheduled?.lastTransitionTime) ? { apiTime: iso(scheduled?.lastTransitionTime) } : {}),
+        detail,
+      }),
+    );
   }
-  if (after.status?.phase === "Running" && before?.status?.phase !== "Running") out.push(make("pod-running", { ...on, detail }));
+  if (after.status?.phase === "Running" && before?.status?.phase !== "Running")
+    out.push(make("pod-running", { ...on, detail }));
   if (podReady(after) && !podReady(before)) {
     const ready = after.status?.conditions?.find((c) => c.type === "Ready");
-    out.push(make("pod-ready", { ...on, ...(iso(ready?.lastTransitionTime) ? { apiTime: iso(ready?.lastTransitionTime) } : {}), detail }));
+    out.push(
+      make("pod-ready", {
+        ...on,
+        ...(iso(ready?.lastTransitionTime) ? { apiTime: iso(ready?.lastTransitionTime) } : {}),
+        detail,
+      }),
+    );
   }
   if (after.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp) {
     // deletionTimestamp is when deletion is due (request time + grace period), kept as the API time.
-    out.push(make("pod-deletion-requested", { ...on, apiTime: iso(after.metadata.deletionTimestamp) ?? "", detail: { ...detail, reason: after.status?.reason ?? "" } }));
+    out.push(
+      make("pod-deletion-requested", {
+        ...on,
+        apiTime: iso(after.metadata.deletionTimestamp) ?? "",
+        detail: { ...detail, reason: after.status?.reason ?? "" },
+      }),
+    );
   }
   return out;
 }
 
-function vaTransitions(make: Make, before: k8s.V1VolumeAttachment | undefined, after: k8s.V1VolumeAttachment | undefined): Transition[] {
+function vaTransitions(
+  make: Make,
+  before: k8s.V1VolumeAttachment | undefined,
+  after: k8s.V1VolumeAttachment | undefined,
+): Transition[] {
   const current = after ?? before;
   const node = current?.spec.nodeName ?? "";
   const detail = { volume: current?.spec.source.persistentVolumeName ?? "" };
   if (!after) return [make("va-gone", { node, detail })];
   const out: Transition[] = [];
-  if (!before) out.push(make("va-created", { node, ...(iso(after.metadata?.creationTimestamp) ? { apiTime: iso(after.metadata?.creationTimestamp) } : {}), detail }));
-  if (after.status?.attached === true && before?.status?.attached !== true) out.push(make("va-attached", { node, detail }));
+  if (!before)
+    out.push(
+      make("va-created", {
+        node,
+        ...(iso(after.metadata?.creationTimestamp)
+          ? { apiTime: iso(after.metadata?.creationTimestamp) }
+          : {}),
+        detail,
+      }),
+    );
+  if (after.status?.attached === true && before?.status?.attached !== true)
+    out.push(make("va-attached", { node, detail }));
   if (after.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp) {
-    out.push(make("va-deletion-requested", { node, apiTime: iso(after.metadata.deletionTimestamp) ?? "", detail }));
+    out.push(
+      make("va-deletion-requested", { node, apiTime: iso(after.metadata.deletionTimestamp) ?? "", detail }),
+    );
   }
   return out;
 }
 
-function eventTransitions(make: Make, before: k8s.CoreV1Event | undefined, after: k8s.CoreV1Event | undefined): Transition[] {
+function eventTransitions(
+  make: Make,
+  before: k8s.CoreV1Event | undefined,
+  after: k8s.CoreV1Event | undefined,
+): Transition[] {
   if (!after || (before && before.count === after.count)) return [];
   const involved = after.involvedObject;
   const apiTime = iso(after.eventTime) ?? iso(after.lastTimestamp) ?? iso(after.firstTimestamp);
@@ -150,7 +225,11 @@ interface FenceLike extends k8s.KubernetesObject {
   status?: { step?: string; phase?: string };
 }
 
-function fenceTransitions(make: Make, before: FenceLike | undefined, after: FenceLike | undefined): Transition[] {
+function fenceTransitions(
+  make: Make,
+  before: FenceLike | undefined,
+  after: FenceLike | undefined,
+): Transition[] {
   const current = after ?? before;
   const node = current?.spec?.node ?? "";
   const step = after?.status?.step ?? "";
@@ -160,22 +239,34 @@ function fenceTransitions(make: Make, before: FenceLike | undefined, after: Fenc
 }
 
 /** All transitions between two versions of one object (`before` undefined: added; `after` undefined: deleted). */
-export function transitionsOf(context: ChangeContext, before: k8s.KubernetesObject | undefined, after: k8s.KubernetesObject | undefined): Transition[] {
+export function transitionsOf(
+  context: ChangeContext,
+  before: k8s.KubernetesObject | undefined,
+  after: k8s.KubernetesObject | undefined,
+): Transition[] {
   const object = after ?? before;
   if (!object) return [];
   const make = maker(context, object);
   switch (context.kind) {
     case "Node":
-      return nodeTransitions(make, before as k8s.V1Node | undefined, after as k8s.V1Node | undefined);
+      return nodeTransitions(make, before, after);
     case "Lease":
-      return leaseTransitions(make, before as k8s.V1Lease | undefined, after as k8s.V1Lease | undefined);
+      return leaseTransitions(make, before, after);
     case "Pod":
-      return podTransitions(make, before as k8s.V1Pod | undefined, after as k8s.V1Pod | undefined);
+      return podTransitions(make, before, after);
     case "VolumeAttachment":
-      return vaTransitions(make, before as k8s.V1VolumeAttachment | undefined, after as k8s.V1VolumeAttachment | undefined);
+      return vaTransitions(
+        make,
+        before as k8s.V1VolumeAttachment | undefined,
+        after as k8s.V1VolumeAttachment | undefined,
+      );
     case "Event":
-      return eventTransitions(make, before as k8s.CoreV1Event | undefined, after as k8s.CoreV1Event | undefined);
+      return eventTransitions(
+        make,
+        before as k8s.CoreV1Event | undefined,
+        after as k8s.CoreV1Event | undefined,
+      );
     case "NodeFence":
-      return fenceTransitions(make, before as FenceLike | undefined, after as FenceLike | undefined);
+      return fenceTransitions(make, before, after);
   }
 }

@@ -2,7 +2,8 @@
 // watch) it relists and reports what changed during the gap, so no transition is lost, only
 // observed late (those are marked source "relist").
 import { k8s } from "../kube/client.js";
-import { sleep } from "../util/time.js";
+import { toError } from "../errors.js";
+import { isAborted, sleep } from "../util/time.js";
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -15,7 +16,12 @@ export interface ResourceWatcherOptions {
   /** Collection path for watch, e.g. /api/v1/pods or /api/v1/namespaces/x/pods. */
   path: string;
   /** `previous` is the last version seen of the same object (undefined when new). */
-  onChange: (type: ChangeType, object: k8s.KubernetesObject, previous: k8s.KubernetesObject | undefined, source: "watch" | "relist") => void;
+  onChange: (
+    type: ChangeType,
+    object: k8s.KubernetesObject,
+    previous: k8s.KubernetesObject | undefined,
+    source: "watch" | "relist",
+  ) => void;
   onError?: (error: unknown) => void;
   signal: AbortSignal;
 }
@@ -34,6 +40,10 @@ export class ResourceWatcher {
   /** Resolves once the first list has been reported. */
   readonly listed: Promise<void>;
   #markListed!: () => void;
+  #connection: AbortController | undefined;
+  #interrupted = false;
+  #forceRelist = false;
+  #hold: Promise<void> | undefined;
 
   constructor(kc: k8s.KubeConfig, options: ResourceWatcherOptions) {
     this.#kc = kc;
@@ -54,13 +64,28 @@ export class ResourceWatcher {
           needList = false;
           this.#markListed();
         }
+        if (this.#hold) {
+          await Promise.race([
+            this.#hold,
+            new Promise((resolve) => {
+              signal.addEventListener("abort", resolve, { once: true });
+            }),
+          ]);
+          if (isAborted(signal)) break;
+          if (this.#forceRelist) {
+            this.#forceRelist = false;
+            needList = true;
+            this.relists++;
+            continue;
+          }
+        }
         const end = await this.#watchOnce();
         if (end.expired) {
           needList = true;
           this.relists++;
         }
       } catch (error) {
-        if (signal.aborted) break;
+        if (isAborted(signal)) break;
         this.#options.onError?.(error);
         needList = true;
         this.relists++;
@@ -71,6 +96,26 @@ export class ResourceWatcher {
         }
       }
     }
+  }
+
+  /**
+   * Drops the live watch and stays disconnected until the returned function is called, as a long
+   * network gap would. With `expire`, it then takes the path a 410 Gone answer takes (relist and
+   * report the difference) instead of resuming from its resourceVersion. Used by tests: a young
+   * apiserver's watch cache still serves old resourceVersions, so a real 410 is hard to provoke.
+   */
+  interrupt(options: { expire: boolean }): () => void {
+    let release!: () => void;
+    this.#hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#interrupted = true;
+    this.#connection?.abort();
+    return () => {
+      this.#forceRelist = options.expire;
+      this.#hold = undefined;
+      release();
+    };
   }
 
   async #relist(): Promise<void> {
@@ -102,6 +147,7 @@ export class ResourceWatcher {
     return new Promise<WatchEnd>((resolve, reject) => {
       let expired = false;
       let controller: AbortController | undefined;
+      this.#interrupted = false;
       const onAbort = () => controller?.abort();
       signal.addEventListener("abort", onAbort, { once: true });
       const watch = new k8s.Watch(this.#kc);
@@ -126,10 +172,12 @@ export class ResourceWatcher {
           },
           (error: unknown) => {
             signal.removeEventListener("abort", onAbort);
-            if (error && !signal.aborted && !expired) {
-              const status = (error as { statusCode?: number; code?: number }).statusCode ?? (error as { code?: number }).code;
+            if (error && !signal.aborted && !expired && !this.#interrupted) {
+              const status =
+                (error as { statusCode?: number; code?: number }).statusCode ??
+                (error as { code?: number }).code;
               if (status === 410) resolve({ expired: true });
-              else reject(error instanceof Error ? error : new Error(String(error)));
+              else reject(toError(error));
               return;
             }
             resolve({ expired });
@@ -137,11 +185,12 @@ export class ResourceWatcher {
         )
         .then((c) => {
           controller = c;
+          this.#connection = c;
           if (signal.aborted) c.abort();
         })
         .catch((error: unknown) => {
           signal.removeEventListener("abort", onAbort);
-          reject(error instanceof Error ? error : new Error(String(error)));
+          reject(toError(error));
         });
     });
   }

@@ -49,11 +49,17 @@ export function timelineSvg(input: ChartInput): string {
   const step = niceStep(maxT - minT);
   for (let t = Math.ceil(minT / step) * step; t <= maxT; t += step) {
     const gx = x(t).toFixed(1);
-    parts.push(`<line x1="${gx}" x2="${gx}" y1="${TOP - 8}" y2="${TOP + names.length * ROW}" stroke="#e5e5e5"/>`);
-    parts.push(`<text x="${gx}" y="${TOP + names.length * ROW + 16}" text-anchor="middle" fill="#555">${(t / 1000).toFixed(step < 1000 ? 1 : 0)}s</text>`);
+    parts.push(
+      `<line x1="${gx}" x2="${gx}" y1="${TOP - 8}" y2="${TOP + names.length * ROW}" stroke="#e5e5e5"/>`,
+    );
+    parts.push(
+      `<text x="${gx}" y="${TOP + names.length * ROW + 16}" text-anchor="middle" fill="#555">${(t / 1000).toFixed(step < 1000 ? 1 : 0)}s</text>`,
+    );
   }
   const zero = x(0).toFixed(1);
-  parts.push(`<line x1="${zero}" x2="${zero}" y1="${TOP - 8}" y2="${TOP + names.length * ROW}" stroke="#333" stroke-dasharray="4 3"/>`);
+  parts.push(
+    `<line x1="${zero}" x2="${zero}" y1="${TOP - 8}" y2="${TOP + names.length * ROW}" stroke="#333" stroke-dasharray="4 3"/>`,
+  );
   parts.push(`<text x="${zero}" y="${TOP - 12}" text-anchor="middle" fill="#333">fault</text>`);
   names.forEach((name, i) => {
     const y = TOP + i * ROW;
@@ -63,7 +69,9 @@ export function timelineSvg(input: ChartInput): string {
       const x0 = x(check.minMs);
       const x1 = check.maxMs === null ? WIDTH - RIGHT : x(check.maxMs ?? check.minMs);
       const fill = check.maxMs === null ? "url(#never)" : "#cfe3f7";
-      parts.push(`<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"><title>${esc(`${name}: expected ${check.why}`)}</title></rect>`);
+      parts.push(
+        `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"><title>${esc(`${name}: expected ${check.why}`)}</title></rect>`,
+      );
     }
     const actual = at.get(name);
     if (actual !== undefined) {

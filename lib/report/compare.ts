@@ -32,9 +32,13 @@ export function readSummary(path: string): RunSummary {
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new RekindleError("INVALID_INPUT", `cannot read summary ${path}: ${error instanceof Error ? error.message : String(error)}`, {
-      hint: "pass the summary.json of a rekindle run (reports/<run-id>/summary.json)",
-    });
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `cannot read summary ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        hint: "pass the summary.json of a rekindle run (reports/<run-id>/summary.json)",
+      },
+    );
   }
   const summary = parsed as Partial<RunSummary>;
   if (!Array.isArray(summary.scenarios) || typeof summary.runId !== "string") {
@@ -43,14 +47,20 @@ export function readSummary(path: string): RunSummary {
   return summary as RunSummary;
 }
 
-export function compareSummaries(baseline: RunSummary, current: RunSummary, options: CompareOptions = {}): ComparisonRow[] {
+export function compareSummaries(
+  baseline: RunSummary,
+  current: RunSummary,
+  options: CompareOptions = {},
+): ComparisonRow[] {
   const max = options.maxRegression ?? 0.2;
   const minDelta = options.minDeltaMs ?? 1000;
   const rows: ComparisonRow[] = [];
   for (const scenario of current.scenarios) {
     const base = baseline.scenarios.find((s) => s.id === scenario.id);
     if (!base) continue;
-    const pairs: [string, number | null, number | null][] = [["recovery", base.recoveryMs, scenario.recoveryMs]];
+    const pairs: [string, number | null, number | null][] = [
+      ["recovery", base.recoveryMs, scenario.recoveryMs],
+    ];
     for (const m of scenario.milestones) {
       if (m.name === "fault-injected" || m.name === "last-lease-renewal") continue;
       pairs.push([m.name, base.milestones.find((b) => b.name === m.name)?.atMs ?? null, m.atMs]);
@@ -59,7 +69,8 @@ export function compareSummaries(baseline: RunSummary, current: RunSummary, opti
       const change = b !== null && c !== null && b > 0 ? (c - b) / b : null;
       // Recovery lost entirely is the worst regression.
       const lostRecovery = milestone === "recovery" && b !== null && c === null;
-      const regression = lostRecovery || (change !== null && b !== null && c !== null && change > max && c - b >= minDelta);
+      const regression =
+        lostRecovery || (change !== null && b !== null && c !== null && change > max && c - b >= minDelta);
       rows.push({ scenario: scenario.id, milestone, baselineMs: b, currentMs: c, change, regression });
     }
   }
@@ -68,9 +79,20 @@ export function compareSummaries(baseline: RunSummary, current: RunSummary, opti
 
 export function formatComparison(rows: readonly ComparisonRow[]): string {
   const s = (ms: number | null) => (ms === null ? "—" : `${(ms / 1000).toFixed(1)}s`);
-  const table = rows.map((r) => [r.scenario, r.milestone, s(r.baselineMs), s(r.currentMs), r.change === null ? "—" : `${r.change >= 0 ? "+" : ""}${(r.change * 100).toFixed(1)}%`, r.regression ? "REGRESSION" : ""]);
+  const table = rows.map((r) => [
+    r.scenario,
+    r.milestone,
+    s(r.baselineMs),
+    s(r.currentMs),
+    r.change === null ? "—" : `${r.change >= 0 ? "+" : ""}${(r.change * 100).toFixed(1)}%`,
+    r.regression ? "REGRESSION" : "",
+  ]);
   const header = ["scenario", "milestone", "baseline", "current", "change", ""];
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   return [line(header), ...table.map(line)].join("\n");
 }

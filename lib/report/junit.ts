@@ -4,14 +4,20 @@ import { join } from "node:path";
 import type { RunSummary } from "./summary.js";
 
 function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c);
+  return text.replace(
+    /[<>&"']/g,
+    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c,
+  );
 }
 
 export function junitXml(summary: RunSummary): string {
   const failures = summary.scenarios.filter((s) => s.outcome === "failed").length;
   const cases = summary.scenarios.map((s) => {
     const seconds = ((s.recoveryMs ?? 0) / 1000).toFixed(3);
-    const body = s.outcome === "failed" ? `\n      <failure message="${escapeXml((s.error ?? "failed").split("\n")[0] ?? "failed")}">${escapeXml(s.error ?? "")}</failure>\n    ` : "";
+    const body =
+      s.outcome === "failed"
+        ? `\n      <failure message="${escapeXml((s.error ?? "failed").split("\n")[0] ?? "failed")}">${escapeXml(s.error ?? "")}</failure>\n    `
+        : "";
     return `    <testcase classname="rekindle.${escapeXml(summary.provider)}.${escapeXml(summary.profile)}" name="${escapeXml(s.id)}" time="${seconds}">${body}</testcase>`;
   });
   return [

@@ -63,15 +63,26 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export function statsOf(values: readonly number[]): MilestoneStats {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), max: sorted[sorted.length - 1] ?? Number.NaN };
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
 }
 
 /** Folds repeated runs of one scenario into its summary entry. */
-export function summarizeScenario(id: string, runs: readonly ScenarioRun[], expected: readonly SummaryExpected[]): ScenarioSummary {
+export function summarizeScenario(
+  id: string,
+  runs: readonly ScenarioRun[],
+  expected: readonly SummaryExpected[],
+): ScenarioSummary {
   const names = [...new Set(runs.flatMap((r) => r.milestones.map((m) => m.name)))];
   const stats: Record<string, MilestoneStats> = {};
   for (const name of names) {
-    stats[name] = statsOf(runs.flatMap((r) => r.milestones.filter((m) => m.name === name).map((m) => m.atMs)));
+    stats[name] = statsOf(
+      runs.flatMap((r) => r.milestones.filter((m) => m.name === name).map((m) => m.atMs)),
+    );
   }
   const recoveries = runs.map((r) => r.recoveryMs);
   const recovered = recoveries.filter((r): r is number => r !== null);
@@ -80,7 +91,9 @@ export function summarizeScenario(id: string, runs: readonly ScenarioRun[], expe
     id,
     outcome: failed ? "failed" : "passed",
     recoveryMs: recovered.length === runs.length && recovered.length > 0 ? statsOf(recovered).p50 : null,
-    milestones: names.map((name) => ({ name, atMs: stats[name]?.p50 ?? Number.NaN })).sort((a, b) => a.atMs - b.atMs),
+    milestones: names
+      .map((name) => ({ name, atMs: stats[name]?.p50 ?? Number.NaN }))
+      .sort((a, b) => a.atMs - b.atMs),
     expected: [...expected],
     stats,
     runs: [...runs],

@@ -41,7 +41,12 @@ export function runContext(): RunContext {
   return current;
 }
 
-export function recordScenarioRun(id: string, run: ScenarioRun, expected: SummaryExpected[], chart: string): void {
+export function recordScenarioRun(
+  id: string,
+  run: ScenarioRun,
+  expected: SummaryExpected[],
+  chart: string,
+): void {
   const context = runContext();
   const entry = context.scenarios.get(id) ?? { id, runs: [], expected, chart };
   entry.runs.push(run);

@@ -53,18 +53,27 @@ function newRunId(): string {
 function suiteFile(family: string): string {
   // Compiled runs load dist/suites/*.js; runs from source (tsx) load suites/*.ts.
   const fromSource = import.meta.url.endsWith(".ts");
-  return fromSource ? join(PROJECT_ROOT, "suites", `${family}.ts`) : fileURLToPath(new URL(`../../suites/${family}.js`, import.meta.url));
+  return fromSource
+    ? join(PROJECT_ROOT, "suites", `${family}.ts`)
+    : fileURLToPath(new URL(`../../suites/${family}.js`, import.meta.url));
 }
 
-export function validateRunOptions(options: RunOptions): { provider: string; suites: string[]; repeat: number } {
+export function validateRunOptions(options: RunOptions): {
+  provider: string;
+  suites: string[];
+  repeat: number;
+} {
   const provider = options.provider ?? "sim";
-  if (!(PROVIDERS as readonly string[]).includes(provider)) throw RekindleError.invalidInput("provider", provider, PROVIDERS);
+  if (!(PROVIDERS as readonly string[]).includes(provider))
+    throw RekindleError.invalidInput("provider", provider, PROVIDERS);
   const suites = options.suites && options.suites.length > 0 ? options.suites : [...SUITE_FAMILIES];
   for (const suite of suites) {
-    if (!(SUITE_FAMILIES as readonly string[]).includes(suite)) throw RekindleError.invalidInput("suite", suite, SUITE_FAMILIES);
+    if (!(SUITE_FAMILIES as readonly string[]).includes(suite))
+      throw RekindleError.invalidInput("suite", suite, SUITE_FAMILIES);
   }
   const repeat = options.repeat ?? 1;
-  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100) throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
+    throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
   timingProfile(options.profile ?? "default");
   return { provider, suites, repeat };
 }
@@ -77,10 +86,19 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   const runId = newRunId();
   const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);
   mkdirSync(join(reportDir, "charts"), { recursive: true });
-  progress.info(`rekindle run ${runId}: provider ${provider}, profile ${profile.name}, suites ${suites.join(", ")}, repeat ${repeat}`);
+  progress.info(
+    `rekindle run ${runId}: provider ${provider}, profile ${profile.name}, suites ${suites.join(", ")}, repeat ${repeat}`,
+  );
   progress.info(`reports → ${reportDir}`);
 
-  const summary: RunSummary = { runId, provider, profile: profile.name, startedAt: new Date().toISOString(), repeat, scenarios: [] };
+  const summary: RunSummary = {
+    runId,
+    provider,
+    profile: profile.name,
+    startedAt: new Date().toISOString(),
+    repeat,
+    scenarios: [],
+  };
   const cluster = await SimCluster.start({
     name: `run-${runId.slice(-6)}`,
     root: join(reportDir, "cluster"),
@@ -92,7 +110,16 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     progress,
     signal,
   });
-  const context: RunContext = { target: cluster, provider, repeat, progress, signal, podStartMs: 1000, attachMs: 500, scenarios: new Map() };
+  const context: RunContext = {
+    target: cluster,
+    provider,
+    repeat,
+    progress,
+    signal,
+    podStartMs: 1000,
+    attachMs: 500,
+    scenarios: new Map(),
+  };
   let mochaFailures = 0;
   try {
     setRunContext(context);
@@ -113,7 +140,9 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   } finally {
     setRunContext(undefined);
     if (options.keepCluster === true) {
-      progress.info(`cluster kept: KUBECONFIG=${cluster.kubeconfigPath}; stop it with: rekindle sim down --name ${cluster.state.root}`);
+      progress.info(
+        `cluster kept: KUBECONFIG=${cluster.kubeconfigPath}; stop it with: rekindle sim down --name ${cluster.state.root}`,
+      );
     } else {
       await cluster.destroy();
     }
@@ -127,7 +156,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   writeSummary(reportDir, summary);
   writeJunit(reportDir, summary);
   if (options.allureHtml !== false) await generateAllureHtml(reportDir, progress);
-  const failed = summary.scenarios.filter((s) => s.outcome === "failed").length + (summary.scenarios.length === 0 ? 1 : 0);
+  const failed =
+    summary.scenarios.filter((s) => s.outcome === "failed").length + (summary.scenarios.length === 0 ? 1 : 0);
   return { summary, reportDir, failed: Math.max(failed, mochaFailures) };
 }
 
@@ -135,12 +165,18 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
 async function generateAllureHtml(reportDir: string, progress: Progress): Promise<void> {
   const allure = join(PROJECT_ROOT, "node_modules", ".bin", "allure");
   if (!existsSync(allure)) {
-    progress.info("allure-commandline is not installed: skipping the HTML report (allure-results/ is written)");
+    progress.info(
+      "allure-commandline is not installed: skipping the HTML report (allure-results/ is written)",
+    );
     return;
   }
   const phase = progress.phase("generating the Allure HTML report");
   try {
-    await runCommand(allure, ["generate", join(reportDir, "allure-results"), "-o", join(reportDir, "allure-report"), "--clean"], { timeoutMs: 180_000 });
+    await runCommand(
+      allure,
+      ["generate", join(reportDir, "allure-results"), "-o", join(reportDir, "allure-report"), "--clean"],
+      { timeoutMs: 180_000 },
+    );
     phase.end(join(reportDir, "allure-report", "index.html"));
   } catch (error) {
     phase.end(`skipped: ${error instanceof Error ? error.message : String(error)} (is Java installed?)`);

@@ -4,12 +4,24 @@
 // operator taints the lost node out-of-service, as the recovery controller would after fencing).
 import * as allure from "allure-js-commons";
 import type { TimingProfile } from "../cluster/profiles.js";
+import { errorMessage } from "../errors.js";
 import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
-import { expectedNodeLoss, nominalWindows, POD_GC_PERIOD_MS, type ExpectedMilestone, type RecoveryMode } from "../expect/model.js";
+import {
+  expectedNodeLoss,
+  nominalWindows,
+  POD_GC_PERIOD_MS,
+  type ExpectedMilestone,
+  type RecoveryMode,
+} from "../expect/model.js";
 import { k8s, nodeConditionStatus } from "../kube/client.js";
 import { OUT_OF_SERVICE_TAINT, readNode } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
-import { deriveNodeLossMilestones, recoveryMs, type Milestone, type WorkloadRef } from "../observe/milestones.js";
+import {
+  deriveNodeLossMilestones,
+  recoveryMs,
+  type Milestone,
+  type WorkloadRef,
+} from "../observe/milestones.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
 import { timelineSvg } from "../report/chart.js";
@@ -59,7 +71,10 @@ export function nodeLossWorkloads(namespace: string): WorkloadRef[] {
 }
 
 /** Resolved expected windows for summary.json: against actual anchors where known, else nominal. */
-export function summaryExpected(expected: readonly ExpectedMilestone[], checks: readonly WindowCheck[]): SummaryExpected[] {
+export function summaryExpected(
+  expected: readonly ExpectedMilestone[],
+  checks: readonly WindowCheck[],
+): SummaryExpected[] {
   const nominal = new Map(nominalWindows(expected).map((w) => [w.name, w]));
   return expected.map((e) => {
     const check = checks.find((c) => c.name === e.name);
@@ -107,28 +122,43 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
       deployNodeLossWorkloads(kc, { namespace, runId: target.runId, ...(signal ? { signal } : {}) }),
     );
     lostNode = deployed.statefulSetNode;
-    recorder = await steps.step("start the timeline recorder", () => TimelineRecorder.start(kc, { namespaces: [namespace] }));
+    recorder = await steps.step("start the timeline recorder", () =>
+      TimelineRecorder.start(kc, { namespaces: [namespace] }),
+    );
     await steps.step(`stop node ${lostNode}`, async () => {
       faultAtMs = Date.now();
       await target.stopNode(lostNode);
     });
     steps.registerUndo(`start node ${lostNode} and wait for Ready`, async () => {
       await target.startNode(lostNode);
-      await pollUntil(async () => (nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "True" ? true : undefined), {
-        what: `${lostNode} Ready again`,
-        timeoutMs: 120_000,
-      });
+      await pollUntil(
+        async () =>
+          nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "True" ? true : undefined,
+        {
+          what: `${lostNode} Ready again`,
+          timeoutMs: 120_000,
+        },
+      );
     });
     await awaitMilestone("node-ready-unknown");
     await awaitMilestone("deployment:recovered");
     await awaitMilestone("statefulset:pod-deletion-requested");
     if (mode === "baseline") {
       const observeMs = options.observeStuckMs ?? 3 * POD_GC_PERIOD_MS;
-      await steps.step(`observe the StatefulSet stuck for ${observeMs / 1000}s`, () => sleep(observeMs, signal));
+      await steps.step(`observe the StatefulSet stuck for ${observeMs / 1000}s`, () =>
+        sleep(observeMs, signal),
+      );
     } else {
-      await steps.step(`taint ${lostNode} ${OUT_OF_SERVICE_TAINT}=nodeshutdown:NoExecute by hand`, async () => {
-        await addTaint(kc, lostNode, { key: OUT_OF_SERVICE_TAINT, value: "nodeshutdown", effect: "NoExecute" });
-      });
+      await steps.step(
+        `taint ${lostNode} ${OUT_OF_SERVICE_TAINT}=nodeshutdown:NoExecute by hand`,
+        async () => {
+          await addTaint(kc, lostNode, {
+            key: OUT_OF_SERVICE_TAINT,
+            value: "nodeshutdown",
+            effect: "NoExecute",
+          });
+        },
+      );
       steps.registerUndo(`remove the out-of-service taint from ${lostNode}`, async () => {
         await removeTaint(kc, lostNode, OUT_OF_SERVICE_TAINT);
       });
@@ -153,8 +183,12 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
 
   // Judge what happened while the fault was in force; the restoration afterwards is reported too.
   const observed = (recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs);
-  const milestones = faultAtMs === 0 ? [] : deriveNodeLossMilestones(observed, { faultAtMs, lostNode, workloads });
-  const afterRestore = faultAtMs === 0 ? [] : deriveNodeLossMilestones(recorder?.transitions ?? [], { faultAtMs, lostNode, workloads });
+  const milestones =
+    faultAtMs === 0 ? [] : deriveNodeLossMilestones(observed, { faultAtMs, lostNode, workloads });
+  const afterRestore =
+    faultAtMs === 0
+      ? []
+      : deriveNodeLossMilestones(recorder?.transitions ?? [], { faultAtMs, lostNode, workloads });
   const readyAgain = afterRestore.find((m) => m.name === "node-ready-again");
   if (readyAgain && !milestones.some((m) => m.name === "node-ready-again")) milestones.push(readyAgain);
   const checks = checkTimeline(expected, milestones);
@@ -163,9 +197,7 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
   const recovered = recoveryMs(milestones, ["deployment", "statefulset"]);
   const errorText =
     failure !== undefined
-      ? failure instanceof Error
-        ? failure.message
-        : String(failure)
+      ? errorMessage(failure)
       : mismatches.length > 0
         ? `${mismatches.length} milestone(s) outside the expected timeline\n${formatChecks(checks)}`
         : undefined;

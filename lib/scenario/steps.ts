@@ -1,6 +1,7 @@
 // A scenario is named steps; each undo is registered right after its fault and run in reverse.
 // Steps are reported to Allure when running under its mocha reporter (no-ops otherwise).
 import * as allure from "allure-js-commons";
+import { toError } from "../errors.js";
 import type { Progress } from "../util/progress.js";
 import { silentProgress } from "../util/progress.js";
 
@@ -45,6 +46,6 @@ export class ScenarioSteps {
         first ??= error;
       }
     }
-    if (first !== undefined) throw first instanceof Error ? first : new Error(String(first));
+    if (first !== undefined) throw toError(first);
   }
 }

@@ -61,7 +61,11 @@ export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, wha
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new RekindleError("TIMEOUT", `timed out after ${timeoutMs} ms waiting for ${what}`, { details: { what, timeoutMs } }));
+      reject(
+        new RekindleError("TIMEOUT", `timed out after ${timeoutMs} ms waiting for ${what}`, {
+          details: { what, timeoutMs },
+        }),
+      );
     }, timeoutMs);
   });
   try {
@@ -69,4 +73,9 @@ export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, wha
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Reads `signal.aborted` afresh (a plain property read after an await is narrowed away by TypeScript). */
+export function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }

@@ -90,7 +90,9 @@ export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerO
 
 /** Claims of a pod's PVC volumes. */
 export function claimNames(pod: k8s.V1Pod): string[] {
-  return (pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : []));
+  return (pod.spec?.volumes ?? []).flatMap((v) =>
+    v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : [],
+  );
 }
 
 /** Marks pending pods whose PVC volumes are all attached to their node. */
@@ -99,23 +101,43 @@ export async function markAttachedPods(kc: k8s.KubeConfig, options: CsiProvision
   const storage = kc.makeApiClient(k8s.StorageV1Api);
   const log = options.log ?? (() => undefined);
   const pods = (await core.listPodForAllNamespaces({ fieldSelector: "status.phase=Pending" })).items.filter(
-    (p) => p.spec?.nodeName && !p.metadata?.deletionTimestamp && claimNames(p).length > 0 && p.metadata?.annotations?.[VOLUMES_ATTACHED_ANNOTATION] !== "true",
+    (p) =>
+      p.spec?.nodeName &&
+      !p.metadata?.deletionTimestamp &&
+      claimNames(p).length > 0 &&
+      p.metadata?.annotations?.[VOLUMES_ATTACHED_ANNOTATION] !== "true",
   );
   if (pods.length === 0) return;
   const attached = new Set(
     (await storage.listVolumeAttachment()).items
-      .filter((va) => va.spec.attacher === options.driver && va.status?.attached === true && !va.metadata?.deletionTimestamp)
+      .filter(
+        (va) =>
+          va.spec.attacher === options.driver &&
+          va.status?.attached === true &&
+          !va.metadata?.deletionTimestamp,
+      )
       .map((va) => `${va.spec.source.persistentVolumeName ?? ""}@${va.spec.nodeName}`),
   );
   const claims = await core.listPersistentVolumeClaimForAllNamespaces();
-  const volumeOf = new Map(claims.items.map((c) => [`${c.metadata?.namespace ?? ""}/${c.metadata?.name ?? ""}`, c.spec?.volumeName ?? ""]));
+  const volumeOf = new Map(
+    claims.items.map((c) => [
+      `${c.metadata?.namespace ?? ""}/${c.metadata?.name ?? ""}`,
+      c.spec?.volumeName ?? "",
+    ]),
+  );
   for (const pod of pods) {
     const namespace = pod.metadata?.namespace ?? "";
-    const ready = claimNames(pod).every((claim) => attached.has(`${volumeOf.get(`${namespace}/${claim}`) ?? "?"}@${pod.spec?.nodeName ?? ""}`));
+    const ready = claimNames(pod).every((claim) =>
+      attached.has(`${volumeOf.get(`${namespace}/${claim}`) ?? "?"}@${pod.spec?.nodeName ?? ""}`),
+    );
     if (!ready) continue;
     try {
       await core.patchNamespacedPod(
-        { name: pod.metadata?.name ?? "", namespace, body: { metadata: { annotations: { [VOLUMES_ATTACHED_ANNOTATION]: "true" } } } },
+        {
+          name: pod.metadata?.name ?? "",
+          namespace,
+          body: { metadata: { annotations: { [VOLUMES_ATTACHED_ANNOTATION]: "true" } } },
+        },
         k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
       );
       log(`volumes attached for ${namespace}/${pod.metadata?.name ?? ""} on ${pod.spec?.nodeName ?? ""}`);

@@ -1,0 +1,143 @@
+// `rekindle run` end to end on the sim provider (fast profile): the node-loss suite passes, its
+// milestones are all present and causally ordered, and every report names every scenario.
+import { expect } from "chai";
+import { execa } from "execa";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunSummary } from "../../lib/report/summary.js";
+import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { testRunDir } from "../support/run-dir.js";
+
+const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
+const SCENARIOS = ["node-loss/baseline", "node-loss/manual-out-of-service"];
+
+function at(summary: RunSummary, scenario: string, milestone: string): number {
+  const m = summary.scenarios.find((s) => s.id === scenario)?.milestones.find((x) => x.name === milestone);
+  expect(m, `${scenario}: milestone ${milestone}`).to.not.equal(undefined);
+  return m?.atMs ?? Number.NaN;
+}
+
+describe("rekindle run (sim, fast profile) and its reports", function () {
+  const reportDir = join(testRunDir("run"), "report");
+  let summary: RunSummary;
+  let stdout = "";
+
+  before(async function () {
+    const run = await execa(process.execPath, [bin, "run", "--profile", "fast", "--report-dir", reportDir], {
+      reject: false,
+      timeout: 900_000,
+    });
+    stdout = run.stdout;
+    expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-3000)}`).to.equal(0);
+    summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+  });
+
+  it("writes summary.json to the contract", function () {
+    expect(summary).to.include({ provider: "sim", profile: "fast", repeat: 1 });
+    expect(summary.runId).to.be.a("string").and.not.empty;
+    expect(Date.parse(summary.startedAt)).to.be.a("number").and.not.NaN;
+    expect(summary.scenarios.map((s) => s.id)).to.deep.equal(SCENARIOS);
+    for (const s of summary.scenarios) {
+      expect(s.outcome, s.id).to.equal("passed");
+      for (const m of s.milestones) expect(m).to.have.keys("name", "atMs");
+      for (const e of s.expected) expect(e).to.have.keys("name", "minMs", "maxMs");
+      expect(s.milestones.some((m) => m.name === "fault-injected" && m.atMs === 0)).to.equal(true);
+    }
+  });
+
+  it("records the baseline: Deployment recovered, StatefulSet never, volume never detached", function () {
+    const baseline = summary.scenarios.find((s) => s.id === "node-loss/baseline")!;
+    expect(baseline.recoveryMs).to.equal(null);
+    const names = baseline.milestones.map((m) => m.name);
+    expect(names).to.include.members([
+      "node-ready-unknown",
+      "taint-added:node.kubernetes.io/unreachable",
+      "deployment:recovered",
+      "statefulset:pod-deletion-requested",
+    ]);
+    expect(names).to.not.include.members(["statefulset:pod-gone"]);
+    expect(names).to.not.include("va-gone");
+  });
+
+  it("orders the recovery chain causally after a manual out-of-service taint", function () {
+    const id = "node-loss/manual-out-of-service";
+    const chain = [
+      "fault-injected",
+      "node-ready-unknown",
+      "taint-added:node.kubernetes.io/unreachable",
+      "deployment:pod-deletion-requested",
+      "deployment:recovered",
+      "taint-added:node.kubernetes.io/out-of-service",
+      "statefulset:pod-gone",
+      "va-gone",
+      "va-attached-elsewhere",
+      "statefulset:recovered",
+    ];
+    const times = chain.map((m) => at(summary, id, m));
+    for (let i = 1; i < times.length; i++)
+      expect(times[i], `${chain[i] ?? ""} after ${chain[i - 1] ?? ""}`).to.be.at.least(times[i - 1] ?? 0);
+    const scenario = summary.scenarios.find((s) => s.id === id)!;
+    expect(scenario.recoveryMs).to.equal(at(summary, id, "statefulset:recovered"));
+  });
+
+  it("writes junit.xml naming every scenario", function () {
+    const xml = readFileSync(join(reportDir, "junit.xml"), "utf8");
+    for (const id of SCENARIOS) expect(xml).to.include(`name="${id}"`);
+    expect(xml).to.include('failures="0"');
+  });
+
+  it("draws one SVG timeline per scenario with every milestone on it", function () {
+    for (const s of summary.scenarios) {
+      const svg = readFileSync(join(reportDir, "charts", `${s.id.replaceAll("/", "__")}.svg`), "utf8");
+      expect(svg.startsWith("<svg")).to.equal(true);
+      for (const m of s.milestones) expect(svg, `${s.id} chart: ${m.name}`).to.include(`>${m.name}</text>`);
+    }
+  });
+
+  it("writes Allure results with a step per scenario step, and the HTML report", function () {
+    const results = readdirSync(join(reportDir, "allure-results")).filter((f) => f.endsWith("-result.json"));
+    const parsed = results.map(
+      (f) =>
+        JSON.parse(readFileSync(join(reportDir, "allure-results", f), "utf8")) as {
+          name: string;
+          status: string;
+          steps: { name: string }[];
+        },
+    );
+    for (const id of SCENARIOS) {
+      const result = parsed.find((r) => r.name.startsWith(id));
+      expect(result, id).to.not.equal(undefined);
+      expect(result?.status).to.equal("passed");
+      expect(result?.steps.map((s) => s.name)).to.include.members([
+        `await node-ready-unknown`,
+        "start the timeline recorder",
+      ]);
+    }
+    expect(existsSync(join(reportDir, "allure-report", "index.html"))).to.equal(true);
+  });
+
+  it("prints a PASS line per scenario", function () {
+    for (const id of SCENARIOS) expect(stdout).to.include(`PASS  ${id}`);
+  });
+
+  it("rekindle compare: no regression against itself, a regression against a slower copy", async function () {
+    const path = join(reportDir, "summary.json");
+    const same = await execa(process.execPath, [bin, "compare", path, path], { reject: false });
+    expect(same.exitCode, same.stdout).to.equal(0);
+    expect(same.stdout).to.include("no regression");
+    const slower = structuredClone(summary);
+    for (const s of slower.scenarios) {
+      if (s.recoveryMs !== null) s.recoveryMs *= 1.5;
+      for (const m of s.milestones) m.atMs *= 1.5;
+    }
+    const slowerPath = join(reportDir, "slower-summary.json");
+    writeFileSync(slowerPath, JSON.stringify(slower));
+    const worse = await execa(
+      process.execPath,
+      [bin, "compare", path, slowerPath, "--max-regression", "20%"],
+      { reject: false },
+    );
+    expect(worse.exitCode, worse.stdout).to.equal(1);
+    expect(worse.stdout).to.include("REGRESSION").and.include("recovery");
+  });
+});

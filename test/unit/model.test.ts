@@ -1,0 +1,108 @@
+import { expect } from "chai";
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
+import { assertTimeline, checkTimeline, TimelineMismatchError } from "../../lib/expect/assert.js";
+import { expectedNodeLoss, nominalWindows, OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
+import type { Milestone } from "../../lib/observe/milestones.js";
+
+const window = (name: string, windows: ReturnType<typeof nominalWindows>) => {
+  const w = windows.find((x) => x.name === name);
+  if (!w) throw new Error(`no window ${name}`);
+  return w;
+};
+
+describe("expected-timeline model", function () {
+  it("default profile, baseline: Deployment back after ≈ grace + 300 s + start (the seed's ~6 min)", function () {
+    const windows = nominalWindows(
+      expectedNodeLoss({ profile: TIMING_PROFILES.default, mode: "baseline", slackMs: 0 }),
+    );
+    const recovered = window("deployment:recovered", windows);
+    expect(recovered.minMs).to.be.within(335_000, 350_000);
+    expect(recovered.maxMs).to.be.within(350_000, 375_000);
+    const unknown = window("node-ready-unknown", windows);
+    expect([unknown.minMs, unknown.maxMs]).to.deep.equal([40_000, 55_000]); // grace 50 s − renew 10 s … grace + period
+  });
+
+  it("default profile, baseline: the StatefulSet pod never goes and its volume never detaches", function () {
+    const expected = expectedNodeLoss({ profile: TIMING_PROFILES.default, mode: "baseline" });
+    for (const name of ["statefulset:pod-gone", "statefulset:replacement-ready", "va-gone"]) {
+      expect(expected.find((e) => e.name === name)?.maxMs, name).to.equal(null);
+    }
+  });
+
+  it("out-of-service by hand: PodGC within 20 s of the taint, detach at once, then attach and start", function () {
+    const expected = expectedNodeLoss({
+      profile: TIMING_PROFILES.fast,
+      mode: "manual-out-of-service",
+      slackMs: 0,
+    });
+    const windows = nominalWindows(expected, { "fault-injected": 0, [OUT_OF_SERVICE_MILESTONE]: 100_000 });
+    expect(window("statefulset:pod-gone", windows)).to.deep.include({ minMs: 100_000, maxMs: 121_000 });
+    expect(window("statefulset:recovered", windows).maxMs).to.be.below(
+      100_000 + 21_000 + 2_000 + 2_500 + 2_500 + 1,
+    );
+  });
+
+  it("fast profile compresses the same chain", function () {
+    const windows = nominalWindows(
+      expectedNodeLoss({ profile: TIMING_PROFILES.fast, mode: "baseline", slackMs: 0 }),
+    );
+    expect(window("deployment:recovered", windows).maxMs).to.be.below(30_000);
+  });
+
+  describe("checking a timeline", function () {
+    const expected = expectedNodeLoss({ profile: TIMING_PROFILES.fast, mode: "baseline", slackMs: 0 });
+    const base: Milestone[] = [
+      { name: "fault-injected", atMs: 0 },
+      { name: "node-ready-unknown", atMs: 9_000 },
+      { name: "taint-added:node.kubernetes.io/unreachable", atMs: 9_100 },
+      { name: "deployment:pod-deletion-requested", atMs: 14_200 },
+      { name: "deployment:replacement-created", atMs: 14_300 },
+      { name: "deployment:recovered", atMs: 15_400 },
+      { name: "statefulset:pod-deletion-requested", atMs: 14_200 },
+    ];
+
+    it("passes a timeline inside every window, resolving windows against actual anchors", function () {
+      const checks = assertTimeline("baseline", expected, base);
+      expect(checks.every((c) => c.verdict === "ok")).to.equal(true);
+      expect(checks.find((c) => c.name === "deployment:pod-deletion-requested")).to.deep.include({
+        minMs: 14_100,
+        maxMs: 15_100,
+      });
+    });
+
+    it("flags late, early, missing and must-not-happen milestones", function () {
+      const broken = base
+        .filter((m) => m.name !== "deployment:recovered")
+        .map((m) =>
+          m.name === "node-ready-unknown"
+            ? { ...m, atMs: 30_000 }
+            : m.name === "deployment:pod-deletion-requested"
+              ? { ...m, atMs: 9_500 }
+              : m,
+        );
+      broken.push({ name: "statefulset:pod-gone", atMs: 40_000 });
+      const verdicts = Object.fromEntries(checkTimeline(expected, broken).map((c) => [c.name, c.verdict]));
+      expect(verdicts).to.deep.include({
+        "node-ready-unknown": "late",
+        "deployment:pod-deletion-requested": "early",
+        "deployment:recovered": "missing",
+        "statefulset:pod-gone": "unexpected",
+      });
+    });
+
+    it("throws a TimelineMismatchError that shows expected and actual side by side", function () {
+      const late = base.map((m) => (m.name === "node-ready-unknown" ? { ...m, atMs: 30_000 } : m));
+      try {
+        assertTimeline("node-loss/baseline", expected, late);
+        expect.fail("no error");
+      } catch (error) {
+        expect(error).to.be.instanceOf(TimelineMismatchError);
+        const message = (error as Error).message;
+        expect(message).to.include("node-ready-unknown late");
+        expect(message).to.match(
+          /node-ready-unknown\s+after fault-injected\s+8\.0s … 11\.0s\s+30\.0s\s+✗ late/,
+        );
+      }
+    });
+  });
+});
