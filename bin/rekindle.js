@@ -10,5 +10,10 @@ if (!existsSync(fileURLToPath(compiled))) {
   );
   process.exit(2);
 }
+// `rekindle list | head` closes stdout early: that is not an error.
+process.stdout.on("error", (error) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
 const { main } = await import(compiled.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -232,3 +232,122 @@ export function nominalWindows(
   }
   return out;
 }
+
+/** The recovery controller's timing knobs, as the model needs them. */
+export interface ControllerTimingSettings {
+  /** Lease age at which the controller counts a node as lost. */
+  unhealthyAfterMs: number;
+  /** How often it checks Leases. */
+  checkIntervalMs: number;
+  /** Power off (or isolate) plus confirmation by the fence driver. */
+  fenceMs: number;
+  /** Force deletion of the node's pods and VolumeAttachments after the out-of-service taint. */
+  cleanupMs: number;
+}
+
+export interface ControllerExpectationOptions extends Omit<NodeLossExpectationOptions, "mode"> {
+  controller: ControllerTimingSettings;
+}
+
+/**
+ * Node loss with the recovery controller: detect from Lease age, fence, taint out-of-service,
+ * force-delete. The Deployment recovers by whichever comes first, the controller's cleanup or the
+ * taint manager's eviction after the default toleration, so its window is anchored at the fault.
+ */
+export function expectedNodeLossWithController(options: ControllerExpectationOptions): ExpectedMilestone[] {
+  const p = options.profile;
+  const c = options.controller;
+  const slack = options.slackMs ?? 3000;
+  const podStart = options.podStartMs ?? 1000;
+  const attach = options.attachMs ?? 500;
+  const renew = (p.nodeLeaseDurationSeconds * 1000) / 4;
+  const grace = p.nodeMonitorGracePeriodSeconds * 1000;
+  const period = p.nodeMonitorPeriodSeconds * 1000;
+  const tolerance = p.defaultUnreachableTolerationSeconds * 1000;
+  const window = (
+    name: string,
+    after: string,
+    minMs: number,
+    maxMs: number,
+    why: string,
+  ): ExpectedMilestone => ({
+    name,
+    after,
+    minMs: Math.max(0, minMs - slack),
+    maxMs: maxMs + slack,
+    why,
+  });
+  const taintMin = Math.max(0, c.unhealthyAfterMs - renew);
+  const taintMax = c.unhealthyAfterMs + c.checkIntervalMs + c.fenceMs;
+  // Deployment: controller path (taint + cleanup) or eviction path (Unknown + toleration), the earlier.
+  const evictMin = grace - renew + tolerance;
+  const evictMax = grace + period + 1000 / p.nodeEvictionRate + tolerance + 1000;
+  const deploymentMin = Math.min(taintMin, evictMin) + podStart;
+  const deploymentMax = Math.min(taintMax + c.cleanupMs, evictMax) + podStart + 2000;
+  const expected: ExpectedMilestone[] = [
+    window(
+      OUT_OF_SERVICE_MILESTONE,
+      "fault-injected",
+      taintMin,
+      taintMax,
+      `controller: Lease older than ${c.unhealthyAfterMs} ms (checked every ${c.checkIntervalMs} ms), then a confirmed fence (${c.fenceMs} ms)`,
+    ),
+    window(
+      "deployment:recovered",
+      "fault-injected",
+      deploymentMin,
+      deploymentMax,
+      "the earlier of the controller's cleanup and the taint manager's eviction, then start",
+    ),
+    window(
+      "statefulset:pod-gone",
+      OUT_OF_SERVICE_MILESTONE,
+      0,
+      Math.min(c.cleanupMs, POD_GC_PERIOD_MS + 1000),
+      "controller force-deletes the node's pods (PodGC is the backstop)",
+    ),
+    window(
+      "statefulset:replacement-created",
+      "statefulset:pod-gone",
+      0,
+      1000,
+      "the StatefulSet recreates the pod once the old one is gone",
+    ),
+  ];
+  if (options.statefulSetHasVolume === false) {
+    expected.push(
+      window(
+        "statefulset:recovered",
+        "statefulset:replacement-created",
+        podStart,
+        podStart + 1000,
+        `scheduling + container start (${podStart} ms)`,
+      ),
+    );
+    return expected;
+  }
+  expected.push(
+    window(
+      "va-gone",
+      "statefulset:pod-gone",
+      0,
+      2000,
+      "out-of-service: detach at once (the controller also removes leftovers)",
+    ),
+    window(
+      "va-attached-elsewhere",
+      "va-gone",
+      attach,
+      attach + 2000,
+      `attach on the new node (${attach} ms)`,
+    ),
+    window(
+      "statefulset:recovered",
+      "va-attached-elsewhere",
+      podStart,
+      podStart + 1500,
+      `volume attached, then container start (${podStart} ms)`,
+    ),
+  );
+  return expected;
+}

@@ -1,7 +1,12 @@
 import { expect } from "chai";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { assertTimeline, checkTimeline, TimelineMismatchError } from "../../lib/expect/assert.js";
-import { expectedNodeLoss, nominalWindows, OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
+import {
+  expectedNodeLoss,
+  expectedNodeLossWithController,
+  nominalWindows,
+  OUT_OF_SERVICE_MILESTONE,
+} from "../../lib/expect/model.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 
 const window = (name: string, windows: ReturnType<typeof nominalWindows>) => {
@@ -104,5 +109,41 @@ describe("expected-timeline model", function () {
         );
       }
     });
+  });
+});
+
+describe("expected-timeline model with the recovery controller", function () {
+  const controller = { unhealthyAfterMs: 20_000, checkIntervalMs: 1_000, fenceMs: 3_000, cleanupMs: 2_000 };
+
+  it("default profile: the StatefulSet with a volume is back in well under a minute", function () {
+    const expected = expectedNodeLossWithController({
+      profile: TIMING_PROFILES.default,
+      controller,
+      slackMs: 0,
+    });
+    const recovered = window("statefulset:recovered", nominalWindows(expected));
+    expect(recovered.maxMs).to.be.below(60_000);
+    expect(recovered.minMs).to.be.at.least(10_000); // detection cannot beat unhealthyAfter − one renewal
+  });
+
+  it("default profile: the Deployment follows the controller, not the 300 s toleration", function () {
+    const expected = expectedNodeLossWithController({
+      profile: TIMING_PROFILES.default,
+      controller,
+      slackMs: 0,
+    });
+    expect(window("deployment:recovered", nominalWindows(expected)).maxMs).to.be.below(40_000);
+  });
+
+  it("fast profile: the taint manager's eviction can come first, and the window allows it", function () {
+    const slow = { ...controller, unhealthyAfterMs: 60_000 };
+    const expected = expectedNodeLossWithController({
+      profile: TIMING_PROFILES.fast,
+      controller: slow,
+      slackMs: 0,
+    });
+    const deployment = window("deployment:recovered", nominalWindows(expected));
+    expect(deployment.minMs).to.be.below(20_000);
+    expect(deployment.maxMs).to.be.below(40_000);
   });
 });

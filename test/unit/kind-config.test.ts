@@ -1,0 +1,52 @@
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
+import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+
+interface KindNode {
+  role: string;
+  labels?: Record<string, string>;
+  kubeadmConfigPatches?: string[];
+}
+
+describe("kind-config.yaml", function () {
+  const config = parse(readFileSync(join(PROJECT_ROOT, "kind-config.yaml"), "utf8")) as {
+    kind: string;
+    nodes: KindNode[];
+  };
+
+  it("has 1 control plane and 3 workers spread over 2 zones", function () {
+    expect(config.kind).to.equal("Cluster");
+    expect(config.nodes.map((n) => n.role)).to.deep.equal(["control-plane", "worker", "worker", "worker"]);
+    const zones = config.nodes
+      .filter((n) => n.role === "worker")
+      .map((n) => n.labels?.["topology.kubernetes.io/zone"]);
+    expect(new Set(zones)).to.deep.equal(new Set(["zone-a", "zone-b"]));
+  });
+
+  it("sets the default profile's knobs on the control plane and kubelets", function () {
+    const p = TIMING_PROFILES.default;
+    const controlPlane = (config.nodes[0]?.kubeadmConfigPatches ?? []).join("\n");
+    expect(controlPlane).to.include(`node-monitor-grace-period: "${p.nodeMonitorGracePeriodSeconds}s"`);
+    expect(controlPlane).to.include(
+      `default-unreachable-toleration-seconds: "${p.defaultUnreachableTolerationSeconds}"`,
+    );
+    for (const worker of config.nodes.slice(1)) {
+      const kubelet = parse(worker.kubeadmConfigPatches?.[0] ?? "") as {
+        kind: string;
+        nodeLeaseDurationSeconds: number;
+        evictionHard: Record<string, string>;
+      };
+      expect(kubelet.kind).to.equal("KubeletConfiguration");
+      expect(kubelet.nodeLeaseDurationSeconds).to.equal(p.nodeLeaseDurationSeconds);
+      expect(kubelet.evictionHard).to.have.keys(
+        "memory.available",
+        "nodefs.available",
+        "nodefs.inodesFree",
+        "imagefs.available",
+      );
+    }
+  });
+});
