@@ -16,7 +16,7 @@ function holdCluster(root: string): { child: ResultPromise; ready: Promise<strin
   );
   const ready = new Promise<string>((resolve, reject) => {
     let out = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const match = /READY (\S+)/.exec(out);
       if (match?.[1]) resolve(match[1]);
