@@ -42,51 +42,124 @@ export interface NodeLossExpectationOptions {
 export const OUT_OF_SERVICE_MILESTONE = "taint-added:node.kubernetes.io/out-of-service";
 export const UNREACHABLE_MILESTONE = "taint-added:node.kubernetes.io/unreachable";
 
-export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedMilestone[] {
-  const p = options.profile;
-  const s = (seconds: number) => seconds * 1000;
-  const slack = options.slackMs ?? 3000;
-  const podStart = options.podStartMs ?? 1000;
-  const attach = options.attachMs ?? 500;
-  const renew = s(p.nodeLeaseDurationSeconds) / 4;
-  const grace = s(p.nodeMonitorGracePeriodSeconds);
-  const period = s(p.nodeMonitorPeriodSeconds);
-  const tolerance = s(p.defaultUnreachableTolerationSeconds);
-  const evictionGap = 1000 / p.nodeEvictionRate;
-  const window = (
-    name: string,
-    after: string,
-    minMs: number,
-    maxMs: number | null,
-    why: string,
-  ): ExpectedMilestone => ({
+type WindowFn = (
+  name: string,
+  after: string,
+  minMs: number,
+  maxMs: number | null,
+  why: string,
+) => ExpectedMilestone;
+
+/** Windows widened by `slackMs` on both sides (never below zero). */
+function windowMaker(slackMs: number): WindowFn {
+  return (name, after, minMs, maxMs, why) => ({
     name,
     after,
-    minMs: Math.max(0, minMs - slack),
-    maxMs: maxMs === null ? null : maxMs + slack,
+    minMs: Math.max(0, minMs - slackMs),
+    maxMs: maxMs === null ? null : maxMs + slackMs,
     why,
   });
+}
+
+interface ModelKnobs {
+  window: WindowFn;
+  renewMs: number;
+  graceMs: number;
+  periodMs: number;
+  toleranceMs: number;
+  evictionGapMs: number;
+  podStartMs: number;
+  attachMs: number;
+  hasVolume: boolean;
+}
+
+function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
+  const p = options.profile;
+  return {
+    window: windowMaker(options.slackMs ?? 3000),
+    renewMs: (p.nodeLeaseDurationSeconds * 1000) / 4,
+    graceMs: p.nodeMonitorGracePeriodSeconds * 1000,
+    periodMs: p.nodeMonitorPeriodSeconds * 1000,
+    toleranceMs: p.defaultUnreachableTolerationSeconds * 1000,
+    evictionGapMs: 1000 / p.nodeEvictionRate,
+    podStartMs: options.podStartMs ?? 1000,
+    attachMs: options.attachMs ?? 500,
+    hasVolume: options.statefulSetHasVolume !== false,
+  };
+}
+
+/** From the old StatefulSet pod gone to its replacement Ready, with the volume's detach and attach. */
+function statefulSetReturn(k: ModelKnobs): ExpectedMilestone[] {
+  const { window, podStartMs, attachMs } = k;
+  const created = window(
+    "statefulset:replacement-created",
+    "statefulset:pod-gone",
+    0,
+    1000,
+    "the StatefulSet recreates the pod once the old one is gone",
+  );
+  if (!k.hasVolume) {
+    return [
+      created,
+      window(
+        "statefulset:recovered",
+        "statefulset:replacement-created",
+        podStartMs,
+        podStartMs + 1000,
+        `scheduling + container start (${podStartMs} ms)`,
+      ),
+    ];
+  }
+  return [
+    created,
+    window(
+      "va-gone",
+      "statefulset:pod-gone",
+      0,
+      2000,
+      "out-of-service skips the 6-minute wait: detach at once",
+    ),
+    window(
+      "va-attached-elsewhere",
+      "va-gone",
+      attachMs,
+      attachMs + 2000,
+      `attach on the new node (${attachMs} ms)`,
+    ),
+    window(
+      "statefulset:recovered",
+      "va-attached-elsewhere",
+      podStartMs,
+      podStartMs + 1500,
+      `volume attached, then container start (${podStartMs} ms)`,
+    ),
+  ];
+}
+
+export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedMilestone[] {
+  const k = knobs(options);
+  const { window, renewMs, graceMs, periodMs, toleranceMs, podStartMs } = k;
   const expected: ExpectedMilestone[] = [
     window(
       "node-ready-unknown",
       "fault-injected",
-      grace - renew,
-      grace + period,
-      `lease renewed every ${renew} ms; --node-monitor-grace-period ${grace} ms checked every ${period} ms`,
+      graceMs - renewMs,
+      graceMs + periodMs,
+      `lease renewed every ${renewMs} ms; --node-monitor-grace-period ${graceMs} ms checked every ${periodMs} ms`,
     ),
     window(
       UNREACHABLE_MILESTONE,
       "node-ready-unknown",
       0,
-      evictionGap,
-      `NoExecute tainting, rate-limited to ${p.nodeEvictionRate} nodes/s per healthy zone`,
+      k.evictionGapMs,
+      `NoExecute tainting, rate-limited to ${options.profile.nodeEvictionRate} nodes/s per healthy zone`,
     ),
     window(
       "deployment:pod-deletion-requested",
       UNREACHABLE_MILESTONE,
-      tolerance,
-      tolerance + 1000,
-      `default unreachable toleration ${tolerance} ms`,
+      toleranceMs,
+      toleranceMs + 1000,
+      `default unreachable toleration ${toleranceMs} ms`,
     ),
     window(
       "deployment:replacement-created",
@@ -98,16 +171,16 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
     window(
       "deployment:recovered",
       "deployment:replacement-created",
-      podStart,
-      podStart + 1000,
-      `scheduling + container start (${podStart} ms)`,
+      podStartMs,
+      podStartMs + 1000,
+      `scheduling + container start (${podStartMs} ms)`,
     ),
     window(
       "statefulset:pod-deletion-requested",
       UNREACHABLE_MILESTONE,
-      tolerance,
-      tolerance + 1000,
-      `default unreachable toleration ${tolerance} ms`,
+      toleranceMs,
+      toleranceMs + 1000,
+      `default unreachable toleration ${toleranceMs} ms`,
     ),
   ];
   if (options.mode === "baseline") {
@@ -127,7 +200,7 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
         "the StatefulSet waits for the old pod to be gone",
       ),
     );
-    if (options.statefulSetHasVolume !== false) {
+    if (k.hasVolume)
       expected.push(
         window(
           "va-gone",
@@ -137,7 +210,6 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
           "the pod is never gone, so the volume is never detached",
         ),
       );
-    }
     return expected;
   }
   expected.push(
@@ -148,48 +220,7 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
       POD_GC_PERIOD_MS + 1000,
       `PodGC loop (${POD_GC_PERIOD_MS} ms) force-deletes pods of NotReady out-of-service nodes`,
     ),
-    window(
-      "statefulset:replacement-created",
-      "statefulset:pod-gone",
-      0,
-      1000,
-      "the StatefulSet recreates the pod once the old one is gone",
-    ),
-  );
-  if (options.statefulSetHasVolume === false) {
-    expected.push(
-      window(
-        "statefulset:recovered",
-        "statefulset:replacement-created",
-        podStart,
-        podStart + 1000,
-        `scheduling + container start (${podStart} ms)`,
-      ),
-    );
-    return expected;
-  }
-  expected.push(
-    window(
-      "va-gone",
-      "statefulset:pod-gone",
-      0,
-      2000,
-      "out-of-service skips the 6-minute wait: detach at once",
-    ),
-    window(
-      "va-attached-elsewhere",
-      "va-gone",
-      attach,
-      attach + 2000,
-      `attach on the new node (${attach} ms)`,
-    ),
-    window(
-      "statefulset:recovered",
-      "va-attached-elsewhere",
-      podStart,
-      podStart + 1500,
-      `volume manager sees the attachment, then container start (${podStart} ms)`,
-    ),
+    ...statefulSetReturn(k),
   );
   return expected;
 }
@@ -255,36 +286,15 @@ export interface ControllerExpectationOptions extends Omit<NodeLossExpectationOp
  * taint manager's eviction after the default toleration, so its window is anchored at the fault.
  */
 export function expectedNodeLossWithController(options: ControllerExpectationOptions): ExpectedMilestone[] {
-  const p = options.profile;
+  const k = knobs(options);
   const c = options.controller;
-  const slack = options.slackMs ?? 3000;
-  const podStart = options.podStartMs ?? 1000;
-  const attach = options.attachMs ?? 500;
-  const renew = (p.nodeLeaseDurationSeconds * 1000) / 4;
-  const grace = p.nodeMonitorGracePeriodSeconds * 1000;
-  const period = p.nodeMonitorPeriodSeconds * 1000;
-  const tolerance = p.defaultUnreachableTolerationSeconds * 1000;
-  const window = (
-    name: string,
-    after: string,
-    minMs: number,
-    maxMs: number,
-    why: string,
-  ): ExpectedMilestone => ({
-    name,
-    after,
-    minMs: Math.max(0, minMs - slack),
-    maxMs: maxMs + slack,
-    why,
-  });
-  const taintMin = Math.max(0, c.unhealthyAfterMs - renew);
+  const { window, renewMs, podStartMs } = k;
+  const taintMin = Math.max(0, c.unhealthyAfterMs - renewMs);
   const taintMax = c.unhealthyAfterMs + c.checkIntervalMs + c.fenceMs;
   // Deployment: controller path (taint + cleanup) or eviction path (Unknown + toleration), the earlier.
-  const evictMin = grace - renew + tolerance;
-  const evictMax = grace + period + 1000 / p.nodeEvictionRate + tolerance + 1000;
-  const deploymentMin = Math.min(taintMin, evictMin) + podStart;
-  const deploymentMax = Math.min(taintMax + c.cleanupMs, evictMax) + podStart + 2000;
-  const expected: ExpectedMilestone[] = [
+  const evictMin = k.graceMs - renewMs + k.toleranceMs;
+  const evictMax = k.graceMs + k.periodMs + k.evictionGapMs + k.toleranceMs + 1000;
+  return [
     window(
       OUT_OF_SERVICE_MILESTONE,
       "fault-injected",
@@ -295,8 +305,8 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
     window(
       "deployment:recovered",
       "fault-injected",
-      deploymentMin,
-      deploymentMax,
+      Math.min(taintMin, evictMin) + podStartMs,
+      Math.min(taintMax + c.cleanupMs, evictMax) + podStartMs + 2000,
       "the earlier of the controller's cleanup and the taint manager's eviction, then start",
     ),
     window(
@@ -306,48 +316,6 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
       Math.min(c.cleanupMs, POD_GC_PERIOD_MS + 1000),
       "controller force-deletes the node's pods (PodGC is the backstop)",
     ),
-    window(
-      "statefulset:replacement-created",
-      "statefulset:pod-gone",
-      0,
-      1000,
-      "the StatefulSet recreates the pod once the old one is gone",
-    ),
+    ...statefulSetReturn(k),
   ];
-  if (options.statefulSetHasVolume === false) {
-    expected.push(
-      window(
-        "statefulset:recovered",
-        "statefulset:replacement-created",
-        podStart,
-        podStart + 1000,
-        `scheduling + container start (${podStart} ms)`,
-      ),
-    );
-    return expected;
-  }
-  expected.push(
-    window(
-      "va-gone",
-      "statefulset:pod-gone",
-      0,
-      2000,
-      "out-of-service: detach at once (the controller also removes leftovers)",
-    ),
-    window(
-      "va-attached-elsewhere",
-      "va-gone",
-      attach,
-      attach + 2000,
-      `attach on the new node (${attach} ms)`,
-    ),
-    window(
-      "statefulset:recovered",
-      "va-attached-elsewhere",
-      podStart,
-      podStart + 1500,
-      `volume attached, then container start (${podStart} ms)`,
-    ),
-  );
-  return expected;
 }

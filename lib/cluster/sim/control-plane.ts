@@ -72,6 +72,17 @@ export function apiserverSpec(
   };
 }
 
+/** Flags kube-controller-manager and kube-scheduler share: identity, loopback serving, one instance. */
+function controllerBaseArgs(layout: SimLayout, component: string, port: number): string[] {
+  return [
+    `--kubeconfig=${layout.componentKubeconfig(component)}`,
+    "--bind-address=127.0.0.1",
+    `--secure-port=${port}`,
+    "--leader-elect=false",
+    "--profiling=false",
+  ];
+}
+
 export function controllerManagerSpec(
   bin: SimBinaries,
   layout: SimLayout,
@@ -82,10 +93,7 @@ export function controllerManagerSpec(
     name: "kube-controller-manager",
     command: bin.kubeControllerManager,
     args: [
-      `--kubeconfig=${layout.componentKubeconfig("kube-controller-manager")}`,
-      "--bind-address=127.0.0.1",
-      `--secure-port=${ports.controllerManager}`,
-      "--leader-elect=false",
+      ...controllerBaseArgs(layout, "kube-controller-manager", ports.controllerManager),
       "--use-service-account-credentials=true",
       `--service-account-private-key-file=${layout.serviceAccountPrivateKey}`,
       `--root-ca-file=${layout.apiserverCertificate}`,
@@ -93,7 +101,6 @@ export function controllerManagerSpec(
       `--node-monitor-period=${profile.nodeMonitorPeriodSeconds}s`,
       `--node-startup-grace-period=${profile.nodeStartupGracePeriodSeconds}s`,
       `--node-eviction-rate=${profile.nodeEvictionRate}`,
-      "--profiling=false",
       // v=2 logs every taint, eviction and force detach: the evidence behind a timeline.
       "--v=2",
     ],
@@ -105,13 +112,7 @@ export function schedulerSpec(bin: SimBinaries, layout: SimLayout, ports: Contro
   return {
     name: "kube-scheduler",
     command: bin.kubeScheduler,
-    args: [
-      `--kubeconfig=${layout.componentKubeconfig("kube-scheduler")}`,
-      "--bind-address=127.0.0.1",
-      `--secure-port=${ports.scheduler}`,
-      "--leader-elect=false",
-      "--profiling=false",
-    ],
+    args: controllerBaseArgs(layout, "kube-scheduler", ports.scheduler),
     logPath: join(layout.logsDir, "kube-scheduler.log"),
   };
 }
