@@ -479,7 +479,8 @@ export class SimCluster implements AsyncDisposable {
     const kc = this.kubeConfig();
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const phase = this.#progress.phase("bootstrapping cluster objects");
-    await pollUntil(
+    // Pods are refused until the default ServiceAccount exists; wait for it alongside the nodes.
+    const serviceAccount = pollUntil(
       async () => {
         try {
           await core.readNamespacedServiceAccount({ name: "default", namespace: "default" });
@@ -495,6 +496,8 @@ export class SimCluster implements AsyncDisposable {
         ...(signal ? { signal } : {}),
       },
     );
+    // Settled below; this only keeps an early rejection from counting as unhandled.
+    serviceAccount.catch(() => undefined);
     await applyManifestFile(kc, fixturePath("sim", "storage.yaml"), {
       labels: { [RUN_LABEL]: state.runId },
       substitutions: { CSI_DRIVER: SIM_CSI_DRIVER },
@@ -560,8 +563,8 @@ export class SimCluster implements AsyncDisposable {
       node.power = "running";
     }
     this.#save();
-    const ready = this.#progress.phase("waiting for nodes Ready");
-    await this.waitForNodesReady(SIM_TIMEOUTS.nodesReadyMs, signal);
+    const ready = this.#progress.phase("waiting for nodes Ready and the default ServiceAccount");
+    await Promise.all([this.waitForNodesReady(SIM_TIMEOUTS.nodesReadyMs, signal), serviceAccount]);
     ready.end();
   }
 
