@@ -4,7 +4,9 @@ import { expect } from "chai";
 import { join } from "node:path";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { k8s } from "../../lib/kube/client.js";
-import { TimelineRecorder } from "../../lib/observe/recorder.js";
+import { applyManifestFile } from "../../lib/kube/apply.js";
+import { NODE_FENCE_CRD, TimelineRecorder } from "../../lib/observe/recorder.js";
+import { fixturePath } from "../../lib/util/fixtures.js";
 import type { Transition } from "../../lib/observe/types.js";
 import { statsOf } from "../../lib/report/summary.js";
 import { consoleProgress } from "../../lib/util/progress.js";
@@ -38,6 +40,19 @@ describe("timeline recorder on a real apiserver", function () {
     const kc = cluster.kubeConfig();
     core = kc.makeApiClient(k8s.CoreV1Api);
     await ensureNamespace(kc, NAMESPACE, cluster.runId);
+    // With the NodeFence CRD present, the recorder watches NodeFences too.
+    await applyManifestFile(kc, fixturePath("controller", "crd.yaml"));
+    await pollUntil(
+      async () => {
+        const crd = await kc
+          .makeApiClient(k8s.ApiextensionsV1Api)
+          .readCustomResourceDefinition({ name: NODE_FENCE_CRD });
+        return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
+          ? true
+          : undefined;
+      },
+      { what: "the NodeFence CRD established", timeoutMs: 30_000 },
+    );
     recorder = await TimelineRecorder.start(kc, { namespaces: [NAMESPACE] });
   });
 
@@ -47,6 +62,7 @@ describe("timeline recorder on a real apiserver", function () {
   });
 
   const find = (predicate: (t: Transition) => boolean) => recorder!.transitions.find(predicate);
+  const kc = () => cluster!.kubeConfig();
 
   it("records a pod's life live, with the API's timestamps", async function () {
     await core.createNamespacedPod({ namespace: NAMESPACE, body: pod("first", "worker-1") });
@@ -112,6 +128,50 @@ describe("timeline recorder on a real apiserver", function () {
       30_000,
     );
     expect(after.source).to.equal("watch");
+  });
+
+  it("records NodeFence step and phase changes", async function () {
+    const objects = k8s.KubernetesObjectApi.makeApiClient(cluster!.kubeConfig());
+    const fence = {
+      apiVersion: "rekindle.dev/v1alpha1",
+      kind: "NodeFence",
+      metadata: { name: "worker-2" },
+      spec: { node: "worker-2" },
+    };
+    await objects.create(fence);
+    // status is a subresource: only the status endpoint changes it.
+    await pollUntil(
+      async () => {
+        try {
+          await kc()
+            .makeApiClient(k8s.CustomObjectsApi)
+            .patchClusterCustomObjectStatus(
+              {
+                group: "rekindle.dev",
+                version: "v1alpha1",
+                plural: "nodefences",
+                name: "worker-2",
+                body: { status: { step: "isolation", phase: "running" } },
+              },
+              k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+            );
+          return true;
+        } catch {
+          return undefined;
+        }
+      },
+      { what: "NodeFence status patched", timeoutMs: 10_000 },
+    );
+    const changed = await recorder!.waitFor(
+      "NodeFence isolation/running",
+      (t) =>
+        t.name === "fence-changed" &&
+        t.node === "worker-2" &&
+        t.detail?.["step"] === "isolation" &&
+        t.detail["phase"] === "running",
+      10_000,
+    );
+    expect(changed.subject.kind).to.equal("NodeFence");
   });
 
   it("records node loss: Ready=Unknown and the unreachable taint, in that order", async function () {
