@@ -2,6 +2,7 @@
 // (0 success, 1 failure, 2 bad input, 130 interrupted).
 import { RekindleError } from "../errors.js";
 import { isParseArgsError } from "./args.js";
+import { CONTROLLER_USAGE, controllerCommand } from "./controller-command.js";
 import { compareCommand, listCommand, RUN_USAGE, runCommandLine } from "./run-commands.js";
 import { SIM_USAGE, simCommand } from "./sim-commands.js";
 
@@ -12,10 +13,13 @@ usage: rekindle <command> [options]
   run          the node-loss conformance suites, with reports
   list         scenarios and their expected timelines
   compare      compare two runs' summary.json; non-zero on a regression
+  controller   the bundled recovery controller
   sim …        build and run a local sim cluster (real control plane, KWOK workers)
   help         this text
 
 ${RUN_USAGE}
+
+${CONTROLLER_USAGE}
 
 ${SIM_USAGE}`;
 
@@ -32,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
         return listCommand(rest);
       case "compare":
         return compareCommand(rest);
+      case "controller":
+        return await controllerCommand(rest, controller.signal);
       case "help":
       case "--help":
       case "-h":
@@ -41,7 +47,14 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write(`${USAGE}\n`);
         return 2;
       default:
-        throw RekindleError.invalidInput("command", command, ["run", "list", "compare", "sim", "help"]);
+        throw RekindleError.invalidInput("command", command, [
+          "run",
+          "list",
+          "compare",
+          "controller",
+          "sim",
+          "help",
+        ]);
     }
   } catch (error) {
     if (isParseArgsError(error)) {

@@ -1,0 +1,80 @@
+// The recovery controller's settings, with documented defaults.
+import { RekindleError } from "../errors.js";
+
+export interface ControllerConfig {
+  /** A node whose Lease is older than this (or whose Ready is not True for this long) is lost. Default 20 000 ms. */
+  unhealthyAfterMs: number;
+  /** How often nodes are checked. Default 1000 ms. */
+  checkIntervalMs: number;
+  /** Never fence more than this many nodes at once (count, or "N%" of nodes), cluster-wide and per zone. Default "40%". */
+  maxUnhealthy: string;
+  /** Nodes with this label (any value) are never fenced. Default "rekindle.dev/exclude". */
+  excludeLabel: string;
+  /** Namespace of the controller's ConfigMap (pause switch), Lease (leader election) and Events. Default "rekindle-system". */
+  namespace: string;
+  /** ConfigMap whose `paused: "true"` stops new fences. Default "rekindle-controller". */
+  configMapName: string;
+  /** Attempts to power off and confirm before the fence is marked error. Default 3. */
+  fenceRetries: number;
+  /** How long one attempt waits for the driver to confirm power off. Default 30 000 ms. */
+  fenceConfirmTimeoutMs: number;
+  /** Wait between a failed fence attempt and the next. Default 10 000 ms. */
+  retryBackoffMs: number;
+  /** How long the attach-detach controller gets to detach a fenced node's volumes before the controller deletes leftover VolumeAttachments. Default 5000 ms. */
+  detachGraceMs: number;
+  /** Power the node back on after cleanup (drivers that can). Default false. */
+  powerOnAfterFence: boolean;
+  /** Identity in leader election and Events. Default "<hostname>-<pid>". */
+  identity: string;
+}
+
+export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identity">> = {
+  unhealthyAfterMs: 20_000,
+  checkIntervalMs: 1_000,
+  maxUnhealthy: "40%",
+  excludeLabel: "rekindle.dev/exclude",
+  namespace: "rekindle-system",
+  configMapName: "rekindle-controller",
+  fenceRetries: 3,
+  fenceConfirmTimeoutMs: 30_000,
+  retryBackoffMs: 10_000,
+  detachGraceMs: 5_000,
+  powerOnAfterFence: false,
+};
+
+/** "2" → {count: 2}; "40%" → {percent: 40}. */
+export function parseMaxUnhealthy(text: string): { count: number } | { percent: number } {
+  const match = /^(\d+)(%?)$/.exec(text.trim());
+  if (!match)
+    throw RekindleError.invalidInput(
+      "maxUnhealthy",
+      text,
+      'a node count such as "2" or a percentage such as "40%"',
+    );
+  const value = Number(match[1]);
+  if (match[2] === "%") {
+    if (value > 100) throw RekindleError.invalidInput("maxUnhealthy", text, "a percentage from 0% to 100%");
+    return { percent: value };
+  }
+  return { count: value };
+}
+
+/**
+ * How many nodes out of `total` may be unhealthy or fencing at once under `maxUnhealthy`.
+ * Percentages round down but allow at least one node when above 0 %, so a small zone (one or two
+ * nodes) can still lose a node while a zone-wide loss is held.
+ */
+export function unhealthyBudget(maxUnhealthy: string, total: number): number {
+  const parsed = parseMaxUnhealthy(maxUnhealthy);
+  if ("count" in parsed) return parsed.count;
+  if (parsed.percent === 0 || total === 0) return 0;
+  return Math.max(1, Math.floor((parsed.percent / 100) * total));
+}
+
+/** "20s", "1500ms", "2m" → ms. */
+export function parseDuration(flag: string, text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
+  if (!match) throw RekindleError.invalidInput(flag, text, "a duration such as 20s, 1500ms or 2m");
+  const value = Number(match[1]);
+  return match[2] === "ms" ? value : match[2] === "s" ? value * 1000 : value * 60_000;
+}

@@ -1,0 +1,30 @@
+// Fences a sim node by killing its kwok process (the node's "power"); confirmed when no process runs.
+import { SimCluster } from "../../cluster/sim/cluster.js";
+import type { FenceDriver, FenceTarget, PowerState } from "./types.js";
+
+export class SimFenceDriver implements FenceDriver {
+  readonly name = "sim";
+  readonly #clusterRoot: string;
+
+  /** `clusterRoot`: the sim cluster's state directory (state is re-read on every call). */
+  constructor(clusterRoot: string) {
+    this.#clusterRoot = clusterRoot;
+  }
+
+  powerOff(target: FenceTarget): Promise<void> {
+    SimCluster.open(this.#clusterRoot).stopNode(target.node);
+    return Promise.resolve();
+  }
+
+  async powerOn(target: FenceTarget): Promise<void> {
+    await SimCluster.open(this.#clusterRoot).startNode(target.node);
+  }
+
+  powerState(target: FenceTarget): Promise<PowerState> {
+    const node = SimCluster.open(this.#clusterRoot)
+      .status()
+      .nodes.find((n) => n.name === target.node);
+    if (!node) return Promise.resolve("unknown");
+    return Promise.resolve(node.processRunning ? "on" : "off");
+  }
+}

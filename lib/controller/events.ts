@@ -1,0 +1,45 @@
+// Events about nodes with constant reasons: timelines and alerts match on these.
+import { randomBytes } from "node:crypto";
+import { k8s } from "../kube/client.js";
+
+export const EVENT_REASONS = {
+  nodeUnhealthy: "NodeUnhealthy",
+  guardHeld: "FenceGuardHeld",
+  fenceStarted: "FenceStarted",
+  fenceSucceeded: "FenceSucceeded",
+  fenceFailed: "FenceFailed",
+  fenceAborted: "FenceAborted",
+  outOfServiceTainted: "OutOfServiceTaintAdded",
+  podsForceDeleted: "PodsForceDeleted",
+  volumeAttachmentsRemoved: "VolumeAttachmentsRemoved",
+  nodeRecovered: "NodeRecovered",
+} as const;
+
+export type EventReason = (typeof EVENT_REASONS)[keyof typeof EVENT_REASONS];
+
+export const EVENT_SOURCE = "rekindle-controller";
+
+export async function recordNodeEvent(
+  kc: k8s.KubeConfig,
+  node: string,
+  reason: EventReason,
+  message: string,
+  type: "Normal" | "Warning" = "Normal",
+): Promise<void> {
+  const now = new Date();
+  // Node events live in "default", where kubectl describe node finds them.
+  await kc.makeApiClient(k8s.CoreV1Api).createNamespacedEvent({
+    namespace: "default",
+    body: {
+      metadata: { name: `${node}.${randomBytes(6).toString("hex")}`, namespace: "default" },
+      involvedObject: { kind: "Node", name: node, uid: node, apiVersion: "v1" },
+      reason,
+      message,
+      type,
+      source: { component: EVENT_SOURCE },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    },
+  });
+}

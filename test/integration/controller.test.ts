@@ -1,0 +1,248 @@
+// The recovery controller against a real control plane with sim workers (fast profile): it fences
+// a lost node, taints it out-of-service, frees its StatefulSet volume, and undoes all of it when the
+// node returns; it does not fence a node that comes back in time, holds when a zone is mostly lost,
+// resumes after a crash without fencing twice, and lets a node go that returns mid-fence.
+import { expect } from "chai";
+import { join } from "node:path";
+import { SimCluster } from "../../lib/cluster/sim/cluster.js";
+import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../../lib/controller/config.js";
+import { FENCING_TAINT, RecoveryController } from "../../lib/controller/controller.js";
+import { ManualFenceDriver } from "../../lib/controller/drivers/manual.js";
+import { SimFenceDriver } from "../../lib/controller/drivers/sim.js";
+import type { FenceDriver } from "../../lib/controller/drivers/types.js";
+import { EVENT_REASONS } from "../../lib/controller/events.js";
+import type { FenceConfig } from "../../lib/controller/fence-config.js";
+import {
+  NODE_FENCE_GROUP,
+  NODE_FENCE_PLURAL,
+  NODE_FENCE_VERSION,
+  type NodeFence,
+} from "../../lib/controller/fence-state.js";
+import { METRICS } from "../../lib/controller/metrics.js";
+import { applyManifestFile } from "../../lib/kube/apply.js";
+import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
+import { hasTaint, OUT_OF_SERVICE_TAINT, readNode, volumeAttachmentsFor } from "../../lib/kube/queries.js";
+import { fixturePath } from "../../lib/util/fixtures.js";
+import { consoleProgress } from "../../lib/util/progress.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
+import { deployNodeLossWorkloads, listPods } from "../../lib/workloads/deploy.js";
+import { testRunDir } from "../support/run-dir.js";
+
+const SIM_FENCING: FenceConfig = { templates: { sim: { driver: "sim" } }, defaultTemplate: "sim" };
+
+describe("recovery controller on the sim provider (fast profile)", function () {
+  let cluster: SimCluster | undefined;
+  let kc: k8s.KubeConfig;
+  const controllers: RecoveryController[] = [];
+
+  function controller(
+    overrides: Partial<ControllerConfig> = {},
+    extra: { fenceConfig?: FenceConfig; drivers?: FenceDriver[]; haltBefore?: "taint" } = {},
+  ): RecoveryController {
+    const drivers = extra.drivers ?? [new SimFenceDriver(cluster!.layout.root)];
+    const c = new RecoveryController({
+      kc,
+      config: {
+        ...DEFAULT_CONTROLLER_CONFIG,
+        unhealthyAfterMs: 6_000,
+        checkIntervalMs: 500,
+        identity: "test",
+        ...overrides,
+      },
+      fenceConfig: extra.fenceConfig ?? SIM_FENCING,
+      drivers: new Map(drivers.map((d) => [d.name, d])),
+      ...(extra.haltBefore ? { haltBefore: extra.haltBefore } : {}),
+      log: (m) => {
+        console.log(`      [controller] ${m}`);
+      },
+    });
+    controllers.push(c);
+    c.start();
+    return c;
+  }
+
+  const fence = async (node: string): Promise<NodeFence | undefined> => {
+    const list = (await kc.makeApiClient(k8s.CustomObjectsApi).listClusterCustomObject({
+      group: NODE_FENCE_GROUP,
+      version: NODE_FENCE_VERSION,
+      plural: NODE_FENCE_PLURAL,
+    })) as { items: NodeFence[] };
+    return list.items.find((f) => f.spec.node === node);
+  };
+  const waitFence = (node: string, step: string, phase: string, timeoutMs = 60_000) =>
+    pollUntil(
+      async () => {
+        const f = await fence(node);
+        return f?.status?.step === step && f.status.phase === phase ? f : undefined;
+      },
+      { what: `NodeFence ${node} at ${step}/${phase}`, timeoutMs, intervalMs: 250 },
+    );
+  const waitReady = (node: string) =>
+    pollUntil(
+      async () => (nodeConditionStatus(await readNode(kc, node), "Ready") === "True" ? true : undefined),
+      { what: `${node} Ready`, timeoutMs: 60_000 },
+    );
+
+  before(async function () {
+    // 5 workers in 2 zones: zone-a = worker-1, -3, -5; zone-b = worker-2, -4.
+    cluster = await SimCluster.start({
+      name: "it-controller",
+      root: join(testRunDir("controller"), "cluster"),
+      workers: 5,
+      zones: 2,
+      profile: "fast",
+      progress: consoleProgress(),
+    });
+    kc = cluster.kubeConfig();
+    await applyManifestFile(kc, fixturePath("controller", "crd.yaml"));
+    await pollUntil(
+      async () => {
+        const crd = await kc
+          .makeApiClient(k8s.ApiextensionsV1Api)
+          .readCustomResourceDefinition({ name: "nodefences.rekindle.dev" });
+        return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
+          ? true
+          : undefined;
+      },
+      { what: "NodeFence CRD established", timeoutMs: 30_000 },
+    );
+  });
+
+  afterEach(async function () {
+    await Promise.all(controllers.splice(0).map((c) => c.stop()));
+  });
+
+  after(async function () {
+    await cluster?.destroy();
+  });
+
+  it("recovers a StatefulSet with an RWO volume and a Deployment after node loss, then undoes everything when the node returns", async function () {
+    const workloads = await deployNodeLossWorkloads(kc, { namespace: "ctl-recovery", runId: cluster!.runId });
+    const lost = workloads.statefulSetNode;
+    const c = controller();
+    cluster!.stopNode(lost);
+    const faultAt = Date.now();
+    const moved = await pollUntil(
+      async () =>
+        (await listPods(kc, "ctl-recovery", "db")).find(
+          (p) => isPodReady(p) && p.spec?.nodeName !== lost && !p.metadata?.deletionTimestamp,
+        ),
+      { what: "the StatefulSet pod Ready on another node", timeoutMs: 90_000 },
+    );
+    const recoveredS = (Date.now() - faultAt) / 1000;
+    console.log(
+      `      StatefulSet with RWO volume Ready on ${moved.spec?.nodeName ?? "?"} ${recoveredS.toFixed(1)} s after the node stopped`,
+    );
+    const vas = await volumeAttachmentsFor(kc, workloads.volumeName);
+    expect(vas.map((va) => va.spec.nodeName)).to.deep.equal([moved.spec?.nodeName]);
+    const webReady = (await listPods(kc, "ctl-recovery", "web")).filter(
+      (p) => isPodReady(p) && p.spec?.nodeName !== lost,
+    );
+    expect(webReady.length).to.equal(2);
+    const node = await readNode(kc, lost);
+    expect(hasTaint(node, OUT_OF_SERVICE_TAINT, "NoExecute")).to.equal(true);
+    expect(hasTaint(node, FENCING_TAINT, "NoSchedule")).to.equal(true);
+    const f = await fence(lost);
+    expect(f?.status?.fencedAt, "fenced before tainted").to.be.a("string");
+    expect(Date.parse(f?.status?.taintedAt ?? "")).to.be.at.least(Date.parse(f?.status?.fencedAt ?? ""));
+    expect(c.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(1);
+    // The node returns: taints go, the NodeFence finishes.
+    await cluster!.startNode(lost);
+    await waitFence(lost, "recovery", "done");
+    const back = await readNode(kc, lost);
+    expect(hasTaint(back, OUT_OF_SERVICE_TAINT)).to.equal(false);
+    expect(hasTaint(back, FENCING_TAINT)).to.equal(false);
+    const events = await kc
+      .makeApiClient(k8s.CoreV1Api)
+      .listNamespacedEvent({ namespace: "default", fieldSelector: `involvedObject.name=${lost}` });
+    const reasons = events.items
+      .filter((e) => e.source?.component === "rekindle-controller")
+      .map((e) => e.reason);
+    expect(reasons).to.include.members([
+      EVENT_REASONS.nodeUnhealthy,
+      EVENT_REASONS.fenceStarted,
+      EVENT_REASONS.fenceSucceeded,
+      EVENT_REASONS.outOfServiceTainted,
+      EVENT_REASONS.nodeRecovered,
+    ]);
+    await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: "ctl-recovery" });
+  });
+
+  it("does not fence a partition healed before unhealthyAfter", async function () {
+    const c = controller({ unhealthyAfterMs: 8_000 });
+    cluster!.partitionNode("worker-4");
+    await sleep(4_000);
+    cluster!.healNode("worker-4");
+    await sleep(10_000);
+    expect(await fence("worker-4")).to.equal(undefined);
+    expect(c.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(0);
+    expect(hasTaint(await readNode(kc, "worker-4"), FENCING_TAINT)).to.equal(false);
+  });
+
+  it("holds when 2 of 3 workers of a zone are lost and maxUnhealthy allows 1 there, and says why", async function () {
+    // Both are lost before the controller looks (a zone outage), so it sees them together.
+    cluster!.stopNode("worker-3");
+    cluster!.stopNode("worker-5");
+    await sleep(8_000);
+    const c = controller({ maxUnhealthy: "40%" });
+    try {
+      await pollUntil(
+        () =>
+          Promise.resolve(
+            c.metrics.get(METRICS.guardHolds[0], { reason: "ZoneBudget" }) >= 2 ? true : undefined,
+          ),
+        {
+          what: "the guard to hold both nodes (ZoneBudget)",
+          timeoutMs: 60_000,
+        },
+      );
+      expect(await fence("worker-3")).to.equal(undefined);
+      expect(await fence("worker-5")).to.equal(undefined);
+      const events = await kc
+        .makeApiClient(k8s.CoreV1Api)
+        .listNamespacedEvent({ namespace: "default", fieldSelector: `reason=${EVENT_REASONS.guardHeld}` });
+      expect(
+        events.items.some(
+          (e) => e.involvedObject.name === "worker-3" && (e.message ?? "").includes("zone zone-a"),
+        ),
+      ).to.equal(true);
+    } finally {
+      await c.stop();
+      await cluster!.startNode("worker-3");
+      await cluster!.startNode("worker-5");
+      await waitReady("worker-3");
+      await waitReady("worker-5");
+    }
+  });
+
+  it("a controller that dies after the fence and before the taint is finished by the next, with no second fence", async function () {
+    const first = controller({}, { haltBefore: "taint" });
+    cluster!.stopNode("worker-2");
+    await waitFence("worker-2", "power-management", "done");
+    await sleep(2_000);
+    await first.stop();
+    expect(hasTaint(await readNode(kc, "worker-2"), OUT_OF_SERVICE_TAINT)).to.equal(false);
+    const second = controller();
+    await waitFence("worker-2", "recovery", "running");
+    expect(hasTaint(await readNode(kc, "worker-2"), OUT_OF_SERVICE_TAINT, "NoExecute")).to.equal(true);
+    expect(first.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(1);
+    expect(second.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(0);
+    await cluster!.startNode("worker-2");
+    await waitFence("worker-2", "recovery", "done");
+  });
+
+  it("lets a node go that returns mid-fence: no out-of-service taint, nothing left behind", async function () {
+    const manual: FenceConfig = { templates: { manual: { driver: "manual" } }, defaultTemplate: "manual" };
+    const c = controller({}, { fenceConfig: manual, drivers: [new ManualFenceDriver(kc)] });
+    cluster!.stopNode("worker-1");
+    // The manual driver waits for a person to confirm power-off; the node comes back first.
+    await waitFence("worker-1", "power-management", "running");
+    await cluster!.startNode("worker-1");
+    await waitFence("worker-1", "recovery", "done");
+    const node = await readNode(kc, "worker-1");
+    expect(hasTaint(node, OUT_OF_SERVICE_TAINT)).to.equal(false);
+    expect(hasTaint(node, FENCING_TAINT)).to.equal(false);
+    expect((await fence("worker-1"))?.status?.taintedAt).to.equal(undefined);
+    expect(c.metrics.get(METRICS.fences[0], { result: "aborted" })).to.equal(1);
+  });
+});

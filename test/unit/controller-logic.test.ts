@@ -1,0 +1,226 @@
+import { expect } from "chai";
+import { createServer, type Server } from "node:http";
+import type { k8s } from "../../lib/kube/client.js";
+import { parseDuration, parseMaxUnhealthy, unhealthyBudget } from "../../lib/controller/config.js";
+import { assessNode } from "../../lib/controller/detect.js";
+import { WebhookFenceDriver } from "../../lib/controller/drivers/webhook.js";
+import { templateFor } from "../../lib/controller/fence-config.js";
+import { decide, isFinished, type FenceStatus } from "../../lib/controller/fence-state.js";
+import { guardDecision, type GuardNode } from "../../lib/controller/guard.js";
+import { MetricsRegistry } from "../../lib/controller/metrics.js";
+import { RekindleError } from "../../lib/errors.js";
+
+const T = Date.parse("2026-01-01T00:00:00Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function node(ready: "True" | "False" | "Unknown", since: number): k8s.V1Node {
+  return {
+    metadata: { name: "n" },
+    status: { conditions: [{ type: "Ready", status: ready, lastTransitionTime: new Date(since) }] },
+  };
+}
+const lease = (renewed: number): k8s.V1Lease => ({
+  metadata: { name: "n" },
+  spec: { renewTime: new Date(renewed) },
+});
+
+describe("controller: detection", function () {
+  it("a fresh Lease and Ready=True is healthy", function () {
+    expect(assessNode(node("True", T - 60_000), lease(T - 5_000), T, 20_000).state).to.equal("healthy");
+  });
+
+  it("a Lease older than unhealthyAfter is unhealthy, even while Ready still says True", function () {
+    const health = assessNode(node("True", T - 60_000), lease(T - 21_000), T, 20_000);
+    expect(health).to.deep.equal({ state: "unhealthy", reason: "Lease not renewed for 21s" });
+  });
+
+  it("Ready not True for long is unhealthy; briefly is only suspect", function () {
+    expect(assessNode(node("False", T - 30_000), lease(T - 1_000), T, 20_000).state).to.equal("unhealthy");
+    expect(assessNode(node("Unknown", T - 3_000), lease(T - 1_000), T, 20_000).state).to.equal("suspect");
+  });
+});
+
+describe("controller: guard", function () {
+  const nodes = (unhealthy: string[], extra: Partial<Record<string, Partial<GuardNode>>> = {}): GuardNode[] =>
+    ["a1", "a2", "a3", "b1", "b2"].map((name) => ({
+      name,
+      zone: name.startsWith("a") ? "zone-a" : "zone-b",
+      controlPlane: false,
+      excluded: false,
+      unhealthy: unhealthy.includes(name),
+      fencing: false,
+      ...extra[name],
+    }));
+
+  it("allows one lost node", function () {
+    expect(guardDecision("a1", { nodes: nodes(["a1"]), maxUnhealthy: "40%", paused: false })).to.deep.equal({
+      allowed: true,
+    });
+  });
+
+  it("holds 2 of 3 in a zone when the zone's budget is 1, naming the zone", function () {
+    const decision = guardDecision("a1", { nodes: nodes(["a1", "a2"]), maxUnhealthy: "40%", paused: false });
+    expect(decision).to.deep.include({ allowed: false, reason: "ZoneBudget" });
+    expect(decision.allowed ? "" : decision.message).to.include("2 of 3 nodes in zone zone-a");
+  });
+
+  it("holds beyond the cluster budget (count form)", function () {
+    const decision = guardDecision("b1", { nodes: nodes(["a1", "b1"]), maxUnhealthy: "1", paused: false });
+    expect(decision).to.deep.include({ allowed: false, reason: "ClusterBudget" });
+  });
+
+  it("counts nodes already being fenced", function () {
+    const decision = guardDecision("a2", {
+      nodes: nodes(["a2"], { a1: { fencing: true } }),
+      maxUnhealthy: "40%",
+      paused: false,
+    });
+    expect(decision).to.deep.include({ allowed: false, reason: "ZoneBudget" });
+  });
+
+  it("never fences control-plane or excluded nodes, nor anything while paused", function () {
+    expect(
+      guardDecision("a1", {
+        nodes: nodes(["a1"], { a1: { controlPlane: true } }),
+        maxUnhealthy: "40%",
+        paused: false,
+      }),
+    ).to.deep.include({ reason: "ControlPlane" });
+    expect(
+      guardDecision("a1", {
+        nodes: nodes(["a1"], { a1: { excluded: true } }),
+        maxUnhealthy: "40%",
+        paused: false,
+      }),
+    ).to.deep.include({ reason: "Excluded" });
+    expect(guardDecision("a1", { nodes: nodes(["a1"]), maxUnhealthy: "40%", paused: true })).to.deep.include({
+      reason: "Paused",
+    });
+  });
+
+  it("budgets: percentages round down but allow one node; counts are absolute", function () {
+    expect(unhealthyBudget("40%", 5)).to.equal(2);
+    expect(unhealthyBudget("40%", 2)).to.equal(1);
+    expect(unhealthyBudget("0%", 5)).to.equal(0);
+    expect(unhealthyBudget("3", 2)).to.equal(3);
+    expect(parseMaxUnhealthy("25%")).to.deep.equal({ percent: 25 });
+    expect(() => parseMaxUnhealthy("half")).to.throw(RekindleError, /maxUnhealthy/);
+    expect(() => parseMaxUnhealthy("140%")).to.throw(RekindleError, /0% to 100%/);
+  });
+
+  it("durations", function () {
+    expect(parseDuration("--unhealthy-after", "20s")).to.equal(20_000);
+    expect(parseDuration("--unhealthy-after", "1500ms")).to.equal(1_500);
+    expect(parseDuration("--unhealthy-after", "2m")).to.equal(120_000);
+    expect(() => parseDuration("--unhealthy-after", "soon")).to.throw(RekindleError, /--unhealthy-after/);
+  });
+});
+
+describe("controller: fence state machine (fake clock)", function () {
+  const options = { fenceRetries: 3, retryBackoffMs: 10_000 };
+  const status = (s: Partial<FenceStatus>): FenceStatus => ({
+    step: "power-management",
+    phase: "new",
+    retries: 0,
+    lastTransitionTime: iso(T),
+    ...s,
+  });
+  const lost = { nodeHealthy: false, stalePods: 0, nowMs: T };
+
+  it("walks a lost node through fence → taint → cleanup → recovery", function () {
+    expect(decide(status({ phase: "new" }), lost, options)).to.equal("power-off");
+    expect(decide(status({ phase: "running" }), lost, options)).to.equal("confirm-off");
+    expect(decide(status({ phase: "done" }), lost, options)).to.equal("taint");
+    expect(decide(status({ step: "taint", phase: "done" }), lost, options)).to.equal("cleanup");
+    expect(decide(status({ step: "cleanup", phase: "running" }), lost, options)).to.equal("cleanup");
+    expect(decide(status({ step: "cleanup", phase: "done" }), lost, options)).to.equal("begin-recovery");
+    expect(decide(status({ step: "recovery", phase: "running" }), lost, options)).to.equal("wait");
+  });
+
+  it("never taints before a confirmed fence: a node back mid-fence is let go", function () {
+    const back = { ...lost, nodeHealthy: true };
+    for (const phase of ["new", "running", "error"] as const)
+      expect(decide(status({ phase }), back, options), phase).to.equal("abort");
+    // Once the fence is confirmed the node was really off: proceed even if it is back by now.
+    expect(decide(status({ phase: "done" }), back, options)).to.equal("taint");
+  });
+
+  it("retries a failed fence after the backoff, up to the retry limit", function () {
+    const failed = status({ phase: "error", retries: 1, lastTransitionTime: iso(T) });
+    expect(decide(failed, { ...lost, nowMs: T + 9_999 }, options)).to.equal("wait");
+    expect(decide(failed, { ...lost, nowMs: T + 10_000 }, options)).to.equal("retry");
+    expect(decide(status({ phase: "error", retries: 3 }), { ...lost, nowMs: T + 60_000 }, options)).to.equal(
+      "wait",
+    );
+  });
+
+  it("finishes recovery only when the node is healthy and has no stale pods", function () {
+    const recovering = status({ step: "recovery", phase: "running" });
+    expect(decide(recovering, { nodeHealthy: true, stalePods: 2, nowMs: T }, options)).to.equal("wait");
+    expect(decide(recovering, { nodeHealthy: true, stalePods: 0, nowMs: T }, options)).to.equal(
+      "finish-recovery",
+    );
+    expect(isFinished(status({ step: "recovery", phase: "done" }))).to.equal(true);
+    expect(isFinished(status({ step: "recovery", phase: "running" }))).to.equal(false);
+  });
+});
+
+describe("controller: fence config, metrics, webhook driver", function () {
+  it("maps nodes to templates, with a default", function () {
+    const config = {
+      templates: { bmc: { driver: "redfish" }, sim: { driver: "sim" } },
+      nodes: { "worker-1": "bmc" },
+      defaultTemplate: "sim",
+    };
+    expect(templateFor(config, "worker-1").template.driver).to.equal("redfish");
+    expect(templateFor(config, "worker-2").template.driver).to.equal("sim");
+    expect(() => templateFor({ templates: {} }, "worker-1")).to.throw(
+      RekindleError,
+      /no fence template for node worker-1/,
+    );
+  });
+
+  it("exposes counters and gauges in Prometheus text format", function () {
+    const metrics = new MetricsRegistry();
+    metrics.inc("rekindle_fences_total", "Fences.", { result: "success" });
+    metrics.inc("rekindle_fences_total", "Fences.", { result: "success" });
+    metrics.set("rekindle_unhealthy_nodes", "Unhealthy.", 1);
+    const text = metrics.exposition();
+    expect(text)
+      .to.include("# TYPE rekindle_fences_total counter")
+      .and.include('rekindle_fences_total{result="success"} 2')
+      .and.include("rekindle_unhealthy_nodes 1");
+  });
+
+  describe("webhook driver against a local HTTP server", function () {
+    let server: Server;
+    let url = "";
+    const calls: string[] = [];
+    let power = "on";
+    before(async function () {
+      server = createServer((req, res) => {
+        calls.push(`${req.method ?? ""} ${req.url ?? ""} ${req.headers.authorization ?? ""}`);
+        if (req.url?.startsWith("/fence/power-off")) power = "off";
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(req.method === "GET" ? { state: power } : {}));
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const address = server.address();
+      url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/fence`;
+    });
+    after(function () {
+      server.close();
+    });
+
+    it("powers off with the Secret's token and confirms from power-state", async function () {
+      const driver = new WebhookFenceDriver();
+      const target = { node: "worker-1", options: { url }, credentials: { token: "s3cret" } };
+      expect(await driver.powerState(target)).to.equal("on");
+      await driver.powerOff(target);
+      expect(await driver.powerState(target)).to.equal("off");
+      expect(calls).to.include("POST /fence/power-off Bearer s3cret");
+      expect(calls).to.include("GET /fence/power-state?node=worker-1 Bearer s3cret");
+    });
+  });
+});
