@@ -10,7 +10,9 @@ import {
   type ControllerConfig,
 } from "../controller/config.js";
 import { RecoveryController } from "../controller/controller.js";
+import { FenceAgentDriver } from "../controller/drivers/fence-agent.js";
 import { ManualFenceDriver } from "../controller/drivers/manual.js";
+import { RedfishFenceDriver } from "../controller/drivers/redfish.js";
 import { SimFenceDriver } from "../controller/drivers/sim.js";
 import type { FenceDriver } from "../controller/drivers/types.js";
 import { WebhookFenceDriver } from "../controller/drivers/webhook.js";
@@ -35,7 +37,7 @@ function loadFenceConfig(path: string): FenceConfig {
   const config = parsed as Partial<FenceConfig> | null;
   if (!config || typeof config.templates !== "object") {
     throw new RekindleError("INVALID_INPUT", `${path} has no "templates" map`, {
-      hint: "templates: { name: { driver: sim|manual|webhook, options: {...}, secretRef: { name } } }, defaultTemplate: name",
+      hint: "templates: { name: { driver: sim|manual|webhook|redfish|fence-agent, options: {...}, secretRef: { name } } }, defaultTemplate: name",
     });
   }
   return config as FenceConfig;
@@ -74,7 +76,12 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     ...(values.namespace ? { namespace: values.namespace } : {}),
     powerOnAfterFence: values["power-on-after-fence"],
   };
-  const drivers: FenceDriver[] = [new ManualFenceDriver(kc), new WebhookFenceDriver()];
+  const drivers: FenceDriver[] = [
+    new ManualFenceDriver(kc),
+    new WebhookFenceDriver(),
+    new RedfishFenceDriver(),
+    new FenceAgentDriver(),
+  ];
   if (values["sim-cluster"]) drivers.push(new SimFenceDriver(values["sim-cluster"]));
   const fenceConfig: FenceConfig = values["fence-config"]
     ? loadFenceConfig(values["fence-config"])

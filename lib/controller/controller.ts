@@ -22,6 +22,7 @@ import {
   type NodeFence,
 } from "./fence-state.js";
 import { guardDecision, type GuardNode } from "./guard.js";
+import type { LeaderElector } from "./leader.js";
 import { METRICS, MetricsRegistry } from "./metrics.js";
 
 /** The controller's own taint while it fences a node: nothing new lands there meanwhile. */
@@ -38,6 +39,8 @@ export interface RecoveryControllerOptions {
   now?: () => number;
   /** Test seam: never perform this action (the controller "dies" right before it). */
   haltBefore?: FenceAction;
+  /** With several replicas: only the Lease holder reconciles. Default: always active. */
+  leader?: LeaderElector;
 }
 
 interface Snapshot {
@@ -71,7 +74,8 @@ export class RecoveryController {
     this.#loop = (async () => {
       while (!abort.signal.aborted) {
         try {
-          await this.reconcileOnce();
+          const leading = this.#options.leader ? await this.#options.leader.tryAcquireOrRenew() : true;
+          if (leading) await this.reconcileOnce();
         } catch (error) {
           this.#log(`reconcile failed (retrying): ${errorMessage(error)}`);
         }

@@ -1,5 +1,5 @@
 // Minimal HTTP(S) GET for readiness probes of components rekindle starts on loopback.
-import { request as httpRequest } from "node:http";
+import { request as plainRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 
 export interface ProbeOptions {
@@ -17,16 +17,36 @@ export interface ProbeResult {
 }
 
 export function httpGet(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
+  return httpRequest("GET", url, options);
+}
+
+export interface RequestOptions extends ProbeOptions {
+  /** JSON body (sent with content-type application/json). */
+  json?: unknown;
+  /** HTTP basic auth. */
+  basicAuth?: { username: string; password: string };
+}
+
+/** One HTTP(S) request with an optional JSON body, for BMCs and webhooks with private CAs. */
+export function httpRequest(method: string, url: string, options: RequestOptions = {}): Promise<ProbeResult> {
   const target = new URL(url);
-  const request = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const request = target.protocol === "https:" ? httpsRequest : plainRequest;
   return new Promise((resolve, reject) => {
     const req = request(
       target,
       {
-        method: "GET",
+        method,
         ca: options.ca,
         rejectUnauthorized: options.insecure !== true,
-        headers: options.bearerToken ? { authorization: `Bearer ${options.bearerToken}` } : {},
+        headers: {
+          ...(options.bearerToken ? { authorization: `Bearer ${options.bearerToken}` } : {}),
+          ...(options.basicAuth
+            ? {
+                authorization: `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString("base64")}`,
+              }
+            : {}),
+          ...(options.json !== undefined ? { "content-type": "application/json" } : {}),
+        },
         timeout: options.timeoutMs ?? 5_000,
       },
       (res) => {
@@ -44,6 +64,6 @@ export function httpGet(url: string, options: ProbeOptions = {}): Promise<ProbeR
       req.destroy(new Error(`GET ${url} timed out`));
     });
     req.on("error", reject);
-    req.end();
+    req.end(options.json !== undefined ? JSON.stringify(options.json) : undefined);
   });
 }

@@ -1,0 +1,120 @@
+// Starts the sushy-tools Redfish emulator (fake driver) on loopback over HTTPS with basic auth, one
+// fake system per name. Looks for sushy-emulator in $REKINDLE_SUSHY_EMULATOR, then in the venv
+// .ci/run installs (<cache>/tools/sushy-venv), then on PATH.
+import { execa } from "execa";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { isDaemonRunning, logTail, spawnDaemon, stopDaemon } from "../../lib/util/daemon.js";
+import { httpGet } from "../../lib/util/http.js";
+import { cacheRoot } from "../../lib/util/paths.js";
+import { freeLoopbackPorts } from "../../lib/util/ports.js";
+import { pollUntil } from "../../lib/util/time.js";
+
+export interface RedfishEmulator {
+  url: string;
+  port: number;
+  username: string;
+  password: string;
+  systems: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+function emulatorPath(): string {
+  const candidates = [
+    process.env["REKINDLE_SUSHY_EMULATOR"],
+    join(cacheRoot(), "tools", "sushy-venv", "bin", "sushy-emulator"),
+  ].filter((p): p is string => !!p);
+  const found = candidates.find((p) => existsSync(p));
+  return found ?? "sushy-emulator";
+}
+
+export async function startRedfishEmulator(names: string[]): Promise<RedfishEmulator> {
+  const dir = mkdtempSync(join(tmpdir(), "rekindle-redfish-"));
+  const emulator = emulatorPath();
+  const python = join(dirname(emulator), "python");
+  await execa("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem"),
+    "-days",
+    "1",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+  ]);
+  const username = "admin";
+  const password = `pw-${randomUUID().slice(0, 8)}`;
+  const hash = await execa(existsSync(python) ? python : "python3", [
+    "-c",
+    `import bcrypt,sys; print(bcrypt.hashpw(sys.argv[1].encode(), bcrypt.gensalt()).decode())`,
+    password,
+  ]);
+  writeFileSync(join(dir, "htpasswd"), `${username}:${hash.stdout.trim()}\n`);
+  const systems = Object.fromEntries(names.map((name) => [name, randomUUID()]));
+  const fakeSystems = Object.entries(systems)
+    .map(
+      ([name, uuid]) =>
+        `{'uuid': '${uuid}', 'name': '${name}', 'power_state': 'On', 'external_notifier': False, 'nics': [{'mac': '00:5c:52:31:3a:9c', 'ip': '127.0.0.1'}]}`,
+    )
+    .join(",\n  ");
+  writeFileSync(
+    join(dir, "config.py"),
+    [
+      "SUSHY_EMULATOR_FAKE_DRIVER = True",
+      `SUSHY_EMULATOR_FAKE_SYSTEMS = [\n  ${fakeSystems}\n]`,
+      `SUSHY_EMULATOR_AUTH_FILE = '${join(dir, "htpasswd")}'`,
+      `SUSHY_EMULATOR_STATE_DIR = '${join(dir, "state")}'`,
+      "SUSHY_EMULATOR_LISTEN_IP = '127.0.0.1'",
+      "",
+    ].join("\n"),
+  );
+  const [port = 0] = await freeLoopbackPorts(1);
+  const record = spawnDaemon(
+    {
+      name: "sushy-emulator",
+      command: emulator,
+      args: [
+        "--config",
+        join(dir, "config.py"),
+        "-i",
+        "127.0.0.1",
+        "-p",
+        String(port),
+        "--ssl-certificate",
+        join(dir, "cert.pem"),
+        "--ssl-key",
+        join(dir, "key.pem"),
+      ],
+      logPath: join(dir, "sushy.log"),
+    },
+    `redfish-${port}`,
+  );
+  const url = `https://127.0.0.1:${port}`;
+  try {
+    await pollUntil(
+      async () => {
+        if (!isDaemonRunning(record))
+          throw new Error(`sushy-emulator (${emulator}) exited: ${logTail(record.logPath)}`);
+        try {
+          return (await httpGet(`${url}/redfish/v1/`, { insecure: true })).status === 200 ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      { what: "the Redfish emulator", timeoutMs: 30_000 },
+    );
+  } catch (error) {
+    await stopDaemon(record);
+    throw error;
+  }
+  return { url, port, username, password, systems, stop: () => stopDaemon(record) };
+}
