@@ -44,7 +44,7 @@ export class FenceAgentDriver implements FenceDriver {
       throw new RekindleError(
         "COMMAND_FAILED",
         `${agent} could not be run (is Debian's fence-agents installed?)`,
-        { details: { outputTail: String(result.all ?? "") } },
+        { details: { outputTail: result.all } },
       );
     }
     const code = result.exitCode ?? 1;
@@ -52,7 +52,7 @@ export class FenceAgentDriver implements FenceDriver {
       throw new RekindleError(
         "COMMAND_FAILED",
         `${agent} action=${action} for ${target.node} exited ${code}`,
-        { details: { outputTail: String(result.all ?? "").slice(-2000) } },
+        { details: { outputTail: result.all.slice(-2000) } },
       );
     }
     return code;
