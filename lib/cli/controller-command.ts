@@ -10,6 +10,7 @@ import {
   type ControllerConfig,
 } from "../controller/config.js";
 import { RecoveryController } from "../controller/controller.js";
+import { LeaderElector } from "../controller/leader.js";
 import { FenceAgentDriver } from "../controller/drivers/fence-agent.js";
 import { ManualFenceDriver } from "../controller/drivers/manual.js";
 import { RedfishFenceDriver } from "../controller/drivers/redfish.js";
@@ -23,7 +24,7 @@ import { parseCount } from "./args.js";
 
 export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--fence-config fence.yaml | --sim-cluster DIR]
                     [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%]
-                    [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence]
+                    [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence] [--leader-elect]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
       (in a pod, with no --kubeconfig, it uses the in-cluster service account)`;
 
@@ -56,6 +57,7 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
       namespace: { type: "string" },
       "metrics-port": { type: "string", default: "9464" },
       "power-on-after-fence": { type: "boolean", default: false },
+      "leader-elect": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -92,12 +94,16 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
             hint: "pass --fence-config fence.yaml, or --sim-cluster DIR for a sim cluster",
           });
         })();
+  const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
   const controller = new RecoveryController({
     kc,
     config,
     fenceConfig,
     drivers: new Map(drivers.map((d) => [d.name, d])),
-    log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
+    log,
+    ...(values["leader-elect"]
+      ? { leader: new LeaderElector({ kc, namespace: config.namespace, identity: config.identity, log }) }
+      : {}),
   });
   const port = parseCount("--metrics-port", values["metrics-port"]);
   const { server, port: bound } = await controller.metrics.serve(

@@ -15,6 +15,22 @@ export interface LeaderElectionOptions {
   log?: (message: string) => void;
 }
 
+interface LeaseJson {
+  metadata?: { resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    renewTime?: string;
+    acquireTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** metav1.MicroTime: RFC 3339 with exactly six fractional digits. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
 export class LeaderElector {
   readonly #options: LeaderElectionOptions;
   #leader = false;
@@ -31,23 +47,29 @@ export class LeaderElector {
   async tryAcquireOrRenew(): Promise<boolean> {
     const { kc, namespace, identity } = this.#options;
     const name = this.#options.name ?? "rekindle-controller";
-    const durationMs = this.#options.leaseDurationMs ?? 15_000;
-    const now = new Date((this.#options.now ?? Date.now)());
-    const api = kc.makeApiClient(k8s.CoordinationV1Api);
+    const durationSeconds = Math.ceil((this.#options.leaseDurationMs ?? 15_000) / 1000);
+    const nowMs = (this.#options.now ?? Date.now)();
+    const now = microTime(nowMs);
+    // Leases go through the generic object endpoints as plain JSON: client-node's typed Lease API
+    // writes millisecond timestamps, which the apiserver refuses for MicroTime fields.
+    const api = kc.makeApiClient(k8s.CustomObjectsApi);
+    const ref = { group: "coordination.k8s.io", version: "v1", namespace, plural: "leases" };
     const was = this.#leader;
     try {
-      let lease: k8s.V1Lease;
+      let lease: LeaseJson;
       try {
-        lease = await api.readNamespacedLease({ name, namespace });
+        lease = (await api.getNamespacedCustomObject({ ...ref, name })) as LeaseJson;
       } catch (error) {
         if (!isNotFound(error)) throw error;
-        await api.createNamespacedLease({
-          namespace,
+        await api.createNamespacedCustomObject({
+          ...ref,
           body: {
+            apiVersion: "coordination.k8s.io/v1",
+            kind: "Lease",
             metadata: { name, namespace },
             spec: {
               holderIdentity: identity,
-              leaseDurationSeconds: Math.ceil(durationMs / 1000),
+              leaseDurationSeconds: durationSeconds,
               acquireTime: now,
               renewTime: now,
               leaseTransitions: 0,
@@ -57,21 +79,20 @@ export class LeaderElector {
         return this.#set(true, was);
       }
       const spec = lease.spec ?? {};
-      const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
-      const expired =
-        now.getTime() - renewed > (spec.leaseDurationSeconds ?? Math.ceil(durationMs / 1000)) * 1000;
+      const renewed = spec.renewTime ? Date.parse(spec.renewTime) : 0;
+      const expired = nowMs - renewed > (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
       const mine = spec.holderIdentity === identity;
       if (!mine && !expired && spec.holderIdentity) return this.#set(false, was);
-      // Optimistic concurrency: the resourceVersion in `lease` makes a racing replace fail with 409.
-      await api.replaceNamespacedLease({
+      // Optimistic concurrency: the resourceVersion carried in `lease` makes a racing replace fail with 409.
+      await api.replaceNamespacedCustomObject({
+        ...ref,
         name,
-        namespace,
         body: {
           ...lease,
           spec: {
             ...spec,
             holderIdentity: identity,
-            leaseDurationSeconds: Math.ceil(durationMs / 1000),
+            leaseDurationSeconds: durationSeconds,
             renewTime: now,
             ...(mine ? {} : { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
           },

@@ -8,6 +8,7 @@ import { SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../../lib/controller/config.js";
 import { FENCING_TAINT, RecoveryController } from "../../lib/controller/controller.js";
 import { ManualFenceDriver } from "../../lib/controller/drivers/manual.js";
+import { LeaderElector } from "../../lib/controller/leader.js";
 import { SimFenceDriver } from "../../lib/controller/drivers/sim.js";
 import type { FenceDriver } from "../../lib/controller/drivers/types.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
@@ -33,15 +34,17 @@ const SIM_FENCING: FenceConfig = { templates: { sim: { driver: "sim" } }, defaul
 describe("recovery controller on the sim provider (fast profile)", function () {
   let cluster: SimCluster | undefined;
   let kc: k8s.KubeConfig;
+  /** The controller's own identity: the ServiceAccount with fixtures/controller/rbac.yaml's rights only. */
+  let controllerKc: k8s.KubeConfig;
   const controllers: RecoveryController[] = [];
 
   function controller(
     overrides: Partial<ControllerConfig> = {},
-    extra: { fenceConfig?: FenceConfig; drivers?: FenceDriver[]; haltBefore?: "taint" } = {},
+    extra: { fenceConfig?: FenceConfig; drivers?: FenceDriver[]; haltBefore?: "taint"; leader?: string } = {},
   ): RecoveryController {
     const drivers = extra.drivers ?? [new SimFenceDriver(cluster!.layout.root)];
     const c = new RecoveryController({
-      kc,
+      kc: controllerKc,
       config: {
         ...DEFAULT_CONTROLLER_CONFIG,
         unhealthyAfterMs: 6_000,
@@ -52,6 +55,16 @@ describe("recovery controller on the sim provider (fast profile)", function () {
       fenceConfig: extra.fenceConfig ?? SIM_FENCING,
       drivers: new Map(drivers.map((d) => [d.name, d])),
       ...(extra.haltBefore ? { haltBefore: extra.haltBefore } : {}),
+      ...(extra.leader
+        ? {
+            leader: new LeaderElector({
+              kc: controllerKc,
+              namespace: "rekindle-system",
+              identity: extra.leader,
+              leaseDurationMs: 4_000,
+            }),
+          }
+        : {}),
       log: (m) => {
         console.log(`      [controller] ${m}`);
       },
@@ -114,6 +127,26 @@ describe("recovery controller on the sim provider (fast profile)", function () {
       },
       { what: "NodeFence CRD established", timeoutMs: 30_000 },
     );
+    await applyManifestFile(kc, fixturePath("controller", "rbac.yaml"));
+    const token = await kc.makeApiClient(k8s.CoreV1Api).createNamespacedServiceAccountToken({
+      name: "rekindle-controller",
+      namespace: "rekindle-system",
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    controllerKc = new k8s.KubeConfig();
+    controllerKc.loadFromOptions({
+      clusters: [
+        {
+          name: "sim",
+          server: cluster.apiserverUrl,
+          caFile: cluster.layout.apiserverCertificate,
+          skipTLSVerify: false,
+        },
+      ],
+      users: [{ name: "rekindle-controller", token: token.status?.token ?? "" }],
+      contexts: [{ name: "controller", cluster: "sim", user: "rekindle-controller" }],
+      currentContext: "controller",
+    });
   });
 
   afterEach(async function () {
@@ -225,18 +258,24 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     }
   });
 
-  it("a controller that dies after the fence and before the taint is finished by the next, with no second fence", async function () {
-    const first = controller({}, { haltBefore: "taint" });
+  it("a leader that dies after the fence and before the taint is replaced by the standby, which finishes with no second fence", async function () {
+    const first = controller({}, { haltBefore: "taint", leader: "replica-a" });
+    await sleep(1_500); // replica-a takes the Lease first
+    const second = controller({}, { leader: "replica-b" });
     cluster!.stopNode("worker-2");
     await waitFence("worker-2", "power-management", "done");
     await sleep(2_000);
-    await first.stop();
+    // The standby does nothing while the leader lives.
     expect(hasTaint(await readNode(kc, "worker-2"), OUT_OF_SERVICE_TAINT)).to.equal(false);
-    const second = controller();
+    await first.stop(); // dies without releasing the Lease
     await waitFence("worker-2", "recovery", "running");
     expect(hasTaint(await readNode(kc, "worker-2"), OUT_OF_SERVICE_TAINT, "NoExecute")).to.equal(true);
     expect(first.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(1);
     expect(second.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(0);
+    const lease = await kc
+      .makeApiClient(k8s.CoordinationV1Api)
+      .readNamespacedLease({ name: "rekindle-controller", namespace: "rekindle-system" });
+    expect(lease.spec?.holderIdentity).to.equal("replica-b");
     await cluster!.startNode("worker-2");
     await waitFence("worker-2", "recovery", "done");
   });
