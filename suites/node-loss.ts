@@ -1,11 +1,12 @@
 // Node loss: a worker stops abruptly under a Deployment and a StatefulSet with an RWO volume.
 // baseline: nothing helps (the StatefulSet stays down, by design);
-// manual-out-of-service: an operator applies node.kubernetes.io/out-of-service after the loss.
+// manual-out-of-service: an operator applies node.kubernetes.io/out-of-service after the loss;
+// controller: the bundled recovery controller fences the node and releases its workloads.
 import { recordScenarioRun, runContext } from "../lib/run/context.js";
 import { runNodeLossScenario, summaryExpected } from "../lib/scenario/node-loss.js";
-import type { RecoveryMode } from "../lib/expect/model.js";
+import type { NodeLossMode } from "../lib/scenario/node-loss.js";
 
-const MODES: { mode: RecoveryMode; title: string }[] = [
+const MODES: { mode: NodeLossMode; title: string }[] = [
   {
     mode: "baseline",
     title: "baseline: Deployment recovers after the toleration, the StatefulSet with a volume never does",
@@ -13,6 +14,11 @@ const MODES: { mode: RecoveryMode; title: string }[] = [
   {
     mode: "manual-out-of-service",
     title: "out-of-service taint by hand: PodGC frees the StatefulSet pod, its volume moves",
+  },
+  {
+    mode: "controller",
+    title:
+      "recovery controller: fence, out-of-service taint, force delete; everything back well within a minute",
   },
 ];
 
@@ -30,6 +36,7 @@ describe("node-loss", function () {
           namespace: `node-loss-${mode}-${i}`,
           podStartMs: context.podStartMs,
           attachMs: context.attachMs,
+          controller: { driver: context.fenceDriver },
           progress: context.progress,
           signal: context.signal,
         });

@@ -1,7 +1,8 @@
 // `rekindle run`, `rekindle list` and `rekindle compare`.
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
-import { expectedNodeLoss, nominalWindows } from "../expect/model.js";
+import { expectedNodeLoss, expectedNodeLossWithController, nominalWindows } from "../expect/model.js";
+import { scenarioControllerConfig } from "../scenario/node-loss.js";
 import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { RekindleError } from "../errors.js";
@@ -61,8 +62,20 @@ export function listCommand(args: string[]): number {
     strict: true,
   });
   const profile = timingProfile(values.profile);
-  for (const mode of ["baseline", "manual-out-of-service"] as const) {
-    const expected = expectedNodeLoss({ profile, mode });
+  for (const mode of ["baseline", "manual-out-of-service", "controller"] as const) {
+    const controller = scenarioControllerConfig(profile, undefined);
+    const expected =
+      mode === "controller"
+        ? expectedNodeLossWithController({
+            profile,
+            controller: {
+              unhealthyAfterMs: controller.unhealthyAfterMs,
+              checkIntervalMs: controller.checkIntervalMs,
+              fenceMs: controller.checkIntervalMs * 2,
+              cleanupMs: controller.detachGraceMs + controller.checkIntervalMs * 2,
+            },
+          })
+        : expectedNodeLoss({ profile, mode });
     const anchors: Record<string, number> = { "fault-injected": 0 };
     process.stdout.write(`node-loss/${mode}  (profile ${profile.name})\n`);
     for (const w of nominalWindows(expected, anchors)) {

@@ -152,7 +152,7 @@ export function deriveNodeLossMilestones(
   )) {
     add(`event:${t.detail?.["reason"] ?? ""}`, t);
   }
-  for (const t of after.filter((x) => x.name === "fence-changed" && onLost(x))) {
+  for (const t of after.filter((x) => x.name === "fence-changed" && onLost(x) && x.detail?.["step"])) {
     add(`fence:${t.detail?.["step"] ?? ""}:${t.detail?.["phase"] ?? ""}`, t);
   }
   return out.sort((a, b) => a.atMs - b.atMs);

@@ -1,6 +1,7 @@
 // What a `rekindle run` hands to the mocha suites it loads: the cluster under test, the repeat
 // count, and a place to record each scenario run for the reports.
 import { RekindleError } from "../errors.js";
+import type { FenceDriver } from "../controller/drivers/types.js";
 import type { NodeLossTarget } from "../scenario/node-loss.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 import type { Progress } from "../util/progress.js";
@@ -22,6 +23,8 @@ export interface RunContext {
   /** Sim defaults unless the provider says otherwise. */
   podStartMs: number;
   attachMs: number;
+  /** How the bundled controller fences this provider's nodes. */
+  fenceDriver: FenceDriver;
   scenarios: Map<string, RecordedScenario>;
 }
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import Mocha from "mocha";
 import { RekindleError } from "../errors.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
+import { SimFenceDriver } from "../controller/drivers/sim.js";
 import { timingProfile } from "../cluster/profiles.js";
 import { writeJunit } from "../report/junit.js";
 import { summarizeScenario, writeSummary, type RunSummary } from "../report/summary.js";
@@ -118,6 +119,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     signal,
     podStartMs: 1000,
     attachMs: 500,
+    fenceDriver: new SimFenceDriver(cluster.layout.root),
     scenarios: new Map(),
   };
   let mochaFailures = 0;

@@ -8,12 +8,25 @@ import { errorMessage } from "../errors.js";
 import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
 import {
   expectedNodeLoss,
+  expectedNodeLossWithController,
   nominalWindows,
   POD_GC_PERIOD_MS,
   type ExpectedMilestone,
   type RecoveryMode,
 } from "../expect/model.js";
-import { k8s, nodeConditionStatus } from "../kube/client.js";
+import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
+import { RecoveryController } from "../controller/controller.js";
+import type { FenceDriver } from "../controller/drivers/types.js";
+import {
+  isFinished,
+  NODE_FENCE_GROUP,
+  NODE_FENCE_PLURAL,
+  NODE_FENCE_VERSION,
+  type NodeFence,
+} from "../controller/fence-state.js";
+import { applyManifestFile } from "../kube/apply.js";
+import { k8s, isNotFound, nodeConditionStatus } from "../kube/client.js";
+import { fixturePath } from "../util/fixtures.js";
 import { OUT_OF_SERVICE_TAINT, readNode } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
 import {
@@ -22,7 +35,7 @@ import {
   type Milestone,
   type WorkloadRef,
 } from "../observe/milestones.js";
-import { TimelineRecorder } from "../observe/recorder.js";
+import { NODE_FENCE_CRD, TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
 import { timelineSvg } from "../report/chart.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
@@ -40,9 +53,20 @@ export interface NodeLossTarget {
   startNode(name: string): Promise<void>;
 }
 
+/** The bundled recovery controller, run in-process for the "controller" mode. */
+export interface ScenarioController {
+  driver: FenceDriver;
+  /** Default: 20 s on the default profile, 6 s on faster ones (3 missed Lease renewals). */
+  unhealthyAfterMs?: number;
+}
+
+export type NodeLossMode = RecoveryMode | "controller";
+
 export interface NodeLossScenarioOptions {
   target: NodeLossTarget;
-  mode: RecoveryMode;
+  mode: NodeLossMode;
+  /** Required for mode "controller". */
+  controller?: ScenarioController;
   /** Namespace for this run's workloads (must not exist). */
   namespace: string;
   /** How long the baseline watches the StatefulSet stay stuck. Default: 3 PodGC periods (60 s). */
@@ -61,6 +85,57 @@ export interface NodeLossScenarioResult extends ScenarioRun {
   transitions: Transition[];
   /** The timeline chart (SVG text). */
   chart: string;
+}
+
+/** Controller settings for a scenario: upstream-like detection on the default profile, compressed on faster ones. */
+export function scenarioControllerConfig(
+  profile: TimingProfile,
+  controller: ScenarioController | undefined,
+): ControllerConfig {
+  const unhealthyAfterMs = controller?.unhealthyAfterMs ?? (profile.name === "default" ? 20_000 : 6_000);
+  return {
+    ...DEFAULT_CONTROLLER_CONFIG,
+    unhealthyAfterMs,
+    checkIntervalMs: 500,
+    identity: "rekindle-scenario",
+  };
+}
+
+async function installNodeFenceCrd(kc: k8s.KubeConfig): Promise<void> {
+  await applyManifestFile(kc, fixturePath("controller", "crd.yaml"));
+  await pollUntil(
+    async () => {
+      const crd = await kc
+        .makeApiClient(k8s.ApiextensionsV1Api)
+        .readCustomResourceDefinition({ name: NODE_FENCE_CRD });
+      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
+        ? true
+        : undefined;
+    },
+    { what: "the NodeFence CRD established", timeoutMs: 30_000 },
+  );
+}
+
+/** Waits until the node's NodeFence (if any) is finished: taints removed, node released. */
+async function waitFenceReleased(kc: k8s.KubeConfig, node: () => string): Promise<void> {
+  const api = kc.makeApiClient(k8s.CustomObjectsApi);
+  await pollUntil(
+    async () => {
+      try {
+        const fence = (await api.getClusterCustomObject({
+          group: NODE_FENCE_GROUP,
+          version: NODE_FENCE_VERSION,
+          plural: NODE_FENCE_PLURAL,
+          name: node(),
+        })) as NodeFence;
+        return isFinished(fence.status) ? true : undefined;
+      } catch (error) {
+        if (isNotFound(error)) return true;
+        throw error;
+      }
+    },
+    { what: `the controller to release ${node()}`, timeoutMs: 120_000 },
+  );
 }
 
 export function nodeLossWorkloads(namespace: string): WorkloadRef[] {
@@ -91,12 +166,26 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
   const signal = options.signal;
   const kc = target.kubeConfig();
   const steps = new ScenarioSteps(`node-loss/${mode}`, progress);
-  const expected = expectedNodeLoss({
-    profile,
-    mode,
+  const latencies = {
     ...(options.podStartMs !== undefined ? { podStartMs: options.podStartMs } : {}),
     ...(options.attachMs !== undefined ? { attachMs: options.attachMs } : {}),
-  });
+  };
+  const controllerConfig =
+    mode === "controller" ? scenarioControllerConfig(profile, options.controller) : undefined;
+  const expected =
+    controllerConfig === undefined
+      ? expectedNodeLoss({ profile, mode: mode as RecoveryMode, ...latencies })
+      : expectedNodeLossWithController({
+          profile,
+          ...latencies,
+          controller: {
+            unhealthyAfterMs: controllerConfig.unhealthyAfterMs,
+            checkIntervalMs: controllerConfig.checkIntervalMs,
+            // sim fence: kill now, confirmed at the next check
+            fenceMs: controllerConfig.checkIntervalMs * 2,
+            cleanupMs: controllerConfig.detachGraceMs + controllerConfig.checkIntervalMs * 2,
+          },
+        });
   const nominal = nominalWindows(expected);
   const waitBudget = (name: string) => (nominal.find((w) => w.name === name)?.maxMs ?? 600_000) + 60_000;
   const workloads = nodeLossWorkloads(namespace);
@@ -122,6 +211,27 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
       deployNodeLossWorkloads(kc, { namespace, runId: target.runId, ...(signal ? { signal } : {}) }),
     );
     lostNode = deployed.statefulSetNode;
+    if (controllerConfig && options.controller) {
+      const driver = options.controller.driver;
+      await steps.step("install the NodeFence CRD", () => installNodeFenceCrd(kc));
+      const controller = new RecoveryController({
+        kc,
+        config: controllerConfig,
+        fenceConfig: { templates: { node: { driver: driver.name } }, defaultTemplate: "node" },
+        drivers: new Map([[driver.name, driver]]),
+      });
+      await steps.step(
+        `start the recovery controller (unhealthyAfter ${controllerConfig.unhealthyAfterMs / 1000}s, driver ${driver.name})`,
+        () => {
+          controller.start();
+          return Promise.resolve();
+        },
+      );
+      steps.registerUndo("stop the recovery controller", () => controller.stop());
+      steps.registerUndo("wait for the controller to release the returned node", () =>
+        waitFenceReleased(kc, () => lostNode),
+      );
+    }
     recorder = await steps.step("start the timeline recorder", () =>
       TimelineRecorder.start(kc, { namespaces: [namespace] }),
     );
@@ -140,10 +250,17 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
         },
       );
     });
-    await awaitMilestone("node-ready-unknown");
-    await awaitMilestone("deployment:recovered");
-    await awaitMilestone("statefulset:pod-deletion-requested");
-    if (mode === "baseline") {
+    if (mode === "controller") {
+      await awaitMilestone("statefulset:recovered");
+      await awaitMilestone("deployment:recovered");
+    } else {
+      await awaitMilestone("node-ready-unknown");
+      await awaitMilestone("deployment:recovered");
+      await awaitMilestone("statefulset:pod-deletion-requested");
+    }
+    if (mode === "controller") {
+      // Recovery is the controller's; nothing to do by hand.
+    } else if (mode === "baseline") {
       const observeMs = options.observeStuckMs ?? 3 * POD_GC_PERIOD_MS;
       await steps.step(`observe the StatefulSet stuck for ${observeMs / 1000}s`, () =>
         sleep(observeMs, signal),

@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
-const SCENARIOS = ["node-loss/baseline", "node-loss/manual-out-of-service"];
+const SCENARIOS = ["node-loss/baseline", "node-loss/manual-out-of-service", "node-loss/controller"];
 
 function at(summary: RunSummary, scenario: string, milestone: string): number {
   const m = summary.scenarios.find((s) => s.id === scenario)?.milestones.find((x) => x.name === milestone);
@@ -78,6 +78,20 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
       expect(times[i], `${chain[i] ?? ""} after ${chain[i - 1] ?? ""}`).to.be.at.least(times[i - 1] ?? 0);
     const scenario = summary.scenarios.find((s) => s.id === id)!;
     expect(scenario.recoveryMs).to.equal(at(summary, id, "statefulset:recovered"));
+  });
+
+  it("with the recovery controller, every workload is back well within the profile's toleration and a minute", function () {
+    const id = "node-loss/controller";
+    const scenario = summary.scenarios.find((s) => s.id === id)!;
+    expect(scenario.recoveryMs).to.be.a("number").and.below(60_000);
+    // Fenced before tainted, tainted before the StatefulSet pod was released.
+    expect(at(summary, id, "fence:power-management:done")).to.be.at.most(
+      at(summary, id, "taint-added:node.kubernetes.io/out-of-service"),
+    );
+    expect(at(summary, id, "taint-added:node.kubernetes.io/out-of-service")).to.be.at.most(
+      at(summary, id, "statefulset:pod-gone"),
+    );
+    expect(at(summary, id, "statefulset:pod-gone")).to.be.at.most(at(summary, id, "statefulset:recovered"));
   });
 
   it("writes junit.xml naming every scenario", function () {
