@@ -11,6 +11,7 @@ import {
 } from "../controller/config.js";
 import { RecoveryController } from "../controller/controller.js";
 import { LeaderElector } from "../controller/leader.js";
+import { DockerFenceDriver } from "../controller/drivers/docker.js";
 import { FenceAgentDriver } from "../controller/drivers/fence-agent.js";
 import { ManualFenceDriver } from "../controller/drivers/manual.js";
 import { RedfishFenceDriver } from "../controller/drivers/redfish.js";
@@ -38,7 +39,7 @@ function loadFenceConfig(path: string): FenceConfig {
   const config = parsed as Partial<FenceConfig> | null;
   if (!config || typeof config.templates !== "object") {
     throw new RekindleError("INVALID_INPUT", `${path} has no "templates" map`, {
-      hint: "templates: { name: { driver: sim|manual|webhook|redfish|fence-agent, options: {...}, secretRef: { name } } }, defaultTemplate: name",
+      hint: "templates: { name: { driver: sim|manual|webhook|redfish|fence-agent|docker, options: {...}, secretRef: { name } } }, defaultTemplate: name",
     });
   }
   return config as FenceConfig;
@@ -83,6 +84,7 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     new WebhookFenceDriver(),
     new RedfishFenceDriver(),
     new FenceAgentDriver(),
+    new DockerFenceDriver(),
   ];
   if (values["sim-cluster"]) drivers.push(new SimFenceDriver(values["sim-cluster"]));
   const fenceConfig: FenceConfig = values["fence-config"]

@@ -9,7 +9,7 @@ import { RekindleError } from "../errors.js";
 import { parseCount } from "./args.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite ${SUITE_FAMILIES.join("|")}]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
+             [--scenario TEXT] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, charts/, allure-report/)
       defaults: --provider sim, every suite, --profile default, --repeat 1
 rekindle list [--profile P]
@@ -28,6 +28,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "report-dir": { type: "string" },
       "keep-cluster": { type: "boolean", default: false },
       "no-html": { type: "boolean", default: false },
+      scenario: { type: "string" },
     },
     strict: true,
   });
@@ -39,6 +40,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values["report-dir"] !== undefined ? { reportDir: values["report-dir"] } : {}),
     keepCluster: values["keep-cluster"],
     allureHtml: !values["no-html"],
+    ...(values.scenario !== undefined ? { grep: values.scenario } : {}),
     signal,
   });
   process.stdout.write(

@@ -28,14 +28,19 @@ export interface RunContext {
   scenarios: Map<string, RecordedScenario>;
 }
 
-let current: RunContext | undefined;
+// Kept on globalThis: mocha may load a suite through another module system than the runner's (tsx
+// serves .ts files to require() and import() as separate module instances).
+const KEY = Symbol.for("rekindle.runContext");
+const store = globalThis as typeof globalThis & { [KEY]?: RunContext };
 
 export function setRunContext(context: RunContext | undefined): void {
-  current = context;
+  if (context === undefined) Reflect.deleteProperty(store, KEY);
+  else store[KEY] = context;
 }
 
 /** The active run; suites loaded outside `rekindle run` fail with a clear message. */
 export function runContext(): RunContext {
+  const current = store[KEY];
   if (!current) {
     throw new RekindleError("STATE", "rekindle suites run inside `rekindle run` (no run context is set)", {
       hint: "run them with `npx rekindle run --suite <family>`",

@@ -1,0 +1,57 @@
+// Benchmark: node loss → replacement Ready for a Deployment and a StatefulSet with an RWO volume,
+// baseline vs manual out-of-service vs the recovery controller, on the sim provider.
+// Usage: npx tsx bench/recovery.ts [--profile fast|default] [--repeat 5] [--scenario TEXT]
+// Writes bench/results/recovery-<profile>-<date>.json and prints p50/max per scenario.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { runConformance } from "../lib/run/runner.js";
+import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+
+const { values } = parseArgs({
+  options: {
+    profile: { type: "string", default: "fast" },
+    repeat: { type: "string", default: "5" },
+    scenario: { type: "string" },
+  },
+});
+const date = new Date().toISOString().slice(0, 10);
+const reportDir = join(PROJECT_ROOT, "reports", `bench-recovery-${values.profile}-${Date.now()}`);
+const result = await runConformance({
+  profile: values.profile,
+  repeat: Number(values.repeat),
+  reportDir,
+  allureHtml: false,
+  ...(values.scenario ? { grep: values.scenario } : {}),
+});
+const rows = result.summary.scenarios.map((s) => ({
+  scenario: s.id,
+  outcome: s.outcome,
+  runs: s.runs.length,
+  deploymentRecoveredMs: s.stats["deployment:recovered"] ?? null,
+  statefulSetRecoveredMs: s.stats["statefulset:recovered"] ?? null,
+  statefulSetNeverRecovered: s.runs.filter(
+    (r) => !r.milestones.some((m) => m.name === "statefulset:recovered"),
+  ).length,
+}));
+const out = {
+  machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  provider: "sim",
+  profile: values.profile,
+  repeat: Number(values.repeat),
+  reportDir,
+  rows,
+};
+mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
+const file = join(PROJECT_ROOT, "bench", "results", `recovery-${values.profile}-${date}.json`);
+writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+const s = (v: { p50: number; max: number } | null) =>
+  v ? `p50 ${(v.p50 / 1000).toFixed(1)}s max ${(v.max / 1000).toFixed(1)}s` : "never";
+for (const r of rows) {
+  console.log(
+    `${r.scenario.padEnd(34)} ${r.outcome.padEnd(7)} n=${r.runs}  Deployment ${s(r.deploymentRecoveredMs).padEnd(24)} StatefulSet+PVC ${s(r.statefulSetRecoveredMs)}`,
+  );
+}
+console.log(`written to ${file}`);
+process.exitCode = result.failed > 0 ? 1 : 0;

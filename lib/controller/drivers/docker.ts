@@ -1,0 +1,55 @@
+// Fences a kind node: stops its container (`docker stop -t 0`) through testcontainers' container
+// runtime client, which finds Docker, Podman or Colima; confirmed when the container is not running.
+// Options: cluster (kind cluster name, matched on the io.x-k8s.kind.cluster label; default any),
+// container (default: the node name, which is the kind container's name).
+import type { ContainerRuntimeClient } from "testcontainers";
+import { getContainerRuntimeClient } from "testcontainers";
+import { RekindleError } from "../../errors.js";
+import type { FenceDriver, FenceTarget, PowerState } from "./types.js";
+
+export const KIND_CLUSTER_LABEL = "io.x-k8s.kind.cluster";
+
+export class DockerFenceDriver implements FenceDriver {
+  readonly name = "docker";
+  readonly #client: () => Promise<ContainerRuntimeClient>;
+
+  constructor(client: () => Promise<ContainerRuntimeClient> = getContainerRuntimeClient) {
+    this.#client = client;
+  }
+
+  async #container(target: FenceTarget) {
+    const client = await this.#client();
+    const name = target.options["container"] ?? target.node;
+    const cluster = target.options["cluster"];
+    // Stopped containers too (the runtime client's list() shows running ones only).
+    const match = (await client.container.dockerode.listContainers({ all: true })).find(
+      (info) =>
+        info.Names.includes(`/${name}`) &&
+        (cluster === undefined || info.Labels[KIND_CLUSTER_LABEL] === cluster),
+    );
+    if (!match) {
+      throw new RekindleError(
+        "NOT_FOUND",
+        `no container "${name}"${cluster ? ` in kind cluster ${cluster}` : ""} for node ${target.node}`,
+      );
+    }
+    return { client, container: client.container.getById(match.Id) };
+  }
+
+  async powerOff(target: FenceTarget): Promise<void> {
+    const { client, container } = await this.#container(target);
+    const state = await client.container.inspect(container);
+    if (state.State.Running) await client.container.stop(container, { timeout: 0 });
+  }
+
+  async powerOn(target: FenceTarget): Promise<void> {
+    const { client, container } = await this.#container(target);
+    const state = await client.container.inspect(container);
+    if (!state.State.Running) await client.container.start(container);
+  }
+
+  async powerState(target: FenceTarget): Promise<PowerState> {
+    const { client, container } = await this.#container(target);
+    return (await client.container.inspect(container)).State.Running ? "on" : "off";
+  }
+}
