@@ -36,7 +36,7 @@ export interface RunOptions {
   keepCluster?: boolean;
   /** Generate the Allure HTML report (needs Java). Default true. */
   allureHtml?: boolean;
-  /** Only scenarios whose title matches (mocha grep), e.g. "node-loss/controller". Default: all. */
+  /** Only scenarios whose title matches this regular expression, e.g. "node-loss/(baseline|controller)". Default: all. */
   grep?: string;
   progress?: Progress;
   signal?: AbortSignal;
@@ -131,7 +131,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       timeout: 0,
       reporter: AllureMochaReporter as unknown as Mocha.ReporterConstructor,
       reporterOptions: { resultsDir: join(reportDir, "allure-results"), extraReporters: "spec" },
-      ...(options.grep !== undefined ? { grep: options.grep } : {}),
+      ...(options.grep !== undefined ? { grep: new RegExp(options.grep) } : {}),
     });
     for (const suite of suites) mocha.addFile(suiteFile(suite));
     await mocha.loadFilesAsync();
