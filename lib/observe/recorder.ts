@@ -3,6 +3,7 @@
 // the local receive time and the API's own timestamps.
 import { k8s, isNotFound } from "../kube/client.js";
 import { pollUntil, withTimeout } from "../util/time.js";
+import { NODE_FENCE_CRD } from "../controller/crd.js";
 import { transitionsOf } from "./transitions.js";
 import type { Transition, WatchedKind } from "./types.js";
 import { ResourceWatcher, type ChangeType } from "./watcher.js";
@@ -22,8 +23,6 @@ interface WatchSpec {
   path: string;
   namespace?: string;
 }
-
-export const NODE_FENCE_CRD = "nodefences.rekindle.dev";
 
 export class TimelineRecorder implements AsyncDisposable {
   readonly #kc: k8s.KubeConfig;

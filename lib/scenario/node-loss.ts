@@ -24,9 +24,7 @@ import {
   NODE_FENCE_VERSION,
   type NodeFence,
 } from "../controller/fence-state.js";
-import { applyManifestFile } from "../kube/apply.js";
 import { k8s, isNotFound, nodeConditionStatus } from "../kube/client.js";
-import { fixturePath } from "../util/fixtures.js";
 import { OUT_OF_SERVICE_TAINT, readNode } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
 import {
@@ -35,7 +33,8 @@ import {
   type Milestone,
   type WorkloadRef,
 } from "../observe/milestones.js";
-import { NODE_FENCE_CRD, TimelineRecorder } from "../observe/recorder.js";
+import { TimelineRecorder } from "../observe/recorder.js";
+import { installNodeFenceCrd } from "../controller/crd.js";
 import type { Transition } from "../observe/types.js";
 import { timelineSvg } from "../report/chart.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
@@ -99,21 +98,6 @@ export function scenarioControllerConfig(
     checkIntervalMs: 500,
     identity: "rekindle-scenario",
   };
-}
-
-async function installNodeFenceCrd(kc: k8s.KubeConfig): Promise<void> {
-  await applyManifestFile(kc, fixturePath("controller", "crd.yaml"));
-  await pollUntil(
-    async () => {
-      const crd = await kc
-        .makeApiClient(k8s.ApiextensionsV1Api)
-        .readCustomResourceDefinition({ name: NODE_FENCE_CRD });
-      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
-        ? true
-        : undefined;
-    },
-    { what: "the NodeFence CRD established", timeoutMs: 30_000 },
-  );
 }
 
 /** Waits until the node's NodeFence (if any) is finished: taints removed, node released. */

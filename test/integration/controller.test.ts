@@ -21,6 +21,7 @@ import {
   type NodeFence,
 } from "../../lib/controller/fence-state.js";
 import { METRICS } from "../../lib/controller/metrics.js";
+import { installNodeFenceCrd } from "../../lib/controller/crd.js";
 import { applyManifestFile } from "../../lib/kube/apply.js";
 import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
 import { hasTaint, OUT_OF_SERVICE_TAINT, readNode, volumeAttachmentsFor } from "../../lib/kube/queries.js";
@@ -117,18 +118,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
       progress: consoleProgress(),
     });
     kc = cluster.kubeConfig();
-    await applyManifestFile(kc, fixturePath("controller", "crd.yaml"));
-    await pollUntil(
-      async () => {
-        const crd = await kc
-          .makeApiClient(k8s.ApiextensionsV1Api)
-          .readCustomResourceDefinition({ name: "nodefences.rekindle.dev" });
-        return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
-          ? true
-          : undefined;
-      },
-      { what: "NodeFence CRD established", timeoutMs: 30_000 },
-    );
+    await installNodeFenceCrd(kc);
     await applyManifestFile(kc, fixturePath("controller", "rbac.yaml"));
     const token = await kc.makeApiClient(k8s.CoreV1Api).createNamespacedServiceAccountToken({
       name: "rekindle-controller",

@@ -4,9 +4,8 @@ import { expect } from "chai";
 import { join } from "node:path";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { k8s } from "../../lib/kube/client.js";
-import { applyManifestFile } from "../../lib/kube/apply.js";
-import { NODE_FENCE_CRD, TimelineRecorder } from "../../lib/observe/recorder.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { installNodeFenceCrd } from "../../lib/controller/crd.js";
+import { TimelineRecorder } from "../../lib/observe/recorder.js";
 import type { Transition } from "../../lib/observe/types.js";
 import { statsOf } from "../../lib/report/summary.js";
 import { consoleProgress } from "../../lib/util/progress.js";
@@ -41,18 +40,7 @@ describe("timeline recorder on a real apiserver", function () {
     core = kc.makeApiClient(k8s.CoreV1Api);
     await ensureNamespace(kc, NAMESPACE, cluster.runId);
     // With the NodeFence CRD present, the recorder watches NodeFences too.
-    await applyManifestFile(kc, fixturePath("controller", "crd.yaml"));
-    await pollUntil(
-      async () => {
-        const crd = await kc
-          .makeApiClient(k8s.ApiextensionsV1Api)
-          .readCustomResourceDefinition({ name: NODE_FENCE_CRD });
-        return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")
-          ? true
-          : undefined;
-      },
-      { what: "the NodeFence CRD established", timeoutMs: 30_000 },
-    );
+    await installNodeFenceCrd(kc);
     recorder = await TimelineRecorder.start(kc, { namespaces: [NAMESPACE] });
   });
 
