@@ -70,6 +70,16 @@ export function abortError(signal: AbortSignal, what: string): RekindleError {
 
 /** A readable message for anything thrown (Errors, strings, API error bodies). */
 export function errorMessage(error: unknown): string {
+  // @kubernetes/client-node's ApiException: its message repeats headers; the Status body says it all.
+  if (error instanceof Error && "code" in error && "body" in error && typeof error.body === "string") {
+    try {
+      const status = JSON.parse(error.body) as { message?: string; reason?: string };
+      if (status.message)
+        return `HTTP ${String(error.code)} ${status.reason ?? ""}: ${status.message}`.replace(" :", ":");
+    } catch {
+      // Not a Status body: fall through.
+    }
+  }
   if (error instanceof Error) return error.message;
   if (typeof error === "string") return error;
   try {

@@ -166,10 +166,19 @@ export class RecoveryController {
   // --- steps --------------------------------------------------------------------------------
 
   async #startFence(node: string, reason: string, existing: NodeFence | undefined): Promise<void> {
-    const { template } = await this.#target(node).then(
-      (t) => ({ template: t.driver }),
-      () => ({ template: "?" }),
-    );
+    // No way to fence means no fence at all: never taint or claim a node we cannot power off.
+    let driverName: string;
+    try {
+      driverName = (await this.#driver(node)).driver.name;
+    } catch (error) {
+      const message = `cannot fence ${node}: ${errorMessage(error)}`;
+      if (this.#lastHold.get(node) !== "NoFenceDriver") {
+        this.#lastHold.set(node, "NoFenceDriver");
+        this.#log(message);
+        await this.#event(node, EVENT_REASONS.fenceFailed, message, "Warning");
+      }
+      return;
+    }
     const status: FenceStatus = {
       step: "power-management",
       phase: "new",
@@ -182,7 +191,7 @@ export class RecoveryController {
     if (existing) {
       // A finished fence of an earlier loss: start over on the same object.
       await objects.patchClusterCustomObject(
-        { ...this.#ref(node), body: { spec: { node, reason, driver: template } } },
+        { ...this.#ref(node), body: { spec: { node, reason, driver: driverName } } },
         k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
       );
       await this.#writeStatus(node, status, true);
@@ -191,7 +200,7 @@ export class RecoveryController {
         apiVersion: `${NODE_FENCE_GROUP}/${NODE_FENCE_VERSION}`,
         kind: "NodeFence",
         metadata: { name: node },
-        spec: { node, reason, driver: template },
+        spec: { node, reason, driver: driverName },
       };
       await objects.createClusterCustomObject({
         group: NODE_FENCE_GROUP,
@@ -204,7 +213,7 @@ export class RecoveryController {
     await addTaint(this.#options.kc, node, { key: FENCING_TAINT, value: "fencing", effect: "NoSchedule" });
     this.#log(`fencing ${node}: ${reason}`);
     await this.#event(node, EVENT_REASONS.nodeUnhealthy, `${node} is lost: ${reason}`, "Warning");
-    await this.#event(node, EVENT_REASONS.fenceStarted, `fencing ${node} with driver ${template}`);
+    await this.#event(node, EVENT_REASONS.fenceStarted, `fencing ${node} with driver ${driverName}`);
   }
 
   async #progress(fence: NodeFence, nodeHealthy: boolean): Promise<void> {

@@ -56,3 +56,21 @@ describe("CLI input errors", function () {
     expect(stderr).to.include('no sim cluster "no-such-cluster-here"').and.include("rekindle sim up");
   });
 });
+
+describe("error messages", function () {
+  it("API errors read as their Status message, not their headers", async function () {
+    const { errorMessage } = await import("../../lib/errors.js");
+    const { k8s } = await import("../../lib/kube/client.js");
+    const body = JSON.stringify({
+      kind: "Status",
+      status: "Failure",
+      message: "storage is (re)initializing",
+      reason: "TooManyRequests",
+      code: 429,
+    });
+    const error = new k8s.ApiException(429, "Unknown API Status Code!", body, {});
+    expect(errorMessage(error)).to.equal("HTTP 429 TooManyRequests: storage is (re)initializing");
+    expect(errorMessage(new Error("plain"))).to.equal("plain");
+    expect(errorMessage("text")).to.equal("text");
+  });
+});
