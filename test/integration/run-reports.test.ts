@@ -122,9 +122,11 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
       const result = parsed.find((r) => r.name.startsWith(id));
       expect(result, id).to.not.equal(undefined);
       expect(result?.status).to.equal("passed");
+      // Every mode records, awaits the Deployment and attaches its timeline.
       expect(result?.steps.map((s) => s.name)).to.include.members([
-        `await node-ready-unknown`,
         "start the timeline recorder",
+        "await deployment:recovered",
+        "timeline.svg",
       ]);
     }
     expect(existsSync(join(reportDir, "allure-report", "index.html"))).to.equal(true);
