@@ -275,6 +275,7 @@ export class SimCluster implements AsyncDisposable {
   }
 
   status(): SimClusterStatus {
+    this.#reload();
     return {
       name: this.#state.name,
       runId: this.#state.runId,
@@ -298,6 +299,7 @@ export class SimCluster implements AsyncDisposable {
 
   /** Node loss: SIGKILL the node's kwok. Its Lease stops renewing; its pods are left as they are. */
   stopNode(nodeName: string): void {
+    this.#reload();
     const node = this.#node(nodeName);
     if (node.process) {
       signalDaemon(node.process, "SIGKILL");
@@ -314,6 +316,7 @@ export class SimCluster implements AsyncDisposable {
    * restarts; kwok draws a new one, so the stale holder is cleared first to renew at once.
    */
   async startNode(nodeName: string): Promise<void> {
+    this.#reload();
     const node = this.#node(nodeName);
     if (node.power === "partitioned") {
       this.healNode(nodeName);
@@ -329,6 +332,7 @@ export class SimCluster implements AsyncDisposable {
 
   /** A partition that can heal: SIGSTOP freezes the node's kwok (no Lease renewals, no pod updates). */
   partitionNode(nodeName: string): void {
+    this.#reload();
     const node = this.#node(nodeName);
     if (!node.process || !signalDaemon(node.process, "SIGSTOP")) {
       throw new RekindleError("STATE", `node ${nodeName} cannot be partitioned: it is ${node.power}`, {
@@ -341,6 +345,7 @@ export class SimCluster implements AsyncDisposable {
   }
 
   healNode(nodeName: string): void {
+    this.#reload();
     const node = this.#node(nodeName);
     if (node.power !== "partitioned" || !node.process) {
       throw new RekindleError("STATE", `node ${nodeName} is not partitioned (it is ${node.power})`);
@@ -385,6 +390,7 @@ export class SimCluster implements AsyncDisposable {
   async destroy(options: { keepFiles?: boolean } = {}): Promise<void> {
     this.#releaseInterrupt?.();
     this.#releaseInterrupt = undefined;
+    this.#reload();
     const nodes = this.#state.nodes.flatMap((n) => (n.process ? [n.process] : []));
     await Promise.all(nodes.map((p) => stopDaemon(p, SIM_TIMEOUTS.componentStopGraceMs)));
     for (const component of [...this.#state.components].reverse()) {
@@ -696,5 +702,10 @@ export class SimCluster implements AsyncDisposable {
 
   #save(): void {
     writeSimState(this.layout.stateFile, this.#state);
+  }
+
+  /** The state file is the truth: another process (the CLI, a fence driver) may have changed nodes. */
+  #reload(): void {
+    if (existsSync(this.layout.stateFile)) this.#state.nodes = readSimState(this.layout.stateFile).nodes;
   }
 }
