@@ -3,40 +3,28 @@
 // manual-out-of-service: an operator applies node.kubernetes.io/out-of-service after the loss;
 // controller: the bundled recovery controller fences the node and releases its workloads.
 import { recordScenarioRun, runContext } from "../lib/run/context.js";
-import { runNodeLossScenario, summaryExpected } from "../lib/scenario/node-loss.js";
+import { scenarioNamespace, skipUnlessSupported } from "../lib/run/suite.js";
+import { NODE_LOSS_REQUIRES } from "../lib/scenario/catalogue.js";
+import { NODE_LOSS_TITLES, runNodeLossScenario, summaryExpected } from "../lib/scenario/node-loss.js";
 import type { NodeLossMode } from "../lib/scenario/node-loss.js";
 
-const MODES: { mode: NodeLossMode; title: string }[] = [
-  {
-    mode: "baseline",
-    title: "baseline: Deployment recovers after the toleration, the StatefulSet with a volume never does",
-  },
-  {
-    mode: "manual-out-of-service",
-    title: "out-of-service taint by hand: PodGC frees the StatefulSet pod, its volume moves",
-  },
-  {
-    mode: "controller",
-    title:
-      "recovery controller: fence, out-of-service taint, force delete; everything back well within a minute",
-  },
-];
+const MODES: NodeLossMode[] = ["baseline", "manual-out-of-service", "controller"];
 
 describe("node-loss", function () {
   this.timeout(0);
-  for (const { mode, title } of MODES) {
-    it(`node-loss/${mode} — ${title}`, async function () {
-      const context = runContext();
+  for (const mode of MODES) {
+    it(`node-loss/${mode} — ${NODE_LOSS_TITLES[mode]}`, async function () {
       const id = `node-loss/${mode}`;
+      skipUnlessSupported(this, id, NODE_LOSS_REQUIRES);
+      const context = runContext();
       const failures: string[] = [];
       for (let i = 1; i <= context.repeat; i++) {
         const result = await runNodeLossScenario({
-          target: context.target,
+          target: context.cluster,
           mode,
-          namespace: `node-loss-${mode}-${i}`,
-          podStartMs: context.podStartMs,
-          attachMs: context.attachMs,
-          controller: { driver: context.fenceDriver },
+          namespace: scenarioNamespace(id, i),
+          ...context.cluster.latencies,
+          controller: { driver: context.cluster.fenceDriver() },
           progress: context.progress,
           signal: context.signal,
         });

@@ -1,18 +1,30 @@
 // `rekindle run`, `rekindle list` and `rekindle compare`.
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
-import { expectedNodeLoss, expectedNodeLossWithController, nominalWindows } from "../expect/model.js";
-import { scenarioControllerConfig } from "../scenario/node-loss.js";
+import {
+  expectedNodeLoss,
+  expectedNodeLossWithController,
+  nominalWindows,
+  type ExpectedMilestone,
+} from "../expect/model.js";
+import { simEvictionSettings } from "../cluster/sim/under-test.js";
+import { HARNESS_SCENARIOS, NODE_LOSS_REQUIRES, type SuiteFamily } from "../scenario/catalogue.js";
+import { expectationInputs } from "../scenario/harness.js";
+import { controllerTiming, NODE_LOSS_TITLES } from "../scenario/node-loss.js";
 import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { RekindleError } from "../errors.js";
 import { parseCount } from "./args.js";
 
-export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite ${SUITE_FAMILIES.join("|")}]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--scenario TEXT] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
+export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
+             [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
+             [--cluster-name N] [--kubeconfig F] [--context C]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, charts/, allure-report/)
-      defaults: --provider sim, every suite, --profile default, --repeat 1
-rekindle list [--profile P]
+      families: ${SUITE_FAMILIES.join(", ")}
+      defaults: --provider kind when the kind CLI and Docker/Podman answer, else sim; every suite;
+                --profile default; --repeat 1; kind --cluster-name rekindle (reused if it exists);
+                existing --kubeconfig $KUBECONFIG or ~/.kube/config, its current --context
+rekindle list [--profile P] [--suite <family>]...
       the scenarios and their expected timelines
 rekindle compare <baseline summary.json> <new summary.json> [--max-regression 20%]
       milestone-by-milestone comparison; exits 1 on a regression`;
@@ -29,10 +41,16 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "keep-cluster": { type: "boolean", default: false },
       "no-html": { type: "boolean", default: false },
       scenario: { type: "string" },
+      "cluster-name": { type: "string" },
+      kubeconfig: { type: "string" },
+      context: { type: "string" },
     },
     strict: true,
   });
   const result = await runConformance({
+    ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
+    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context !== undefined ? { context: values.context } : {}),
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.suite !== undefined ? { suites: values.suite } : {}),
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
@@ -51,50 +69,79 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       s.recoveryMs === null ? "not recovered" : `recovered in ${(s.recoveryMs / 1000).toFixed(1)}s`;
     process.stdout.write(`  ${s.outcome === "passed" ? "PASS" : "FAIL"}  ${s.id}  (${recovery})\n`);
   }
+  for (const skip of result.summary.skipped ?? []) {
+    process.stdout.write(`  SKIP  ${skip.id}  (${skip.reason})\n`);
+  }
   process.stdout.write(`reports: ${result.reportDir}\n`);
   const passed = result.summary.scenarios.filter((s) => s.outcome === "passed").length;
   process.stdout.write(`scenarios: ${passed} passed, ${result.summary.scenarios.length - passed} failed\n`);
   return result.failed > 0 ? 1 : 0;
 }
 
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
+}
+
+function printScenario(
+  id: string,
+  title: string,
+  requires: readonly string[],
+  expected: ExpectedMilestone[],
+): void {
+  process.stdout.write(`${id}\n  ${title}\n`);
+  if (requires.length > 0) process.stdout.write(`  needs: ${requires.join(", ")} faults\n`);
+  const anchors: Record<string, number> = { "fault-injected": 0 };
+  const nominal = nominalWindows(expected, anchors);
+  for (const w of nominal) {
+    const why = expected.find((e) => e.name === w.name)?.why ?? "";
+    const window = w.maxMs === null ? "never" : `${seconds(w.minMs)}–${seconds(w.maxMs)}`;
+    process.stdout.write(`    ${w.name.padEnd(50)} ${window.padEnd(16)} ${why}\n`);
+  }
+  for (const e of expected.filter((x) => !nominal.some((w) => w.name === x.name))) {
+    const window = e.maxMs === null ? "never" : `+${seconds(e.minMs)}–${seconds(e.maxMs)}`;
+    process.stdout.write(`    ${e.name.padEnd(50)} ${window.padEnd(16)} after ${e.after}: ${e.why}\n`);
+  }
+  process.stdout.write("\n");
+}
+
 export function listCommand(args: string[]): number {
   const { values } = parseArgs({
     args,
-    options: { profile: { type: "string", default: "default" } },
+    options: {
+      profile: { type: "string", default: "default" },
+      suite: { type: "string", multiple: true },
+    },
     strict: true,
   });
   const profile = timingProfile(values.profile);
-  for (const mode of ["baseline", "manual-out-of-service", "controller"] as const) {
-    const controller = scenarioControllerConfig(profile, undefined);
-    const expected =
-      mode === "controller"
-        ? expectedNodeLossWithController({
-            profile,
-            controller: {
-              unhealthyAfterMs: controller.unhealthyAfterMs,
-              checkIntervalMs: controller.checkIntervalMs,
-              fenceMs: controller.checkIntervalMs * 2,
-              cleanupMs: controller.detachGraceMs + controller.checkIntervalMs * 2,
-            },
-          })
-        : expectedNodeLoss({ profile, mode });
-    const anchors: Record<string, number> = { "fault-injected": 0 };
-    process.stdout.write(`node-loss/${mode}  (profile ${profile.name})\n`);
-    for (const w of nominalWindows(expected, anchors)) {
-      const why = expected.find((e) => e.name === w.name)?.why ?? "";
-      const window =
-        w.maxMs === null
-          ? `never (after ${(w.minMs / 1000).toFixed(0)}s)`
-          : `${(w.minMs / 1000).toFixed(0)}–${(w.maxMs / 1000).toFixed(0)}s`;
-      process.stdout.write(`  ${w.name.padEnd(48)} ${window.padEnd(22)} ${why}\n`);
+  const families = values.suite ?? [...SUITE_FAMILIES];
+  for (const family of families) {
+    if (!(SUITE_FAMILIES as readonly string[]).includes(family))
+      throw RekindleError.invalidInput("suite", family, SUITE_FAMILIES);
+  }
+  // Windows as on the sim provider; kind differs only in pod start and attach latency.
+  const inputs = expectationInputs({
+    profile,
+    eviction: simEvictionSettings(profile),
+    latencies: { podStartMs: 1000, attachMs: 500 },
+  });
+  process.stdout.write(
+    `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,
+  );
+  for (const family of families) {
+    if (family === "node-loss") {
+      for (const mode of ["baseline", "manual-out-of-service", "controller"] as const) {
+        const expected =
+          mode === "controller"
+            ? expectedNodeLossWithController({ profile, controller: controllerTiming(inputs.controller) })
+            : expectedNodeLoss({ profile, mode });
+        printScenario(`node-loss/${mode}`, NODE_LOSS_TITLES[mode], NODE_LOSS_REQUIRES, expected);
+      }
+      continue;
     }
-    const pending = expected.filter((e) => !nominalWindows(expected, anchors).some((w) => w.name === e.name));
-    for (const e of pending) {
-      process.stdout.write(
-        `  ${e.name.padEnd(48)} +${(e.minMs / 1000).toFixed(0)}–${e.maxMs === null ? "∞" : (e.maxMs / 1000).toFixed(0)}s after ${e.after}\n`,
-      );
+    for (const scenario of HARNESS_SCENARIOS[family as Exclude<SuiteFamily, "node-loss">]) {
+      printScenario(scenario.id, scenario.title, scenario.requires, scenario.expected(inputs));
     }
-    process.stdout.write("\n");
   }
   return 0;
 }

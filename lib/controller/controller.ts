@@ -56,6 +56,8 @@ export class RecoveryController {
   readonly #now: () => number;
   readonly #log: (message: string) => void;
   readonly #lastHold = new Map<string, string>();
+  /** Lost nodes already reported as having nothing to release (one Event per outage). */
+  readonly #nothingToRelease = new Set<string>();
   #abort: AbortController | undefined;
   #loop: Promise<void> | undefined;
 
@@ -139,6 +141,21 @@ export class RecoveryController {
           });
           if (decision.allowed) {
             this.#lastHold.delete(name);
+            const holding = await this.#workloadsHeld(name);
+            if (holding === 0) {
+              // A graceful shutdown ended every pod and released every volume itself; so does an
+              // empty node. Fencing would protect nothing, and a node shut down on purpose stays so.
+              if (!this.#nothingToRelease.has(name)) {
+                this.#nothingToRelease.add(name);
+                await this.#event(
+                  name,
+                  EVENT_REASONS.nothingToRelease,
+                  `not fencing ${name} (${nodeHealth.reason}): no running pods and no attached volumes to release`,
+                );
+              }
+              continue;
+            }
+            this.#nothingToRelease.delete(name);
             await this.#startFence(name, nodeHealth.reason, fence);
             // Count it at once, so the guard sees it for the next node in this same pass.
             const entry = guardNodes.find((g) => g.name === name);
@@ -156,6 +173,7 @@ export class RecoveryController {
           }
         } else {
           this.#lastHold.delete(name);
+          if (nodeHealth.state === "healthy") this.#nothingToRelease.delete(name);
         }
       } catch (error) {
         this.#log(`node ${name}: ${errorMessage(error)}`);
@@ -517,6 +535,25 @@ export class RecoveryController {
         `fence driver "${name}" is not available; available: ${[...this.#options.drivers.keys()].join(", ")}`,
       );
     return { driver, target };
+  }
+
+  /**
+   * What fencing would release: the node's pods that have not ended (DaemonSet pods aside: they
+   * belong to the node and tolerate its loss) plus its VolumeAttachments.
+   */
+  async #workloadsHeld(node: string): Promise<number> {
+    const { kc } = this.#options;
+    const [pods, attachments] = await Promise.all([
+      kc.makeApiClient(k8s.CoreV1Api).listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` }),
+      kc.makeApiClient(k8s.StorageV1Api).listVolumeAttachment(),
+    ]);
+    const running = pods.items.filter(
+      (p) =>
+        p.status?.phase !== "Failed" &&
+        p.status?.phase !== "Succeeded" &&
+        p.metadata?.ownerReferences?.some((o) => o.kind === "DaemonSet") !== true,
+    );
+    return running.length + attachments.items.filter((va) => va.spec.nodeName === node).length;
   }
 
   async #stalePods(node: string): Promise<number> {

@@ -5,6 +5,8 @@ import { k8s } from "../kube/client.js";
 export const EVENT_REASONS = {
   nodeUnhealthy: "NodeUnhealthy",
   guardHeld: "FenceGuardHeld",
+  /** Lost, but nothing to release (graceful shutdown, empty node): not fenced. */
+  nothingToRelease: "NothingToRelease",
   fenceStarted: "FenceStarted",
   fenceSucceeded: "FenceSucceeded",
   fenceFailed: "FenceFailed",

@@ -109,6 +109,11 @@ export function deriveNodeLossMilestones(
       `${workload.id}:pod-deletion-requested`,
       after.find((t) => t.name === "pod-deletion-requested" && ofLostPod(t)),
     );
+    // Ended by the kubelet itself (graceful node shutdown, eviction): reason Terminated / Evicted.
+    add(
+      `${workload.id}:pod-terminated`,
+      after.find((t) => t.name === "pod-terminal" && ofLostPod(t)),
+    );
     const gone = after.filter((t) => t.name === "pod-gone" && ofLostPod(t));
     add(`${workload.id}:pod-gone`, gone[0]);
     // Replacements: pods of the workload created after the fault, on another node.

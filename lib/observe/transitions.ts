@@ -152,6 +152,21 @@ function podTransitions(
       }),
     );
   }
+  const terminal = (pod: k8s.V1Pod | undefined) =>
+    pod?.status?.phase === "Failed" || pod?.status?.phase === "Succeeded";
+  if (terminal(after) && !terminal(before)) {
+    out.push(
+      make("pod-terminal", {
+        ...on,
+        detail: {
+          ...detail,
+          phase: after.status?.phase ?? "",
+          reason: after.status?.reason ?? "",
+          message: after.status?.message ?? "",
+        },
+      }),
+    );
+  }
   if (after.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp) {
     // deletionTimestamp is when deletion is due (request time + grace period), kept as the API time.
     out.push(

@@ -38,6 +38,8 @@ export type TransitionName =
   | "pod-running"
   | "pod-ready"
   | "pod-deletion-requested"
+  /** The pod reached phase Failed or Succeeded (kubelet eviction, graceful node shutdown…); detail.reason says why. */
+  | "pod-terminal"
   | "pod-gone"
   | "va-created"
   | "va-attached"

@@ -20,10 +20,17 @@ export function junitXml(summary: RunSummary): string {
         : "";
     return `    <testcase classname="rekindle.${escapeXml(summary.provider)}.${escapeXml(summary.profile)}" name="${escapeXml(s.id)}" time="${seconds}">${body}</testcase>`;
   });
+  const skipped = summary.skipped ?? [];
+  for (const s of skipped) {
+    cases.push(
+      `    <testcase classname="rekindle.${escapeXml(summary.provider)}.${escapeXml(summary.profile)}" name="${escapeXml(s.id)}" time="0">\n      <skipped message="${escapeXml(s.reason)}"/>\n    </testcase>`,
+    );
+  }
+  const tests = summary.scenarios.length + skipped.length;
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="rekindle" tests="${summary.scenarios.length}" failures="${failures}">`,
-    `  <testsuite name="rekindle ${escapeXml(summary.runId)}" tests="${summary.scenarios.length}" failures="${failures}" timestamp="${escapeXml(summary.startedAt)}">`,
+    `<testsuites name="rekindle" tests="${tests}" failures="${failures}" skipped="${skipped.length}">`,
+    `  <testsuite name="rekindle ${escapeXml(summary.runId)}" tests="${tests}" failures="${failures}" skipped="${skipped.length}" timestamp="${escapeXml(summary.startedAt)}">`,
     ...cases,
     `  </testsuite>`,
     `</testsuites>`,

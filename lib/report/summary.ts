@@ -52,6 +52,8 @@ export interface RunSummary {
   finishedAt?: string;
   repeat: number;
   scenarios: ScenarioSummary[];
+  /** Scenarios the provider cannot run, each with the reason (not in `scenarios`: they have no outcome). */
+  skipped?: { id: string; reason: string }[];
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

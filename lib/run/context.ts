@@ -1,8 +1,7 @@
 // What a `rekindle run` hands to the mocha suites it loads: the cluster under test, the repeat
 // count, and a place to record each scenario run for the reports.
 import { RekindleError } from "../errors.js";
-import type { FenceDriver } from "../controller/drivers/types.js";
-import type { NodeLossTarget } from "../scenario/node-loss.js";
+import type { ClusterUnderTest } from "../cluster/provider.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 import type { Progress } from "../util/progress.js";
 
@@ -15,17 +14,13 @@ export interface RecordedScenario {
 }
 
 export interface RunContext {
-  target: NodeLossTarget;
-  provider: string;
+  cluster: ClusterUnderTest;
   repeat: number;
   progress: Progress;
   signal: AbortSignal;
-  /** Sim defaults unless the provider says otherwise. */
-  podStartMs: number;
-  attachMs: number;
-  /** How the bundled controller fences this provider's nodes. */
-  fenceDriver: FenceDriver;
   scenarios: Map<string, RecordedScenario>;
+  /** Scenarios the provider cannot run, with the reason. */
+  skipped: Map<string, string>;
 }
 
 // Kept on globalThis: mocha may load a suite through another module system than the runner's (tsx
@@ -59,4 +54,8 @@ export function recordScenarioRun(
   const entry = context.scenarios.get(id) ?? { id, runs: [], expected, chart };
   entry.runs.push(run);
   context.scenarios.set(id, entry);
+}
+
+export function recordSkip(id: string, reason: string): void {
+  runContext().skipped.set(id, reason);
 }

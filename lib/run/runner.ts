@@ -5,24 +5,25 @@ import AllureMochaReporter from "allure-mocha";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import Mocha from "mocha";
 import { RekindleError } from "../errors.js";
-import { SimCluster } from "../cluster/sim/cluster.js";
-import { SimFenceDriver } from "../controller/drivers/sim.js";
+import { chooseProvider, openClusterUnderTest } from "../cluster/create.js";
+import type { ClusterUnderTest } from "../cluster/provider.js";
 import { timingProfile } from "../cluster/profiles.js";
 import { writeJunit } from "../report/junit.js";
 import { summarizeScenario, writeSummary, type RunSummary } from "../report/summary.js";
+import { SUITE_FAMILIES } from "../scenario/catalogue.js";
+import { onInterrupt } from "../util/cleanup.js";
 import { runCommand } from "../util/command.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT, sourceOrCompiled } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { setRunContext, type RunContext } from "./context.js";
 
-export const SUITE_FAMILIES = ["node-loss"] as const;
-export const PROVIDERS = ["sim"] as const;
+export { SUITE_FAMILIES };
+export { PROVIDER_NAMES as PROVIDERS } from "../cluster/provider.js";
 
 export interface RunOptions {
-  /** Default "sim" (the only provider that runs without Docker). */
+  /** "kind", "sim" or "existing". Default: kind when the kind CLI and a container engine answer, else sim. */
   provider?: string;
   /** Suite families; default all. */
   suites?: string[];
@@ -34,6 +35,11 @@ export interface RunOptions {
   reportDir?: string;
   /** Leave the cluster running afterwards (prints how to reach and stop it). Default false. */
   keepCluster?: boolean;
+  /** kind: the cluster's name, reused when it exists. Default "rekindle". */
+  clusterName?: string;
+  /** existing: kubeconfig (default $KUBECONFIG or ~/.kube/config) and context (default current). */
+  kubeconfig?: string;
+  context?: string;
   /** Generate the Allure HTML report (needs Java). Default true. */
   allureHtml?: boolean;
   /** Only scenarios whose title matches this regular expression, e.g. "node-loss/(baseline|controller)". Default: all. */
@@ -48,27 +54,15 @@ export interface RunResult {
   failed: number;
 }
 
+/** Budget for undoing the current scenario and tearing down after Ctrl-C (nodes restart, taints lift). */
+const INTERRUPT_CLEANUP_BUDGET_MS = 300_000;
+
 function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-function suiteFile(family: string): string {
-  // Compiled runs load dist/suites/*.js; runs from source (tsx) load suites/*.ts.
-  const fromSource = import.meta.url.endsWith(".ts");
-  return fromSource
-    ? join(PROJECT_ROOT, "suites", `${family}.ts`)
-    : fileURLToPath(new URL(`../../suites/${family}.js`, import.meta.url));
-}
-
-export function validateRunOptions(options: RunOptions): {
-  provider: string;
-  suites: string[];
-  repeat: number;
-} {
-  const provider = options.provider ?? "sim";
-  if (!(PROVIDERS as readonly string[]).includes(provider))
-    throw RekindleError.invalidInput("provider", provider, PROVIDERS);
+export function validateRunOptions(options: RunOptions): { suites: string[]; repeat: number } {
   const suites = options.suites && options.suites.length > 0 ? options.suites : [...SUITE_FAMILIES];
   for (const suite of suites) {
     if (!(SUITE_FAMILIES as readonly string[]).includes(suite))
@@ -78,21 +72,70 @@ export function validateRunOptions(options: RunOptions): {
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
   timingProfile(options.profile ?? "default");
-  return { provider, suites, repeat };
+  if (options.grep !== undefined) {
+    try {
+      new RegExp(options.grep);
+    } catch {
+      throw RekindleError.invalidInput("--scenario pattern", options.grep, "a regular expression");
+    }
+  }
+  return { suites, repeat };
+}
+
+function banner(
+  progress: Progress,
+  cluster: ClusterUnderTest,
+  runId: string,
+  suites: string[],
+  repeat: number,
+) {
+  const p = cluster.profile;
+  progress.info(`rekindle run ${runId}`);
+  progress.info(`  provider  ${cluster.provider}: ${cluster.description}`);
+  progress.info(
+    `  profile   ${p.name}: lease ${p.nodeLeaseDurationSeconds}s, grace ${p.nodeMonitorGracePeriodSeconds}s, toleration ${p.defaultUnreachableTolerationSeconds}s`,
+  );
+  progress.info(`  suites    ${suites.join(", ")} (repeat ${repeat})`);
+  const unsupported = Object.entries(cluster.unsupported);
+  if (unsupported.length > 0) {
+    progress.info(
+      `  skipping  ${unsupported.map(([capability]) => capability).join(", ")} faults (reasons as each scenario is skipped)`,
+    );
+  }
 }
 
 export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
-  const { provider, suites, repeat } = validateRunOptions(options);
+  const { suites, repeat } = validateRunOptions(options);
   const profile = timingProfile(options.profile ?? "default");
   const progress = options.progress ?? consoleProgress();
-  const signal = options.signal ?? new AbortController().signal;
+  const abort = new AbortController();
+  options.signal?.addEventListener(
+    "abort",
+    () => {
+      abort.abort(options.signal?.reason);
+    },
+    { once: true },
+  );
+  const signal = abort.signal;
+  const provider = await chooseProvider(options.provider, progress);
   const runId = newRunId();
   const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);
   mkdirSync(join(reportDir, "charts"), { recursive: true });
-  progress.info(
-    `rekindle run ${runId}: provider ${provider}, profile ${profile.name}, suites ${suites.join(", ")}, repeat ${repeat}`,
-  );
   progress.info(`reports → ${reportDir}`);
+
+  // Ctrl-C: abort the scenario (its undo restarts nodes, lifts taints, deletes its namespace), then tear down.
+  let finished: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  const releaseInterrupt = onInterrupt(
+    async () => {
+      progress.info("interrupted: undoing the current scenario, then tearing the cluster down");
+      abort.abort(new RekindleError("ABORTED", "rekindle run was interrupted"));
+      await done;
+    },
+    { budgetMs: INTERRUPT_CLEANUP_BUDGET_MS },
+  );
 
   const summary: RunSummary = {
     runId,
@@ -102,68 +145,78 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     repeat,
     scenarios: [],
   };
-  const cluster = await SimCluster.start({
-    name: `run-${runId.slice(-6)}`,
-    root: join(reportDir, "cluster"),
-    profile: profile.name,
-    workers: 3,
-    zones: 2,
-    // A kept cluster must survive this process; otherwise it dies with it, even on a crash.
-    detach: options.keepCluster === true,
-    progress,
-    signal,
-  });
-  const context: RunContext = {
-    target: cluster,
-    provider,
+  const context: Omit<RunContext, "cluster"> = {
     repeat,
     progress,
     signal,
-    podStartMs: 1000,
-    attachMs: 500,
-    fenceDriver: new SimFenceDriver(cluster.layout.root),
     scenarios: new Map(),
+    skipped: new Map(),
   };
   let mochaFailures = 0;
   try {
-    setRunContext(context);
-    const mocha = new Mocha({
-      timeout: 0,
-      reporter: AllureMochaReporter as unknown as Mocha.ReporterConstructor,
-      reporterOptions: { resultsDir: join(reportDir, "allure-results"), extraReporters: "spec" },
-      ...(options.grep !== undefined ? { grep: new RegExp(options.grep) } : {}),
+    const cluster = await openClusterUnderTest(provider, {
+      profile: profile.name,
+      runDir: reportDir,
+      runId,
+      keep: options.keepCluster === true,
+      ...(options.clusterName !== undefined ? { clusterName: options.clusterName } : {}),
+      ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+      ...(options.context !== undefined ? { context: options.context } : {}),
+      progress,
+      signal,
     });
-    for (const suite of suites) mocha.addFile(suiteFile(suite));
-    await mocha.loadFilesAsync();
-    mochaFailures = await new Promise<number>((resolve) => {
-      const runner = mocha.run((failures) => {
-        resolve(failures);
-      });
-      signal.addEventListener("abort", () => runner.abort(), { once: true });
-    });
-    mocha.dispose();
-  } finally {
-    setRunContext(undefined);
-    if (options.keepCluster === true) {
-      progress.info(
-        `cluster kept: KUBECONFIG=${cluster.kubeconfigPath}; stop it with: rekindle sim down --name ${cluster.state.root}`,
-      );
-    } else {
+    try {
+      banner(progress, cluster, runId, suites, repeat);
+      setRunContext({ ...context, cluster });
+      mochaFailures = await runMocha(suites, reportDir, options.grep, signal);
+    } finally {
+      setRunContext(undefined);
+      if (options.keepCluster === true) progress.info(`cluster kept: ${cluster.keepHint()}`);
       await cluster.destroy();
     }
+  } finally {
+    releaseInterrupt();
+    finished();
   }
 
   for (const recorded of context.scenarios.values()) {
     summary.scenarios.push(summarizeScenario(recorded.id, recorded.runs, recorded.expected));
     writeFileSync(join(reportDir, "charts", `${recorded.id.replaceAll("/", "__")}.svg`), recorded.chart);
   }
+  summary.skipped = [...context.skipped].map(([id, reason]) => ({ id, reason }));
   summary.finishedAt = new Date().toISOString();
   writeSummary(reportDir, summary);
   writeJunit(reportDir, summary);
   if (options.allureHtml !== false) await generateAllureHtml(reportDir, progress);
   const failed =
     summary.scenarios.filter((s) => s.outcome === "failed").length + (summary.scenarios.length === 0 ? 1 : 0);
+  if (signal.aborted)
+    throw new RekindleError("ABORTED", "rekindle run was interrupted", { cause: signal.reason });
   return { summary, reportDir, failed: Math.max(failed, mochaFailures) };
+}
+
+async function runMocha(
+  suites: string[],
+  reportDir: string,
+  grep: string | undefined,
+  signal: AbortSignal,
+): Promise<number> {
+  const mocha = new Mocha({
+    timeout: 0,
+    reporter: AllureMochaReporter as unknown as Mocha.ReporterConstructor,
+    reporterOptions: { resultsDir: join(reportDir, "allure-results"), extraReporters: "spec" },
+    ...(grep !== undefined ? { grep: new RegExp(grep) } : {}),
+  });
+  for (const suite of suites) mocha.addFile(sourceOrCompiled(import.meta.url, `../../suites/${suite}`));
+  await mocha.loadFilesAsync();
+  const failures = await new Promise<number>((resolve) => {
+    const runner = mocha.run((count) => {
+      resolve(count);
+    });
+    signal.addEventListener("abort", () => runner.abort(), { once: true });
+  });
+  mocha.dispose();
+  return failures;
 }
 
 /** allure-commandline needs Java; without it the raw allure-results stay and a note says why. */

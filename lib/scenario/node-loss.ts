@@ -11,6 +11,7 @@ import {
   expectedNodeLossWithController,
   nominalWindows,
   POD_GC_PERIOD_MS,
+  type ControllerTimingSettings,
   type ExpectedMilestone,
   type RecoveryMode,
 } from "../expect/model.js";
@@ -61,6 +62,13 @@ export interface ScenarioController {
 
 export type NodeLossMode = RecoveryMode | "controller";
 
+export const NODE_LOSS_TITLES: Readonly<Record<NodeLossMode, string>> = {
+  baseline: "baseline: Deployment recovers after the toleration, the StatefulSet with a volume never does",
+  "manual-out-of-service": "out-of-service taint by hand: PodGC frees the StatefulSet pod, its volume moves",
+  controller:
+    "recovery controller: fence, out-of-service taint, force delete; everything back well within a minute",
+};
+
 export interface NodeLossScenarioOptions {
   target: NodeLossTarget;
   mode: NodeLossMode;
@@ -97,6 +105,17 @@ export function scenarioControllerConfig(
     unhealthyAfterMs,
     checkIntervalMs: 500,
     identity: "rekindle-scenario",
+  };
+}
+
+/** The controller's part of the expected timeline, from its settings. */
+export function controllerTiming(config: ControllerConfig): ControllerTimingSettings {
+  return {
+    unhealthyAfterMs: config.unhealthyAfterMs,
+    checkIntervalMs: config.checkIntervalMs,
+    // A fence driver that powers off at once is confirmed at the next check.
+    fenceMs: config.checkIntervalMs * 2,
+    cleanupMs: config.detachGraceMs + config.checkIntervalMs * 2,
   };
 }
 
@@ -162,13 +181,7 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
       : expectedNodeLossWithController({
           profile,
           ...latencies,
-          controller: {
-            unhealthyAfterMs: controllerConfig.unhealthyAfterMs,
-            checkIntervalMs: controllerConfig.checkIntervalMs,
-            // sim fence: kill now, confirmed at the next check
-            fenceMs: controllerConfig.checkIntervalMs * 2,
-            cleanupMs: controllerConfig.detachGraceMs + controllerConfig.checkIntervalMs * 2,
-          },
+          controller: controllerTiming(controllerConfig),
         });
   const nominal = nominalWindows(expected);
   const waitBudget = (name: string) => (nominal.find((w) => w.name === name)?.maxMs ?? 600_000) + 60_000;

@@ -5,7 +5,9 @@ import { isDaemonRunning, type DaemonRecord } from "./daemon.js";
 type AsyncCleanup = () => Promise<void>;
 
 const processes = new Map<string, Pick<DaemonRecord, "pid" | "startTicks">>();
-const asyncCleanups = new Set<AsyncCleanup>();
+/** Cleanups and how long each may take. */
+const asyncCleanups = new Map<AsyncCleanup, number>();
+const DEFAULT_CLEANUP_BUDGET_MS = 20_000;
 let installed = false;
 
 function killAllSync(): void {
@@ -22,9 +24,15 @@ function killAllSync(): void {
 
 async function onSignal(signal: NodeJS.Signals): Promise<void> {
   process.stderr.write(`\n[rekindle] ${signal}: cleaning up…\n`);
-  const pending = [...asyncCleanups];
+  const pending = [...asyncCleanups.keys()];
+  const budgetMs = Math.max(DEFAULT_CLEANUP_BUDGET_MS, ...asyncCleanups.values());
   asyncCleanups.clear();
-  const deadline = new Promise<void>((resolve) => setTimeout(resolve, 20_000).unref());
+  if (budgetMs > DEFAULT_CLEANUP_BUDGET_MS) {
+    process.stderr.write(
+      `[rekindle] cleanup may take up to ${Math.round(budgetMs / 1000)}s; Ctrl-C again to stop at once (and clean up by hand)\n`,
+    );
+  }
+  const deadline = new Promise<void>((resolve) => setTimeout(resolve, budgetMs).unref());
   await Promise.race([Promise.allSettled(pending.map((c) => c())), deadline]);
   killAllSync();
   process.exit(signal === "SIGINT" ? 130 : 143);
@@ -49,9 +57,12 @@ export function untrackProcess(key: string): void {
   processes.delete(key);
 }
 
-/** Graceful cleanup to run on Ctrl-C/SIGTERM (bounded to 20 s), e.g. a cluster's destroy(). */
-export function onInterrupt(cleanup: AsyncCleanup): () => void {
+/**
+ * Graceful cleanup to run on Ctrl-C/SIGTERM, e.g. a cluster's destroy(); all of them together get
+ * the largest budget registered (default 20 s), then whatever is left is killed.
+ */
+export function onInterrupt(cleanup: AsyncCleanup, options: { budgetMs?: number } = {}): () => void {
   install();
-  asyncCleanups.add(cleanup);
+  asyncCleanups.set(cleanup, options.budgetMs ?? DEFAULT_CLEANUP_BUDGET_MS);
   return () => asyncCleanups.delete(cleanup);
 }

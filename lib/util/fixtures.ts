@@ -20,6 +20,14 @@ export function fixturePath(...parts: string[]): string {
 }
 
 /**
+ * A module of rekindle's own, relative to the calling module and without extension: the .ts file
+ * when running from source (tsx), the compiled .js in dist/ otherwise.
+ */
+export function sourceOrCompiled(moduleUrl: string, relativePath: string): string {
+  return fileURLToPath(new URL(`${relativePath}${moduleUrl.endsWith(".ts") ? ".ts" : ".js"}`, moduleUrl));
+}
+
+/**
  * Command line to run one of rekindle's own TypeScript/JavaScript entry points as a child
  * process: from dist/ when compiled, through the same loader (tsx) when running from source.
  */
@@ -28,7 +36,7 @@ export function nodeEntryCommand(
   relativeEntry: string,
 ): { command: string; args: string[] } {
   const fromSource = moduleUrl.endsWith(".ts");
-  const entry = fileURLToPath(new URL(`${relativeEntry}${fromSource ? ".ts" : ".js"}`, moduleUrl));
+  const entry = sourceOrCompiled(moduleUrl, relativeEntry);
   // From source, load tsx by absolute URL so the child needs no particular working directory.
   const args = fromSource ? ["--import", import.meta.resolve("tsx"), entry] : [entry];
   return { command: process.execPath, args };

@@ -1,7 +1,8 @@
 // The workloads a node-loss scenario watches: a Deployment and a StatefulSet with an RWO CSI volume,
 // from fixtures/workloads, in a namespace of their own labelled with the run id.
 import { applyManifestFile, RUN_LABEL } from "../kube/apply.js";
-import { k8s, isPodReady } from "../kube/client.js";
+import { RekindleError } from "../errors.js";
+import { k8s, isConflict, isPodReady } from "../kube/client.js";
 import { fixturePath } from "../util/fixtures.js";
 import { pollUntil } from "../util/time.js";
 
@@ -26,9 +27,20 @@ export interface DeployedWorkloads {
   volumeName: string;
 }
 
+/** Creates the namespace labelled with the run id; one this run created already is fine, anyone else's is not. */
 export async function ensureNamespace(kc: k8s.KubeConfig, name: string, runId: string): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  await core.createNamespace({ body: { metadata: { name, labels: { [RUN_LABEL]: runId } } } });
+  try {
+    await core.createNamespace({ body: { metadata: { name, labels: { [RUN_LABEL]: runId } } } });
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    const existing = await core.readNamespace({ name });
+    if (existing.metadata?.labels?.[RUN_LABEL] !== runId) {
+      throw new RekindleError("STATE", `namespace ${name} already exists and is not this run's`, {
+        hint: `delete it, or let the run pick another name (it carries no ${RUN_LABEL}=${runId} label)`,
+      });
+    }
+  }
 }
 
 export async function listPods(kc: k8s.KubeConfig, namespace: string, app: string): Promise<k8s.V1Pod[]> {

@@ -107,6 +107,27 @@ describe("recovery controller on the sim provider (fast profile)", function () {
       { what: `${node} back (Ready, Lease fresh)`, timeoutMs: 60_000 },
     );
 
+  // The controller fences only nodes that hold something to release: give a node a running pod.
+  const occupy = async (node: string) => {
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespace({ body: { metadata: { name: "ctl-occupants" } } }).catch(() => undefined);
+    const name = `occupant-${node}-${Date.now()}`;
+    await core.createNamespacedPod({
+      namespace: "ctl-occupants",
+      body: {
+        metadata: { name },
+        spec: { nodeName: node, containers: [{ name: "c", image: "registry.k8s.io/pause:3.10" }] },
+      },
+    });
+    await pollUntil(
+      async () =>
+        (await core.readNamespacedPod({ namespace: "ctl-occupants", name })).status?.phase === "Running"
+          ? true
+          : undefined,
+      { what: `pod ${name} Running on ${node}`, timeoutMs: 30_000 },
+    );
+  };
+
   before(async function () {
     // 5 workers in 2 zones: zone-a = worker-1, -3, -5; zone-b = worker-2, -4.
     cluster = await SimCluster.start({
@@ -257,6 +278,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     const first = controller({}, { haltBefore: "taint", leader: "replica-a" });
     await sleep(1_500); // replica-a takes the Lease first
     const second = controller({}, { leader: "replica-b" });
+    await occupy("worker-2");
     cluster!.stopNode("worker-2");
     await waitFence("worker-2", "power-management", "done");
     await sleep(2_000);
@@ -278,6 +300,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
   it("lets a node go that returns mid-fence: no out-of-service taint, nothing left behind", async function () {
     const manual: FenceConfig = { templates: { manual: { driver: "manual" } }, defaultTemplate: "manual" };
     const c = controller({}, { fenceConfig: manual, drivers: [new ManualFenceDriver(kc)] });
+    await occupy("worker-1");
     cluster!.stopNode("worker-1");
     // The manual driver waits for a person to confirm power-off; the node comes back first.
     await waitFence("worker-1", "power-management", "running");
@@ -288,6 +311,34 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     expect(hasTaint(node, FENCING_TAINT)).to.equal(false);
     expect((await fence("worker-1"))?.status?.taintedAt).to.equal(undefined);
     expect(c.metrics.get(METRICS.fences[0], { result: "aborted" })).to.equal(1);
+  });
+
+  it("does not fence a lost node that holds nothing to release (empty, or shut down gracefully), and says so", async function () {
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const pods = (await core.listPodForAllNamespaces()).items.filter(
+      (p) => p.status?.phase !== "Failed" && p.status?.phase !== "Succeeded",
+    );
+    const empty = cluster!.nodeNames().find((n) => !pods.some((p) => p.spec?.nodeName === n));
+    if (empty === undefined) throw new Error("test setup: every worker runs a pod; none is empty");
+    const c = controller();
+    await waitBack(empty);
+    const earlierFence = await fence(empty); // from an earlier test, finished: must stay as it is
+    cluster!.stopNode(empty);
+    await pollUntil(
+      async () => {
+        const events = await core.listNamespacedEvent({
+          namespace: "default",
+          fieldSelector: `involvedObject.name=${empty}`,
+        });
+        return events.items.find((e) => e.reason === EVENT_REASONS.nothingToRelease);
+      },
+      { what: `a ${EVENT_REASONS.nothingToRelease} event for ${empty}`, timeoutMs: 30_000 },
+    );
+    await sleep(2_000);
+    expect((await fence(empty))?.metadata.resourceVersion).to.equal(earlierFence?.metadata.resourceVersion);
+    expect(c.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(0);
+    await cluster!.startNode(empty);
+    await waitBack(empty);
   });
 
   it("reads fence credentials from the template's Secret, with the controller's own rights", async function () {
@@ -356,6 +407,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
           reject(new Error(`controller exited early: ${err}`));
         });
       });
+      await occupy("worker-4");
       cluster!.stopNode("worker-4");
       await waitFence("worker-4", "recovery", "running");
       const metrics = await httpGet(`http://127.0.0.1:${port}/metrics`);

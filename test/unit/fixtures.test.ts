@@ -12,6 +12,7 @@ const SUBSTITUTIONS = {
   KWOK_VERSION: "v0.8.0",
   POD_START_MS: "1000",
   ATTACH_MS: "500",
+  NODE: "worker-1",
 };
 
 function yamlFiles(dir: string): string[] {

@@ -1,0 +1,101 @@
+// Picks and brings up the cluster under test for `rekindle run`: kind when its CLI and a container
+// engine answer (real nodes), sim otherwise (real control plane, KWOK workers), or an existing
+// cluster from a kubeconfig.
+import { join } from "node:path";
+import { getContainerRuntimeClient } from "testcontainers";
+import { RekindleError } from "../errors.js";
+import { runCommand } from "../util/command.js";
+import type { Progress } from "../util/progress.js";
+import { withTimeout } from "../util/time.js";
+import { ExistingCluster } from "./existing.js";
+import { defaultKindBinary } from "./kind/cli.js";
+import { startKindCluster } from "./kind/cluster.js";
+import { PROVIDER_NAMES, type ClusterUnderTest, type ProviderName } from "./provider.js";
+import { SimCluster } from "./sim/cluster.js";
+import { SimClusterUnderTest } from "./sim/under-test.js";
+
+export interface ClusterChoiceOptions {
+  /** Default: kind when available, else sim. */
+  provider?: string;
+  profile: string;
+  /** Where run files go (the sim cluster's state lives under it). */
+  runDir: string;
+  runId: string;
+  /** Leave the cluster running afterwards. Default false. */
+  keep?: boolean;
+  /** kind: cluster name (reused when it exists). Default "rekindle". */
+  clusterName?: string;
+  /** existing: kubeconfig path and context. */
+  kubeconfig?: string;
+  context?: string;
+  progress: Progress;
+  signal: AbortSignal;
+}
+
+/** Whether the kind CLI and a container engine both answer, and if not, why. */
+export async function kindAvailable(): Promise<{ available: boolean; why: string }> {
+  const binary = defaultKindBinary();
+  try {
+    await runCommand(binary, ["version"], { timeoutMs: 10_000 });
+  } catch {
+    return { available: false, why: `no kind CLI answers (${binary})` };
+  }
+  try {
+    await withTimeout(getContainerRuntimeClient(), 15_000, "a container engine");
+  } catch {
+    return { available: false, why: "kind is installed but no Docker/Podman engine answers" };
+  }
+  return { available: true, why: `kind (${binary}) and a container engine answer` };
+}
+
+export async function chooseProvider(
+  requested: string | undefined,
+  progress: Progress,
+): Promise<ProviderName> {
+  if (requested !== undefined) {
+    if (!(PROVIDER_NAMES as readonly string[]).includes(requested))
+      throw RekindleError.invalidInput("provider", requested, PROVIDER_NAMES);
+    return requested as ProviderName;
+  }
+  const kind = await kindAvailable();
+  progress.info(`provider: ${kind.available ? "kind" : "sim"} (${kind.why}; choose with --provider)`);
+  return kind.available ? "kind" : "sim";
+}
+
+export async function openClusterUnderTest(
+  provider: ProviderName,
+  options: ClusterChoiceOptions,
+): Promise<ClusterUnderTest> {
+  const { progress, signal } = options;
+  switch (provider) {
+    case "sim": {
+      const cluster = await SimCluster.start({
+        name: `run-${options.runId.slice(-6)}`,
+        root: join(options.runDir, "cluster"),
+        profile: options.profile,
+        workers: 3,
+        zones: 2,
+        // A kept cluster must survive this process; otherwise it dies with it, even on a crash.
+        detach: options.keep === true,
+        progress,
+        signal,
+      });
+      return new SimClusterUnderTest(cluster, { keep: options.keep === true, progress });
+    }
+    case "kind":
+      return startKindCluster({
+        name: options.clusterName ?? "rekindle",
+        profile: options.profile,
+        keep: options.keep === true,
+        progress,
+        signal,
+      });
+    case "existing":
+      return ExistingCluster.open({
+        ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+        ...(options.context !== undefined ? { context: options.context } : {}),
+        profile: options.profile,
+        progress,
+      });
+  }
+}

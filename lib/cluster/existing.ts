@@ -1,0 +1,172 @@
+// The existing provider: any cluster a kubeconfig reaches. rekindle only does there what it can
+// undo: it creates run-labelled namespaces and workloads and deletes them again; it never stops,
+// partitions, pressures or shuts down a node it did not create, so those scenarios are skipped.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import type { FenceDriver } from "../controller/drivers/types.js";
+import { errorMessage, RekindleError } from "../errors.js";
+import { k8s } from "../kube/client.js";
+import { silentProgress, type Progress } from "../util/progress.js";
+import { withTimeout } from "../util/time.js";
+import { timingProfile, type TimingProfile } from "./profiles.js";
+import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "./provider.js";
+
+export interface ExistingClusterOptions {
+  /** Default: $KUBECONFIG, else ~/.kube/config. */
+  kubeconfig?: string;
+  /** Default: the kubeconfig's current context. */
+  context?: string;
+  /** The timing profile whose knobs the cluster runs with. Default "default" (upstream). */
+  profile?: string;
+  progress?: Progress;
+}
+
+const HANDS_OFF =
+  "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim";
+
+/** Upstream kubelet defaults (graceful node shutdown is off unless configured). */
+const UPSTREAM_EVICTION: EvictionSettings = {
+  pressureTransitionPeriodMs: 300_000,
+  monitoringIntervalMs: 10_000,
+  shutdownGracePeriodMs: 0,
+};
+
+function defaultKubeconfig(): string {
+  return process.env["KUBECONFIG"]?.split(":")[0] ?? join(homedir(), ".kube", "config");
+}
+
+export class ExistingCluster implements ClusterUnderTest {
+  readonly provider = "existing" as const;
+  readonly runId: string;
+  readonly profile: TimingProfile;
+  readonly unsupported: Record<NodeCapability, string> = {
+    lifecycle: HANDS_OFF,
+    partition: HANDS_OFF,
+    pressure: HANDS_OFF,
+    "graceful-shutdown": HANDS_OFF,
+  };
+  /** Unknown hardware and storage: generous guesses, only used by scenarios that move pods. */
+  readonly latencies = { podStartMs: 5_000, attachMs: 5_000 };
+  readonly eviction = UPSTREAM_EVICTION;
+  readonly description: string;
+  readonly #kc: k8s.KubeConfig;
+
+  private constructor(kc: k8s.KubeConfig, profile: TimingProfile, description: string) {
+    this.#kc = kc;
+    this.profile = profile;
+    this.description = description;
+    this.runId = `existing-${randomBytes(4).toString("hex")}`;
+  }
+
+  /** Loads the kubeconfig and checks the API server answers; fails naming the file and context. */
+  static async open(options: ExistingClusterOptions = {}): Promise<ExistingCluster> {
+    const profile = timingProfile(options.profile ?? "default");
+    const path = options.kubeconfig ?? defaultKubeconfig();
+    if (!existsSync(path)) {
+      throw new RekindleError("INVALID_INPUT", `kubeconfig ${path} does not exist`, {
+        hint: "pass --kubeconfig <file> or set KUBECONFIG",
+      });
+    }
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(path);
+    if (options.context !== undefined) {
+      const names = kc.getContexts().map((c) => c.name);
+      if (!names.includes(options.context))
+        throw RekindleError.invalidInput("context", options.context, names);
+      kc.setCurrentContext(options.context);
+    }
+    const context = kc.getCurrentContext();
+    const server = kc.getCurrentCluster()?.server ?? "?";
+    const progress = options.progress ?? silentProgress;
+    progress.info(`existing cluster: context ${context} (${server}) from ${path}`);
+    try {
+      await withTimeout(
+        kc.makeApiClient(k8s.CoreV1Api).listNode({ limit: 1 }),
+        15_000,
+        `the API server at ${server}`,
+      );
+    } catch (error) {
+      throw new RekindleError(
+        "STATE",
+        `cannot reach the cluster of context ${context} (${server}): ${errorMessage(error)}`,
+        {
+          hint: `check ${path} and that the cluster is up (kubectl --context ${context} get nodes)`,
+          cause: error,
+        },
+      );
+    }
+    return new ExistingCluster(kc, profile, `existing cluster, context ${context} (${server})`);
+  }
+
+  kubeConfig(): k8s.KubeConfig {
+    return this.#kc;
+  }
+
+  /** Schedulable nodes without the control-plane role. */
+  async workerNodes(): Promise<string[]> {
+    const nodes = await this.#kc.makeApiClient(k8s.CoreV1Api).listNode();
+    return nodes.items
+      .filter(
+        (n) =>
+          n.metadata?.labels?.["node-role.kubernetes.io/control-plane"] === undefined &&
+          n.spec?.unschedulable !== true,
+      )
+      .map((n) => n.metadata?.name ?? "")
+      .sort();
+  }
+
+  #refuse(what: string, capability: NodeCapability): Promise<never> {
+    return Promise.reject(
+      new RekindleError("UNSUPPORTED", `the existing provider does not ${what}`, {
+        hint: this.unsupported[capability],
+      }),
+    );
+  }
+
+  stopNode(name: string): Promise<void> {
+    return this.#refuse(`stop nodes (asked to stop ${name})`, "lifecycle");
+  }
+  startNode(name: string): Promise<void> {
+    return this.#refuse(`start nodes (asked to start ${name})`, "lifecycle");
+  }
+  partitionNode(name: string): Promise<void> {
+    return this.#refuse(`partition nodes (asked for ${name})`, "partition");
+  }
+  healNode(name: string): Promise<void> {
+    return this.#refuse(`heal partitions (asked for ${name})`, "partition");
+  }
+  shutdownNode(name: string): Promise<void> {
+    return this.#refuse(`shut nodes down (asked for ${name})`, "graceful-shutdown");
+  }
+  applyPressure(name: string): Promise<void> {
+    return this.#refuse(`put nodes under pressure (asked for ${name})`, "pressure");
+  }
+  relievePressure(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  fenceDriver(): FenceDriver {
+    throw new RekindleError(
+      "UNSUPPORTED",
+      "the existing provider has no fence driver: it never powers nodes off",
+      {
+        hint: HANDS_OFF,
+      },
+    );
+  }
+
+  keepHint(): string {
+    return "the existing cluster is left as it was (only this run's namespaces were created and deleted)";
+  }
+
+  /** Nothing to tear down: rekindle did not create this cluster. */
+  destroy(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.destroy();
+  }
+}

@@ -1,0 +1,138 @@
+// The sim provider as a cluster under test: node faults map onto the node's kwok process (SIGKILL,
+// SIGSTOP/SIGCONT, a fresh process), and the kubelet's own reactions KWOK lacks (pressure
+// evictions, graceful shutdown) are simulated by writing what the kubelet would write.
+import { SimFenceDriver } from "../../controller/drivers/sim.js";
+import type { FenceDriver } from "../../controller/drivers/types.js";
+import type { k8s } from "../../kube/client.js";
+import { silentProgress, type Progress } from "../../util/progress.js";
+import type { TimingProfile } from "../profiles.js";
+import type { ClusterUnderTest, EvictionSettings, PressureKind } from "../provider.js";
+import type { SimCluster } from "./cluster.js";
+import { SimEvictionManager } from "./pressure.js";
+import { simulateGracefulShutdown } from "./shutdown.js";
+
+/**
+ * The simulated kubelet's eviction and shutdown settings. Default: kind-config.yaml's kubelet
+ * (30 s transition period and shutdown grace, 10 s eviction monitoring); fast: compressed.
+ */
+export function simEvictionSettings(profile: TimingProfile): EvictionSettings {
+  return profile.name === "default"
+    ? { pressureTransitionPeriodMs: 30_000, monitoringIntervalMs: 10_000, shutdownGracePeriodMs: 30_000 }
+    : { pressureTransitionPeriodMs: 5_000, monitoringIntervalMs: 2_000, shutdownGracePeriodMs: 5_000 };
+}
+
+export interface SimUnderTestOptions {
+  /** Leave the cluster running on destroy(). Default false. */
+  keep?: boolean;
+  progress?: Progress;
+}
+
+export class SimClusterUnderTest implements ClusterUnderTest {
+  readonly provider = "sim" as const;
+  readonly cluster: SimCluster;
+  readonly unsupported = {};
+  /** The sim's simulated container start and CSI attach latency. */
+  readonly latencies = { podStartMs: 1000, attachMs: 500 };
+  readonly eviction: EvictionSettings;
+  readonly #keep: boolean;
+  readonly #progress: Progress;
+  readonly #pressure = new Map<string, SimEvictionManager>();
+
+  constructor(cluster: SimCluster, options: SimUnderTestOptions = {}) {
+    this.cluster = cluster;
+    this.eviction = simEvictionSettings(cluster.profile);
+    this.#keep = options.keep ?? false;
+    this.#progress = options.progress ?? silentProgress;
+  }
+
+  get description(): string {
+    return `sim cluster ${this.cluster.state.name} (real control plane, ${this.cluster.nodeNames().length} KWOK workers)`;
+  }
+
+  get runId(): string {
+    return this.cluster.runId;
+  }
+
+  get profile(): TimingProfile {
+    return this.cluster.profile;
+  }
+
+  kubeConfig(): k8s.KubeConfig {
+    return this.cluster.kubeConfig();
+  }
+
+  workerNodes(): Promise<string[]> {
+    return Promise.resolve(this.cluster.nodeNames());
+  }
+
+  stopNode(name: string): Promise<void> {
+    this.cluster.stopNode(name);
+    return Promise.resolve();
+  }
+
+  async startNode(name: string): Promise<void> {
+    await this.cluster.startNode(name);
+  }
+
+  partitionNode(name: string): Promise<void> {
+    this.cluster.partitionNode(name);
+    return Promise.resolve();
+  }
+
+  /** Lifts the partition; a node powered off meanwhile (fenced) stays off until startNode. */
+  healNode(name: string): Promise<void> {
+    if (this.cluster.status().nodes.find((n) => n.name === name)?.power === "partitioned") {
+      this.cluster.healNode(name);
+    } else {
+      this.#progress.info(`node ${name}: not partitioned any more (fenced?), nothing to heal`);
+    }
+    return Promise.resolve();
+  }
+
+  async shutdownNode(name: string): Promise<void> {
+    const { terminated } = await simulateGracefulShutdown(this.kubeConfig(), name, () => this.stopNode(name));
+    this.#progress.info(`node ${name}: graceful shutdown simulated, ${terminated.length} pod(s) terminated`);
+  }
+
+  async applyPressure(name: string, kind: PressureKind): Promise<void> {
+    const key = `${name}/${kind}`;
+    if (this.#pressure.has(key)) return;
+    const manager = await SimEvictionManager.start(this.kubeConfig(), name, kind, this.eviction, (m) => {
+      this.#progress.info(m);
+    });
+    this.#pressure.set(key, manager);
+    this.#progress.info(`node ${name}: ${kind} pressure applied (simulated kubelet eviction manager)`);
+  }
+
+  relievePressure(name: string, kind: PressureKind): Promise<void> {
+    const key = `${name}/${kind}`;
+    const manager = this.#pressure.get(key);
+    if (manager) {
+      manager.relieve();
+      this.#pressure.delete(key);
+      this.#settling.add(manager);
+      void manager.settled().finally(() => this.#settling.delete(manager));
+    }
+    return Promise.resolve();
+  }
+
+  readonly #settling = new Set<SimEvictionManager>();
+
+  fenceDriver(): FenceDriver {
+    return new SimFenceDriver(this.cluster.layout.root);
+  }
+
+  keepHint(): string {
+    return `KUBECONFIG=${this.cluster.kubeconfigPath}; stop it with: rekindle sim down --name ${this.cluster.state.root}`;
+  }
+
+  async destroy(): Promise<void> {
+    for (const manager of [...this.#pressure.values(), ...this.#settling]) await manager.stop();
+    this.#pressure.clear();
+    if (!this.#keep) await this.cluster.destroy();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.destroy();
+  }
+}

@@ -1,0 +1,68 @@
+// Pieces the scenario families share: the node-loss workloads as a step, expectation helpers.
+import { OUT_OF_SERVICE_MILESTONE, type ExpectedMilestone } from "../../expect/model.js";
+import type { Milestone } from "../../observe/milestones.js";
+import type { Transition } from "../../observe/types.js";
+import { deployNodeLossWorkloads, type DeployedWorkloads } from "../../workloads/deploy.js";
+import type { ExpectationInputs, ScenarioContext } from "../harness.js";
+
+export async function deployWebAndDb(context: ScenarioContext): Promise<DeployedWorkloads> {
+  return context.steps.step("deploy a Deployment and a StatefulSet with an RWO volume", () =>
+    deployNodeLossWorkloads(context.kc, {
+      namespace: context.namespace,
+      runId: context.cluster.runId,
+      ...(context.signal ? { signal: context.signal } : {}),
+    }),
+  );
+}
+
+/** The kubelet renews its Lease every quarter of the Lease duration. */
+export function leaseRenewMs(inputs: ExpectationInputs): number {
+  return (inputs.profile.nodeLeaseDurationSeconds * 1000) / 4;
+}
+
+/** The controller's detection window: Lease age past unhealthyAfter, seen at its next check. */
+export function detectionWindow(inputs: ExpectationInputs): { minMs: number; maxMs: number } {
+  const c = inputs.controller;
+  return {
+    minMs: Math.max(0, c.unhealthyAfterMs - leaseRenewMs(inputs) - inputs.slackMs),
+    maxMs: c.unhealthyAfterMs + 2 * c.checkIntervalMs + inputs.slackMs,
+  };
+}
+
+export function never(name: string, why: string, after = "fault-injected"): ExpectedMilestone {
+  return { name, after, minMs: 0, maxMs: null, why };
+}
+
+/** The "nothing was fenced" expectations of scenarios where the controller must hold back. */
+export function noFence(why: string): ExpectedMilestone[] {
+  return [
+    never("any-node:event:FenceStarted", `no fence anywhere: ${why}`),
+    never(OUT_OF_SERVICE_MILESTONE, `never tainted out-of-service: ${why}`),
+  ];
+}
+
+/**
+ * "<id>:duplicate-ready" the first time two pods of the app are Ready at once on different nodes:
+ * the split brain fencing exists to prevent (the old pod counts until it is gone or ended).
+ */
+export function duplicateReady(
+  transitions: readonly Transition[],
+  faultAtMs: number,
+  namespace: string,
+  app: string,
+  id: string,
+): Milestone[] {
+  const ready = new Map<string, string>();
+  for (const t of transitions) {
+    if (t.subject.kind !== "Pod" || t.subject.namespace !== namespace || t.detail?.["app"] !== app) continue;
+    const uid = t.subject.uid ?? t.subject.name;
+    if (t.name === "pod-ready") ready.set(uid, t.node ?? "");
+    if (t.name === "pod-gone" || t.name === "pod-terminal") ready.delete(uid);
+    if (new Set(ready.values()).size > 1 && t.atMs >= faultAtMs) {
+      return [
+        { name: `${id}:duplicate-ready`, atMs: t.atMs - faultAtMs, ...(t.node ? { node: t.node } : {}) },
+      ];
+    }
+  }
+  return [];
+}

@@ -1,0 +1,116 @@
+// Controller failover: two replicas with leader election; the leader dies after powering the node
+// off and before tainting it. The standby must take the Lease, pick the NodeFence up where it
+// stands, and finish without fencing a second time.
+import { LeaderElector } from "../../controller/leader.js";
+import { OUT_OF_SERVICE_MILESTONE } from "../../expect/model.js";
+import { k8s } from "../../kube/client.js";
+import type { Milestone } from "../../observe/milestones.js";
+import { ensureNamespace } from "../../workloads/deploy.js";
+import type { ExpectationInputs, ScenarioDefinition } from "../harness.js";
+import { nodeLossWorkloads } from "../node-loss.js";
+import { deployWebAndDb, detectionWindow, never } from "./common.js";
+
+/** Leader election Lease for the scenario's two replicas: short, so failover fits the profile. */
+export function failoverLeaseMs(inputs: ExpectationInputs): number {
+  return inputs.profile.name === "default" ? 15_000 : 4_000;
+}
+
+export const leaderKilledMidFence: ScenarioDefinition = {
+  id: "controller-failover/leader-killed-mid-fence",
+  title: "the leader dies between power-off and taint: the standby takes over and finishes, no second fence",
+  requires: ["lifecycle"],
+  expected: (inputs) => {
+    const c = inputs.controller;
+    const lease = failoverLeaseMs(inputs);
+    const detect = detectionWindow(inputs);
+    return [
+      {
+        name: "fence:power-management:done",
+        after: "fault-injected",
+        minMs: detect.minMs,
+        maxMs: detect.maxMs + 2 * c.checkIntervalMs,
+        why: "the leader detects the loss and confirms the power-off",
+      },
+      {
+        name: OUT_OF_SERVICE_MILESTONE,
+        after: "leader-killed",
+        minMs: Math.max(0, lease - c.checkIntervalMs - inputs.slackMs),
+        maxMs: lease + 3 * c.checkIntervalMs + inputs.slackMs,
+        why: `the standby takes the ${lease / 1000}s leader Lease once it expires, and resumes at the taint step`,
+      },
+      {
+        name: "statefulset:recovered",
+        after: OUT_OF_SERVICE_MILESTONE,
+        minMs: 0,
+        maxMs:
+          c.detachGraceMs +
+          3 * c.checkIntervalMs +
+          inputs.latencies.attachMs +
+          inputs.latencies.podStartMs +
+          inputs.slackMs +
+          5_000,
+        why: "force delete, volume detach (after detachGrace at worst), attach elsewhere, start",
+      },
+      never("fence-started-twice", "the standby resumes the NodeFence instead of starting a new fence"),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  async run(context) {
+    const { cluster, steps, inputs, kc } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    const namespace = inputs.controller.namespace;
+    await ensureNamespace(kc, namespace, cluster.runId);
+    const elector = (identity: string) =>
+      new LeaderElector({ kc, namespace, identity, leaseDurationMs: failoverLeaseMs(inputs) });
+    steps.registerUndo("delete the leader election Lease", async () => {
+      await kc
+        .makeApiClient(k8s.CoordinationV1Api)
+        .deleteNamespacedLease({ name: "rekindle-controller", namespace })
+        .catch(() => undefined);
+    });
+    // The seam: replica-a stops acting right before the taint, as if it crashed there.
+    const leader = await context.startController({
+      config: { identity: "replica-a" },
+      haltBefore: "taint",
+      leader: elector("replica-a"),
+    });
+    await steps.step("let replica-a take the Lease", async () => {
+      const lease = kc.makeApiClient(k8s.CoordinationV1Api);
+      for (let i = 0; i < 50; i++) {
+        const held = await lease
+          .readNamespacedLease({ name: "rekindle-controller", namespace })
+          .then((l) => l.spec?.holderIdentity)
+          .catch(() => undefined);
+        if (held === "replica-a") return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error("replica-a did not take the leader Lease within 10 s");
+    });
+    await context.startController({ config: { identity: "replica-b" }, leader: elector("replica-b") });
+    await steps.step(`stop node ${node}`, async () => {
+      context.faultStarts([node]);
+      await cluster.stopNode(node);
+    });
+    steps.registerUndo(`start ${node} and wait until it is back`, async () => {
+      await cluster.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    await context.awaitMilestone("fence:power-management:done");
+    await steps.step("kill the leader (replica-a) without releasing its Lease", async () => {
+      await leader.stop();
+      context.mark("leader-killed");
+    });
+    await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("deployment:recovered");
+  },
+  derive: (transitions, { faultAtMs }) => {
+    const starts = transitions.filter(
+      (t) => t.atMs >= faultAtMs && t.name === "event" && t.detail?.["reason"] === "FenceStarted",
+    );
+    const second = starts[1];
+    const out: Milestone[] = [];
+    if (second) out.push({ name: "fence-started-twice", atMs: second.atMs - faultAtMs });
+    return out;
+  },
+};

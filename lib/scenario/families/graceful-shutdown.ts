@@ -1,0 +1,79 @@
+// Graceful node shutdown: the kubelet sees the shutdown coming, marks the node NotReady ("node is
+// shutting down"), ends its pods with reason Terminated, and only then goes silent. Workloads move
+// on their own (a terminated StatefulSet pod is replaced at once, its volume detaches), so the
+// controller must not fence: the node holds nothing to release.
+import { sleep } from "../../util/time.js";
+import type { ScenarioDefinition } from "../harness.js";
+import { nodeLossWorkloads } from "../node-loss.js";
+import { deployWebAndDb, detectionWindow, noFence } from "./common.js";
+
+export const gracefulShutdownNoFence: ScenarioDefinition = {
+  id: "graceful-shutdown/no-fence",
+  title: "an orderly node shutdown: pods end with reason Terminated, workloads move, no fence",
+  requires: ["graceful-shutdown"],
+  expected: (inputs) => {
+    const grace = inputs.eviction.shutdownGracePeriodMs;
+    const { podStartMs, attachMs } = inputs.latencies;
+    const detect = detectionWindow(inputs);
+    const slack = inputs.slackMs;
+    return [
+      {
+        name: "node-not-ready",
+        after: "fault-injected",
+        minMs: 0,
+        maxMs: 10_000 + slack,
+        why: 'the kubelet reports Ready=False "node is shutting down" before ending pods',
+      },
+      ...(["deployment", "statefulset"] as const).map((id) => ({
+        name: `${id}:pod-terminated`,
+        after: "fault-injected",
+        minMs: 0,
+        maxMs: grace + slack,
+        why: `the kubelet ends regular pods within shutdownGracePeriod (${grace / 1000}s) minus the critical pods' share`,
+      })),
+      {
+        name: "deployment:recovered",
+        after: "deployment:pod-terminated",
+        minMs: 0,
+        maxMs: podStartMs + 5_000 + slack,
+        why: "the ReplicaSet replaces a terminated pod at once; scheduled elsewhere (the node is tainted not-ready)",
+      },
+      {
+        name: "statefulset:recovered",
+        after: "statefulset:pod-terminated",
+        minMs: 0,
+        maxMs: podStartMs + attachMs + 10_000 + slack,
+        why: "the StatefulSet deletes the terminated pod and recreates it; the unmounted volume detaches and attaches elsewhere",
+      },
+      {
+        name: "event:NothingToRelease",
+        after: "fault-injected",
+        minMs: detect.minMs,
+        maxMs: detect.maxMs + grace,
+        why: "the controller sees the silent node but nothing on it to release",
+      },
+      ...noFence("a gracefully shut down node releases its workloads itself"),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  async run(context) {
+    const { cluster, steps, inputs } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    await context.startController();
+    await steps.step(`shut ${node} down gracefully`, async () => {
+      context.faultStarts([node]);
+      await cluster.shutdownNode(node);
+    });
+    steps.registerUndo(`start ${node} and wait until it is back`, async () => {
+      await cluster.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("deployment:recovered");
+    await context.awaitMilestone("event:NothingToRelease");
+    const watchMs = 3 * inputs.controller.checkIntervalMs + inputs.slackMs;
+    await steps.step(`watch ${watchMs / 1000}s more: no fence may start`, () =>
+      sleep(watchMs, context.signal),
+    );
+  },
+};

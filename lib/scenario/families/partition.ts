@@ -1,0 +1,109 @@
+// Partition: the node is cut off from the API server but keeps running. Healed before the
+// controller's detection, nothing may happen; healed after a fence, the node must come back
+// without its old pods and the controller must undo its taints.
+import { expectedNodeLossWithController } from "../../expect/model.js";
+import { sleep } from "../../util/time.js";
+import type { ExpectationInputs, ScenarioDefinition } from "../harness.js";
+import { controllerTiming, nodeLossWorkloads } from "../node-loss.js";
+import { deployWebAndDb, duplicateReady, leaseRenewMs, never, noFence } from "./common.js";
+
+/** Shorter than the controller's unhealthyAfter by one Lease renewal plus a margin. */
+export function shortPartitionMs(inputs: ExpectationInputs): number {
+  const unhealthyAfter = inputs.controller.unhealthyAfterMs;
+  return Math.max(1_000, unhealthyAfter - leaseRenewMs(inputs) - Math.max(2_000, unhealthyAfter / 4));
+}
+
+export const partitionHealedBeforeDetection: ScenarioDefinition = {
+  id: "partition/healed-before-detection",
+  title: "a partition shorter than the controller's unhealthyAfter: no fence, no eviction, no taint",
+  requires: ["partition"],
+  expected: (inputs) => {
+    const partitionMs = shortPartitionMs(inputs);
+    return [
+      {
+        name: "partition-healed",
+        after: "fault-injected",
+        minMs: partitionMs,
+        maxMs: partitionMs + inputs.slackMs,
+        why: `healed after ${partitionMs / 1000}s, a Lease renewal and a margin short of unhealthyAfter`,
+      },
+      never("node-ready-unknown", "healed well within node-monitor-grace-period"),
+      never("deployment:pod-deletion-requested", "nothing is evicted"),
+      never("statefulset:pod-deletion-requested", "nothing is evicted"),
+      ...noFence("the node was never unhealthy for unhealthyAfter"),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  recoveryOf: [],
+  async run(context) {
+    const { cluster, steps, inputs } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    await context.startController();
+    const partitionMs = shortPartitionMs(inputs);
+    await steps.step(`partition ${node}`, async () => {
+      context.faultStarts([node]);
+      await cluster.partitionNode(node);
+    });
+    steps.registerUndo(`heal ${node}`, () => cluster.healNode(node));
+    await steps.step(`keep ${node} partitioned for ${partitionMs / 1000}s`, () =>
+      sleep(partitionMs, context.signal),
+    );
+    await steps.step(`heal ${node}`, async () => {
+      await cluster.healNode(node);
+      context.mark("partition-healed");
+    });
+    const watchMs = inputs.controller.unhealthyAfterMs + 3 * inputs.controller.checkIntervalMs;
+    await steps.step(`watch ${watchMs / 1000}s more: no fence may start`, () =>
+      sleep(watchMs, context.signal),
+    );
+  },
+};
+
+export const partitionHealedAfterFence: ScenarioDefinition = {
+  id: "partition/healed-after-fence",
+  title: "a partition outlasting detection: fenced, workloads moved, the node returns without its old pods",
+  requires: ["partition"],
+  expected: (inputs) => {
+    const c = inputs.controller;
+    return [
+      ...expectedNodeLossWithController({
+        profile: inputs.profile,
+        ...inputs.latencies,
+        controller: controllerTiming(c),
+      }),
+      {
+        name: "taint-removed:node.kubernetes.io/out-of-service",
+        after: "node-ready-again",
+        minMs: 0,
+        maxMs: leaseRenewMs(inputs) + 3 * c.checkIntervalMs + inputs.slackMs,
+        why: "the controller lifts its taint once the node is Ready with a fresh Lease and no stale pods",
+      },
+      never("statefulset:duplicate-ready", "the old StatefulSet pod is gone before its replacement runs"),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  async run(context) {
+    const { cluster, steps } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    await context.startController();
+    await steps.step(`partition ${node}`, async () => {
+      context.faultStarts([node]);
+      await cluster.partitionNode(node);
+    });
+    steps.registerUndo(`heal ${node}, power it on and wait until it is back`, async () => {
+      await cluster.healNode(node);
+      await cluster.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("deployment:recovered");
+    await steps.step(`heal the partition and power ${node} back on`, async () => {
+      await cluster.healNode(node);
+      await cluster.startNode(node);
+    });
+    await context.awaitMilestone("node-ready-again");
+    await context.awaitMilestone("taint-removed:node.kubernetes.io/out-of-service");
+  },
+  derive: (transitions, { faultAtMs, namespace }) =>
+    duplicateReady(transitions, faultAtMs, namespace, "db", "statefulset"),
+};

@@ -1,0 +1,329 @@
+// The shared shape of a conformance scenario beyond node loss: deploy, maybe run the recovery
+// controller, record, inject the fault (its undo registered right after), await milestones, undo
+// everything, then judge the recorded timeline against the scenario's expected windows.
+import * as allure from "allure-js-commons";
+import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "../cluster/provider.js";
+import type { TimingProfile } from "../cluster/profiles.js";
+import type { ControllerConfig } from "../controller/config.js";
+import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
+import { installNodeFenceCrd } from "../controller/crd.js";
+import {
+  isFinished,
+  NODE_FENCE_GROUP,
+  NODE_FENCE_PLURAL,
+  NODE_FENCE_VERSION,
+  type NodeFence,
+} from "../controller/fence-state.js";
+import { errorMessage } from "../errors.js";
+import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
+import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
+import { k8s, nodeConditionStatus } from "../kube/client.js";
+import { readNode } from "../kube/queries.js";
+import {
+  deriveNodeLossMilestones,
+  recoveryMs,
+  type Milestone,
+  type WorkloadRef,
+} from "../observe/milestones.js";
+import { TimelineRecorder } from "../observe/recorder.js";
+import type { Transition } from "../observe/types.js";
+import { timelineSvg } from "../report/chart.js";
+import type { ScenarioRun } from "../report/summary.js";
+import { ensureNamespace } from "../workloads/deploy.js";
+import { silentProgress, type Progress } from "../util/progress.js";
+import { pollUntil } from "../util/time.js";
+import { scenarioControllerConfig } from "./node-loss.js";
+import { ScenarioSteps } from "./steps.js";
+
+/** What a scenario's expected timeline depends on (known before any cluster exists, for `rekindle list`). */
+export interface ExpectationInputs {
+  profile: TimingProfile;
+  eviction: EvictionSettings;
+  latencies: { podStartMs: number; attachMs: number };
+  controller: ControllerConfig;
+  /** Tolerance on every bound for scheduling noise. */
+  slackMs: number;
+}
+
+export interface ScenarioDefinition {
+  /** "family/name", the summary.json id. */
+  id: string;
+  title: string;
+  /** Node faults the provider must support; otherwise the scenario is skipped with its reason. */
+  requires: NodeCapability[];
+  expected(inputs: ExpectationInputs): ExpectedMilestone[];
+  /** Workloads whose milestones are derived (`<id>:recovered`…); empty when none. */
+  workloads(namespace: string): WorkloadRef[];
+  /** Whose recovery is the scenario's headline number; default every workload. */
+  recoveryOf?: string[];
+  run(context: ScenarioContext): Promise<void>;
+  /** Extra milestones from the recorded transitions (evictions, per-node events…). */
+  derive?(transitions: readonly Transition[], context: DeriveContext): Milestone[];
+}
+
+export interface DeriveContext {
+  faultAtMs: number;
+  /** The nodes the fault hit, the first one primary. */
+  faultNodes: string[];
+  namespace: string;
+}
+
+export interface ScenarioContext {
+  readonly cluster: ClusterUnderTest;
+  readonly kc: k8s.KubeConfig;
+  readonly steps: ScenarioSteps;
+  readonly namespace: string;
+  readonly inputs: ExpectationInputs;
+  readonly signal: AbortSignal | undefined;
+  readonly progress: Progress;
+  /** Marks the fault instant (milestone "fault-injected") on these nodes; call right before injecting. */
+  faultStarts(nodes: string[]): void;
+  /** Adds a milestone at this instant, e.g. "pressure-relieved". */
+  mark(name: string): void;
+  /** Waits for a milestone; the timeout defaults to its expected window's upper bound plus a minute. */
+  awaitMilestone(name: string, timeoutMs?: number): Promise<Milestone>;
+  milestones(): Milestone[];
+  /** Starts the bundled controller in-process (stopped and its fences released by the undo). */
+  startController(
+    options?: Partial<Omit<RecoveryControllerOptions, "kc" | "config">> & {
+      config?: Partial<ControllerConfig>;
+    },
+  ): Promise<RecoveryController>;
+  /** Waits until the node is Ready with a fresh Lease (Ready alone may still read True right after an outage). */
+  waitNodeBack(node: string, timeoutMs?: number): Promise<void>;
+}
+
+export interface ScenarioRunOptions {
+  cluster: ClusterUnderTest;
+  /** Namespace for this run (must not exist). */
+  namespace: string;
+  progress?: Progress;
+  signal?: AbortSignal;
+}
+
+export interface ScenarioResult extends ScenarioRun {
+  expected: ExpectedMilestone[];
+  checks: WindowCheck[];
+  chart: string;
+}
+
+export const SCENARIO_SLACK_MS = 3_000;
+
+export function expectationInputs(
+  cluster: Pick<ClusterUnderTest, "profile" | "eviction" | "latencies">,
+): ExpectationInputs {
+  return {
+    profile: cluster.profile,
+    eviction: cluster.eviction,
+    latencies: cluster.latencies,
+    controller: scenarioControllerConfig(cluster.profile, undefined),
+    slackMs: SCENARIO_SLACK_MS,
+  };
+}
+
+async function waitFencesFinished(kc: k8s.KubeConfig): Promise<void> {
+  const api = kc.makeApiClient(k8s.CustomObjectsApi);
+  await pollUntil(
+    async () => {
+      const list = (await api.listClusterCustomObject({
+        group: NODE_FENCE_GROUP,
+        version: NODE_FENCE_VERSION,
+        plural: NODE_FENCE_PLURAL,
+      })) as { items: NodeFence[] };
+      const open = list.items.filter((f) => !isFinished(f.status));
+      return open.length === 0 ? true : undefined;
+    },
+    { what: "every NodeFence finished (nodes released)", timeoutMs: 120_000, intervalMs: 250 },
+  );
+}
+
+/** Milestones every scenario gets: node-loss ones for the primary node, conditions, kubelet terminations. */
+function baseMilestones(
+  definition: ScenarioDefinition,
+  transitions: readonly Transition[],
+  context: DeriveContext,
+): Milestone[] {
+  const { faultAtMs, namespace } = context;
+  const lostNode = context.faultNodes[0] ?? "";
+  const milestones = deriveNodeLossMilestones(transitions, {
+    faultAtMs,
+    lostNode,
+    workloads: definition.workloads(namespace),
+  });
+  const seen = new Set(milestones.map((m) => m.name));
+  const add = (name: string, t: Transition) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    milestones.push({ name, atMs: t.atMs - faultAtMs, ...(t.node ? { node: t.node } : {}) });
+  };
+  for (const t of transitions) {
+    if (t.atMs < faultAtMs) continue;
+    if (t.name === "node-condition" && t.node === lostNode && t.detail?.["type"] !== "Ready") {
+      add(`node-condition:${t.detail?.["type"] ?? ""}:${t.detail?.["status"] ?? ""}`, t);
+    }
+    // Pods the kubelet ended itself, by reason and app: "evicted:<app>", "terminated:<app>".
+    if (t.name === "pod-terminal" && t.subject.namespace === namespace && t.detail?.["reason"]) {
+      add(`${(t.detail["reason"] ?? "").toLowerCase()}:${t.detail["app"] ?? ""}`, t);
+    }
+    // Any fence anywhere (the "must not fence" scenarios assert this never happens).
+    if (t.name === "event" && t.detail?.["reason"] === "FenceStarted") add("any-node:event:FenceStarted", t);
+  }
+  return milestones;
+}
+
+export async function runScenario(
+  definition: ScenarioDefinition,
+  options: ScenarioRunOptions,
+): Promise<ScenarioResult> {
+  const { cluster, namespace, signal } = options;
+  const progress = options.progress ?? silentProgress;
+  const kc = cluster.kubeConfig();
+  const inputs = expectationInputs(cluster);
+  const expected = definition.expected(inputs);
+  const nominal = nominalWindows(expected);
+  const steps = new ScenarioSteps(definition.id, progress);
+  let recorder: TimelineRecorder | undefined;
+  let faultAtMs = 0;
+  let faultNodes: string[] = [];
+  const marks: Milestone[] = [];
+  const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace });
+  const milestonesOf = (transitions: readonly Transition[]): Milestone[] =>
+    faultAtMs === 0
+      ? []
+      : [
+          ...baseMilestones(definition, transitions, deriveContext()),
+          ...marks,
+          ...(definition.derive?.(transitions, deriveContext()) ?? []),
+        ].sort((a, b) => a.atMs - b.atMs);
+  const milestones = () => milestonesOf(recorder?.transitions ?? []);
+
+  const context: ScenarioContext = {
+    cluster,
+    kc,
+    steps,
+    namespace,
+    inputs,
+    signal,
+    progress,
+    faultStarts(nodes) {
+      faultAtMs = Date.now();
+      faultNodes = nodes;
+    },
+    mark(name) {
+      marks.push({ name, atMs: Date.now() - faultAtMs });
+    },
+    awaitMilestone(name, timeoutMs) {
+      const budget = timeoutMs ?? (nominal.find((w) => w.name === name)?.maxMs ?? 540_000) + 60_000;
+      return steps.step(`await ${name}`, () =>
+        pollUntil(async () => Promise.resolve(milestones().find((m) => m.name === name)), {
+          what: `milestone ${name}`,
+          timeoutMs: budget,
+          intervalMs: 100,
+          ...(signal ? { signal } : {}),
+        }),
+      );
+    },
+    milestones,
+    async startController(overrides = {}) {
+      const driver = overrides.drivers ? undefined : cluster.fenceDriver();
+      const config = { ...inputs.controller, ...overrides.config };
+      await installNodeFenceCrd(kc);
+      const controller = new RecoveryController({
+        kc,
+        fenceConfig: overrides.fenceConfig ?? {
+          templates: { node: { driver: driver?.name ?? "" } },
+          defaultTemplate: "node",
+        },
+        drivers: overrides.drivers ?? new Map(driver ? [[driver.name, driver]] : []),
+        log: (message) => {
+          progress.info(`[controller ${config.identity}] ${message}`);
+        },
+        ...overrides,
+        config,
+      });
+      await steps.step(
+        `start the recovery controller (unhealthyAfter ${config.unhealthyAfterMs / 1000}s${driver ? `, driver ${driver.name}` : ""})`,
+        () => {
+          controller.start();
+          return Promise.resolve();
+        },
+      );
+      steps.registerUndo(`stop the recovery controller (${config.identity})`, () => controller.stop());
+      // Runs before the stop (undo is last-in first-out), after the nodes are back: a fence left
+      // half-undone would be resumed by the next scenario's controller.
+      steps.registerUndo("wait for the controller to finish every NodeFence", () => waitFencesFinished(kc));
+      return controller;
+    },
+    async waitNodeBack(node, timeoutMs = 180_000) {
+      const leases = kc.makeApiClient(k8s.CoordinationV1Api);
+      const renewEveryMs = (cluster.profile.nodeLeaseDurationSeconds * 1000) / 4;
+      await pollUntil(
+        async () => {
+          const ready = nodeConditionStatus(await readNode(kc, node), "Ready") === "True";
+          const lease = await leases.readNamespacedLease({ name: node, namespace: "kube-node-lease" });
+          const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+          return ready && Date.now() - renewed < renewEveryMs + 1_000 ? true : undefined;
+        },
+        { what: `${node} back (Ready, Lease fresh)`, timeoutMs, ...(signal ? { signal } : {}) },
+      );
+    },
+  };
+
+  let failure: unknown;
+  let observedUntilMs = 0;
+  try {
+    await steps.step(`create namespace ${namespace}`, () => ensureNamespace(kc, namespace, cluster.runId));
+    steps.registerUndo(`delete namespace ${namespace}`, async () => {
+      await kc
+        .makeApiClient(k8s.CoreV1Api)
+        .deleteNamespace({ name: namespace })
+        .catch(() => undefined);
+    });
+    recorder = await steps.step("start the timeline recorder", () =>
+      TimelineRecorder.start(kc, { namespaces: [namespace] }),
+    );
+    await definition.run(context);
+    observedUntilMs = Date.now();
+  } catch (error) {
+    failure = error;
+    observedUntilMs = Date.now();
+  } finally {
+    try {
+      await steps.undoAll();
+    } catch (error) {
+      failure ??= error;
+    }
+    await recorder?.stop();
+  }
+
+  // Judged on what happened up to the end of the scenario's own steps; the undo is not judged.
+  const observed = milestonesOf((recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs));
+  const checks = checkTimeline(expected, observed);
+  const mismatches = checks.filter((c) => c.verdict !== "ok");
+  const workloadIds = definition.recoveryOf ?? definition.workloads(namespace).map((w) => w.id);
+  const recovered = workloadIds.length > 0 ? recoveryMs(observed, workloadIds) : undefined;
+  const errorText =
+    failure !== undefined
+      ? errorMessage(failure)
+      : mismatches.length > 0
+        ? `${mismatches.length} milestone(s) outside the expected timeline\n${formatChecks(checks)}`
+        : undefined;
+  const chart = timelineSvg({
+    title: definition.id,
+    subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${faultNodes.join(", ") || "?"}`,
+    milestones: observed,
+    checks,
+  });
+  await allure.attachment("timeline.svg", chart, "image/svg+xml");
+  await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
+  await allure.attachment("milestones.json", JSON.stringify(observed, null, 2), "application/json");
+  return {
+    outcome: errorText === undefined ? "passed" : "failed",
+    recoveryMs: recovered ?? null,
+    milestones: observed,
+    ...(errorText !== undefined ? { error: errorText } : {}),
+    expected,
+    checks,
+    chart,
+  };
+}

@@ -1,0 +1,71 @@
+import { expect } from "chai";
+import { parse } from "yaml";
+import { readFileSync } from "node:fs";
+import type { k8s } from "../../lib/kube/client.js";
+import {
+  evictionCandidate,
+  kubeletEvictionOrder,
+  simulatedUsageBytes,
+  type EvictionCandidate,
+} from "../../lib/kube/eviction-order.js";
+import { parseQuantity } from "../../lib/kube/quantity.js";
+import { substitute } from "../../lib/kube/apply.js";
+import { RekindleError } from "../../lib/errors.js";
+import { fixturePath } from "../../lib/util/fixtures.js";
+import { PRESSURE_APPS } from "../../lib/scenario/families/pressure.js";
+
+const Mi = 2 ** 20;
+
+function candidate(name: string, over: Partial<EvictionCandidate>): EvictionCandidate {
+  return { namespace: "ns", name, priority: 0, requestBytes: 0, usageBytes: 0, ...over };
+}
+
+describe("kubelet eviction order", function () {
+  it("parses quantities in binary and decimal units", function () {
+    expect(parseQuantity("64Mi")).to.equal(64 * Mi);
+    expect(parseQuantity("1G")).to.equal(1e9);
+    expect(parseQuantity("500m")).to.equal(0.5);
+    expect(parseQuantity("1e3")).to.equal(1000);
+    expect(() => parseQuantity("12 apples")).to.throw(RekindleError, 'resource quantity "12 apples"');
+  });
+
+  it("evicts over-request pods first, then by priority, then by usage above request", function () {
+    const order = kubeletEvictionOrder([
+      candidate("guaranteed", { requestBytes: 128 * Mi, usageBytes: 32 * Mi }),
+      candidate("critical-over", { priority: 2_000_000_000, requestBytes: 0, usageBytes: 10 * Mi }),
+      candidate("besteffort-small", { usageBytes: 10 * Mi }),
+      candidate("burstable", { requestBytes: 64 * Mi, usageBytes: 32 * Mi }),
+      candidate("besteffort-big", { usageBytes: 300 * Mi }),
+      candidate("high-within", { priority: 1000, requestBytes: 64 * Mi, usageBytes: 60 * Mi }),
+    ]).map((c) => c.name);
+    expect(order).to.deep.equal([
+      "besteffort-big",
+      "besteffort-small",
+      "critical-over",
+      "burstable",
+      "guaranteed",
+      "high-within",
+    ]);
+  });
+
+  it("ranks the pressure fixture's pods BestEffort, Burstable, Guaranteed for memory and disk", function () {
+    const text = substitute(readFileSync(fixturePath("workloads", "pressure.yaml"), "utf8"), {
+      NAMESPACE: "ns",
+      NODE: "n",
+    });
+    const pods = text.split(/^---$/m).map((doc) => {
+      const deployment = parse(doc) as k8s.V1Deployment;
+      const template = deployment.spec?.template;
+      return {
+        metadata: { ...template?.metadata, name: deployment.metadata?.name },
+        spec: template?.spec,
+      } as k8s.V1Pod;
+    });
+    for (const resource of ["memory", "ephemeral-storage"] as const) {
+      const order = kubeletEvictionOrder(
+        pods.map((p) => evictionCandidate(p, resource, simulatedUsageBytes(p, resource))),
+      ).map((c) => c.name);
+      expect(order, resource).to.deep.equal([...PRESSURE_APPS]);
+    }
+  });
+});
