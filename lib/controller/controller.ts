@@ -7,7 +7,7 @@ import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
 import { sleep } from "../util/time.js";
 import type { ControllerConfig } from "./config.js";
-import { assessNode, type NodeHealth } from "./detect.js";
+import { assessNode, possiblyLostTogether, type NodeHealth } from "./detect.js";
 import { hasPowerOn, type FenceDriver, type FenceTarget } from "./drivers/types.js";
 import { EVENT_REASONS, recordNodeEvent, type EventReason } from "./events.js";
 import { resolveFenceTarget, type FenceConfig } from "./fence-config.js";
@@ -134,6 +134,20 @@ export class RecoveryController {
         if (fence && !isFinished(fence.status)) {
           await this.#progress(fence, nodeHealth.state === "healthy");
         } else if (nodeHealth.state === "unhealthy") {
+          const undecided = possiblyLostTogether(
+            snapshot.leases.get(name),
+            guardNodes
+              .filter((g) => g.name !== name && !g.controlPlane)
+              .map((g) => ({ name: g.name, lease: snapshot.leases.get(g.name), unhealthy: g.unhealthy })),
+          );
+          if (undecided.length > 0) {
+            const waiting = undecided.join(", ");
+            if (this.#lastHold.get(name) !== `waiting:${waiting}`) {
+              this.#lastHold.set(name, `waiting:${waiting}`);
+              this.#log(`${name} lost; waiting for ${waiting} to renew or be judged lost too`);
+            }
+            continue;
+          }
           const decision = guardDecision(name, {
             nodes: guardNodes,
             maxUnhealthy: config.maxUnhealthy,

@@ -43,3 +43,28 @@ export function assessNode(
   if (notReadyAge !== undefined) return { state: "suspect", reason: `Ready=${ready?.status ?? "?"}` };
   return { state: "healthy" };
 }
+
+/**
+ * Nodes that may have gone silent in the same event as `candidate` but are not judged lost yet:
+ * healthy-looking nodes whose last Lease renewal is not later than the candidate's next renewal
+ * would have been. Nodes lost together stop within one renewal interval of each other, so until
+ * these either renew (alive after the candidate failed) or turn unhealthy, the guard would count
+ * too few lost nodes and could let a zone outage be fenced node by node. With unhealthyAfter at
+ * least two renewal intervals (20 s vs 10 s upstream), healthy nodes pass at once.
+ */
+export function possiblyLostTogether(
+  candidateLease: k8s.V1Lease | undefined,
+  peers: readonly { name: string; lease: k8s.V1Lease | undefined; unhealthy: boolean }[],
+): string[] {
+  const renewed = ms(candidateLease?.spec?.renewTime);
+  const durationSeconds = candidateLease?.spec?.leaseDurationSeconds;
+  if (renewed === undefined || durationSeconds === undefined) return [];
+  const nextRenewalDue = renewed + (durationSeconds * 1000) / 4;
+  return peers
+    .filter((peer) => {
+      if (peer.unhealthy) return false;
+      const peerRenewed = ms(peer.lease?.spec?.renewTime);
+      return peerRenewed !== undefined && peerRenewed <= nextRenewalDue;
+    })
+    .map((peer) => peer.name);
+}

@@ -88,22 +88,32 @@ function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
   };
 }
 
+/** The StatefulSets a node-loss scenario watches: one with an RWO volume, one without. */
+export const STATEFUL_SETS: readonly { id: string; hasVolume: boolean }[] = [
+  { id: "statefulset", hasVolume: true },
+  { id: "statefulset-plain", hasVolume: false },
+];
+
+function statefulSets(k: ModelKnobs): { id: string; hasVolume: boolean }[] {
+  return STATEFUL_SETS.map((s) => ({ ...s, hasVolume: s.hasVolume && k.hasVolume }));
+}
+
 /** From the old StatefulSet pod gone to its replacement Ready, with the volume's detach and attach. */
-function statefulSetReturn(k: ModelKnobs): ExpectedMilestone[] {
+function statefulSetReturn(k: ModelKnobs, id: string, hasVolume: boolean): ExpectedMilestone[] {
   const { window, podStartMs, attachMs } = k;
   const created = window(
-    "statefulset:replacement-created",
-    "statefulset:pod-gone",
+    `${id}:replacement-created`,
+    `${id}:pod-gone`,
     0,
     1000,
     "the StatefulSet recreates the pod once the old one is gone",
   );
-  if (!k.hasVolume) {
+  if (!hasVolume) {
     return [
       created,
       window(
-        "statefulset:recovered",
-        "statefulset:replacement-created",
+        `${id}:recovered`,
+        `${id}:replacement-created`,
         podStartMs,
         podStartMs + 1000,
         `scheduling + container start (${podStartMs} ms)`,
@@ -112,13 +122,7 @@ function statefulSetReturn(k: ModelKnobs): ExpectedMilestone[] {
   }
   return [
     created,
-    window(
-      "va-gone",
-      "statefulset:pod-gone",
-      0,
-      2000,
-      "out-of-service skips the 6-minute wait: detach at once",
-    ),
+    window("va-gone", `${id}:pod-gone`, 0, 2000, "out-of-service skips the 6-minute wait: detach at once"),
     window(
       "va-attached-elsewhere",
       "va-gone",
@@ -127,7 +131,7 @@ function statefulSetReturn(k: ModelKnobs): ExpectedMilestone[] {
       `attach on the new node (${attachMs} ms)`,
     ),
     window(
-      "statefulset:recovered",
+      `${id}:recovered`,
       "va-attached-elsewhere",
       podStartMs,
       podStartMs + 1500,
@@ -175,31 +179,35 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
       podStartMs + 1000,
       `scheduling + container start (${podStartMs} ms)`,
     ),
-    window(
-      "statefulset:pod-deletion-requested",
-      UNREACHABLE_MILESTONE,
-      toleranceMs,
-      toleranceMs + 1000,
-      `default unreachable toleration ${toleranceMs} ms`,
+    ...statefulSets(k).map(({ id }) =>
+      window(
+        `${id}:pod-deletion-requested`,
+        UNREACHABLE_MILESTONE,
+        toleranceMs,
+        toleranceMs + 1000,
+        `default unreachable toleration ${toleranceMs} ms`,
+      ),
     ),
   ];
   if (options.mode === "baseline") {
-    expected.push(
-      window(
-        "statefulset:pod-gone",
-        "statefulset:pod-deletion-requested",
-        0,
-        null,
-        "no kubelet confirms the deletion: Terminating forever",
-      ),
-      window(
-        "statefulset:replacement-ready",
-        "statefulset:pod-deletion-requested",
-        0,
-        null,
-        "the StatefulSet waits for the old pod to be gone",
-      ),
-    );
+    for (const { id } of statefulSets(k)) {
+      expected.push(
+        window(
+          `${id}:pod-gone`,
+          `${id}:pod-deletion-requested`,
+          0,
+          null,
+          "no kubelet confirms the deletion: Terminating forever",
+        ),
+        window(
+          `${id}:replacement-ready`,
+          `${id}:pod-deletion-requested`,
+          0,
+          null,
+          "the StatefulSet waits for the old pod to be gone",
+        ),
+      );
+    }
     if (k.hasVolume)
       expected.push(
         window(
@@ -212,16 +220,18 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
       );
     return expected;
   }
-  expected.push(
-    window(
-      "statefulset:pod-gone",
-      OUT_OF_SERVICE_MILESTONE,
-      0,
-      POD_GC_PERIOD_MS + 1000,
-      `PodGC loop (${POD_GC_PERIOD_MS} ms) force-deletes pods of NotReady out-of-service nodes`,
-    ),
-    ...statefulSetReturn(k),
-  );
+  for (const { id, hasVolume } of statefulSets(k)) {
+    expected.push(
+      window(
+        `${id}:pod-gone`,
+        OUT_OF_SERVICE_MILESTONE,
+        0,
+        POD_GC_PERIOD_MS + 1000,
+        `PodGC loop (${POD_GC_PERIOD_MS} ms) force-deletes pods of NotReady out-of-service nodes`,
+      ),
+      ...statefulSetReturn(k, id, hasVolume),
+    );
+  }
   return expected;
 }
 
@@ -309,13 +319,15 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
       Math.min(taintMax + c.cleanupMs, evictMax) + podStartMs + 2000,
       "the earlier of the controller's cleanup and the taint manager's eviction, then start",
     ),
-    window(
-      "statefulset:pod-gone",
-      OUT_OF_SERVICE_MILESTONE,
-      0,
-      Math.min(c.cleanupMs, POD_GC_PERIOD_MS + 1000),
-      "controller force-deletes the node's pods (PodGC is the backstop)",
-    ),
-    ...statefulSetReturn(k),
+    ...statefulSets(k).flatMap(({ id, hasVolume }) => [
+      window(
+        `${id}:pod-gone`,
+        OUT_OF_SERVICE_MILESTONE,
+        0,
+        Math.min(c.cleanupMs, POD_GC_PERIOD_MS + 1000),
+        "controller force-deletes the node's pods (PodGC is the backstop)",
+      ),
+      ...statefulSetReturn(k, id, hasVolume),
+    ]),
   ];
 }

@@ -41,7 +41,12 @@ import { timelineSvg } from "../report/chart.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil, sleep } from "../util/time.js";
-import { deployNodeLossWorkloads, DEPLOYMENT_NAME, STATEFULSET_NAME } from "../workloads/deploy.js";
+import {
+  deployNodeLossWorkloads,
+  DEPLOYMENT_NAME,
+  PLAIN_STATEFULSET_NAME,
+  STATEFULSET_NAME,
+} from "../workloads/deploy.js";
 import { ScenarioSteps } from "./steps.js";
 
 /** What a provider must offer for node-loss scenarios. */
@@ -145,6 +150,7 @@ export function nodeLossWorkloads(namespace: string): WorkloadRef[] {
   return [
     { id: "deployment", app: DEPLOYMENT_NAME, namespace },
     { id: "statefulset", app: STATEFULSET_NAME, namespace },
+    { id: "statefulset-plain", app: PLAIN_STATEFULSET_NAME, namespace },
   ];
 }
 
@@ -249,11 +255,13 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
     });
     if (mode === "controller") {
       await awaitMilestone("statefulset:recovered");
+      await awaitMilestone("statefulset-plain:recovered");
       await awaitMilestone("deployment:recovered");
     } else {
       await awaitMilestone("node-ready-unknown");
       await awaitMilestone("deployment:recovered");
       await awaitMilestone("statefulset:pod-deletion-requested");
+      await awaitMilestone("statefulset-plain:pod-deletion-requested");
     }
     if (mode === "controller") {
       // Recovery is the controller's; nothing to do by hand.
@@ -277,6 +285,7 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
         await removeTaint(kc, lostNode, OUT_OF_SERVICE_TAINT);
       });
       await awaitMilestone("statefulset:recovered");
+      await awaitMilestone("statefulset-plain:recovered");
     }
     observedUntilMs = Date.now();
   } catch (error) {
@@ -308,7 +317,10 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
   const checks = checkTimeline(expected, milestones);
   const mismatches = checks.filter((c) => c.verdict !== "ok");
   // Every workload serving again; in the baseline the StatefulSet never is, so this stays null.
-  const recovered = recoveryMs(milestones, ["deployment", "statefulset"]);
+  const recovered = recoveryMs(
+    milestones,
+    workloads.map((w) => w.id),
+  );
   const errorText =
     failure !== undefined
       ? errorMessage(failure)

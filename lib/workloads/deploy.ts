@@ -1,5 +1,5 @@
-// The workloads a node-loss scenario watches: a Deployment and a StatefulSet with an RWO CSI volume,
-// from fixtures/workloads, in a namespace of their own labelled with the run id.
+// The workloads a node-loss scenario watches: a Deployment, a StatefulSet without a volume and one
+// with an RWO CSI volume, from fixtures/workloads, in a namespace of their own labelled with the run id.
 import { applyManifestFile, RUN_LABEL } from "../kube/apply.js";
 import { RekindleError } from "../errors.js";
 import { k8s, isConflict, isPodReady } from "../kube/client.js";
@@ -8,6 +8,7 @@ import { pollUntil } from "../util/time.js";
 
 export const DEPLOYMENT_NAME = "web";
 export const STATEFULSET_NAME = "db";
+export const PLAIN_STATEFULSET_NAME = "cache";
 
 export interface NodeLossWorkloadOptions {
   namespace: string;
@@ -65,6 +66,10 @@ export async function deployNodeLossWorkloads(
     async () => (await listPods(kc, namespace, STATEFULSET_NAME)).find(isPodReady),
     { what: `StatefulSet ${namespace}/${STATEFULSET_NAME} pod Ready`, timeoutMs, ...signal },
   );
+  await applyManifestFile(kc, fixturePath("workloads", "statefulset.yaml"), {
+    labels,
+    substitutions: { NAMESPACE: namespace },
+  });
   await applyManifestFile(kc, fixturePath("workloads", "deployment.yaml"), {
     labels,
     substitutions: { NAMESPACE: namespace, REPLICAS: String(options.replicas ?? 2) },
@@ -77,6 +82,11 @@ export async function deployNodeLossWorkloads(
         : undefined,
     { what: `Deployment ${namespace}/${DEPLOYMENT_NAME} ${replicas} pods Ready`, timeoutMs, ...signal },
   );
+  await pollUntil(async () => (await listPods(kc, namespace, PLAIN_STATEFULSET_NAME)).find(isPodReady), {
+    what: `StatefulSet ${namespace}/${PLAIN_STATEFULSET_NAME} pod Ready`,
+    timeoutMs,
+    ...signal,
+  });
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const claim = await core.readNamespacedPersistentVolumeClaim({
     namespace,

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import type { k8s } from "../../lib/kube/client.js";
 import { parseDuration, parseMaxUnhealthy, unhealthyBudget } from "../../lib/controller/config.js";
-import { assessNode } from "../../lib/controller/detect.js";
+import { assessNode, possiblyLostTogether } from "../../lib/controller/detect.js";
 import { WebhookFenceDriver } from "../../lib/controller/drivers/webhook.js";
 import { templateFor } from "../../lib/controller/fence-config.js";
 import { decide, isFinished, type FenceStatus } from "../../lib/controller/fence-state.js";
@@ -37,6 +37,36 @@ describe("controller: detection", function () {
   it("Ready not True for long is unhealthy; briefly is only suspect", function () {
     expect(assessNode(node("False", T - 30_000), lease(T - 1_000), T, 20_000).state).to.equal("unhealthy");
     expect(assessNode(node("Unknown", T - 3_000), lease(T - 1_000), T, 20_000).state).to.equal("suspect");
+  });
+});
+
+describe("controller: nodes lost together", function () {
+  // Lease duration 40 s: renewals every 10 s. The candidate last renewed at T - 25 s.
+  const timed = (renewed: number): k8s.V1Lease => ({
+    metadata: { name: "n" },
+    spec: { renewTime: new Date(renewed), leaseDurationSeconds: 40 },
+  });
+  const candidate = timed(T - 25_000);
+
+  it("passes at once when every other node renewed after the candidate's next renewal was due", function () {
+    const peers = [
+      { name: "a", lease: timed(T - 3_000), unhealthy: false },
+      { name: "b", lease: timed(T - 9_000), unhealthy: false },
+    ];
+    expect(possiblyLostTogether(candidate, peers)).to.deep.equal([]);
+  });
+
+  it("waits for a silent peer that may have failed in the same event, until it renews or is judged lost", function () {
+    const silent = { name: "b", lease: timed(T - 18_000), unhealthy: false };
+    expect(possiblyLostTogether(candidate, [silent])).to.deep.equal(["b"]);
+    expect(possiblyLostTogether(candidate, [{ ...silent, unhealthy: true }])).to.deep.equal([]);
+    expect(possiblyLostTogether(candidate, [{ ...silent, lease: timed(T - 1_000) }])).to.deep.equal([]);
+  });
+
+  it("does not wait when the candidate's Lease says nothing about its cadence", function () {
+    const peers = [{ name: "b", lease: timed(T - 18_000), unhealthy: false }];
+    expect(possiblyLostTogether(lease(T - 25_000), peers)).to.deep.equal([]);
+    expect(possiblyLostTogether(undefined, peers)).to.deep.equal([]);
   });
 });
 

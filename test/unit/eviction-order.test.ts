@@ -56,10 +56,11 @@ describe("kubelet eviction order", function () {
     const pods = text.split(/^---$/m).map((doc) => {
       const deployment = parse(doc) as k8s.V1Deployment;
       const template = deployment.spec?.template;
-      return {
+      const pod: k8s.V1Pod = {
         metadata: { ...template?.metadata, name: deployment.metadata?.name },
         spec: template?.spec,
-      } as k8s.V1Pod;
+      };
+      return pod;
     });
     for (const resource of ["memory", "ephemeral-storage"] as const) {
       const order = kubeletEvictionOrder(

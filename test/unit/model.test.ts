@@ -29,7 +29,13 @@ describe("expected-timeline model", function () {
 
   it("default profile, baseline: the StatefulSet pod never goes and its volume never detaches", function () {
     const expected = expectedNodeLoss({ profile: TIMING_PROFILES.default, mode: "baseline" });
-    for (const name of ["statefulset:pod-gone", "statefulset:replacement-ready", "va-gone"]) {
+    for (const name of [
+      "statefulset:pod-gone",
+      "statefulset:replacement-ready",
+      "statefulset-plain:pod-gone",
+      "statefulset-plain:replacement-ready",
+      "va-gone",
+    ]) {
       expect(expected.find((e) => e.name === name)?.maxMs, name).to.equal(null);
     }
   });
@@ -45,6 +51,22 @@ describe("expected-timeline model", function () {
     expect(window("statefulset:recovered", windows).maxMs).to.be.below(
       100_000 + 21_000 + 2_000 + 2_500 + 2_500 + 1,
     );
+  });
+
+  it("out-of-service by hand: the StatefulSet without a volume returns with no detach or attach", function () {
+    const expected = expectedNodeLoss({ profile: TIMING_PROFILES.default, mode: "manual-out-of-service" });
+    const plain = expected.filter((e) => e.name.startsWith("statefulset-plain:"));
+    expect(plain.map((e) => [e.name, e.after])).to.deep.equal([
+      ["statefulset-plain:pod-deletion-requested", "taint-added:node.kubernetes.io/unreachable"],
+      ["statefulset-plain:pod-gone", OUT_OF_SERVICE_MILESTONE],
+      ["statefulset-plain:replacement-created", "statefulset-plain:pod-gone"],
+      ["statefulset-plain:recovered", "statefulset-plain:replacement-created"],
+    ]);
+    // The volume's detach and attach belong to the other StatefulSet only.
+    expect(expected.filter((e) => e.name.startsWith("va-")).map((e) => e.after)).to.deep.equal([
+      "statefulset:pod-gone",
+      "va-gone",
+    ]);
   });
 
   it("fast profile compresses the same chain", function () {
@@ -64,6 +86,7 @@ describe("expected-timeline model", function () {
       { name: "deployment:replacement-created", atMs: 14_300 },
       { name: "deployment:recovered", atMs: 15_400 },
       { name: "statefulset:pod-deletion-requested", atMs: 14_200 },
+      { name: "statefulset-plain:pod-deletion-requested", atMs: 14_250 },
     ];
 
     it("passes a timeline inside every window, resolving windows against actual anchors", function () {

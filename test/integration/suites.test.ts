@@ -1,0 +1,324 @@
+// The conformance suites beyond node loss, end to end through `rekindle run` on the sim provider
+// (fast profile); the existing provider against a cluster it did not create; and Ctrl-C in the
+// middle of a scenario, which must undo the fault before exiting.
+import { expect } from "chai";
+import { execa } from "execa";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SimCluster } from "../../lib/cluster/sim/cluster.js";
+import { k8s, nodeConditionStatus } from "../../lib/kube/client.js";
+import { RUN_LABEL } from "../../lib/kube/apply.js";
+import type { RunSummary, ScenarioSummary } from "../../lib/report/summary.js";
+import { findProcessesByRunTag } from "../../lib/util/daemon.js";
+import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { consoleProgress } from "../../lib/util/progress.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
+import { testRunDir } from "../support/run-dir.js";
+
+const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
+
+function readSummary(dir: string): RunSummary {
+  return JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as RunSummary;
+}
+
+function scenario(summary: RunSummary, id: string): ScenarioSummary {
+  const found = summary.scenarios.find((s) => s.id === id);
+  expect(found, `scenario ${id} in summary.json`).to.not.equal(undefined);
+  return found as ScenarioSummary;
+}
+
+function at(s: ScenarioSummary, milestone: string): number | undefined {
+  return s.milestones.find((m) => m.name === milestone)?.atMs;
+}
+
+function names(s: ScenarioSummary): string[] {
+  return s.milestones.map((m) => m.name);
+}
+
+describe("suite families on the sim provider (fast profile)", function () {
+  const reportDir = join(testRunDir("suites"), "report");
+  let summary: RunSummary;
+  let stdout = "";
+
+  before(async function () {
+    const families = [
+      "preflight",
+      "node-pressure",
+      "partition",
+      "zone-outage",
+      "controller-failover",
+      "graceful-shutdown",
+    ];
+    const run = await execa(
+      process.execPath,
+      [
+        bin,
+        "run",
+        "--provider",
+        "sim",
+        "--profile",
+        "fast",
+        "--no-html",
+        "--report-dir",
+        reportDir,
+        ...families.flatMap((f) => ["--suite", f]),
+      ],
+      { reject: false, timeout: 1_200_000 },
+    );
+    stdout = run.stdout;
+    summary = readSummary(reportDir);
+    expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-4000)}`).to.equal(0);
+  });
+
+  it("runs every scenario of every family, all passing, nothing skipped", function () {
+    expect(summary.scenarios.map((s) => s.id)).to.deep.equal([
+      "preflight/node-heartbeats",
+      "node-pressure/memory",
+      "node-pressure/disk",
+      "partition/healed-before-detection",
+      "partition/healed-after-fence",
+      "zone-outage/guard-holds",
+      "controller-failover/leader-killed-mid-fence",
+      "graceful-shutdown/no-fence",
+    ]);
+    for (const s of summary.scenarios) expect(s.outcome, `${s.id}: ${s.error ?? ""}`).to.equal("passed");
+    expect(summary.skipped).to.deep.equal([]);
+    for (const s of summary.scenarios) expect(stdout).to.include(`PASS  ${s.id}`);
+  });
+
+  it("node pressure: condition, taint, BestEffort evicted before Burstable, Guaranteed kept, no fence", function () {
+    for (const [kind, condition] of [
+      ["memory", "MemoryPressure"],
+      ["disk", "DiskPressure"],
+    ] as const) {
+      const s = scenario(summary, `node-pressure/${kind}`);
+      const bestEffort = at(s, "evicted:pressure-besteffort") ?? Number.NaN;
+      const burstable = at(s, "evicted:pressure-burstable") ?? Number.NaN;
+      expect(bestEffort, kind).to.be.at.most(burstable);
+      expect(names(s)).to.include.members([
+        `node-condition:${condition}:True`,
+        `taint-added:node.kubernetes.io/${kind}-pressure`,
+        "besteffort:recovered",
+        `node-condition:${condition}:False`,
+        `taint-removed:node.kubernetes.io/${kind}-pressure`,
+      ]);
+      expect(names(s)).to.not.include("evicted:pressure-guaranteed");
+      expect(names(s)).to.not.include("any-node:event:FenceStarted");
+    }
+  });
+
+  it("partition: a short one changes nothing; a long one is fenced and the node returns clean", function () {
+    const short = scenario(summary, "partition/healed-before-detection");
+    expect(names(short)).to.include("partition-healed");
+    for (const never of [
+      "node-ready-unknown",
+      "deployment:pod-deletion-requested",
+      "any-node:event:FenceStarted",
+      "taint-added:node.kubernetes.io/out-of-service",
+    ]) {
+      expect(names(short)).to.not.include(never);
+    }
+    const long = scenario(summary, "partition/healed-after-fence");
+    const tainted = at(long, "taint-added:node.kubernetes.io/out-of-service") ?? Number.NaN;
+    const released = at(long, "statefulset:pod-gone") ?? Number.NaN;
+    const untainted = at(long, "taint-removed:node.kubernetes.io/out-of-service") ?? Number.NaN;
+    expect(at(long, "fence:power-management:done")).to.be.at.most(tainted);
+    expect(tainted).to.be.at.most(released);
+    expect(at(long, "node-ready-again")).to.be.at.most(untainted);
+    expect(names(long)).to.not.include("statefulset:duplicate-ready");
+  });
+
+  it("zone outage: both nodes of the zone held by the guard, nothing fenced", function () {
+    const s = scenario(summary, "zone-outage/guard-holds");
+    expect(names(s)).to.include.members(["guard-held:node-1", "guard-held:node-2"]);
+    expect(names(s)).to.not.include("any-node:event:FenceStarted");
+    expect(names(s)).to.not.include("taint-added:node.kubernetes.io/out-of-service");
+  });
+
+  it("controller failover: the standby taints after the leader dies, with a single fence", function () {
+    const s = scenario(summary, "controller-failover/leader-killed-mid-fence");
+    const killed = at(s, "leader-killed") ?? Number.NaN;
+    expect(at(s, "fence:power-management:done")).to.be.at.most(killed);
+    expect(at(s, "taint-added:node.kubernetes.io/out-of-service")).to.be.above(killed);
+    expect(names(s)).to.include("statefulset:recovered");
+    expect(names(s)).to.not.include("fence-started-twice");
+  });
+
+  it("graceful shutdown: pods terminated by the node, workloads back elsewhere, no fence", function () {
+    const s = scenario(summary, "graceful-shutdown/no-fence");
+    expect(names(s)).to.include.members([
+      "node-not-ready",
+      "statefulset:pod-terminated",
+      "deployment:pod-terminated",
+      "statefulset:recovered",
+      "deployment:recovered",
+      "event:NothingToRelease",
+    ]);
+    expect(names(s)).to.not.include("any-node:event:FenceStarted");
+    expect(names(s)).to.not.include("node-ready-unknown");
+  });
+
+  it("junit.xml has a passing testcase per scenario", function () {
+    const xml = readFileSync(join(reportDir, "junit.xml"), "utf8");
+    for (const s of summary.scenarios) expect(xml).to.include(`name="${s.id}"`);
+    expect(xml).to.include('failures="0"');
+  });
+});
+
+describe("the existing provider (a cluster rekindle did not create)", function () {
+  let cluster: SimCluster | undefined;
+  const reportDir = join(testRunDir("existing"), "report");
+
+  before(async function () {
+    cluster = await SimCluster.start({
+      name: "it-existing",
+      root: join(testRunDir("existing"), "cluster"),
+      profile: "fast",
+      progress: consoleProgress(),
+    });
+  });
+
+  after(async function () {
+    await cluster?.destroy();
+  });
+
+  it("runs the read-only preflight, skips every node fault with the reason, and leaves the cluster as it was", async function () {
+    const kc = cluster!.kubeConfig();
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const nodesBefore = (await core.listNode()).items.map((n) => ({
+      name: n.metadata?.name,
+      taints: n.spec?.taints ?? [],
+    }));
+    const run = await execa(
+      process.execPath,
+      [
+        bin,
+        "run",
+        "--provider",
+        "existing",
+        "--kubeconfig",
+        cluster!.kubeconfigPath,
+        "--profile",
+        "fast",
+        "--no-html",
+        "--report-dir",
+        reportDir,
+      ],
+      { reject: false, timeout: 300_000 },
+    );
+    expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-3000)}`).to.equal(0);
+    expect(run.stderr).to.include("provider  existing: existing cluster, context");
+    const summary = readSummary(reportDir);
+    expect(summary.provider).to.equal("existing");
+    expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal([
+      ["preflight/node-heartbeats", "passed"],
+    ]);
+    const skipped = summary.skipped ?? [];
+    expect(skipped.map((s) => s.id)).to.include.members([
+      "node-loss/baseline",
+      "node-loss/controller",
+      "node-pressure/memory",
+      "partition/healed-after-fence",
+      "zone-outage/guard-holds",
+      "controller-failover/leader-killed-mid-fence",
+      "graceful-shutdown/no-fence",
+    ]);
+    for (const s of skipped) expect(s.reason, s.id).to.include("never does to a cluster it did not create");
+    expect(readFileSync(join(reportDir, "junit.xml"), "utf8")).to.include("<skipped message=");
+    expect(run.stdout).to.include("SKIP  node-loss/baseline");
+    // Untouched: same taints on every node, every node Ready, no namespace of the run left.
+    const nodesAfter = (await core.listNode()).items;
+    expect(nodesAfter.map((n) => ({ name: n.metadata?.name, taints: n.spec?.taints ?? [] }))).to.deep.equal(
+      nodesBefore,
+    );
+    for (const node of nodesAfter) expect(nodeConditionStatus(node, "Ready")).to.equal("True");
+    const left = await pollUntil(
+      async () => {
+        const namespaces = (await core.listNamespace({ labelSelector: RUN_LABEL })).items;
+        return namespaces.length === 0 ? true : undefined;
+      },
+      { what: "the run's namespaces deleted", timeoutMs: 60_000 },
+    );
+    expect(left).to.equal(true);
+  });
+
+  it("fails clearly on a kubeconfig that does not exist or a context it does not have", async function () {
+    const missing = await execa(
+      process.execPath,
+      [bin, "run", "--provider", "existing", "--kubeconfig", "/nope"],
+      {
+        reject: false,
+      },
+    );
+    expect(missing.exitCode).to.equal(2);
+    expect(missing.stderr).to.include("kubeconfig /nope does not exist");
+    const badContext = await execa(
+      process.execPath,
+      [bin, "run", "--provider", "existing", "--kubeconfig", cluster!.kubeconfigPath, "--context", "nope"],
+      { reject: false },
+    );
+    expect(badContext.exitCode).to.equal(2);
+    expect(badContext.stderr).to.include('unknown context "nope"');
+  });
+});
+
+describe("Ctrl-C during a scenario", function () {
+  it("undoes the fault (node restarted, controller's taints lifted, namespace deleted) before exiting 130", async function () {
+    const reportDir = join(testRunDir("run-sigint"), "report");
+    const child = execa(
+      process.execPath,
+      [
+        bin,
+        "run",
+        "--provider",
+        "sim",
+        "--suite",
+        "node-loss",
+        "--scenario",
+        "node-loss/controller",
+        "--profile",
+        "fast",
+        "--keep-cluster",
+        "--no-html",
+        "--report-dir",
+        reportDir,
+      ],
+      { reject: false, buffer: false },
+    );
+    let stderr = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/node-loss\/controller: stop node \S+: done/.test(stderr)) resolve();
+      });
+      void child.then(() => {
+        reject(new Error(`rekindle run exited before the fault:\n${stderr.slice(-3000)}`));
+      });
+    });
+    // Interrupt once the controller has fenced and tainted the lost node (unhealthyAfter 6 s on
+    // fast): the most there is to undo.
+    await sleep(10_000);
+    child.kill("SIGINT");
+    const result = await child;
+    expect(result.exitCode, stderr.slice(-3000)).to.equal(130);
+    expect(stderr).to.include("interrupted: undoing the current scenario");
+    const kept = SimCluster.open(join(reportDir, "cluster"));
+    try {
+      const kc = kept.kubeConfig();
+      const core = kc.makeApiClient(k8s.CoreV1Api);
+      expect(kept.status().nodes.map((n) => n.power)).to.deep.equal(["running", "running", "running"]);
+      for (const node of (await core.listNode()).items) {
+        expect(nodeConditionStatus(node, "Ready"), node.metadata?.name).to.equal("True");
+        expect(
+          (node.spec?.taints ?? []).map((t) => t.key),
+          node.metadata?.name,
+        ).to.not.include.members(["node.kubernetes.io/out-of-service", "rekindle.dev/fencing"]);
+      }
+      const namespaces = (await core.listNamespace({ labelSelector: RUN_LABEL })).items;
+      for (const ns of namespaces) expect(ns.status?.phase, ns.metadata?.name).to.equal("Terminating");
+    } finally {
+      await kept.destroy();
+    }
+    expect(findProcessesByRunTag(kept.runId)).to.deep.equal([]);
+  });
+});
