@@ -24,6 +24,13 @@ export interface EvictionSettings {
   shutdownGracePeriodMs: number;
 }
 
+/** Where the suites' PersistentVolumeClaims go. */
+export interface StorageSettings {
+  storageClass: string;
+  /** Volumes are attached to a node (VolumeAttachments to detach and attach elsewhere). */
+  attachRequired: boolean;
+}
+
 export interface ClusterUnderTest extends AsyncDisposable {
   readonly provider: ProviderName;
   /** For banners and reports, e.g. "kind cluster rekindle" or "sim cluster run-ab12cd". */
@@ -35,6 +42,8 @@ export interface ClusterUnderTest extends AsyncDisposable {
   /** Container start and attach latency the timeline model assumes on this provider. */
   readonly latencies: { podStartMs: number; attachMs: number };
   readonly eviction: EvictionSettings;
+  /** Storage for the StatefulSet's volume; undefined where the provider deploys no volumes. */
+  readonly storage?: StorageSettings;
   kubeConfig(): k8s.KubeConfig;
   /** Worker nodes suites may disturb (never a control-plane node). */
   workerNodes(): Promise<string[]>;

@@ -35,8 +35,12 @@ export interface NodeLossExpectationOptions {
   attachMs?: number;
   /** Tolerance added to every upper bound (and taken from lower bounds) for scheduling noise. Default 3000 ms. */
   slackMs?: number;
-  /** Whether the StatefulSet's pod has a ReadWriteOnce volume. Default true. */
-  statefulSetHasVolume?: boolean;
+  /**
+   * Whether the StatefulSet's volume is attached to its node (a VolumeAttachment that must be
+   * detached before it attaches elsewhere). Default true (the sim's CSI driver); false for
+   * storage with no attach step, such as the kind provider's shared hostPath volumes.
+   */
+  volumeAttachRequired?: boolean;
 }
 
 export const OUT_OF_SERVICE_MILESTONE = "taint-added:node.kubernetes.io/out-of-service";
@@ -70,6 +74,7 @@ interface ModelKnobs {
   evictionGapMs: number;
   podStartMs: number;
   attachMs: number;
+  /** The volume has an attach step (see volumeAttachRequired). */
   hasVolume: boolean;
 }
 
@@ -84,7 +89,7 @@ function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
     evictionGapMs: 1000 / p.nodeEvictionRate,
     podStartMs: options.podStartMs ?? 1000,
     attachMs: options.attachMs ?? 500,
-    hasVolume: options.statefulSetHasVolume !== false,
+    hasVolume: options.volumeAttachRequired !== false,
   };
 }
 

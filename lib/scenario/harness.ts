@@ -41,6 +41,8 @@ export interface ExpectationInputs {
   eviction: EvictionSettings;
   latencies: { podStartMs: number; attachMs: number };
   controller: ControllerConfig;
+  /** The StatefulSet's volume has an attach step on this provider (see StorageSettings). */
+  volumeAttachRequired: boolean;
   /** Tolerance on every bound for scheduling noise. */
   slackMs: number;
 }
@@ -110,9 +112,10 @@ export interface ScenarioResult extends ScenarioRun {
 export const SCENARIO_SLACK_MS = 3_000;
 
 export function expectationInputs(
-  cluster: Pick<ClusterUnderTest, "profile" | "eviction" | "latencies">,
+  cluster: Pick<ClusterUnderTest, "profile" | "eviction" | "latencies" | "storage">,
 ): ExpectationInputs {
   return {
+    volumeAttachRequired: cluster.storage?.attachRequired ?? true,
     profile: cluster.profile,
     eviction: cluster.eviction,
     latencies: cluster.latencies,

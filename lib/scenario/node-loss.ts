@@ -4,6 +4,7 @@
 // operator taints the lost node out-of-service, as the recovery controller would after fencing).
 import * as allure from "allure-js-commons";
 import type { TimingProfile } from "../cluster/profiles.js";
+import type { StorageSettings } from "../cluster/provider.js";
 import { errorMessage } from "../errors.js";
 import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
 import {
@@ -53,6 +54,8 @@ import { ScenarioSteps } from "./steps.js";
 export interface NodeLossTarget {
   readonly runId: string;
   readonly profile: TimingProfile;
+  /** Default: the sim's attachable CSI storage. */
+  readonly storage?: StorageSettings;
   kubeConfig(): k8s.KubeConfig;
   stopNode(name: string): void | Promise<void>;
   startNode(name: string): Promise<void>;
@@ -176,6 +179,7 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
   const kc = target.kubeConfig();
   const steps = new ScenarioSteps(`node-loss/${mode}`, progress);
   const latencies = {
+    volumeAttachRequired: target.storage?.attachRequired ?? true,
     ...(options.podStartMs !== undefined ? { podStartMs: options.podStartMs } : {}),
     ...(options.attachMs !== undefined ? { attachMs: options.attachMs } : {}),
   };
@@ -211,7 +215,12 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
 
   try {
     const deployed = await steps.step("deploy a Deployment and a StatefulSet with an RWO volume", () =>
-      deployNodeLossWorkloads(kc, { namespace, runId: target.runId, ...(signal ? { signal } : {}) }),
+      deployNodeLossWorkloads(kc, {
+        namespace,
+        runId: target.runId,
+        ...(target.storage ? { storageClass: target.storage.storageClass } : {}),
+        ...(signal ? { signal } : {}),
+      }),
     );
     lostNode = deployed.statefulSetNode;
     if (controllerConfig && options.controller) {

@@ -13,6 +13,8 @@ export const PLAIN_STATEFULSET_NAME = "cache";
 export interface NodeLossWorkloadOptions {
   namespace: string;
   runId: string;
+  /** StorageClass of the StatefulSet's volume. Default "rekindle-sim" (the sim provider's). */
+  storageClass?: string;
   /** Deployment replicas. Default 2. */
   replicas?: number;
   /** How long to wait for everything Ready. Default 120 s. */
@@ -60,7 +62,7 @@ export async function deployNodeLossWorkloads(
   await ensureNamespace(kc, namespace, runId);
   await applyManifestFile(kc, fixturePath("workloads", "statefulset-pvc.yaml"), {
     labels,
-    substitutions: { NAMESPACE: namespace },
+    substitutions: { NAMESPACE: namespace, STORAGE_CLASS: options.storageClass ?? "rekindle-sim" },
   });
   const dbPod = await pollUntil(
     async () => (await listPods(kc, namespace, STATEFULSET_NAME)).find(isPodReady),

@@ -3,8 +3,14 @@
 // middle of a scenario, which must undo the fault before exiting.
 import { expect } from "chai";
 import { execa } from "execa";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import {
+  installSharedStorageClass,
+  SHARED_NODE_DIR,
+  SHARED_STORAGE_CLASS,
+  startSharedProvisioner,
+} from "../../lib/cluster/kind/shared-storage.js";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { k8s, nodeConditionStatus } from "../../lib/kube/client.js";
 import { RUN_LABEL } from "../../lib/kube/apply.js";
@@ -242,6 +248,53 @@ describe("the existing provider (a cluster rekindle did not create)", function (
     expect(left).to.equal(true);
   });
 
+  it("kind's shared StorageClass (run here against this API server) binds claims to hostPath volumes with no node affinity, and deletes them", async function () {
+    const kc = cluster!.kubeConfig();
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    await installSharedStorageClass(kc);
+    await installSharedStorageClass(kc); // idempotent
+    const provisioner = startSharedProvisioner(kc);
+    try {
+      await core.createNamespace({ body: { metadata: { name: "shared-storage" } } });
+      await core.createNamespacedPersistentVolumeClaim({
+        namespace: "shared-storage",
+        body: {
+          metadata: { name: "data" },
+          spec: {
+            storageClassName: SHARED_STORAGE_CLASS,
+            accessModes: ["ReadWriteOnce"],
+            resources: { requests: { storage: "1Gi" } },
+          },
+        },
+      });
+      const claim = await pollUntil(
+        async () => {
+          const c = await core.readNamespacedPersistentVolumeClaim({
+            namespace: "shared-storage",
+            name: "data",
+          });
+          return c.status?.phase === "Bound" ? c : undefined;
+        },
+        { what: "the claim Bound", timeoutMs: 30_000 },
+      );
+      const volume = await core.readPersistentVolume({ name: claim.spec?.volumeName ?? "" });
+      expect(volume.spec?.hostPath?.path).to.equal(`${SHARED_NODE_DIR}/pvc-${claim.metadata?.uid ?? ""}`);
+      expect(volume.spec?.nodeAffinity).to.equal(undefined);
+      expect(volume.spec?.csi).to.equal(undefined);
+      await core.deleteNamespacedPersistentVolumeClaim({ namespace: "shared-storage", name: "data" });
+      await pollUntil(
+        async () =>
+          (await core.listPersistentVolume()).items.some((v) => v.metadata?.name === volume.metadata?.name)
+            ? undefined
+            : true,
+        { what: `${volume.metadata?.name ?? ""} deleted after its claim`, timeoutMs: 30_000 },
+      );
+    } finally {
+      await provisioner.stop();
+      await core.deleteNamespace({ name: "shared-storage" }).catch(() => undefined);
+    }
+  });
+
   it("fails clearly on a kubeconfig that does not exist or a context it does not have", async function () {
     const missing = await execa(
       process.execPath,
@@ -263,8 +316,15 @@ describe("the existing provider (a cluster rekindle did not create)", function (
 });
 
 describe("Ctrl-C during a scenario", function () {
+  const reportDir = join(testRunDir("run-sigint"), "report");
+  const clusterRoot = join(reportDir, "cluster");
+
+  after(async function () {
+    // The run keeps its cluster (--keep-cluster): remove it whatever happened.
+    if (existsSync(join(clusterRoot, "state.json"))) await SimCluster.open(clusterRoot).destroy();
+  });
+
   it("undoes the fault (node restarted, controller's taints lifted, namespace deleted) before exiting 130", async function () {
-    const reportDir = join(testRunDir("run-sigint"), "report");
     const child = execa(
       process.execPath,
       [
@@ -302,23 +362,21 @@ describe("Ctrl-C during a scenario", function () {
     const result = await child;
     expect(result.exitCode, stderr.slice(-3000)).to.equal(130);
     expect(stderr).to.include("interrupted: undoing the current scenario");
-    const kept = SimCluster.open(join(reportDir, "cluster"));
-    try {
-      const kc = kept.kubeConfig();
-      const core = kc.makeApiClient(k8s.CoreV1Api);
-      expect(kept.status().nodes.map((n) => n.power)).to.deep.equal(["running", "running", "running"]);
-      for (const node of (await core.listNode()).items) {
-        expect(nodeConditionStatus(node, "Ready"), node.metadata?.name).to.equal("True");
-        expect(
-          (node.spec?.taints ?? []).map((t) => t.key),
-          node.metadata?.name,
-        ).to.not.include.members(["node.kubernetes.io/out-of-service", "rekindle.dev/fencing"]);
-      }
-      const namespaces = (await core.listNamespace({ labelSelector: RUN_LABEL })).items;
-      for (const ns of namespaces) expect(ns.status?.phase, ns.metadata?.name).to.equal("Terminating");
-    } finally {
-      await kept.destroy();
+    const kept = SimCluster.open(clusterRoot);
+    const kc = kept.kubeConfig();
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    expect(kept.status().nodes.map((n) => n.power)).to.deep.equal(["running", "running", "running"]);
+    for (const node of (await core.listNode()).items) {
+      expect(nodeConditionStatus(node, "Ready"), node.metadata?.name).to.equal("True");
+      expect(
+        (node.spec?.taints ?? []).map((t) => t.key),
+        node.metadata?.name,
+      ).to.not.include.members(["node.kubernetes.io/out-of-service", "rekindle.dev/fencing"]);
     }
-    expect(findProcessesByRunTag(kept.runId)).to.deep.equal([]);
+    const namespaces = (await core.listNamespace({ labelSelector: RUN_LABEL })).items;
+    for (const ns of namespaces) expect(ns.status?.phase, ns.metadata?.name).to.equal("Terminating");
+    const runId = kept.runId;
+    await kept.destroy();
+    expect(findProcessesByRunTag(runId)).to.deep.equal([]);
   });
 });

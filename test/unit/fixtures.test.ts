@@ -13,6 +13,7 @@ const SUBSTITUTIONS = {
   POD_START_MS: "1000",
   ATTACH_MS: "500",
   NODE: "worker-1",
+  STORAGE_CLASS: "rekindle-sim",
 };
 
 function yamlFiles(dir: string): string[] {

@@ -2,11 +2,13 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { SHARED_NODE_DIR } from "../../lib/cluster/kind/shared-storage.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 
 interface KindNode {
   role: string;
+  extraMounts?: { hostPath: string; containerPath: string }[];
   labels?: Record<string, string>;
   kubeadmConfigPatches?: string[];
 }
@@ -24,6 +26,15 @@ describe("kind-config.yaml", function () {
       .filter((n) => n.role === "worker")
       .map((n) => n.labels?.["topology.kubernetes.io/zone"]);
     expect(new Set(zones)).to.deep.equal(new Set(["zone-a", "zone-b"]));
+  });
+
+  it("mounts one host directory into every worker for the shared StorageClass", function () {
+    const mounts = config.nodes
+      .filter((n) => n.role === "worker")
+      .map((n) => n.extraMounts?.find((m) => m.containerPath === SHARED_NODE_DIR)?.hostPath);
+    expect(mounts).to.have.length(3);
+    expect(new Set(mounts).size).to.equal(1);
+    expect(mounts[0]).to.be.a("string").and.match(/^\//);
   });
 
   it("sets the default profile's knobs on the control plane and kubelets", function () {

@@ -22,6 +22,7 @@ import { checkFillCap, defaultMaxFillBytes, planFill, PRESSURE_SIGNALS, type Fil
 import { connectContainerEngine, KindNodes, type RuntimeClientFactory } from "./nodes.js";
 import { fillNode, hasFill, relieveNode } from "./pressure.js";
 import { formatBytes, parseThreshold } from "./quantity.js";
+import { installSharedStorageClass, SHARED_STORAGE_CLASS, startSharedProvisioner } from "./shared-storage.js";
 import { fetchSignalStats, statsFor } from "./stats.js";
 
 /** Every wait of the kind provider, units in the names. */
@@ -114,6 +115,9 @@ export class KindCluster implements ClusterUnderTest {
   readonly profile: TimingProfile;
   readonly unsupported: Partial<Record<NodeCapability, string>>;
   readonly latencies = { ...KIND_LATENCIES };
+  /** Shared hostPath volumes that can follow a pod to any worker (see shared-storage.ts). */
+  readonly storage = { storageClass: SHARED_STORAGE_CLASS, attachRequired: false };
+  #provisioner: { stop(): Promise<void> } | undefined;
   readonly eviction: EvictionSettings;
   readonly config: RenderedKindConfig;
   readonly kubeconfigPath: string | undefined;
@@ -164,6 +168,19 @@ export class KindCluster implements ClusterUnderTest {
     }
     this.#kubeConfig ??= loadKubeConfig(this.kubeconfigPath);
     return this.#kubeConfig;
+  }
+
+  /**
+   * Installs the shared StorageClass and runs its provisioner in this process until destroy().
+   * startKindCluster calls it; a KindCluster over stand-in nodes (no API server) never does.
+   */
+  async startStorage(): Promise<void> {
+    if (this.#provisioner) return;
+    const kc = this.kubeConfig();
+    await installSharedStorageClass(kc);
+    this.#provisioner = startSharedProvisioner(kc, (message) => {
+      this.#progress.info(`[storage] ${message}`);
+    });
   }
 
   async workerNodes(): Promise<string[]> {
@@ -259,6 +276,8 @@ export class KindCluster implements ClusterUnderTest {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#releaseInterrupt?.();
+    await this.#provisioner?.stop();
+    this.#provisioner = undefined;
     if (!this.created || this.keep) {
       this.#progress.info(this.keepHint());
       return;
@@ -389,7 +408,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
       const mismatch = await reusedLeaseMismatch(nodes, firstWorker, profile);
       if (mismatch !== undefined) progress.info(mismatch);
     }
-    return new KindCluster({
+    const cluster = new KindCluster({
       name,
       runId: options.runId ?? `kind-${randomBytes(3).toString("hex")}`,
       profile,
@@ -405,6 +424,8 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
       ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
       progress,
     });
+    await cluster.startStorage();
+    return cluster;
   } catch (error) {
     if (created && options.keep !== true) await deleteQuietly(cli, name, kubeconfigPath);
     throw error;

@@ -48,6 +48,8 @@ import { SIM_TIMEOUTS } from "./timeouts.js";
 
 /** The CSI driver the sim storage plays. */
 export const SIM_CSI_DRIVER = "sim.csi.rekindle.dev";
+/** The StorageClass of fixtures/sim/storage.yaml (the cluster's default). */
+export const SIM_STORAGE_CLASS = "rekindle-sim";
 /** A node name no Node ever has: the attacher kwok process manages nothing but VolumeAttachments. */
 const ATTACHER_NODE_SELECTOR = "rekindle-attacher-manages-no-node";
 

@@ -7,7 +7,12 @@ import { k8s, isConflict, isNotFound } from "../../kube/client.js";
 import { sleep } from "../../util/time.js";
 
 export interface CsiProvisionerOptions {
+  /** The provisioner name StorageClasses name (for the sim: its CSI driver). */
   driver: string;
+  /** The PersistentVolume's source. Default: a CSI volume of `driver`. */
+  volumeSource?: (claim: k8s.V1PersistentVolumeClaim) => Pick<k8s.V1PersistentVolumeSpec, "csi" | "hostPath">;
+  /** Play the kubelet's volume manager for attachable volumes (the sim's kwok nodes). Default true. */
+  markAttached?: boolean;
   /** Default 500 ms. */
   intervalMs?: number;
   log?: (message: string) => void;
@@ -20,6 +25,9 @@ export const VOLUMES_ATTACHED_ANNOTATION = "rekindle.dev/volumes-attached";
 export function persistentVolumeFor(
   claim: k8s.V1PersistentVolumeClaim,
   driver: string,
+  volumeSource: CsiProvisionerOptions["volumeSource"] = (c) => ({
+    csi: { driver, volumeHandle: `sim-${c.metadata?.uid ?? ""}`, fsType: "ext4" },
+  }),
 ): k8s.V1PersistentVolume {
   const uid = claim.metadata?.uid ?? "";
   const storage = claim.spec?.resources?.requests?.["storage"] ?? "1Gi";
@@ -40,7 +48,7 @@ export function persistentVolumeFor(
         name: claim.metadata?.name ?? "",
         uid,
       },
-      csi: { driver, volumeHandle: `sim-${uid}`, fsType: "ext4" },
+      ...volumeSource(claim),
     },
   };
 }
@@ -60,7 +68,7 @@ export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerO
     if (claim.status?.phase !== "Pending" || claim.spec?.volumeName || claim.metadata?.deletionTimestamp)
       continue;
     if (!classes.has(claim.spec?.storageClassName)) continue;
-    const pv = persistentVolumeFor(claim, options.driver);
+    const pv = persistentVolumeFor(claim, options.driver, options.volumeSource);
     if (existing.has(pv.metadata?.name)) continue;
     try {
       await core.createPersistentVolume({ body: pv });
@@ -149,11 +157,11 @@ export async function markAttachedPods(kc: k8s.KubeConfig, options: CsiProvision
 
 export async function runCsiProvisioner(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
   const log = options.log ?? (() => undefined);
-  log(`sim CSI provisioner for ${options.driver} started`);
+  log(`provisioner for ${options.driver} started`);
   while (!options.signal?.aborted) {
     try {
       await reconcileOnce(kc, options);
-      await markAttachedPods(kc, options);
+      if (options.markAttached !== false) await markAttachedPods(kc, options);
     } catch (error) {
       log(`reconcile failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -163,5 +171,5 @@ export async function runCsiProvisioner(kc: k8s.KubeConfig, options: CsiProvisio
       break;
     }
   }
-  log("sim CSI provisioner stopped");
+  log(`provisioner for ${options.driver} stopped`);
 }

@@ -10,6 +10,7 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
     deployNodeLossWorkloads(context.kc, {
       namespace: context.namespace,
       runId: context.cluster.runId,
+      ...(context.cluster.storage ? { storageClass: context.cluster.storage.storageClass } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     }),
   );

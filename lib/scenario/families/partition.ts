@@ -30,6 +30,7 @@ export const partitionHealedBeforeDetection: ScenarioDefinition = {
       never("node-ready-unknown", "healed well within node-monitor-grace-period"),
       never("deployment:pod-deletion-requested", "nothing is evicted"),
       never("statefulset:pod-deletion-requested", "nothing is evicted"),
+      never("statefulset-plain:pod-deletion-requested", "nothing is evicted"),
       ...noFence("the node was never unhealthy for unhealthyAfter"),
     ];
   },
@@ -69,6 +70,7 @@ export const partitionHealedAfterFence: ScenarioDefinition = {
       ...expectedNodeLossWithController({
         profile: inputs.profile,
         ...inputs.latencies,
+        volumeAttachRequired: inputs.volumeAttachRequired,
         controller: controllerTiming(c),
       }),
       {
