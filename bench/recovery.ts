@@ -1,4 +1,4 @@
-// Benchmark: node loss → replacement Ready for a Deployment and a StatefulSet with an RWO volume,
+// Benchmark: node loss → replacement Ready for a Deployment, a StatefulSet and one with an RWO volume,
 // baseline vs manual out-of-service vs the recovery controller, on the sim provider.
 // Usage: npx tsx bench/recovery.ts [--profile fast|default] [--repeat 5] [--scenario TEXT]
 // Writes bench/results/recovery-<profile>-<date>.json and prints p50/max per scenario.
@@ -19,6 +19,8 @@ const { values } = parseArgs({
 const date = new Date().toISOString().slice(0, 10);
 const reportDir = join(PROJECT_ROOT, "reports", `bench-recovery-${values.profile}-${Date.now()}`);
 const result = await runConformance({
+  provider: "sim",
+  suites: ["node-loss"],
   profile: values.profile,
   repeat: Number(values.repeat),
   reportDir,
@@ -31,6 +33,7 @@ const rows = result.summary.scenarios.map((s) => ({
   runs: s.runs.length,
   deploymentRecoveredMs: s.stats["deployment:recovered"] ?? null,
   statefulSetRecoveredMs: s.stats["statefulset:recovered"] ?? null,
+  plainStatefulSetRecoveredMs: s.stats["statefulset-plain:recovered"] ?? null,
   statefulSetNeverRecovered: s.runs.filter(
     (r) => !r.milestones.some((m) => m.name === "statefulset:recovered"),
   ).length,
@@ -50,7 +53,7 @@ const s = (v: { p50: number; max: number } | null) =>
   v ? `p50 ${(v.p50 / 1000).toFixed(1)}s max ${(v.max / 1000).toFixed(1)}s` : "never";
 for (const r of rows) {
   console.log(
-    `${r.scenario.padEnd(34)} ${r.outcome.padEnd(7)} n=${r.runs}  Deployment ${s(r.deploymentRecoveredMs).padEnd(24)} StatefulSet+PVC ${s(r.statefulSetRecoveredMs)}`,
+    `${r.scenario.padEnd(34)} ${r.outcome.padEnd(7)} n=${r.runs}  Deployment ${s(r.deploymentRecoveredMs).padEnd(24)} StatefulSet ${s(r.plainStatefulSetRecoveredMs).padEnd(24)} StatefulSet+PVC ${s(r.statefulSetRecoveredMs)}`,
   );
 }
 console.log(`written to ${file}`);
