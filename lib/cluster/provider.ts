@@ -66,8 +66,3 @@ export interface ClusterUnderTest extends AsyncDisposable {
   /** What to tell the user when the cluster is kept (how to reach it and remove it). */
   keepHint(): string;
 }
-
-/** The provider's stated reason when it cannot inject this fault; undefined when it can. */
-export function unsupportedReason(cluster: ClusterUnderTest, capability: NodeCapability): string | undefined {
-  return cluster.unsupported[capability];
-}

@@ -1,39 +1,26 @@
 // The shared shape of a conformance scenario beyond node loss: deploy, maybe run the recovery
 // controller, record, inject the fault (its undo registered right after), await milestones, undo
 // everything, then judge the recorded timeline against the scenario's expected windows.
-import * as allure from "allure-js-commons";
 import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "../cluster/provider.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import type { ControllerConfig } from "../controller/config.js";
 import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
 import { installNodeFenceCrd } from "../controller/crd.js";
-import {
-  isFinished,
-  NODE_FENCE_GROUP,
-  NODE_FENCE_PLURAL,
-  NODE_FENCE_VERSION,
-  type NodeFence,
-} from "../controller/fence-state.js";
-import { errorMessage } from "../errors.js";
-import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
+import type { WindowCheck } from "../expect/assert.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { k8s, nodeConditionStatus } from "../kube/client.js";
 import { readNode } from "../kube/queries.js";
-import {
-  deriveNodeLossMilestones,
-  recoveryMs,
-  type Milestone,
-  type WorkloadRef,
-} from "../observe/milestones.js";
+import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
-import { timelineSvg } from "../report/chart.js";
 import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil } from "../util/time.js";
 import { scenarioControllerConfig } from "./node-loss.js";
+import { waitFencesFinished } from "./fences.js";
 import { ScenarioSteps } from "./steps.js";
+import { concludeScenario } from "./verdict.js";
 
 /** What a scenario's expected timeline depends on (known before any cluster exists, for `rekindle list`). */
 export interface ExpectationInputs {
@@ -122,22 +109,6 @@ export function expectationInputs(
     controller: scenarioControllerConfig(cluster.profile, undefined),
     slackMs: SCENARIO_SLACK_MS,
   };
-}
-
-async function waitFencesFinished(kc: k8s.KubeConfig): Promise<void> {
-  const api = kc.makeApiClient(k8s.CustomObjectsApi);
-  await pollUntil(
-    async () => {
-      const list = (await api.listClusterCustomObject({
-        group: NODE_FENCE_GROUP,
-        version: NODE_FENCE_VERSION,
-        plural: NODE_FENCE_PLURAL,
-      })) as { items: NodeFence[] };
-      const open = list.items.filter((f) => !isFinished(f.status));
-      return open.length === 0 ? true : undefined;
-    },
-    { what: "every NodeFence finished (nodes released)", timeoutMs: 120_000, intervalMs: 250 },
-  );
 }
 
 /** Milestones every scenario gets: node-loss ones for the primary node, conditions, kubelet terminations. */
@@ -301,32 +272,13 @@ export async function runScenario(
 
   // Judged on what happened up to the end of the scenario's own steps; the undo is not judged.
   const observed = milestonesOf((recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs));
-  const checks = checkTimeline(expected, observed);
-  const mismatches = checks.filter((c) => c.verdict !== "ok");
-  const workloadIds = definition.recoveryOf ?? definition.workloads(namespace).map((w) => w.id);
-  const recovered = workloadIds.length > 0 ? recoveryMs(observed, workloadIds) : undefined;
-  const errorText =
-    failure !== undefined
-      ? errorMessage(failure)
-      : mismatches.length > 0
-        ? `${mismatches.length} milestone(s) outside the expected timeline\n${formatChecks(checks)}`
-        : undefined;
-  const chart = timelineSvg({
+  const verdict = await concludeScenario({
     title: definition.id,
     subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${faultNodes.join(", ") || "?"}`,
-    milestones: observed,
-    checks,
-  });
-  await allure.attachment("timeline.svg", chart, "image/svg+xml");
-  await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
-  await allure.attachment("milestones.json", JSON.stringify(observed, null, 2), "application/json");
-  return {
-    outcome: errorText === undefined ? "passed" : "failed",
-    recoveryMs: recovered ?? null,
-    milestones: observed,
-    ...(errorText !== undefined ? { error: errorText } : {}),
     expected,
-    checks,
-    chart,
-  };
+    milestones: observed,
+    failure,
+    recoveryOf: definition.recoveryOf ?? definition.workloads(namespace).map((w) => w.id),
+  });
+  return { ...verdict, expected };
 }

@@ -1,12 +1,11 @@
-// The node-loss scenario: a Deployment and a StatefulSet with an RWO volume share a node; the node
-// stops; the recorder times the recovery chain; the result is checked against the expected model.
-// Modes: "baseline" (nothing helps: the StatefulSet stays down) and "manual-out-of-service" (an
-// operator taints the lost node out-of-service, as the recovery controller would after fencing).
-import * as allure from "allure-js-commons";
+// The node-loss scenario: a Deployment, a StatefulSet and a StatefulSet with an RWO volume share a
+// node; the node stops; the recorder times the recovery chain; the result is checked against the
+// expected model. Modes: "baseline" (nothing helps: the StatefulSets stay down),
+// "manual-out-of-service" (an operator taints the lost node out-of-service) and "controller" (the
+// bundled recovery controller fences the node, taints it and cleans up).
 import type { TimingProfile } from "../cluster/profiles.js";
 import type { StorageSettings } from "../cluster/provider.js";
-import { errorMessage } from "../errors.js";
-import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
+import type { WindowCheck } from "../expect/assert.js";
 import {
   expectedNodeLoss,
   expectedNodeLossWithController,
@@ -19,26 +18,13 @@ import {
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
 import { RecoveryController } from "../controller/controller.js";
 import type { FenceDriver } from "../controller/drivers/types.js";
-import {
-  isFinished,
-  NODE_FENCE_GROUP,
-  NODE_FENCE_PLURAL,
-  NODE_FENCE_VERSION,
-  type NodeFence,
-} from "../controller/fence-state.js";
-import { k8s, isNotFound, nodeConditionStatus } from "../kube/client.js";
+import { k8s, nodeConditionStatus } from "../kube/client.js";
 import { OUT_OF_SERVICE_TAINT, readNode } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
-import {
-  deriveNodeLossMilestones,
-  recoveryMs,
-  type Milestone,
-  type WorkloadRef,
-} from "../observe/milestones.js";
+import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import { installNodeFenceCrd } from "../controller/crd.js";
 import type { Transition } from "../observe/types.js";
-import { timelineSvg } from "../report/chart.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil, sleep } from "../util/time.js";
@@ -48,7 +34,9 @@ import {
   PLAIN_STATEFULSET_NAME,
   STATEFULSET_NAME,
 } from "../workloads/deploy.js";
+import { waitFencesFinished } from "./fences.js";
 import { ScenarioSteps } from "./steps.js";
+import { concludeScenario } from "./verdict.js";
 
 /** What a provider must offer for node-loss scenarios. */
 export interface NodeLossTarget {
@@ -125,28 +113,6 @@ export function controllerTiming(config: ControllerConfig): ControllerTimingSett
     fenceMs: config.checkIntervalMs * 2,
     cleanupMs: config.detachGraceMs + config.checkIntervalMs * 2,
   };
-}
-
-/** Waits until the node's NodeFence (if any) is finished: taints removed, node released. */
-async function waitFenceReleased(kc: k8s.KubeConfig, node: () => string): Promise<void> {
-  const api = kc.makeApiClient(k8s.CustomObjectsApi);
-  await pollUntil(
-    async () => {
-      try {
-        const fence = (await api.getClusterCustomObject({
-          group: NODE_FENCE_GROUP,
-          version: NODE_FENCE_VERSION,
-          plural: NODE_FENCE_PLURAL,
-          name: node(),
-        })) as NodeFence;
-        return isFinished(fence.status) ? true : undefined;
-      } catch (error) {
-        if (isNotFound(error)) return true;
-        throw error;
-      }
-    },
-    { what: `the controller to release ${node()}`, timeoutMs: 120_000 },
-  );
 }
 
 export function nodeLossWorkloads(namespace: string): WorkloadRef[] {
@@ -240,9 +206,7 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
         },
       );
       steps.registerUndo("stop the recovery controller", () => controller.stop());
-      steps.registerUndo("wait for the controller to release the returned node", () =>
-        waitFenceReleased(kc, () => lostNode),
-      );
+      steps.registerUndo("wait for the controller to finish every NodeFence", () => waitFencesFinished(kc));
     }
     recorder = await steps.step("start the timeline recorder", () =>
       TimelineRecorder.start(kc, { namespaces: [namespace] }),
@@ -323,37 +287,18 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
       : deriveNodeLossMilestones(recorder?.transitions ?? [], { faultAtMs, lostNode, workloads });
   const readyAgain = afterRestore.find((m) => m.name === "node-ready-again");
   if (readyAgain && !milestones.some((m) => m.name === "node-ready-again")) milestones.push(readyAgain);
-  const checks = checkTimeline(expected, milestones);
-  const mismatches = checks.filter((c) => c.verdict !== "ok");
-  // Every workload serving again; in the baseline the StatefulSet never is, so this stays null.
-  const recovered = recoveryMs(
-    milestones,
-    workloads.map((w) => w.id),
-  );
-  const errorText =
-    failure !== undefined
-      ? errorMessage(failure)
-      : mismatches.length > 0
-        ? `${mismatches.length} milestone(s) outside the expected timeline\n${formatChecks(checks)}`
-        : undefined;
-  const chart = timelineSvg({
+  const verdict = await concludeScenario({
     title: `node-loss/${mode}`,
     subtitle: `profile ${profile.name}, lost node ${lostNode || "?"}`,
+    expected,
     milestones,
-    checks,
+    failure,
+    recoveryOf: workloads.map((w) => w.id),
   });
-  await allure.attachment("timeline.svg", chart, "image/svg+xml");
-  await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
-  await allure.attachment("milestones.json", JSON.stringify(milestones, null, 2), "application/json");
   return {
-    outcome: errorText === undefined ? "passed" : "failed",
-    recoveryMs: recovered ?? null,
-    milestones: milestones.sort((a, b) => a.atMs - b.atMs),
-    ...(errorText !== undefined ? { error: errorText } : {}),
+    ...verdict,
     lostNode,
     expected,
-    checks,
     transitions: [...(recorder?.transitions ?? [])],
-    chart,
   };
 }

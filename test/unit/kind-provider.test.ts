@@ -205,7 +205,7 @@ describe("kind provider", function () {
       const error = caught(() => parseQuantity("12 bananas"));
       expect(error.code).to.equal("INVALID_INPUT");
       expect(error.message).to.match(
-        /^unknown quantity "12 bananas"; valid: a number with an optional suffix/,
+        /^unknown resource quantity "12 bananas"; valid: a number with an optional suffix/,
       );
     });
 

@@ -39,6 +39,8 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   readonly #keep: boolean;
   readonly #progress: Progress;
   readonly #pressure = new Map<string, SimEvictionManager>();
+  /** Relieved, still holding the pressure condition for the transition period. */
+  readonly #settling = new Set<SimEvictionManager>();
 
   constructor(cluster: SimCluster, options: SimUnderTestOptions = {}) {
     this.cluster = cluster;
@@ -117,8 +119,6 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     }
     return Promise.resolve();
   }
-
-  readonly #settling = new Set<SimEvictionManager>();
 
   fenceDriver(): FenceDriver {
     return new SimFenceDriver(this.cluster.layout.root);

@@ -1,0 +1,52 @@
+// How every scenario ends: its milestones checked against the expected windows, a verdict with
+// the expected-vs-actual table on failure, the timeline chart, and the Allure attachments.
+import * as allure from "allure-js-commons";
+import { errorMessage } from "../errors.js";
+import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
+import type { ExpectedMilestone } from "../expect/model.js";
+import { recoveryMs, type Milestone } from "../observe/milestones.js";
+import { timelineSvg } from "../report/chart.js";
+import type { ScenarioRun } from "../report/summary.js";
+
+export interface ScenarioVerdictInput {
+  title: string;
+  subtitle: string;
+  expected: readonly ExpectedMilestone[];
+  milestones: Milestone[];
+  /** What a step threw, if one did. */
+  failure: unknown;
+  /** Workloads whose `<id>:recovered` make up the recovery time; none: no recovery time. */
+  recoveryOf: readonly string[];
+}
+
+export interface ScenarioVerdict extends ScenarioRun {
+  checks: WindowCheck[];
+  /** The timeline chart (SVG text). */
+  chart: string;
+}
+
+export async function concludeScenario(input: ScenarioVerdictInput): Promise<ScenarioVerdict> {
+  const milestones = [...input.milestones].sort((a, b) => a.atMs - b.atMs);
+  const checks = checkTimeline(input.expected, milestones);
+  const mismatches = checks.filter((c) => c.verdict !== "ok");
+  // null when a workload never served again (the baseline's StatefulSets) or none is tracked.
+  const recovered = input.recoveryOf.length > 0 ? recoveryMs(milestones, input.recoveryOf) : undefined;
+  const errorText =
+    input.failure !== undefined
+      ? errorMessage(input.failure)
+      : mismatches.length > 0
+        ? `${mismatches.length} milestone(s) outside the expected timeline\n${formatChecks(checks)}`
+        : undefined;
+  const chart = timelineSvg({ title: input.title, subtitle: input.subtitle, milestones, checks });
+  await allure.attachment("timeline.svg", chart, "image/svg+xml");
+  await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
+  await allure.attachment("milestones.json", JSON.stringify(milestones, null, 2), "application/json");
+  return {
+    outcome: errorText === undefined ? "passed" : "failed",
+    recoveryMs: recovered ?? null,
+    milestones,
+    ...(errorText !== undefined ? { error: errorText } : {}),
+    checks,
+    chart,
+  };
+}
