@@ -191,6 +191,12 @@ export async function runScenario(
       return steps.step(`await ${name}`, () =>
         pollUntil(async () => Promise.resolve(milestones().find((m) => m.name === name)), {
           what: `milestone ${name}`,
+          reportEveryMs: 30_000,
+          onWait: (elapsedMs) => {
+            progress.info(
+              `${definition.id}: still awaiting ${name} (${Math.round(elapsedMs / 1000)}s of at most ${Math.round(budget / 1000)}s)`,
+            );
+          },
           timeoutMs: budget,
           intervalMs: 100,
           ...(signal ? { signal } : {}),

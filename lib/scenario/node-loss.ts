@@ -176,11 +176,17 @@ export async function runNodeLossScenario(options: NodeLossScenarioOptions): Pro
         timeoutMs: waitBudget(name),
         intervalMs: 100,
         ...(signal ? { signal } : {}),
+        reportEveryMs: 30_000,
+        onWait: (elapsedMs) => {
+          progress.info(
+            `node-loss/${mode}: still awaiting ${name} (${Math.round(elapsedMs / 1000)}s of at most ${Math.round(waitBudget(name) / 1000)}s)`,
+          );
+        },
       }),
     );
 
   try {
-    const deployed = await steps.step("deploy a Deployment and a StatefulSet with an RWO volume", () =>
+    const deployed = await steps.step("deploy a Deployment, a StatefulSet and one with an RWO volume", () =>
       deployNodeLossWorkloads(kc, {
         namespace,
         runId: target.runId,

@@ -18,8 +18,10 @@ export interface PollOptions {
   /** Default 250 ms. */
   intervalMs?: number;
   signal?: AbortSignal;
-  /** Called with the elapsed time about every 10 s while waiting. */
+  /** Called with the elapsed time every `reportEveryMs` while waiting. */
   onWait?: (elapsedMs: number) => void;
+  /** Default 10 000 ms. */
+  reportEveryMs?: number;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function pollUntil<T>(check: () => Promise<T | undefined>, options:
         },
       );
     }
-    if (options.onWait && now - lastReport >= 10_000) {
+    if (options.onWait && now - lastReport >= (options.reportEveryMs ?? 10_000)) {
       lastReport = now;
       options.onWait(now - started);
     }

@@ -6,7 +6,7 @@ import { deployNodeLossWorkloads, type DeployedWorkloads } from "../../workloads
 import type { ExpectationInputs, ScenarioContext } from "../harness.js";
 
 export async function deployWebAndDb(context: ScenarioContext): Promise<DeployedWorkloads> {
-  return context.steps.step("deploy a Deployment and a StatefulSet with an RWO volume", () =>
+  return context.steps.step("deploy a Deployment, a StatefulSet and one with an RWO volume", () =>
     deployNodeLossWorkloads(context.kc, {
       namespace: context.namespace,
       runId: context.cluster.runId,
