@@ -11,9 +11,12 @@ export interface ChartInput {
 }
 
 const ROW = 24;
-const LEFT = 300;
+/** Label column: at least this wide, wider for long milestone names (≈ 7 px a character at 12 px). */
+const MIN_LEFT = 300;
+const CHAR_PX = 7;
+/** Width of the time axis. */
+const PLOT = 660;
 const RIGHT = 40;
-const WIDTH = 1000;
 const TOP = 64;
 
 function esc(text: string): string {
@@ -35,12 +38,14 @@ export function timelineSvg(input: ChartInput): string {
     ...input.milestones.map((m) => m.atMs),
     ...input.checks.flatMap((c) => [c.minMs ?? 0, typeof c.maxMs === "number" ? c.maxMs : 0]),
   ].filter(Number.isFinite);
+  const left = Math.max(MIN_LEFT, 20 + CHAR_PX * Math.max(0, ...names.map((n) => n.length)));
+  const width = left + PLOT + RIGHT;
   const minT = Math.min(...times);
   const maxT = Math.max(...times) * 1.05 + 1000;
-  const x = (ms: number) => LEFT + ((ms - minT) / (maxT - minT)) * (WIDTH - LEFT - RIGHT);
+  const x = (ms: number) => left + ((ms - minT) / (maxT - minT)) * (width - left - RIGHT);
   const height = TOP + names.length * ROW + 50;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
     `<text x="12" y="22" font-size="16" font-weight="bold">${esc(input.title)}</text>`,
     `<text x="12" y="42" fill="#555">${esc(input.subtitle)} — shaded: expected window; dot: observed (green inside, red outside); hatched: must not happen</text>`,
@@ -64,10 +69,10 @@ export function timelineSvg(input: ChartInput): string {
   names.forEach((name, i) => {
     const y = TOP + i * ROW;
     const check = checkByName.get(name);
-    parts.push(`<text x="${LEFT - 8}" y="${y + 16}" text-anchor="end">${esc(name)}</text>`);
+    parts.push(`<text x="${left - 8}" y="${y + 16}" text-anchor="end">${esc(name)}</text>`);
     if (check?.minMs !== undefined) {
       const x0 = x(check.minMs);
-      const x1 = check.maxMs === null ? WIDTH - RIGHT : x(check.maxMs ?? check.minMs);
+      const x1 = check.maxMs === null ? width - RIGHT : x(check.maxMs ?? check.minMs);
       const fill = check.maxMs === null ? "url(#never)" : "#cfe3f7";
       parts.push(
         `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"><title>${esc(`${name}: expected ${check.why}`)}</title></rect>`,
@@ -81,7 +86,7 @@ export function timelineSvg(input: ChartInput): string {
         `<text x="${(x(actual) + 8).toFixed(1)}" y="${y + 16}" fill="#333">${(actual / 1000).toFixed(1)}s</text>`,
       );
     } else if (check && check.verdict !== "ok") {
-      parts.push(`<text x="${LEFT + 4}" y="${y + 16}" fill="#c62828">${esc(check.verdict)}</text>`);
+      parts.push(`<text x="${left + 4}" y="${y + 16}" fill="#c62828">${esc(check.verdict)}</text>`);
     }
   });
   parts.push(`</svg>`);
