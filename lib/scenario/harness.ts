@@ -132,7 +132,9 @@ function baseMilestones(
   };
   for (const t of transitions) {
     if (t.atMs < faultAtMs) continue;
-    if (t.name === "node-condition" && t.node === lostNode && t.detail?.["type"] !== "Ready") {
+    // Pressure conditions turning True or False; a lost node's conditions going Unknown (and back) are noise here.
+    const unknown = t.detail?.["status"] === "Unknown" || t.detail?.["from"] === "Unknown";
+    if (t.name === "node-condition" && t.node === lostNode && t.detail?.["type"] !== "Ready" && !unknown) {
       add(`node-condition:${t.detail?.["type"] ?? ""}:${t.detail?.["status"] ?? ""}`, t);
     }
     // Pods the kubelet ended itself, by reason and app: "evicted:<app>", "terminated:<app>".
