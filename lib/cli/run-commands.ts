@@ -1,16 +1,10 @@
 // `rekindle run`, `rekindle list` and `rekindle compare`.
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
-import {
-  expectedNodeLoss,
-  expectedNodeLossWithController,
-  nominalWindows,
-  type ExpectedMilestone,
-} from "../expect/model.js";
+import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { simEvictionSettings } from "../cluster/sim/under-test.js";
-import { HARNESS_SCENARIOS, NODE_LOSS_REQUIRES, type SuiteFamily } from "../scenario/catalogue.js";
+import { SCENARIOS, type SuiteFamily } from "../scenario/catalogue.js";
 import { expectationInputs } from "../scenario/harness.js";
-import { controllerTiming, NODE_LOSS_TITLES } from "../scenario/node-loss.js";
 import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { RekindleError } from "../errors.js";
@@ -129,17 +123,7 @@ export function listCommand(args: string[]): number {
     `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,
   );
   for (const family of families) {
-    if (family === "node-loss") {
-      for (const mode of ["baseline", "manual-out-of-service", "controller"] as const) {
-        const expected =
-          mode === "controller"
-            ? expectedNodeLossWithController({ profile, controller: controllerTiming(inputs.controller) })
-            : expectedNodeLoss({ profile, mode });
-        printScenario(`node-loss/${mode}`, NODE_LOSS_TITLES[mode], NODE_LOSS_REQUIRES, expected);
-      }
-      continue;
-    }
-    for (const scenario of HARNESS_SCENARIOS[family as Exclude<SuiteFamily, "node-loss">]) {
+    for (const scenario of SCENARIOS[family as SuiteFamily]) {
       printScenario(scenario.id, scenario.title, scenario.requires, scenario.expected(inputs));
     }
   }

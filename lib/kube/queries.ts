@@ -1,5 +1,6 @@
 // Read-only questions the harness asks the API about node loss.
-import { k8s } from "./client.js";
+import { pollUntil } from "../util/time.js";
+import { k8s, nodeConditionStatus } from "./client.js";
 
 export const UNREACHABLE_TAINT = "node.kubernetes.io/unreachable";
 export const NOT_READY_TAINT = "node.kubernetes.io/not-ready";
@@ -22,5 +23,38 @@ export async function volumeAttachmentsFor(
   const storage = kc.makeApiClient(k8s.StorageV1Api);
   return (await storage.listVolumeAttachment()).items.filter(
     (va) => va.spec.source.persistentVolumeName === volumeName,
+  );
+}
+
+export interface NodeBackOptions {
+  /** The Lease must have been renewed within this long (one renewal interval plus a margin). */
+  freshWithinMs: number;
+  /** Default 180 000 ms. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Waits until the node is back: Ready=True and its Lease freshly renewed. Ready alone may still
+ * read True right after a short outage, before the node lifecycle controller noticed it.
+ */
+export async function waitForNodeBack(
+  kc: k8s.KubeConfig,
+  node: string,
+  options: NodeBackOptions,
+): Promise<void> {
+  const leases = kc.makeApiClient(k8s.CoordinationV1Api);
+  await pollUntil(
+    async () => {
+      const ready = nodeConditionStatus(await readNode(kc, node), "Ready") === "True";
+      const lease = await leases.readNamespacedLease({ name: node, namespace: "kube-node-lease" });
+      const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
+      return ready && Date.now() - renewed < options.freshWithinMs ? true : undefined;
+    },
+    {
+      what: `${node} back (Ready, Lease fresh)`,
+      timeoutMs: options.timeoutMs ?? 180_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
   );
 }

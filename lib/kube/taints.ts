@@ -1,7 +1,6 @@
 // Idempotent taint edits: each returns whether it changed anything.
 import { k8s } from "./client.js";
-import { pollUntil } from "../util/time.js";
-import { isConflict } from "./client.js";
+import { retryOnConflict } from "./conflict.js";
 
 async function updateTaints(
   kc: k8s.KubeConfig,
@@ -9,22 +8,13 @@ async function updateTaints(
   edit: (taints: k8s.V1Taint[]) => k8s.V1Taint[] | undefined,
 ): Promise<boolean> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  // Optimistic concurrency: the node lifecycle controller edits taints too; retry on conflict.
-  return pollUntil(
-    async () => {
-      const node = await core.readNode({ name: nodeName });
-      const next = edit(node.spec?.taints ?? []);
-      if (next === undefined) return false;
-      try {
-        await core.replaceNode({ name: nodeName, body: { ...node, spec: { ...node.spec, taints: next } } });
-        return true;
-      } catch (error) {
-        if (isConflict(error)) return undefined;
-        throw error;
-      }
-    },
-    { what: `taint update on node ${nodeName}`, timeoutMs: 30_000, intervalMs: 100 },
-  );
+  return retryOnConflict(`taint update on node ${nodeName}`, async () => {
+    const node = await core.readNode({ name: nodeName });
+    const next = edit(node.spec?.taints ?? []);
+    if (next === undefined) return false;
+    await core.replaceNode({ name: nodeName, body: { ...node, spec: { ...node.spec, taints: next } } });
+    return true;
+  });
 }
 
 export function addTaint(kc: k8s.KubeConfig, nodeName: string, taint: k8s.V1Taint): Promise<boolean> {

@@ -4,12 +4,12 @@
 import { randomBytes } from "node:crypto";
 import type { Context } from "mocha";
 import type { NodeCapability } from "../cluster/provider.js";
-import { HARNESS_SCENARIOS, type SuiteFamily } from "../scenario/catalogue.js";
+import { SCENARIOS, type SuiteFamily } from "../scenario/catalogue.js";
 import { runScenario } from "../scenario/harness.js";
-import { summaryExpected } from "../scenario/node-loss.js";
+import { summaryExpected } from "../scenario/verdict.js";
 import { recordScenarioRun, recordSkip, runContext } from "./context.js";
 
-/** Skips the current test when the provider lacks a capability; returns whether it did. */
+/** Skips the current test, recording the provider's reason, when the provider lacks a capability. */
 export function skipUnlessSupported(test: Context, id: string, requires: readonly NodeCapability[]): void {
   const context = runContext();
   for (const capability of requires) {
@@ -29,10 +29,10 @@ export function scenarioNamespace(id: string, run: number): string {
   return `${slug}-${run}-${randomBytes(2).toString("hex")}`;
 }
 
-export function defineHarnessSuite(family: Exclude<SuiteFamily, "node-loss">): void {
+export function defineHarnessSuite(family: SuiteFamily): void {
   describe(family, function () {
     this.timeout(0);
-    for (const definition of HARNESS_SCENARIOS[family]) {
+    for (const definition of SCENARIOS[family]) {
       it(`${definition.id} — ${definition.title}`, async function () {
         skipUnlessSupported(this, definition.id, definition.requires);
         const context = runContext();

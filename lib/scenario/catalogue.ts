@@ -1,9 +1,8 @@
-// Every scenario `rekindle run` knows, by suite family. node-loss has its own runner (it predates
-// the shared harness); the rest are ScenarioDefinitions run by lib/scenario/harness.ts.
-import type { NodeCapability } from "../cluster/provider.js";
+// Every scenario `rekindle run` knows, by suite family; all run by lib/scenario/harness.ts.
 import type { ScenarioDefinition } from "./harness.js";
 import { leaderKilledMidFence } from "./families/failover.js";
 import { gracefulShutdownNoFence } from "./families/graceful-shutdown.js";
+import { nodeLossBaseline, nodeLossController, nodeLossManualOutOfService } from "./families/node-loss.js";
 import { partitionHealedAfterFence, partitionHealedBeforeDetection } from "./families/partition.js";
 import { nodeHeartbeats } from "./families/preflight.js";
 import { diskPressure, memoryPressure } from "./families/pressure.js";
@@ -20,14 +19,12 @@ export const SUITE_FAMILIES = [
 ] as const;
 export type SuiteFamily = (typeof SUITE_FAMILIES)[number];
 
-export const HARNESS_SCENARIOS: Readonly<Record<Exclude<SuiteFamily, "node-loss">, ScenarioDefinition[]>> = {
+export const SCENARIOS: Readonly<Record<SuiteFamily, ScenarioDefinition[]>> = {
   preflight: [nodeHeartbeats],
+  "node-loss": [nodeLossBaseline, nodeLossManualOutOfService, nodeLossController],
   "node-pressure": [memoryPressure, diskPressure],
   partition: [partitionHealedBeforeDetection, partitionHealedAfterFence],
   "zone-outage": [zoneOutageGuardHolds],
   "controller-failover": [leaderKilledMidFence],
   "graceful-shutdown": [gracefulShutdownNoFence],
 };
-
-/** What node-loss scenarios need from a provider. */
-export const NODE_LOSS_REQUIRES: readonly NodeCapability[] = ["lifecycle"];

@@ -3,13 +3,13 @@
 // everything, then judge the recorded timeline against the scenario's expected windows.
 import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "../cluster/provider.js";
 import type { TimingProfile } from "../cluster/profiles.js";
-import type { ControllerConfig } from "../controller/config.js";
+import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
 import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
 import { installNodeFenceCrd } from "../controller/crd.js";
 import type { WindowCheck } from "../expect/assert.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
-import { k8s, nodeConditionStatus } from "../kube/client.js";
-import { readNode } from "../kube/queries.js";
+import { k8s } from "../kube/client.js";
+import { waitForNodeBack } from "../kube/queries.js";
 import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
@@ -17,7 +17,6 @@ import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil } from "../util/time.js";
-import { scenarioControllerConfig } from "./node-loss.js";
 import { waitFencesFinished } from "./fences.js";
 import { ScenarioSteps } from "./steps.js";
 import { concludeScenario } from "./verdict.js";
@@ -98,6 +97,16 @@ export interface ScenarioResult extends ScenarioRun {
 
 export const SCENARIO_SLACK_MS = 3_000;
 
+/** The in-process controller's settings: upstream-like detection on the default profile, compressed on faster ones. */
+export function scenarioControllerConfig(profile: TimingProfile): ControllerConfig {
+  return {
+    ...DEFAULT_CONTROLLER_CONFIG,
+    unhealthyAfterMs: profile.name === "default" ? 20_000 : 6_000,
+    checkIntervalMs: 500,
+    identity: "rekindle-scenario",
+  };
+}
+
 export function expectationInputs(
   cluster: Pick<ClusterUnderTest, "profile" | "eviction" | "latencies" | "storage">,
 ): ExpectationInputs {
@@ -106,7 +115,7 @@ export function expectationInputs(
     profile: cluster.profile,
     eviction: cluster.eviction,
     latencies: cluster.latencies,
-    controller: scenarioControllerConfig(cluster.profile, undefined),
+    controller: scenarioControllerConfig(cluster.profile),
     slackMs: SCENARIO_SLACK_MS,
   };
 }
@@ -237,17 +246,12 @@ export async function runScenario(
       return controller;
     },
     async waitNodeBack(node, timeoutMs = 180_000) {
-      const leases = kc.makeApiClient(k8s.CoordinationV1Api);
       const renewEveryMs = (cluster.profile.nodeLeaseDurationSeconds * 1000) / 4;
-      await pollUntil(
-        async () => {
-          const ready = nodeConditionStatus(await readNode(kc, node), "Ready") === "True";
-          const lease = await leases.readNamespacedLease({ name: node, namespace: "kube-node-lease" });
-          const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-          return ready && Date.now() - renewed < renewEveryMs + 1_000 ? true : undefined;
-        },
-        { what: `${node} back (Ready, Lease fresh)`, timeoutMs, ...(signal ? { signal } : {}) },
-      );
+      await waitForNodeBack(kc, node, {
+        freshWithinMs: renewEveryMs + 1_000,
+        timeoutMs,
+        ...(signal ? { signal } : {}),
+      });
     },
   };
 
@@ -278,8 +282,11 @@ export async function runScenario(
     await recorder?.stop();
   }
 
-  // Judged on what happened up to the end of the scenario's own steps; the undo is not judged.
+  // Judged on what happened up to the end of the scenario's own steps; the undo is not judged,
+  // but the node coming back during it is reported.
   const observed = milestonesOf((recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs));
+  const readyAgain = milestonesOf(recorder?.transitions ?? []).find((m) => m.name === "node-ready-again");
+  if (readyAgain && !observed.some((m) => m.name === "node-ready-again")) observed.push(readyAgain);
   const verdict = await concludeScenario({
     title: definition.id,
     subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${faultNodes.join(", ") || "?"}`,

@@ -3,10 +3,10 @@
 import * as allure from "allure-js-commons";
 import { errorMessage } from "../errors.js";
 import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
-import type { ExpectedMilestone } from "../expect/model.js";
+import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { recoveryMs, type Milestone } from "../observe/milestones.js";
 import { timelineSvg } from "../report/chart.js";
-import type { ScenarioRun } from "../report/summary.js";
+import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 
 export interface ScenarioVerdictInput {
   title: string;
@@ -49,4 +49,18 @@ export async function concludeScenario(input: ScenarioVerdictInput): Promise<Sce
     checks,
     chart,
   };
+}
+
+/** Resolved expected windows for summary.json: against actual anchors where known, else nominal. */
+export function summaryExpected(
+  expected: readonly ExpectedMilestone[],
+  checks: readonly WindowCheck[],
+): SummaryExpected[] {
+  const nominal = new Map(nominalWindows(expected).map((w) => [w.name, w]));
+  return expected.map((e) => {
+    const check = checks.find((c) => c.name === e.name);
+    const minMs = check?.minMs ?? nominal.get(e.name)?.minMs ?? e.minMs;
+    const maxMs = e.maxMs === null ? null : (check?.maxMs ?? nominal.get(e.name)?.maxMs ?? e.maxMs);
+    return { name: e.name, minMs, maxMs };
+  });
 }

@@ -23,8 +23,14 @@ import {
 import { METRICS } from "../../lib/controller/metrics.js";
 import { installNodeFenceCrd } from "../../lib/controller/crd.js";
 import { applyManifestFile } from "../../lib/kube/apply.js";
-import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
-import { hasTaint, OUT_OF_SERVICE_TAINT, readNode, volumeAttachmentsFor } from "../../lib/kube/queries.js";
+import { k8s, isPodReady } from "../../lib/kube/client.js";
+import {
+  hasTaint,
+  OUT_OF_SERVICE_TAINT,
+  readNode,
+  volumeAttachmentsFor,
+  waitForNodeBack,
+} from "../../lib/kube/queries.js";
 import { fixturePath, PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { httpGet } from "../../lib/util/http.js";
 import { consoleProgress } from "../../lib/util/progress.js";
@@ -93,19 +99,8 @@ describe("recovery controller on the sim provider (fast profile)", function () {
       },
       { what: `NodeFence ${node} at ${step}/${phase}`, timeoutMs, intervalMs: 250 },
     );
-  // Ready may still say True right after a short outage: wait for the Lease itself to be fresh.
-  const waitBack = (node: string) =>
-    pollUntil(
-      async () => {
-        const ready = nodeConditionStatus(await readNode(kc, node), "Ready") === "True";
-        const lease = await kc
-          .makeApiClient(k8s.CoordinationV1Api)
-          .readNamespacedLease({ name: node, namespace: "kube-node-lease" });
-        const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-        return ready && Date.now() - renewed < 2_500 ? true : undefined;
-      },
-      { what: `${node} back (Ready, Lease fresh)`, timeoutMs: 60_000 },
-    );
+  // fast profile: Lease renewed every 2 s.
+  const waitBack = (node: string) => waitForNodeBack(kc, node, { freshWithinMs: 2_500, timeoutMs: 60_000 });
 
   // The controller fences only nodes that hold something to release: give a node a running pod.
   const occupy = async (node: string) => {

@@ -282,6 +282,8 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
         profile: "fast",
         stateDir: join(stateDir, "reuse"),
         agentProbe: null,
+        // The stand-in control plane serves a kubeconfig but no API server to install storage into.
+        sharedStorage: false,
         progress: recordingProgress(lines),
       };
       const before = await containersOf(CLUSTER);

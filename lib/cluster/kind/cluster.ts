@@ -84,6 +84,8 @@ export interface KindClusterOptions {
   agentProbe?: readonly string[] | null;
   /** Default: testcontainers' getContainerRuntimeClient. */
   containerEngine?: RuntimeClientFactory;
+  /** Install the rekindle-shared StorageClass and run its provisioner (needs the API server). Default true. */
+  sharedStorage?: boolean;
   progress?: Progress;
   signal?: AbortSignal;
 }
@@ -424,7 +426,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
       ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
       progress,
     });
-    await cluster.startStorage();
+    if (options.sharedStorage !== false) await cluster.startStorage();
     return cluster;
   } catch (error) {
     if (created && options.keep !== true) await deleteQuietly(cli, name, kubeconfigPath);

@@ -1,30 +1,14 @@
 // What a real kubelet writes and KWOK does not: node pressure conditions, and pods it ends itself
 // (evictions, graceful node shutdown). The sim writes the same fields the kubelet would, so the
 // real controllers (node lifecycle, ReplicaSet, StatefulSet, attach-detach) react as they would.
-import { isConflict, k8s } from "../../kube/client.js";
-import { pollUntil } from "../../util/time.js";
+import { k8s } from "../../kube/client.js";
+import { retryOnConflict } from "../../kube/conflict.js";
 
 export interface SimNodeCondition {
   type: string;
   status: "True" | "False" | "Unknown";
   reason: string;
   message: string;
-}
-
-/** Read-modify-write with optimistic concurrency (KWOK and the controllers write these objects too). */
-async function retryOnConflict(what: string, attempt: () => Promise<void>): Promise<void> {
-  await pollUntil(
-    async () => {
-      try {
-        await attempt();
-        return true;
-      } catch (error) {
-        if (isConflict(error)) return undefined;
-        throw error;
-      }
-    },
-    { what, timeoutMs: 30_000, intervalMs: 100 },
-  );
 }
 
 /** Sets one node condition, keeping the others; lastTransitionTime moves only when the status does. */

@@ -46,8 +46,6 @@ export class SimEvictionManager implements AsyncDisposable {
   #underPressure = true;
   #loop: Promise<void> | undefined;
   readonly #log: (message: string) => void;
-  /** Pods evicted so far, in order ("namespace/name"). */
-  readonly evicted: string[] = [];
 
   private constructor(
     kc: k8s.KubeConfig,
@@ -148,7 +146,6 @@ export class SimEvictionManager implements AsyncDisposable {
       message: `The node was low on resource: ${resource}. (simulated by rekindle: ${condition}; pod usage ${usage} bytes, request ${next.requestBytes} bytes)`,
       disruptionReason: "TerminationByKubelet",
     });
-    this.evicted.push(`${next.namespace}/${next.name}`);
     this.#log(`simulated kubelet on ${this.#node}: evicted ${next.namespace}/${next.name} (${condition})`);
   }
 }

@@ -1,5 +1,10 @@
 // Pieces the scenario families share: the node-loss workloads as a step, expectation helpers.
-import { OUT_OF_SERVICE_MILESTONE, type ExpectedMilestone } from "../../expect/model.js";
+import type { ControllerConfig } from "../../controller/config.js";
+import {
+  OUT_OF_SERVICE_MILESTONE,
+  type ControllerTimingSettings,
+  type ExpectedMilestone,
+} from "../../expect/model.js";
 import type { Milestone } from "../../observe/milestones.js";
 import type { Transition } from "../../observe/types.js";
 import { deployNodeLossWorkloads, type DeployedWorkloads } from "../../workloads/deploy.js";
@@ -14,6 +19,17 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
       ...(context.signal ? { signal: context.signal } : {}),
     }),
   );
+}
+
+/** The controller's part of the expected timeline, from its settings. */
+export function controllerTiming(config: ControllerConfig): ControllerTimingSettings {
+  return {
+    unhealthyAfterMs: config.unhealthyAfterMs,
+    checkIntervalMs: config.checkIntervalMs,
+    // A fence driver that powers off at once is confirmed at the next check.
+    fenceMs: config.checkIntervalMs * 2,
+    cleanupMs: config.detachGraceMs + config.checkIntervalMs * 2,
+  };
 }
 
 /** The kubelet renews its Lease every quarter of the Lease duration. */

@@ -5,9 +5,10 @@ import { LeaderElector } from "../../controller/leader.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../../expect/model.js";
 import { k8s } from "../../kube/client.js";
 import type { Milestone } from "../../observe/milestones.js";
+import { pollUntil } from "../../util/time.js";
 import { ensureNamespace } from "../../workloads/deploy.js";
 import type { ExpectationInputs, ScenarioDefinition } from "../harness.js";
-import { nodeLossWorkloads } from "../node-loss.js";
+import { nodeLossWorkloads } from "./node-loss.js";
 import { deployWebAndDb, detectionWindow, never } from "./common.js";
 
 /** Leader election Lease for the scenario's two replicas: short, so failover fits the profile. */
@@ -74,18 +75,18 @@ export const leaderKilledMidFence: ScenarioDefinition = {
       haltBefore: "taint",
       leader: elector("replica-a"),
     });
-    await steps.step("let replica-a take the Lease", async () => {
-      const lease = kc.makeApiClient(k8s.CoordinationV1Api);
-      for (let i = 0; i < 50; i++) {
-        const held = await lease
-          .readNamespacedLease({ name: "rekindle-controller", namespace })
-          .then((l) => l.spec?.holderIdentity)
-          .catch(() => undefined);
-        if (held === "replica-a") return;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      throw new Error("replica-a did not take the leader Lease within 10 s");
-    });
+    await steps.step("let replica-a take the Lease", () =>
+      pollUntil(
+        async () => {
+          const lease = await kc
+            .makeApiClient(k8s.CoordinationV1Api)
+            .readNamespacedLease({ name: "rekindle-controller", namespace })
+            .catch(() => undefined);
+          return lease?.spec?.holderIdentity === "replica-a" ? true : undefined;
+        },
+        { what: "replica-a to hold the leader Lease", timeoutMs: 10_000, intervalMs: 200 },
+      ),
+    );
     await context.startController({ config: { identity: "replica-b" }, leader: elector("replica-b") });
     await steps.step(`stop node ${node}`, async () => {
       context.faultStarts([node]);

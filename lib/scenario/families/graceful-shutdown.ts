@@ -4,7 +4,7 @@
 // controller must not fence: the node holds nothing to release.
 import { sleep } from "../../util/time.js";
 import type { ScenarioDefinition } from "../harness.js";
-import { nodeLossWorkloads } from "../node-loss.js";
+import { nodeLossWorkloads } from "./node-loss.js";
 import { deployWebAndDb, detectionWindow, noFence } from "./common.js";
 
 export const gracefulShutdownNoFence: ScenarioDefinition = {

@@ -4,8 +4,8 @@
 import { expectedNodeLossWithController } from "../../expect/model.js";
 import { sleep } from "../../util/time.js";
 import type { ExpectationInputs, ScenarioDefinition } from "../harness.js";
-import { controllerTiming, nodeLossWorkloads } from "../node-loss.js";
-import { deployWebAndDb, duplicateReady, leaseRenewMs, never, noFence } from "./common.js";
+import { nodeLossWorkloads } from "./node-loss.js";
+import { controllerTiming, deployWebAndDb, duplicateReady, leaseRenewMs, never, noFence } from "./common.js";
 
 /** Shorter than the controller's unhealthyAfter by one Lease renewal plus a margin. */
 export function shortPartitionMs(inputs: ExpectationInputs): number {

@@ -8,7 +8,7 @@ import { k8s } from "../../kube/client.js";
 import type { Milestone } from "../../observe/milestones.js";
 import { sleep } from "../../util/time.js";
 import type { ScenarioContext, ScenarioDefinition } from "../harness.js";
-import { nodeLossWorkloads } from "../node-loss.js";
+import { nodeLossWorkloads } from "./node-loss.js";
 import { deployWebAndDb, detectionWindow, noFence } from "./common.js";
 
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
