@@ -2,6 +2,7 @@
 // controller, record, inject the fault (its undo registered right after), await milestones, undo
 // everything, then judge the recorded timeline against the scenario's expected windows.
 import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "../cluster/provider.js";
+import { RekindleError } from "../errors.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
 import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
@@ -39,6 +40,11 @@ export interface ScenarioDefinition {
   title: string;
   /** Node faults the provider must support; otherwise the scenario is skipped with its reason. */
   requires: NodeCapability[];
+  /**
+   * Runs the recovery controller: its NodeFence CRD is installed before the recorder starts, so
+   * NodeFence changes are on the timeline. Default false.
+   */
+  usesController?: boolean;
   expected(inputs: ExpectationInputs): ExpectedMilestone[];
   /** Workloads whose milestones are derived (`<id>:recovered`…); empty when none. */
   workloads(namespace: string): WorkloadRef[];
@@ -218,7 +224,15 @@ export async function runScenario(
     async startController(overrides = {}) {
       const driver = overrides.drivers ? undefined : cluster.fenceDriver();
       const config = { ...inputs.controller, ...overrides.config };
-      await installNodeFenceCrd(kc);
+      if (definition.usesController !== true) {
+        throw new RekindleError(
+          "STATE",
+          `${definition.id} starts the controller without declaring usesController`,
+          {
+            hint: "set usesController: true in its ScenarioDefinition",
+          },
+        );
+      }
       const controller = new RecoveryController({
         kc,
         fenceConfig: overrides.fenceConfig ?? {
@@ -265,6 +279,9 @@ export async function runScenario(
         .deleteNamespace({ name: namespace })
         .catch(() => undefined);
     });
+    if (definition.usesController === true) {
+      await steps.step("install the NodeFence CRD", () => installNodeFenceCrd(kc));
+    }
     recorder = await steps.step("start the timeline recorder", () =>
       TimelineRecorder.start(kc, { namespaces: [namespace] }),
     );

@@ -9,6 +9,7 @@ import { RekindleError } from "../../errors.js";
 import { applyManifestFile, RUN_LABEL, substitute } from "../../kube/apply.js";
 import { k8s, isNotFound, loadKubeConfig, nodeConditionStatus } from "../../kube/client.js";
 import { writeKubeconfig } from "../../kube/kubeconfig.js";
+import { hasTaint, NOT_READY_TAINT } from "../../kube/queries.js";
 import { trackProcess, untrackProcess, onInterrupt } from "../../util/cleanup.js";
 import {
   findProcessesByRunTag,
@@ -358,7 +359,7 @@ export class SimCluster implements AsyncDisposable {
     this.#progress.info(`node ${nodeName}: healed (kwok continued)`);
   }
 
-  /** Waits until every node whose kwok runs reports Ready=True. */
+  /** Waits until every node whose kwok runs reports Ready=True and carries no not-ready taint. */
   async waitForNodesReady(
     timeoutMs: number = SIM_TIMEOUTS.nodesReadyMs,
     signal?: AbortSignal,
@@ -368,8 +369,12 @@ export class SimCluster implements AsyncDisposable {
     await pollUntil(
       async () => {
         const list = await core.listNode();
+        // Ready, and the node lifecycle controller has lifted its registration-time not-ready
+        // taint: until then nothing schedules there.
         const ready = new Set(
-          list.items.filter((n) => nodeConditionStatus(n, "Ready") === "True").map((n) => n.metadata?.name),
+          list.items
+            .filter((n) => nodeConditionStatus(n, "Ready") === "True" && !hasTaint(n, NOT_READY_TAINT))
+            .map((n) => n.metadata?.name),
         );
         return wanted.every((n) => ready.has(n)) ? true : undefined;
       },

@@ -20,6 +20,7 @@ export const leaderKilledMidFence: ScenarioDefinition = {
   id: "controller-failover/leader-killed-mid-fence",
   title: "the leader dies between power-off and taint: the standby takes over and finishes, no second fence",
   requires: ["lifecycle"],
+  usesController: true,
   expected: (inputs) => {
     const c = inputs.controller;
     const lease = failoverLeaseMs(inputs);

@@ -11,6 +11,7 @@ export const gracefulShutdownNoFence: ScenarioDefinition = {
   id: "graceful-shutdown/no-fence",
   title: "an orderly node shutdown: pods end with reason Terminated, workloads move, no fence",
   requires: ["graceful-shutdown"],
+  usesController: true,
   expected: (inputs) => {
     const grace = inputs.eviction.shutdownGracePeriodMs;
     const { podStartMs, attachMs } = inputs.latencies;

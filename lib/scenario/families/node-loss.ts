@@ -41,6 +41,7 @@ function nodeLossScenario(mode: NodeLossMode): ScenarioDefinition {
     id: `node-loss/${mode}`,
     title: NODE_LOSS_TITLES[mode],
     requires: ["lifecycle"],
+    usesController: mode === "controller",
     expected: (inputs) => {
       const common = {
         profile: inputs.profile,

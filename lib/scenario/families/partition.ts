@@ -17,6 +17,7 @@ export const partitionHealedBeforeDetection: ScenarioDefinition = {
   id: "partition/healed-before-detection",
   title: "a partition shorter than the controller's unhealthyAfter: no fence, no eviction, no taint",
   requires: ["partition"],
+  usesController: true,
   expected: (inputs) => {
     const partitionMs = shortPartitionMs(inputs);
     return [
@@ -64,6 +65,7 @@ export const partitionHealedAfterFence: ScenarioDefinition = {
   id: "partition/healed-after-fence",
   title: "a partition outlasting detection: fenced, workloads moved, the node returns without its old pods",
   requires: ["partition"],
+  usesController: true,
   expected: (inputs) => {
     const c = inputs.controller;
     return [

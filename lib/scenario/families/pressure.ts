@@ -33,6 +33,7 @@ function pressureScenario(kind: PressureKind): ScenarioDefinition {
     id: `node-pressure/${kind}`,
     title: `${kind} pressure: ${condition} and its NoSchedule taint, evictions in kubelet order, replacements elsewhere, no fence`,
     requires: ["pressure"],
+    usesController: true,
     expected: (inputs) => {
       const { monitoringIntervalMs: monitor, pressureTransitionPeriodMs: transition } = inputs.eviction;
       const period = inputs.profile.nodeMonitorPeriodSeconds * 1000;

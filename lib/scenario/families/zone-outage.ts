@@ -37,6 +37,7 @@ export const zoneOutageGuardHolds: ScenarioDefinition = {
   id: "zone-outage/guard-holds",
   title: "every worker of a zone lost at once: more than maxUnhealthy, so the guard holds and says why",
   requires: ["lifecycle"],
+  usesController: true,
   expected: (inputs) => {
     const detect = detectionWindow(inputs);
     const held: ExpectedMilestone[] = [1, 2].map((i) => ({
