@@ -1,7 +1,8 @@
 // Graceful node shutdown: the kubelet sees the shutdown coming, marks the node NotReady ("node is
 // shutting down"), ends its pods with reason Terminated, and only then goes silent. Workloads move
 // on their own (a terminated StatefulSet pod is replaced at once, its volume detaches), so the
-// controller must not fence: the node holds nothing to release.
+// controller must not fence: the node holds nothing to release. The node lifecycle controller still
+// marks the silent node Unknown once node-monitor-grace-period has passed since its last status.
 import { sleep } from "../../util/time.js";
 import type { ScenarioDefinition } from "../harness.js";
 import { nodeLossWorkloads } from "./node-loss.js";
@@ -14,6 +15,8 @@ export const gracefulShutdownNoFence: ScenarioDefinition = {
   usesController: true,
   expected: (inputs) => {
     const grace = inputs.eviction.shutdownGracePeriodMs;
+    const monitorGraceMs = inputs.profile.nodeMonitorGracePeriodSeconds * 1000;
+    const monitorPeriodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
     const { podStartMs, attachMs } = inputs.latencies;
     const detect = detectionWindow(inputs);
     const slack = inputs.slackMs;
@@ -24,6 +27,14 @@ export const gracefulShutdownNoFence: ScenarioDefinition = {
         minMs: 0,
         maxMs: 10_000 + slack,
         why: 'the kubelet reports Ready=False "node is shutting down" before ending pods',
+      },
+      {
+        name: "node-ready-unknown",
+        after: "node-not-ready",
+        minMs: monitorGraceMs - slack,
+        // One monitor pass to notice the NotReady status, the grace, one more pass to act on it.
+        maxMs: monitorGraceMs + 2 * monitorPeriodMs + slack,
+        why: `the NotReady status was the kubelet's last word; Unknown after --node-monitor-grace-period (${monitorGraceMs / 1000}s), seen at a monitor pass`,
       },
       ...(["deployment", "statefulset"] as const).map((id) => ({
         name: `${id}:pod-terminated`,
@@ -72,6 +83,7 @@ export const gracefulShutdownNoFence: ScenarioDefinition = {
     await context.awaitMilestone("statefulset:recovered");
     await context.awaitMilestone("deployment:recovered");
     await context.awaitMilestone("event:NothingToRelease");
+    await context.awaitMilestone("node-ready-unknown");
     const watchMs = 3 * inputs.controller.checkIntervalMs + inputs.slackMs;
     await steps.step(`watch ${watchMs / 1000}s more: no fence may start`, () =>
       sleep(watchMs, context.signal),
