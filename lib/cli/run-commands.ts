@@ -2,8 +2,9 @@
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
+import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
 import { simEvictionSettings } from "../cluster/sim/under-test.js";
-import { SCENARIOS, type SuiteFamily } from "../scenario/catalogue.js";
+import { SCENARIOS, suiteFamilies } from "../scenario/catalogue.js";
 import { expectationInputs } from "../scenario/harness.js";
 import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
@@ -108,22 +109,18 @@ export function listCommand(args: string[]): number {
     strict: true,
   });
   const profile = timingProfile(values.profile);
-  const families = values.suite ?? [...SUITE_FAMILIES];
-  for (const family of families) {
-    if (!(SUITE_FAMILIES as readonly string[]).includes(family))
-      throw RekindleError.invalidInput("suite", family, SUITE_FAMILIES);
-  }
+  const families = suiteFamilies(values.suite);
   // Windows as on the sim provider; kind differs only in pod start and attach latency.
   const inputs = expectationInputs({
     profile,
     eviction: simEvictionSettings(profile),
-    latencies: { podStartMs: 1000, attachMs: 500 },
+    latencies: SIM_DEFAULT_LATENCIES,
   });
   process.stdout.write(
     `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,
   );
   for (const family of families) {
-    for (const scenario of SCENARIOS[family as SuiteFamily]) {
+    for (const scenario of SCENARIOS[family]) {
       printScenario(scenario.id, scenario.title, scenario.requires, scenario.expected(inputs));
     }
   }

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { FenceDriver } from "../controller/drivers/types.js";
 import { errorMessage, RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
+import { isControlPlaneNode } from "../kube/queries.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
 import { timingProfile, type TimingProfile } from "./profiles.js";
@@ -108,11 +109,7 @@ export class ExistingCluster implements ClusterUnderTest {
   async workerNodes(): Promise<string[]> {
     const nodes = await this.#kc.makeApiClient(k8s.CoreV1Api).listNode();
     return nodes.items
-      .filter(
-        (n) =>
-          n.metadata?.labels?.["node-role.kubernetes.io/control-plane"] === undefined &&
-          n.spec?.unschedulable !== true,
-      )
+      .filter((n) => !isControlPlaneNode(n) && n.spec?.unschedulable !== true)
       .map((n) => n.metadata?.name ?? "")
       .sort();
   }

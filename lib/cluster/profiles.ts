@@ -47,6 +47,11 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
   },
 };
 
+/** How often the kubelet (kwok) renews its node Lease: a quarter of the Lease duration. */
+export function leaseRenewIntervalMs(profile: TimingProfile): number {
+  return (profile.nodeLeaseDurationSeconds * 1000) / 4;
+}
+
 export function timingProfile(name: string): TimingProfile {
   if ((TIMING_PROFILE_NAMES as readonly string[]).includes(name))
     return TIMING_PROFILES[name as TimingProfileName];

@@ -2,8 +2,14 @@
 // Every step is persisted in the node's NodeFence before the next one starts, so a restarted (or
 // newly elected) controller resumes exactly there and never fences twice.
 import { errorMessage } from "../errors.js";
-import { k8s, isNotFound } from "../kube/client.js";
-import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
+import { isNotFound, isPodTerminal, k8s } from "../kube/client.js";
+import {
+  isControlPlaneNode,
+  OUT_OF_SERVICE_TAINT,
+  podsOnNode,
+  volumeAttachmentsOnNode,
+  ZONE_LABEL,
+} from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
 import { sleep } from "../util/time.js";
 import type { ControllerConfig } from "./config.js";
@@ -119,8 +125,8 @@ export class RecoveryController {
       const fence = snapshot.fences.get(name);
       return {
         name,
-        zone: node.metadata?.labels?.["topology.kubernetes.io/zone"] ?? "",
-        controlPlane: node.metadata?.labels?.["node-role.kubernetes.io/control-plane"] !== undefined,
+        zone: node.metadata?.labels?.[ZONE_LABEL] ?? "",
+        controlPlane: isControlPlaneNode(node),
         excluded: node.metadata?.labels?.[config.excludeLabel] !== undefined,
         unhealthy: health.get(name)?.state === "unhealthy",
         fencing: fence !== undefined && !isFinished(fence.status),
@@ -401,7 +407,7 @@ export class RecoveryController {
         phase: "running",
         lastTransitionTime: now,
       });
-    const pods = (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items;
+    const pods = await podsOnNode(this.#options.kc, node);
     for (const pod of pods) {
       await core
         .deleteNamespacedPod({
@@ -420,9 +426,7 @@ export class RecoveryController {
         `force-deleted ${pods.length} pod(s) of fenced node ${node}`,
       );
     const storage = this.#options.kc.makeApiClient(k8s.StorageV1Api);
-    const attachments = (await storage.listVolumeAttachment()).items.filter(
-      (va) => va.spec.nodeName === node,
-    );
+    const attachments = await volumeAttachmentsOnNode(this.#options.kc, node);
     if (attachments.length > 0) {
       // The attach-detach controller detaches at once on an out-of-service node; remove what it leaves.
       if (this.#now() - started < this.#options.config.detachGraceMs) return;
@@ -437,8 +441,7 @@ export class RecoveryController {
         `removed ${attachments.length} VolumeAttachment(s) left on fenced node ${node}`,
       );
     }
-    const remaining = (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items
-      .length;
+    const remaining = (await podsOnNode(this.#options.kc, node)).length;
     if (remaining > 0) return;
     const latest = (await this.#readFence(node))?.status ?? status;
     await this.#writeStatus(node, {
@@ -557,24 +560,16 @@ export class RecoveryController {
    */
   async #workloadsHeld(node: string): Promise<number> {
     const { kc } = this.#options;
-    const [pods, attachments] = await Promise.all([
-      kc.makeApiClient(k8s.CoreV1Api).listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` }),
-      kc.makeApiClient(k8s.StorageV1Api).listVolumeAttachment(),
-    ]);
-    const running = pods.items.filter(
-      (p) =>
-        p.status?.phase !== "Failed" &&
-        p.status?.phase !== "Succeeded" &&
-        p.metadata?.ownerReferences?.some((o) => o.kind === "DaemonSet") !== true,
+    const [pods, attachments] = await Promise.all([podsOnNode(kc, node), volumeAttachmentsOnNode(kc, node)]);
+    const running = pods.filter(
+      (p) => !isPodTerminal(p) && p.metadata?.ownerReferences?.some((o) => o.kind === "DaemonSet") !== true,
     );
-    return running.length + attachments.items.filter((va) => va.spec.nodeName === node).length;
+    return running.length + attachments.length;
   }
 
   async #stalePods(node: string): Promise<number> {
-    const pods = await this.#options.kc
-      .makeApiClient(k8s.CoreV1Api)
-      .listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` });
-    return pods.items.filter((p) => p.metadata?.deletionTimestamp).length;
+    const pods = await podsOnNode(this.#options.kc, node);
+    return pods.filter((p) => p.metadata?.deletionTimestamp).length;
   }
 
   async #event(

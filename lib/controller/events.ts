@@ -2,6 +2,9 @@
 import { randomBytes } from "node:crypto";
 import { k8s } from "../kube/client.js";
 
+/** Node events live in "default", where kubectl describe node finds them. */
+export const NODE_EVENT_NAMESPACE = "default";
+
 export const EVENT_REASONS = {
   nodeUnhealthy: "NodeUnhealthy",
   guardHeld: "FenceGuardHeld",
@@ -29,11 +32,10 @@ export async function recordNodeEvent(
   type: "Normal" | "Warning" = "Normal",
 ): Promise<void> {
   const now = new Date();
-  // Node events live in "default", where kubectl describe node finds them.
   await kc.makeApiClient(k8s.CoreV1Api).createNamespacedEvent({
-    namespace: "default",
+    namespace: NODE_EVENT_NAMESPACE,
     body: {
-      metadata: { name: `${node}.${randomBytes(6).toString("hex")}`, namespace: "default" },
+      metadata: { name: `${node}.${randomBytes(6).toString("hex")}`, namespace: NODE_EVENT_NAMESPACE },
       involvedObject: { kind: "Node", name: node, uid: node, apiVersion: "v1" },
       reason,
       message,

@@ -3,6 +3,9 @@
 import { errorMessage } from "../errors.js";
 import { k8s, isConflict, isNotFound } from "../kube/client.js";
 
+/** The leader election Lease's name unless options.name says otherwise. */
+export const DEFAULT_LEADER_LEASE = "rekindle-controller";
+
 export interface LeaderElectionOptions {
   kc: k8s.KubeConfig;
   namespace: string;
@@ -46,7 +49,7 @@ export class LeaderElector {
   /** Acquires or renews the Lease; returns whether this replica leads now. Never throws. */
   async tryAcquireOrRenew(): Promise<boolean> {
     const { kc, namespace, identity } = this.#options;
-    const name = this.#options.name ?? "rekindle-controller";
+    const name = this.#options.name ?? DEFAULT_LEADER_LEASE;
     const durationSeconds = Math.ceil((this.#options.leaseDurationMs ?? 15_000) / 1000);
     const nowMs = (this.#options.now ?? Date.now)();
     const now = microTime(nowMs);

@@ -2,7 +2,7 @@
 // milestone's window is relative to an anchor milestone, so windows can be resolved against what
 // actually happened (a late node-unknown shifts everything after it) or chained from the fault
 // to predict the whole timeline (`nominalWindows`).
-import type { TimingProfile } from "../cluster/profiles.js";
+import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
 
 /** PodGC's fixed loop: force-deletes terminating pods on NotReady, out-of-service nodes. */
 export const POD_GC_PERIOD_MS = 20_000;
@@ -82,7 +82,7 @@ function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
   const p = options.profile;
   return {
     window: windowMaker(options.slackMs ?? 3000),
-    renewMs: (p.nodeLeaseDurationSeconds * 1000) / 4,
+    renewMs: leaseRenewIntervalMs(p),
     graceMs: p.nodeMonitorGracePeriodSeconds * 1000,
     periodMs: p.nodeMonitorPeriodSeconds * 1000,
     toleranceMs: p.defaultUnreachableTolerationSeconds * 1000,

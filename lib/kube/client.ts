@@ -31,3 +31,8 @@ export function nodeConditionStatus(node: k8s.V1Node, type: string): string | un
 export function isPodReady(pod: k8s.V1Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 }
+
+/** The pod has ended (Failed or Succeeded): its containers will not run again. */
+export function isPodTerminal(pod: k8s.V1Pod | undefined): boolean {
+  return pod?.status?.phase === "Failed" || pod?.status?.phase === "Succeeded";
+}

@@ -16,6 +16,29 @@ export function hasTaint(node: k8s.V1Node, key: string, effect?: string): boolea
   );
 }
 
+/** The well-known label of a node's failure zone. */
+export const ZONE_LABEL = "topology.kubernetes.io/zone";
+/** The label kubeadm (and kind) put on control-plane nodes. */
+export const CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
+
+export function isControlPlaneNode(node: k8s.V1Node): boolean {
+  return node.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined;
+}
+
+/** Every pod bound to the node, in all namespaces. */
+export async function podsOnNode(kc: k8s.KubeConfig, node: string): Promise<k8s.V1Pod[]> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  return (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items;
+}
+
+export async function volumeAttachmentsOnNode(
+  kc: k8s.KubeConfig,
+  node: string,
+): Promise<k8s.V1VolumeAttachment[]> {
+  const storage = kc.makeApiClient(k8s.StorageV1Api);
+  return (await storage.listVolumeAttachment()).items.filter((va) => va.spec.nodeName === node);
+}
+
 export async function volumeAttachmentsFor(
   kc: k8s.KubeConfig,
   volumeName: string,

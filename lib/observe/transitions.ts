@@ -1,5 +1,5 @@
 // Pure functions turning (previous, current) object versions into named transitions.
-import type { k8s } from "../kube/client.js";
+import { isPodTerminal, type k8s } from "../kube/client.js";
 import type { ObjectRef, Transition, TransitionName, WatchedKind } from "./types.js";
 
 export interface ChangeContext {
@@ -152,9 +152,7 @@ function podTransitions(
       }),
     );
   }
-  const terminal = (pod: k8s.V1Pod | undefined) =>
-    pod?.status?.phase === "Failed" || pod?.status?.phase === "Succeeded";
-  if (terminal(after) && !terminal(before)) {
+  if (isPodTerminal(after) && !isPodTerminal(before)) {
     out.push(
       make("pod-terminal", {
         ...on,

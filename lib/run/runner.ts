@@ -12,7 +12,7 @@ import type { ClusterUnderTest } from "../cluster/provider.js";
 import { timingProfile } from "../cluster/profiles.js";
 import { writeJunit } from "../report/junit.js";
 import { summarizeScenario, writeSummary, type RunSummary } from "../report/summary.js";
-import { SUITE_FAMILIES } from "../scenario/catalogue.js";
+import { SUITE_FAMILIES, suiteFamilies } from "../scenario/catalogue.js";
 import { onInterrupt } from "../util/cleanup.js";
 import { runCommand } from "../util/command.js";
 import { PROJECT_ROOT, sourceOrCompiled } from "../util/fixtures.js";
@@ -63,11 +63,7 @@ function newRunId(): string {
 }
 
 export function validateRunOptions(options: RunOptions): { suites: string[]; repeat: number } {
-  const suites = options.suites && options.suites.length > 0 ? options.suites : [...SUITE_FAMILIES];
-  for (const suite of suites) {
-    if (!(SUITE_FAMILIES as readonly string[]).includes(suite))
-      throw RekindleError.invalidInput("suite", suite, SUITE_FAMILIES);
-  }
+  const suites = suiteFamilies(options.suites);
   const repeat = options.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");

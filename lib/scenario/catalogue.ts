@@ -1,4 +1,5 @@
 // Every scenario `rekindle run` knows, by suite family; all run by lib/scenario/harness.ts.
+import { RekindleError } from "../errors.js";
 import type { ScenarioDefinition } from "./harness.js";
 import { leaderKilledMidFence } from "./families/failover.js";
 import { gracefulShutdownNoFence } from "./families/graceful-shutdown.js";
@@ -18,6 +19,16 @@ export const SUITE_FAMILIES = [
   "graceful-shutdown",
 ] as const;
 export type SuiteFamily = (typeof SUITE_FAMILIES)[number];
+
+/** The families named (`--suite`), each checked; none named: every family. */
+export function suiteFamilies(names: readonly string[] | undefined): SuiteFamily[] {
+  if (names === undefined || names.length === 0) return [...SUITE_FAMILIES];
+  return names.map((name) => {
+    if (!(SUITE_FAMILIES as readonly string[]).includes(name))
+      throw RekindleError.invalidInput("suite", name, SUITE_FAMILIES);
+    return name as SuiteFamily;
+  });
+}
 
 export const SCENARIOS: Readonly<Record<SuiteFamily, ScenarioDefinition[]>> = {
   preflight: [nodeHeartbeats],

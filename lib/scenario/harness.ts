@@ -1,9 +1,9 @@
-// The shared shape of a conformance scenario beyond node loss: deploy, maybe run the recovery
+// The shared shape of every conformance scenario: deploy, maybe run the recovery
 // controller, record, inject the fault (its undo registered right after), await milestones, undo
 // everything, then judge the recorded timeline against the scenario's expected windows.
 import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
-import type { TimingProfile } from "../cluster/profiles.js";
+import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
 import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
 import { installNodeFenceCrd } from "../controller/crd.js";
@@ -222,8 +222,6 @@ export async function runScenario(
     },
     milestones,
     async startController(overrides = {}) {
-      const driver = overrides.drivers ? undefined : cluster.fenceDriver();
-      const config = { ...inputs.controller, ...overrides.config };
       if (definition.usesController !== true) {
         throw new RekindleError(
           "STATE",
@@ -233,6 +231,8 @@ export async function runScenario(
           },
         );
       }
+      const driver = overrides.drivers ? undefined : cluster.fenceDriver();
+      const config = { ...inputs.controller, ...overrides.config };
       const controller = new RecoveryController({
         kc,
         fenceConfig: overrides.fenceConfig ?? {
@@ -260,9 +260,8 @@ export async function runScenario(
       return controller;
     },
     async waitNodeBack(node, timeoutMs = 180_000) {
-      const renewEveryMs = (cluster.profile.nodeLeaseDurationSeconds * 1000) / 4;
       await waitForNodeBack(kc, node, {
-        freshWithinMs: renewEveryMs + 1_000,
+        freshWithinMs: leaseRenewIntervalMs(cluster.profile) + 1_000,
         timeoutMs,
         ...(signal ? { signal } : {}),
       });

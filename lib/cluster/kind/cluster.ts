@@ -41,8 +41,8 @@ export const KIND_TIMEOUTS = {
  * Container start on kind: image present in the node's containerd (fixtures use small images,
  * pulled once), sandbox + CNI (kindnet) + container start measure 1–3 s on a CI runner; 3 s is the
  * upper end so the expected timeline is not too tight on a busy 2–4 core machine.
- * Attach: kind's default StorageClass is local-path (rancher local-path-provisioner), a hostPath
- * volume with no CSI attacher and no VolumeAttachment, so there is nothing to wait for.
+ * Attach: the suites' volumes come from the rekindle-shared StorageClass (shared-storage.ts),
+ * hostPath volumes with no attacher and no VolumeAttachment, so there is nothing to wait for.
  */
 export const KIND_LATENCIES = { podStartMs: 3_000, attachMs: 0 } as const;
 

@@ -49,6 +49,8 @@ import { SIM_TIMEOUTS } from "./timeouts.js";
 
 /** The CSI driver the sim storage plays. */
 export const SIM_CSI_DRIVER = "sim.csi.rekindle.dev";
+/** Simulated container start and CSI attach latency unless SimClusterOptions say otherwise. */
+export const SIM_DEFAULT_LATENCIES = { podStartMs: 1000, attachMs: 500 } as const;
 /** The StorageClass of fixtures/sim/storage.yaml (the cluster's default). */
 export const SIM_STORAGE_CLASS = "rekindle-sim";
 /** A node name no Node ever has: the attacher kwok process manages nothing but VolumeAttachments. */
@@ -518,8 +520,8 @@ export class SimCluster implements AsyncDisposable {
     const substitutions = {
       KUBELET_VERSION: state.binaries.versions.kubernetes,
       KWOK_VERSION: state.binaries.versions.kwok,
-      POD_START_MS: String(options.podStartMs ?? 1000),
-      ATTACH_MS: String(options.attachMs ?? 500),
+      POD_START_MS: String(options.podStartMs ?? SIM_DEFAULT_LATENCIES.podStartMs),
+      ATTACH_MS: String(options.attachMs ?? SIM_DEFAULT_LATENCIES.attachMs),
       CSI_DRIVER: SIM_CSI_DRIVER,
     };
     const nodeStages = join(layout.kwokDir, "node-stages.yaml");

@@ -1,7 +1,7 @@
 // What a real kubelet writes and KWOK does not: node pressure conditions, and pods it ends itself
 // (evictions, graceful node shutdown). The sim writes the same fields the kubelet would, so the
 // real controllers (node lifecycle, ReplicaSet, StatefulSet, attach-detach) react as they would.
-import { k8s } from "../../kube/client.js";
+import { isPodTerminal, k8s } from "../../kube/client.js";
 import { retryOnConflict } from "../../kube/conflict.js";
 
 export interface SimNodeCondition {
@@ -54,7 +54,7 @@ export async function terminatePod(
   const core = kc.makeApiClient(k8s.CoreV1Api);
   await retryOnConflict(`termination of pod ${namespace}/${name}`, async () => {
     const pod = await core.readNamespacedPodStatus({ namespace, name });
-    if (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") return;
+    if (isPodTerminal(pod)) return;
     const now = new Date();
     const conditions = (pod.status?.conditions ?? [])
       .filter((c) => c.type !== "DisruptionTarget")

@@ -10,7 +10,8 @@ import {
   simulatedUsageBytes,
   type StarvedResource,
 } from "../../kube/eviction-order.js";
-import { k8s } from "../../kube/client.js";
+import { isPodTerminal, type k8s } from "../../kube/client.js";
+import { podsOnNode } from "../../kube/queries.js";
 import { sleep } from "../../util/time.js";
 import type { EvictionSettings, PressureKind } from "../provider.js";
 import { setNodeCondition, terminatePod } from "./kubelet-sim.js";
@@ -129,12 +130,8 @@ export class SimEvictionManager implements AsyncDisposable {
 
   async #evictOne(): Promise<void> {
     const { resource, condition } = SIGNALS[this.#kind];
-    const pods = await this.#kc
-      .makeApiClient(k8s.CoreV1Api)
-      .listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${this.#node}` });
-    const live = pods.items.filter(
-      (p) =>
-        p.status?.phase !== "Failed" && p.status?.phase !== "Succeeded" && !p.metadata?.deletionTimestamp,
+    const live = (await podsOnNode(this.#kc, this.#node)).filter(
+      (p) => !isPodTerminal(p) && !p.metadata?.deletionTimestamp,
     );
     const [next] = kubeletEvictionOrder(
       live.map((p) => evictionCandidate(p, resource, simulatedUsageBytes(p, resource))),

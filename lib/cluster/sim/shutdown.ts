@@ -2,7 +2,8 @@
 // a shutdown. Ready=False "node is shutting down", regular pods then critical ones (priority >=
 // 2000000000) end with reason Terminated, and the node goes silent. The node's kwok is stopped
 // first, so nothing flips Ready back while the sim writes the kubelet's part.
-import { k8s } from "../../kube/client.js";
+import { isPodTerminal, type k8s } from "../../kube/client.js";
+import { podsOnNode } from "../../kube/queries.js";
 import { setNodeCondition, terminatePod } from "./kubelet-sim.js";
 
 /** Priority from which the kubelet treats a pod as critical (system-cluster-critical and up). */
@@ -22,10 +23,7 @@ export async function simulateGracefulShutdown(
     reason: "KubeletNotReady",
     message: NODE_SHUTDOWN_MESSAGE,
   });
-  const pods = await kc
-    .makeApiClient(k8s.CoreV1Api)
-    .listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName}` });
-  const live = pods.items.filter((p) => p.status?.phase !== "Failed" && p.status?.phase !== "Succeeded");
+  const live = (await podsOnNode(kc, nodeName)).filter((p) => !isPodTerminal(p));
   const critical = (p: k8s.V1Pod) => (p.spec?.priority ?? 0) >= CRITICAL_PRIORITY;
   const terminated: string[] = [];
   // Two phases, as the kubelet does: regular pods, then critical ones.

@@ -7,7 +7,7 @@ import type { k8s } from "../../kube/client.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
 import type { ClusterUnderTest, EvictionSettings, PressureKind } from "../provider.js";
-import { SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
+import { SIM_DEFAULT_LATENCIES, SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
 import { SimEvictionManager } from "./pressure.js";
 import { simulateGracefulShutdown } from "./shutdown.js";
 
@@ -31,8 +31,8 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   readonly provider = "sim" as const;
   readonly cluster: SimCluster;
   readonly unsupported = {};
-  /** The sim's simulated container start and CSI attach latency. */
-  readonly latencies = { podStartMs: 1000, attachMs: 500 };
+  /** The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the defaults). */
+  readonly latencies = { ...SIM_DEFAULT_LATENCIES };
   /** The sim's CSI driver: attachable, played by the attacher kwok. */
   readonly storage = { storageClass: SIM_STORAGE_CLASS, attachRequired: true };
   readonly eviction: EvictionSettings;

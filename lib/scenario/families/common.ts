@@ -1,6 +1,8 @@
 // Pieces the scenario families share: the node-loss workloads as a step, expectation helpers.
+import { leaseRenewIntervalMs } from "../../cluster/profiles.js";
 import type { ControllerConfig } from "../../controller/config.js";
 import {
+  expectedNodeLossWithController,
   OUT_OF_SERVICE_MILESTONE,
   type ControllerTimingSettings,
   type ExpectedMilestone,
@@ -21,6 +23,44 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
   );
 }
 
+/**
+ * Takes the node down at the fault instant, abruptly (`stop`: a power cut) or in order
+ * (`shutdown`: the kubelet sees it coming), and registers the undo right after: power it on and
+ * wait until it is back.
+ */
+export async function takeNodeDown(
+  context: ScenarioContext,
+  node: string,
+  how: "stop" | "shutdown",
+): Promise<void> {
+  const { cluster, steps } = context;
+  await steps.step(how === "stop" ? `stop node ${node}` : `shut ${node} down gracefully`, async () => {
+    context.faultStarts([node]);
+    await (how === "stop" ? cluster.stopNode(node) : cluster.shutdownNode(node));
+  });
+  steps.registerUndo(`start node ${node} and wait until it is back`, async () => {
+    await cluster.startNode(node);
+    await context.waitNodeBack(node);
+  });
+}
+
+/** The node-loss timeline model's view of the cluster: profile, latencies, whether volumes attach. */
+export function nodeLossModelInputs(inputs: ExpectationInputs) {
+  return {
+    profile: inputs.profile,
+    ...inputs.latencies,
+    volumeAttachRequired: inputs.volumeAttachRequired,
+  };
+}
+
+/** The node-loss timeline with the recovery controller at its scenario settings. */
+export function expectedControllerRecovery(inputs: ExpectationInputs): ExpectedMilestone[] {
+  return expectedNodeLossWithController({
+    ...nodeLossModelInputs(inputs),
+    controller: controllerTiming(inputs.controller),
+  });
+}
+
 /** The controller's part of the expected timeline, from its settings. */
 export function controllerTiming(config: ControllerConfig): ControllerTimingSettings {
   return {
@@ -34,7 +74,7 @@ export function controllerTiming(config: ControllerConfig): ControllerTimingSett
 
 /** The kubelet renews its Lease every quarter of the Lease duration. */
 export function leaseRenewMs(inputs: ExpectationInputs): number {
-  return (inputs.profile.nodeLeaseDurationSeconds * 1000) / 4;
+  return leaseRenewIntervalMs(inputs.profile);
 }
 
 /** The controller's detection window: Lease age past unhealthyAfter, seen at its next check. */

@@ -1,7 +1,7 @@
 // Controller failover: two replicas with leader election; the leader dies after powering the node
 // off and before tainting it. The standby must take the Lease, pick the NodeFence up where it
 // stands, and finish without fencing a second time.
-import { LeaderElector } from "../../controller/leader.js";
+import { DEFAULT_LEADER_LEASE, LeaderElector } from "../../controller/leader.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../../expect/model.js";
 import { k8s } from "../../kube/client.js";
 import type { Milestone } from "../../observe/milestones.js";
@@ -9,7 +9,7 @@ import { pollUntil } from "../../util/time.js";
 import { ensureNamespace } from "../../workloads/deploy.js";
 import type { ExpectationInputs, ScenarioDefinition } from "../harness.js";
 import { nodeLossWorkloads } from "./node-loss.js";
-import { deployWebAndDb, detectionWindow, never } from "./common.js";
+import { deployWebAndDb, detectionWindow, never, takeNodeDown } from "./common.js";
 
 /** Leader election Lease for the scenario's two replicas: short, so failover fits the profile. */
 export function failoverLeaseMs(inputs: ExpectationInputs): number {
@@ -67,7 +67,7 @@ export const leaderKilledMidFence: ScenarioDefinition = {
     steps.registerUndo("delete the leader election Lease", async () => {
       await kc
         .makeApiClient(k8s.CoordinationV1Api)
-        .deleteNamespacedLease({ name: "rekindle-controller", namespace })
+        .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
         .catch(() => undefined);
     });
     // The seam: replica-a stops acting right before the taint, as if it crashed there.
@@ -81,7 +81,7 @@ export const leaderKilledMidFence: ScenarioDefinition = {
         async () => {
           const lease = await kc
             .makeApiClient(k8s.CoordinationV1Api)
-            .readNamespacedLease({ name: "rekindle-controller", namespace })
+            .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
             .catch(() => undefined);
           return lease?.spec?.holderIdentity === "replica-a" ? true : undefined;
         },
@@ -89,14 +89,7 @@ export const leaderKilledMidFence: ScenarioDefinition = {
       ),
     );
     await context.startController({ config: { identity: "replica-b" }, leader: elector("replica-b") });
-    await steps.step(`stop node ${node}`, async () => {
-      context.faultStarts([node]);
-      await cluster.stopNode(node);
-    });
-    steps.registerUndo(`start ${node} and wait until it is back`, async () => {
-      await cluster.startNode(node);
-      await context.waitNodeBack(node);
-    });
+    await takeNodeDown(context, node, "stop");
     await context.awaitMilestone("fence:power-management:done");
     await steps.step("kill the leader (replica-a) without releasing its Lease", async () => {
       await leader.stop();

@@ -6,7 +6,7 @@
 import { sleep } from "../../util/time.js";
 import type { ScenarioDefinition } from "../harness.js";
 import { nodeLossWorkloads } from "./node-loss.js";
-import { deployWebAndDb, detectionWindow, noFence } from "./common.js";
+import { deployWebAndDb, detectionWindow, noFence, takeNodeDown } from "./common.js";
 
 export const gracefulShutdownNoFence: ScenarioDefinition = {
   id: "graceful-shutdown/no-fence",
@@ -69,17 +69,10 @@ export const gracefulShutdownNoFence: ScenarioDefinition = {
   },
   workloads: nodeLossWorkloads,
   async run(context) {
-    const { cluster, steps, inputs } = context;
+    const { steps, inputs } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
     await context.startController();
-    await steps.step(`shut ${node} down gracefully`, async () => {
-      context.faultStarts([node]);
-      await cluster.shutdownNode(node);
-    });
-    steps.registerUndo(`start ${node} and wait until it is back`, async () => {
-      await cluster.startNode(node);
-      await context.waitNodeBack(node);
-    });
+    await takeNodeDown(context, node, "shutdown");
     await context.awaitMilestone("statefulset:recovered");
     await context.awaitMilestone("deployment:recovered");
     await context.awaitMilestone("event:NothingToRelease");

@@ -2,19 +2,14 @@
 // RWO volume. baseline: nothing helps (the StatefulSets stay down, by design);
 // manual-out-of-service: an operator applies node.kubernetes.io/out-of-service after the loss;
 // controller: the bundled recovery controller fences the node and releases its workloads.
-import {
-  expectedNodeLoss,
-  expectedNodeLossWithController,
-  POD_GC_PERIOD_MS,
-  type RecoveryMode,
-} from "../../expect/model.js";
+import { expectedNodeLoss, POD_GC_PERIOD_MS, type RecoveryMode } from "../../expect/model.js";
 import { OUT_OF_SERVICE_TAINT } from "../../kube/queries.js";
 import { addTaint, removeTaint } from "../../kube/taints.js";
 import type { WorkloadRef } from "../../observe/milestones.js";
 import { sleep } from "../../util/time.js";
 import { DEPLOYMENT_NAME, PLAIN_STATEFULSET_NAME, STATEFULSET_NAME } from "../../workloads/deploy.js";
 import type { ScenarioDefinition } from "../harness.js";
-import { controllerTiming, deployWebAndDb } from "./common.js";
+import { deployWebAndDb, expectedControllerRecovery, nodeLossModelInputs, takeNodeDown } from "./common.js";
 
 export type NodeLossMode = RecoveryMode | "controller";
 
@@ -42,29 +37,16 @@ function nodeLossScenario(mode: NodeLossMode): ScenarioDefinition {
     title: NODE_LOSS_TITLES[mode],
     requires: ["lifecycle"],
     usesController: mode === "controller",
-    expected: (inputs) => {
-      const common = {
-        profile: inputs.profile,
-        ...inputs.latencies,
-        volumeAttachRequired: inputs.volumeAttachRequired,
-      };
-      return mode === "controller"
-        ? expectedNodeLossWithController({ ...common, controller: controllerTiming(inputs.controller) })
-        : expectedNodeLoss({ ...common, mode });
-    },
+    expected: (inputs) =>
+      mode === "controller"
+        ? expectedControllerRecovery(inputs)
+        : expectedNodeLoss({ ...nodeLossModelInputs(inputs), mode }),
     workloads: nodeLossWorkloads,
     async run(context) {
-      const { cluster, steps, kc } = context;
+      const { steps, kc } = context;
       const { statefulSetNode: node } = await deployWebAndDb(context);
       if (mode === "controller") await context.startController();
-      await steps.step(`stop node ${node}`, async () => {
-        context.faultStarts([node]);
-        await cluster.stopNode(node);
-      });
-      steps.registerUndo(`start node ${node} and wait until it is back`, async () => {
-        await cluster.startNode(node);
-        await context.waitNodeBack(node);
-      });
+      await takeNodeDown(context, node, "stop");
       if (mode === "controller") {
         // Recovery is the controller's; nothing to do by hand.
         await context.awaitMilestone("statefulset:recovered");

@@ -1,11 +1,17 @@
 // Partition: the node is cut off from the API server but keeps running. Healed before the
 // controller's detection, nothing may happen; healed after a fence, the node must come back
 // without its old pods and the controller must undo its taints.
-import { expectedNodeLossWithController } from "../../expect/model.js";
 import { sleep } from "../../util/time.js";
 import type { ExpectationInputs, ScenarioDefinition } from "../harness.js";
 import { nodeLossWorkloads } from "./node-loss.js";
-import { controllerTiming, deployWebAndDb, duplicateReady, leaseRenewMs, never, noFence } from "./common.js";
+import {
+  deployWebAndDb,
+  duplicateReady,
+  expectedControllerRecovery,
+  leaseRenewMs,
+  never,
+  noFence,
+} from "./common.js";
 
 /** Shorter than the controller's unhealthyAfter by one Lease renewal plus a margin. */
 export function shortPartitionMs(inputs: ExpectationInputs): number {
@@ -69,12 +75,7 @@ export const partitionHealedAfterFence: ScenarioDefinition = {
   expected: (inputs) => {
     const c = inputs.controller;
     return [
-      ...expectedNodeLossWithController({
-        profile: inputs.profile,
-        ...inputs.latencies,
-        volumeAttachRequired: inputs.volumeAttachRequired,
-        controller: controllerTiming(c),
-      }),
+      ...expectedControllerRecovery(inputs),
       {
         name: "taint-removed:node.kubernetes.io/out-of-service",
         after: "node-ready-again",

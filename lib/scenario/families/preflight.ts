@@ -1,6 +1,7 @@
 // Preflight: read-only checks that the cluster under test can be timed at all, safe on any
 // cluster (the existing provider runs these when it may not touch nodes): every worker's kubelet
 // renews its Lease on schedule, and no worker is NotReady.
+import { RekindleError } from "../../errors.js";
 import { k8s, nodeConditionStatus } from "../../kube/client.js";
 import type { Milestone } from "../../observe/milestones.js";
 import type { ScenarioDefinition } from "../harness.js";
@@ -30,7 +31,11 @@ export const nodeHeartbeats: ScenarioDefinition = {
       const notReady = workers.filter(
         (w) => nodeConditionStatus(nodes.find((n) => n.metadata?.name === w) ?? {}, "Ready") !== "True",
       );
-      if (notReady.length > 0) throw new Error(`workers not Ready: ${notReady.join(", ")}`);
+      if (notReady.length > 0) {
+        throw new RekindleError("STATE", `workers not Ready: ${notReady.join(", ")}`, {
+          hint: "a node that is not Ready cannot be timed; check it with kubectl describe node",
+        });
+      }
     });
     // Nothing is injected: "fault-injected" marks the start of the observation.
     context.faultStarts(workers);

@@ -8,6 +8,7 @@ import type { PressureKind } from "../../cluster/provider.js";
 import type { ExpectedMilestone } from "../../expect/model.js";
 import { applyManifestFile, RUN_LABEL } from "../../kube/apply.js";
 import { isPodReady, k8s } from "../../kube/client.js";
+import { hasTaint, readNode } from "../../kube/queries.js";
 import { fixturePath } from "../../util/fixtures.js";
 import { pollUntil } from "../../util/time.js";
 import type { ScenarioDefinition } from "../harness.js";
@@ -131,16 +132,10 @@ function pressureScenario(kind: PressureKind): ScenarioDefinition {
       });
       steps.registerUndo(`relieve ${kind} pressure on ${node} and wait for the taint to go`, async () => {
         await cluster.relievePressure(node, kind);
-        await pollUntil(
-          async () => {
-            const current = await kc.makeApiClient(k8s.CoreV1Api).readNode({ name: node });
-            return current.spec?.taints?.some((t) => t.key === taint) === true ? undefined : true;
-          },
-          {
-            what: `${taint} gone from ${node}`,
-            timeoutMs: cluster.eviction.pressureTransitionPeriodMs + 120_000,
-          },
-        );
+        await pollUntil(async () => (hasTaint(await readNode(kc, node), taint) ? undefined : true), {
+          what: `${taint} gone from ${node}`,
+          timeoutMs: cluster.eviction.pressureTransitionPeriodMs + 120_000,
+        });
       });
       await context.awaitMilestone(`node-condition:${condition}:True`);
       await context.awaitMilestone(`taint-added:${taint}`);

@@ -5,13 +5,13 @@ import * as allure from "allure-js-commons";
 import { RekindleError } from "../../errors.js";
 import type { ExpectedMilestone } from "../../expect/model.js";
 import { k8s } from "../../kube/client.js";
+import { ZONE_LABEL } from "../../kube/queries.js";
+import { NODE_EVENT_NAMESPACE } from "../../controller/events.js";
 import type { Milestone } from "../../observe/milestones.js";
 import { sleep } from "../../util/time.js";
 import type { ScenarioContext, ScenarioDefinition } from "../harness.js";
 import { nodeLossWorkloads } from "./node-loss.js";
 import { deployWebAndDb, detectionWindow, noFence } from "./common.js";
-
-export const ZONE_LABEL = "topology.kubernetes.io/zone";
 
 /** The zone with the most workers (at least two), and those workers. */
 async function largestZone(context: ScenarioContext): Promise<{ zone: string; nodes: string[] }> {
@@ -81,7 +81,7 @@ export const zoneOutageGuardHolds: ScenarioDefinition = {
     );
     const events = await context.kc
       .makeApiClient(k8s.CoreV1Api)
-      .listNamespacedEvent({ namespace: "default" });
+      .listNamespacedEvent({ namespace: NODE_EVENT_NAMESPACE });
     const decisions = events.items
       .filter((e) => e.reason === "FenceGuardHeld" && nodes.includes(e.involvedObject.name ?? ""))
       .map((e) => `${e.involvedObject.name ?? ""}: ${e.message ?? ""}`);
