@@ -1,5 +1,6 @@
 // Benchmark: node loss → replacement Ready for a Deployment, a StatefulSet and one with an RWO volume,
-// baseline vs manual out-of-service vs the recovery controller, on the sim provider.
+// baseline vs release by hand (out-of-service taint, force delete, drain) vs the recovery
+// controller, on the sim provider.
 // Usage: npx tsx bench/recovery.ts [--profile fast|default] [--repeat 5] [--scenario TEXT]
 // Writes bench/results/recovery-<profile>-<date>.json and prints p50/max per scenario.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -47,13 +48,17 @@ const out = {
   rows,
 };
 mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
-const file = join(PROJECT_ROOT, "bench", "results", `recovery-${values.profile}-${date}.json`);
+// A run of some scenarios only is kept beside the full one, not over it.
+const subset = values.scenario
+  ? `-${values.scenario.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}`
+  : "";
+const file = join(PROJECT_ROOT, "bench", "results", `recovery-${values.profile}${subset}-${date}.json`);
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 const s = (v: { p50: number; max: number } | null) =>
   v ? `p50 ${(v.p50 / 1000).toFixed(1)}s max ${(v.max / 1000).toFixed(1)}s` : "never";
 for (const r of rows) {
   console.log(
-    `${r.scenario.padEnd(34)} ${r.outcome.padEnd(7)} n=${r.runs}  Deployment ${s(r.deploymentRecoveredMs).padEnd(24)} StatefulSet ${s(r.plainStatefulSetRecoveredMs).padEnd(24)} StatefulSet+PVC ${s(r.statefulSetRecoveredMs)}`,
+    `${r.scenario.padEnd(40)} ${r.outcome.padEnd(7)} n=${r.runs}  Deployment ${s(r.deploymentRecoveredMs).padEnd(24)} StatefulSet ${s(r.plainStatefulSetRecoveredMs).padEnd(24)} StatefulSet+PVC ${s(r.statefulSetRecoveredMs)}`,
   );
 }
 console.log(`written to ${file}`);

@@ -82,8 +82,10 @@ function printScenario(
   title: string,
   requires: readonly string[],
   expected: ExpectedMilestone[],
+  note?: string,
 ): void {
   process.stdout.write(`${id}\n  ${title}\n`);
+  if (note !== undefined) process.stdout.write(`  note: ${note}\n`);
   if (requires.length > 0) process.stdout.write(`  needs: ${requires.join(", ")} faults\n`);
   const anchors: Record<string, number> = { "fault-injected": 0 };
   const nominal = nominalWindows(expected, anchors);
@@ -115,13 +117,21 @@ export function listCommand(args: string[]): number {
     profile,
     eviction: simEvictionSettings(profile),
     latencies: SIM_DEFAULT_LATENCIES,
+    // The sim's kube-controller-manager log is read for forced detaches.
+    controllerManagerLogPath: () => "kube-controller-manager.log",
   });
   process.stdout.write(
     `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,
   );
   for (const family of families) {
     for (const scenario of SCENARIOS[family]) {
-      printScenario(scenario.id, scenario.title, scenario.requires, scenario.expected(inputs));
+      printScenario(
+        scenario.id,
+        scenario.title,
+        scenario.requires,
+        scenario.expected(inputs),
+        scenario.note?.(inputs),
+      );
     }
   }
   return 0;

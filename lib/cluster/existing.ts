@@ -47,6 +47,7 @@ export class ExistingCluster implements ClusterUnderTest {
     partition: HANDS_OFF,
     pressure: HANDS_OFF,
     "graceful-shutdown": HANDS_OFF,
+    "controller-manager-flags": HANDS_OFF,
   };
   /** Unknown hardware and storage: generous guesses, only used by scenarios that move pods. */
   readonly latencies = { podStartMs: 5_000, attachMs: 5_000 };

@@ -8,8 +8,15 @@ import type { TimingProfile } from "./profiles.js";
 export const PROVIDER_NAMES = ["kind", "sim", "existing"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-/** Node faults a suite may inject. */
-export const NODE_CAPABILITIES = ["lifecycle", "partition", "pressure", "graceful-shutdown"] as const;
+/** Node faults a suite may inject, and control-plane changes a scenario may make. */
+export const NODE_CAPABILITIES = [
+  "lifecycle",
+  "partition",
+  "pressure",
+  "graceful-shutdown",
+  /** Restart kube-controller-manager with other flags (restartControllerManager). */
+  "controller-manager-flags",
+] as const;
 export type NodeCapability = (typeof NODE_CAPABILITIES)[number];
 
 export type PressureKind = "memory" | "disk";
@@ -59,6 +66,15 @@ export interface ClusterUnderTest extends AsyncDisposable {
   /** Pushes the node over its kubelet eviction threshold for `kind` until `relievePressure`. */
   applyPressure(name: string, kind: PressureKind): Promise<void>;
   relievePressure(name: string, kind: PressureKind): Promise<void>;
+  /**
+   * Restarts kube-controller-manager with these flags added to its own (none: as it was), and
+   * resolves once it is healthy again. Present where "controller-manager-flags" is supported.
+   */
+  restartControllerManager?(extraFlags: readonly string[]): Promise<void>;
+  /** kube-controller-manager's log file on this machine, where the provider has one (forced detaches are read from it). */
+  controllerManagerLogPath?(): string;
+  /** A kubectl matching the cluster's version, where the provider has one (the drain scenario runs it). */
+  kubectlPath?(): string;
   /** How the bundled controller fences this provider's nodes. */
   fenceDriver(): FenceDriver;
   /** Tear down what this run created (a reused or existing cluster is left running). */

@@ -65,7 +65,7 @@ function windowMaker(slackMs: number): WindowFn {
   });
 }
 
-interface ModelKnobs {
+export interface ModelKnobs {
   window: WindowFn;
   renewMs: number;
   graceMs: number;
@@ -78,7 +78,7 @@ interface ModelKnobs {
   hasVolume: boolean;
 }
 
-function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
+export function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
   const p = options.profile;
   return {
     window: windowMaker(options.slackMs ?? 3000),
@@ -99,7 +99,7 @@ export const STATEFUL_SETS: readonly { id: string; hasVolume: boolean }[] = [
   { id: "statefulset-plain", hasVolume: false },
 ];
 
-function statefulSets(k: ModelKnobs): { id: string; hasVolume: boolean }[] {
+export function statefulSets(k: ModelKnobs): { id: string; hasVolume: boolean }[] {
   return STATEFUL_SETS.map((s) => ({ ...s, hasVolume: s.hasVolume && k.hasVolume }));
 }
 
@@ -145,10 +145,13 @@ function statefulSetReturn(k: ModelKnobs, id: string, hasVolume: boolean): Expec
   ];
 }
 
-export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedMilestone[] {
-  const k = knobs(options);
+/**
+ * The node lifecycle controller's part of every abrupt node loss: Unknown after the grace period,
+ * the unreachable taint, and the Deployment's pod evicted after its toleration and replaced.
+ */
+export function expectedLossAndEviction(k: ModelKnobs, profile: TimingProfile): ExpectedMilestone[] {
   const { window, renewMs, graceMs, periodMs, toleranceMs, podStartMs } = k;
-  const expected: ExpectedMilestone[] = [
+  return [
     window(
       "node-ready-unknown",
       "fault-injected",
@@ -161,7 +164,7 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
       "node-ready-unknown",
       0,
       k.evictionGapMs,
-      `NoExecute tainting, rate-limited to ${options.profile.nodeEvictionRate} nodes/s per healthy zone`,
+      `NoExecute tainting, rate-limited to ${profile.nodeEvictionRate} nodes/s per healthy zone`,
     ),
     window(
       "deployment:pod-deletion-requested",
@@ -184,6 +187,14 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
       podStartMs + 1000,
       `scheduling + container start (${podStartMs} ms)`,
     ),
+  ];
+}
+
+export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedMilestone[] {
+  const k = knobs(options);
+  const { window, toleranceMs } = k;
+  const expected: ExpectedMilestone[] = [
+    ...expectedLossAndEviction(k, options.profile),
     ...statefulSets(k).map(({ id }) =>
       window(
         `${id}:pod-deletion-requested`,

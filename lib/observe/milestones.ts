@@ -141,6 +141,29 @@ export function deriveNodeLossMilestones(
       add(`${workload.id}:recovered`, ready[lostPods.size - 1]);
   }
 
+  // The lost kubelet's volumesInUse report: frozen when it died abruptly, emptied by an orderly shutdown.
+  const inUseChanges = after.filter((t) => t.name === "node-volumes-in-use" && onLost(t));
+  add("volumes-in-use-changed", inUseChanges[0]);
+  add(
+    "volumes-in-use-cleared",
+    inUseChanges.find((t) => t.detail?.["count"] === "0"),
+  );
+  // The attach-detach controller's evidence: a replacement blocked by the volume still attached to
+  // the lost node, the detach starting (the VolumeAttachment's deletion), and it being gone.
+  add(
+    "multi-attach",
+    after.find(
+      (t) =>
+        t.name === "event" &&
+        t.detail?.["reason"] === "FailedAttachVolume" &&
+        (t.detail["message"] ?? "").includes("Multi-Attach") &&
+        context.workloads.some((w) => t.detail?.["involvedNamespace"] === w.namespace),
+    ),
+  );
+  add(
+    "va-detach-started",
+    after.find((t) => t.name === "va-deletion-requested" && onLost(t)),
+  );
   const vaGone = after.find((t) => t.name === "va-gone" && onLost(t));
   add("va-gone", vaGone);
   if (vaGone) {

@@ -59,6 +59,16 @@ function nodeTransitions(
       );
     }
   }
+  const inUse = [...(after.status?.volumesInUse ?? [])].sort();
+  const inUseBefore = [...(before?.status?.volumesInUse ?? [])].sort();
+  if (before && inUse.join(",") !== inUseBefore.join(",")) {
+    out.push(
+      make("node-volumes-in-use", {
+        node,
+        detail: { count: String(inUse.length), volumes: inUse.join(","), from: String(inUseBefore.length) },
+      }),
+    );
+  }
   const key = (t: k8s.V1Taint) => `${t.key}:${t.effect}`;
   const beforeTaints = new Map((before?.spec?.taints ?? []).map((t) => [key(t), t]));
   const afterTaints = new Map((after.spec?.taints ?? []).map((t) => [key(t), t]));

@@ -30,6 +30,8 @@ export interface Transition {
 export type TransitionName =
   | "node-added"
   | "node-condition"
+  /** node.status.volumesInUse changed (the kubelet's mounted volumes); detail.count and detail.volumes. */
+  | "node-volumes-in-use"
   | "taint-added"
   | "taint-removed"
   | "lease-renewed"

@@ -4,6 +4,11 @@ import type { ScenarioDefinition } from "./harness.js";
 import { leaderKilledMidFence } from "./families/failover.js";
 import { gracefulShutdownNoFence } from "./families/graceful-shutdown.js";
 import { nodeLossBaseline, nodeLossController, nodeLossManualOutOfService } from "./families/node-loss.js";
+import {
+  nodeLossDrainByHand,
+  nodeLossForceDeleteByHand,
+  nodeLossForceDeleteDetachDisabled,
+} from "./families/release-by-hand.js";
 import { partitionHealedAfterFence, partitionHealedBeforeDetection } from "./families/partition.js";
 import { nodeHeartbeats } from "./families/preflight.js";
 import { diskPressure, memoryPressure } from "./families/pressure.js";
@@ -32,7 +37,14 @@ export function suiteFamilies(names: readonly string[] | undefined): SuiteFamily
 
 export const SCENARIOS: Readonly<Record<SuiteFamily, ScenarioDefinition[]>> = {
   preflight: [nodeHeartbeats],
-  "node-loss": [nodeLossBaseline, nodeLossManualOutOfService, nodeLossController],
+  "node-loss": [
+    nodeLossBaseline,
+    nodeLossManualOutOfService,
+    nodeLossController,
+    nodeLossForceDeleteByHand,
+    nodeLossDrainByHand,
+    nodeLossForceDeleteDetachDisabled,
+  ],
   "node-pressure": [memoryPressure, diskPressure],
   partition: [partitionHealedBeforeDetection, partitionHealedAfterFence],
   "zone-outage": [zoneOutageGuardHolds],

@@ -12,6 +12,8 @@ import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
+import { forcedDetachesIn, type ForcedDetach } from "../observe/forced-detach.js";
+import { LogFollower } from "../observe/klog.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
 import type { ScenarioRun } from "../report/summary.js";
@@ -32,6 +34,8 @@ export interface ExpectationInputs {
   volumeAttachRequired: boolean;
   /** Tolerance on every bound for scheduling noise. */
   slackMs: number;
+  /** kube-controller-manager's log is readable here, so forced detaches are milestones. */
+  controllerManagerLogged: boolean;
 }
 
 export interface ScenarioDefinition {
@@ -51,6 +55,8 @@ export interface ScenarioDefinition {
   /** Whose recovery is the scenario's headline number; default every workload. */
   recoveryOf?: string[];
   run(context: ScenarioContext): Promise<void>;
+  /** One line `rekindle list` prints under the title, e.g. how long the scenario takes. */
+  note?(inputs: ExpectationInputs): string;
   /** Extra milestones from the recorded transitions (evictions, per-node events…). */
   derive?(transitions: readonly Transition[], context: DeriveContext): Milestone[];
 }
@@ -74,6 +80,8 @@ export interface ScenarioContext {
   faultStarts(nodes: string[]): void;
   /** Adds a milestone at this instant, e.g. "pressure-relieved". */
   mark(name: string): void;
+  /** ms since the fault (0 before it). */
+  sinceFaultMs(): number;
   /** Waits for a milestone; the timeout defaults to its expected window's upper bound plus a minute. */
   awaitMilestone(name: string, timeoutMs?: number): Promise<Milestone>;
   milestones(): Milestone[];
@@ -114,9 +122,13 @@ export function scenarioControllerConfig(profile: TimingProfile): ControllerConf
 }
 
 export function expectationInputs(
-  cluster: Pick<ClusterUnderTest, "profile" | "eviction" | "latencies" | "storage">,
+  cluster: Pick<
+    ClusterUnderTest,
+    "profile" | "eviction" | "latencies" | "storage" | "controllerManagerLogPath"
+  >,
 ): ExpectationInputs {
   return {
+    controllerManagerLogged: cluster.controllerManagerLogPath !== undefined,
     volumeAttachRequired: cluster.storage?.attachRequired ?? true,
     profile: cluster.profile,
     eviction: cluster.eviction,
@@ -162,6 +174,31 @@ function baseMilestones(
   return milestones;
 }
 
+/**
+ * Milestones from kube-controller-manager's log, where the provider has it on this machine:
+ * "forced-detach:timeout" and "forced-detach:out-of-service" on the lost node (the API shows the
+ * VolumeAttachment going, not why). Read from the scenario's start on.
+ */
+function controllerManagerLogOf(cluster: ClusterUnderTest): {
+  milestones(faultAtMs: number, lostNode: string, untilMs: number): Milestone[];
+} {
+  const path = cluster.controllerManagerLogPath?.();
+  const follower = path ? new LogFollower(path) : undefined;
+  const seen: ForcedDetach[] = [];
+  return {
+    milestones(faultAtMs, lostNode, untilMs) {
+      if (follower) seen.push(...forcedDetachesIn(follower.readLines()));
+      const out: Milestone[] = [];
+      for (const d of seen) {
+        const name = `forced-detach:${d.reason}`;
+        if (d.atMs < faultAtMs || d.atMs > untilMs || d.node !== lostNode) continue;
+        if (!out.some((m) => m.name === name)) out.push({ name, atMs: d.atMs - faultAtMs, node: d.node });
+      }
+      return out;
+    },
+  };
+}
+
 export async function runScenario(
   definition: ScenarioDefinition,
   options: ScenarioRunOptions,
@@ -178,11 +215,13 @@ export async function runScenario(
   let faultNodes: string[] = [];
   const marks: Milestone[] = [];
   const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace });
-  const milestonesOf = (transitions: readonly Transition[]): Milestone[] =>
+  const controllerManagerLog = controllerManagerLogOf(cluster);
+  const milestonesOf = (transitions: readonly Transition[], untilMs = Infinity): Milestone[] =>
     faultAtMs === 0
       ? []
       : [
           ...baseMilestones(definition, transitions, deriveContext()),
+          ...controllerManagerLog.milestones(faultAtMs, faultNodes[0] ?? "", untilMs),
           ...marks,
           ...(definition.derive?.(transitions, deriveContext()) ?? []),
         ].sort((a, b) => a.atMs - b.atMs);
@@ -202,6 +241,9 @@ export async function runScenario(
     },
     mark(name) {
       marks.push({ name, atMs: Date.now() - faultAtMs });
+    },
+    sinceFaultMs() {
+      return faultAtMs === 0 ? 0 : Date.now() - faultAtMs;
     },
     awaitMilestone(name, timeoutMs) {
       const budget = timeoutMs ?? (nominal.find((w) => w.name === name)?.maxMs ?? 540_000) + 60_000;
@@ -300,7 +342,10 @@ export async function runScenario(
 
   // Judged on what happened up to the end of the scenario's own steps; the undo is not judged,
   // but the node coming back during it is reported.
-  const observed = milestonesOf((recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs));
+  const observed = milestonesOf(
+    (recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs),
+    observedUntilMs,
+  );
   const readyAgain = milestonesOf(recorder?.transitions ?? []).find((m) => m.name === "node-ready-again");
   if (readyAgain && !observed.some((m) => m.name === "node-ready-again")) observed.push(readyAgain);
   const verdict = await concludeScenario({

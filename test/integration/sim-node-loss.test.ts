@@ -2,7 +2,7 @@
 // in 2 zones): every assertion reads the real API of a real control plane.
 import { expect } from "chai";
 import { join } from "node:path";
-import { SimCluster } from "../../lib/cluster/sim/cluster.js";
+import { SIM_CSI_DRIVER, SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
 import {
   hasTaint,
@@ -84,6 +84,24 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
     ]);
   });
 
+  it("reports the mounted volume in node.status.volumesInUse, as a kubelet does, on that node only", async function () {
+    const handle = (
+      await kc.makeApiClient(k8s.CoreV1Api).readPersistentVolume({ name: workloads.volumeName })
+    ).spec?.csi?.volumeHandle;
+    const unique = `kubernetes.io/csi/${SIM_CSI_DRIVER}^${handle ?? "?"}`;
+    const inUse = await pollUntil(
+      async () => {
+        const v = (await readNode(kc, lostNode)).status?.volumesInUse ?? [];
+        return v.length > 0 ? v : undefined;
+      },
+      { what: `volumesInUse on ${lostNode}`, timeoutMs: 10_000 },
+    );
+    expect(inUse).to.deep.equal([unique]);
+    for (const other of cluster!.nodeNames().filter((n) => n !== lostNode)) {
+      expect((await readNode(kc, other)).status?.volumesInUse ?? [], other).to.deep.equal([]);
+    }
+  });
+
   it("marks the stopped node Ready=Unknown within the profile's grace period", async function () {
     const profile = cluster!.profile;
     cluster!.stopNode(lostNode);
@@ -143,6 +161,8 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
       expect(pods.map((p) => p.metadata?.uid)).to.deep.equal([terminating.metadata?.uid]);
       const attachments = await volumeAttachmentsFor(kc, workloads.volumeName);
       expect(attachments.map((va) => va.spec.nodeName)).to.deep.equal([lostNode]);
+      // The dead kubelet's last report stands: the volume is still "in use" there.
+      expect((await readNode(kc, lostNode)).status?.volumesInUse ?? []).to.have.length(1);
       await sleep(2_000);
     }
   });

@@ -159,8 +159,11 @@ describe("suite families on the sim provider (fast profile)", function () {
       "statefulset:recovered",
       "deployment:recovered",
       "event:NothingToRelease",
+      // The kubelet unmounted the volume before going silent, so it detached without a 6-minute wait.
+      "volumes-in-use-cleared",
     ]);
     expect(names(s)).to.not.include("any-node:event:FenceStarted");
+    expect(at(s, "statefulset:recovered")).to.be.below(60_000);
     // The kubelet spoke first: NotReady at the shutdown, Unknown only once the node had been silent.
     expect(at(s, "node-not-ready")).to.be.below(at(s, "node-ready-unknown") ?? Number.NaN);
   });

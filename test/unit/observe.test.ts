@@ -41,6 +41,17 @@ describe("transitions from object versions", function () {
     expect(transitionsOf(ctx, node([["Ready", "True"]]), node([["Ready", "True"]]))).to.deep.equal([]);
   });
 
+  it("names a change of the kubelet's volumesInUse report, and none when the set is the same", function () {
+    const withVolumes = (volumes: string[]): k8s.V1Node => {
+      const n = node([["Ready", "True"]]);
+      return { ...n, status: { ...n.status, volumesInUse: volumes } };
+    };
+    const out = transitionsOf(ctx, withVolumes(["a", "b"]), withVolumes([]));
+    expect(out.map((t) => t.name)).to.deep.equal(["node-volumes-in-use"]);
+    expect(out[0]?.detail).to.deep.include({ count: "0", from: "2" });
+    expect(transitionsOf(ctx, withVolumes(["b", "a"]), withVolumes(["a", "b"]))).to.deep.equal([]);
+  });
+
   it("follows a pod from creation to deletion", function () {
     const podCtx = { kind: "Pod" as const, atMs: 5, source: "watch" as const };
     const pending: k8s.V1Pod = {

@@ -335,6 +335,40 @@ export class SimCluster implements AsyncDisposable {
     this.#progress.info(`node ${nodeName}: started (kwok pid ${node.process.pid})`);
   }
 
+  /**
+   * Restarts kube-controller-manager with `extraFlags` after its usual ones (none: as booted), and
+   * waits until it is healthy. Its controllers rebuild their state from the API, as after a
+   * leader change; the log file is appended to.
+   */
+  async restartControllerManager(extraFlags: readonly string[], signal?: AbortSignal): Promise<void> {
+    const index = this.#state.components.findIndex((c) => c.name === "kube-controller-manager");
+    const old = this.#state.components[index];
+    if (!old)
+      throw new RekindleError("STATE", `sim cluster ${this.#state.name} has no kube-controller-manager`);
+    await stopDaemon(old, SIM_TIMEOUTS.componentStopGraceMs);
+    untrackProcess(old.name);
+    const spec = controllerManagerSpec(this.#state.binaries, this.layout, this.#state.ports, this.profile);
+    const record = this.#spawn({ ...spec, args: [...spec.args, ...extraFlags] }, spec.name);
+    this.#state.components[index] = record;
+    this.#save();
+    this.#progress.info(
+      `kube-controller-manager restarted${extraFlags.length > 0 ? ` with ${extraFlags.join(" ")}` : " with its usual flags"}`,
+    );
+    await this.#waitHealthy(record, SIM_TIMEOUTS.controllerReadyMs, signal, () =>
+      this.#controllerManagerHealthy(),
+    );
+  }
+
+  /** The kube-controller-manager log (kept after teardown). */
+  get controllerManagerLogPath(): string {
+    return join(this.layout.logsDir, "kube-controller-manager.log");
+  }
+
+  async #controllerManagerHealthy(): Promise<boolean> {
+    const url = `https://127.0.0.1:${this.#state.ports.controllerManager}/healthz`;
+    return (await httpGet(url, { insecure: true })).status === 200;
+  }
+
   /** A partition that can heal: SIGSTOP freezes the node's kwok (no Lease renewals, no pod updates). */
   partitionNode(nodeName: string): void {
     this.#reload();
@@ -477,12 +511,7 @@ export class SimCluster implements AsyncDisposable {
     const scheduler = this.#startComponent(schedulerSpec(state.binaries, layout, state.ports));
     // Their serving certs are throwaway self-signed ones made in memory; only /healthz is read.
     await Promise.all([
-      this.#waitHealthy(kcm, SIM_TIMEOUTS.controllerReadyMs, signal, async () => {
-        return (
-          (await httpGet(`https://127.0.0.1:${state.ports.controllerManager}/healthz`, { insecure: true }))
-            .status === 200
-        );
-      }),
+      this.#waitHealthy(kcm, SIM_TIMEOUTS.controllerReadyMs, signal, () => this.#controllerManagerHealthy()),
       this.#waitHealthy(scheduler, SIM_TIMEOUTS.controllerReadyMs, signal, async () => {
         return (
           (await httpGet(`https://127.0.0.1:${state.ports.scheduler}/healthz`, { insecure: true })).status ===
@@ -559,6 +588,7 @@ export class SimCluster implements AsyncDisposable {
         ...csi.args,
         `--kubeconfig=${layout.componentKubeconfig("sim-csi")}`,
         `--driver=${SIM_CSI_DRIVER}`,
+        `--state=${layout.stateFile}`,
       ],
       logPath: join(layout.logsDir, "sim-csi.log"),
     });

@@ -1,11 +1,19 @@
-// Process entry of the sim CSI provisioner (started by SimCluster as the "sim-csi" component).
+// Process entry of the sim CSI driver (started by SimCluster as the "sim-csi" component): the
+// provisioner, and the kubelets' volumesInUse reports for the nodes whose kwok runs (from the
+// cluster's state file, which every node stop, start, partition and heal rewrites).
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadKubeConfig } from "../../kube/client.js";
+import { isDaemonRunning } from "../../util/daemon.js";
 import { runCsiProvisioner } from "./csi-provisioner.js";
+import { readSimState } from "./state.js";
+import { runVolumesInUseReporter } from "./volumes-in-use.js";
 
-const { values } = parseArgs({ options: { kubeconfig: { type: "string" }, driver: { type: "string" } } });
+const { values } = parseArgs({
+  options: { kubeconfig: { type: "string" }, driver: { type: "string" }, state: { type: "string" } },
+});
 if (!values.kubeconfig || !values.driver) {
-  process.stderr.write("usage: csi-main --kubeconfig=PATH --driver=NAME\n");
+  process.stderr.write("usage: csi-main --kubeconfig=PATH --driver=NAME [--state=STATE_FILE]\n");
   process.exit(2);
 }
 const controller = new AbortController();
@@ -14,8 +22,23 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     controller.abort();
   });
 }
-await runCsiProvisioner(loadKubeConfig(values.kubeconfig), {
-  driver: values.driver,
-  signal: controller.signal,
-  log: (m) => process.stdout.write(`${new Date().toISOString()} ${m}\n`),
-});
+const log = (m: string) => process.stdout.write(`${new Date().toISOString()} ${m}\n`);
+const kc = loadKubeConfig(values.kubeconfig);
+const stateFile = values.state;
+
+/** Nodes whose kwok process runs and is not frozen: the only kubelets that can report anything. */
+function liveNodes(): string[] {
+  if (!stateFile || !existsSync(stateFile)) return [];
+  try {
+    return readSimState(stateFile)
+      .nodes.filter((n) => n.power === "running" && n.process !== undefined && isDaemonRunning(n.process))
+      .map((n) => n.name);
+  } catch {
+    return []; // Mid-rename or gone: report nothing this pass.
+  }
+}
+
+await Promise.all([
+  runCsiProvisioner(kc, { driver: values.driver, signal: controller.signal, log }),
+  ...(stateFile ? [runVolumesInUseReporter(kc, { liveNodes, signal: controller.signal, log })] : []),
+]);

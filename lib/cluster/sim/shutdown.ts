@@ -1,10 +1,12 @@
 // Simulated graceful node shutdown: what the kubelet's shutdown manager does when systemd announces
 // a shutdown. Ready=False "node is shutting down", regular pods then critical ones (priority >=
-// 2000000000) end with reason Terminated, and the node goes silent. The node's kwok is stopped
+// 2000000000) end with reason Terminated, their volumes are unmounted (volumesInUse emptied), and
+// the node goes silent. The node's kwok is stopped
 // first, so nothing flips Ready back while the sim writes the kubelet's part.
 import { isPodTerminal, type k8s } from "../../kube/client.js";
 import { podsOnNode } from "../../kube/queries.js";
 import { setNodeCondition, terminatePod } from "./kubelet-sim.js";
+import { reportVolumesInUse } from "./volumes-in-use.js";
 
 /** Priority from which the kubelet treats a pod as critical (system-cluster-critical and up). */
 const CRITICAL_PRIORITY = 2_000_000_000;
@@ -41,5 +43,7 @@ export async function simulateGracefulShutdown(
       }),
     );
   }
+  // The kubelet's shutdown manager waits for the volumes to unmount; its last status says so.
+  await reportVolumesInUse(kc, [nodeName]);
   return { terminated };
 }

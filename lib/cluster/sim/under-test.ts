@@ -120,6 +120,18 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     return Promise.resolve();
   }
 
+  async restartControllerManager(extraFlags: readonly string[]): Promise<void> {
+    await this.cluster.restartControllerManager(extraFlags);
+  }
+
+  kubectlPath(): string {
+    return this.cluster.state.binaries.kubectl;
+  }
+
+  controllerManagerLogPath(): string {
+    return this.cluster.controllerManagerLogPath;
+  }
+
   fenceDriver(): FenceDriver {
     return new SimFenceDriver(this.cluster.layout.root);
   }

@@ -1,0 +1,117 @@
+// The kubelet's volume manager reports the volumes it has mounted, or is about to mount, in
+// node.status.volumesInUse. The attach-detach controller will not detach a volume a node reports
+// in use until the node stops reporting it, the node is tainted out-of-service, or (on an
+// unhealthy node) maxWaitForUnmountDuration — 6 minutes — has passed since the detach was wanted.
+// KWOK writes no such field, so the sim writes it for every node whose kwok runs, and leaves a
+// stopped or partitioned node's last report as it was: a dead kubelet's report is frozen too.
+import { isPodTerminal, k8s } from "../../kube/client.js";
+import { sleep } from "../../util/time.js";
+import { claimNames } from "./csi-provisioner.js";
+
+/** The attach-detach controller's unique name of a CSI volume: "kubernetes.io/csi/<driver>^<handle>". */
+export function csiUniqueVolumeName(driver: string, volumeHandle: string): string {
+  return `kubernetes.io/csi/${driver}^${volumeHandle}`;
+}
+
+/**
+ * What the kubelet of `nodeName` reports in use: the CSI volumes of every pod bound to it that has
+ * not ended, sorted (the kubelet sorts too, so an unchanged set never rewrites the node).
+ */
+export function volumesInUseOnNode(
+  nodeName: string,
+  pods: readonly k8s.V1Pod[],
+  claims: readonly k8s.V1PersistentVolumeClaim[],
+  volumes: readonly k8s.V1PersistentVolume[],
+): string[] {
+  const volumeOfClaim = new Map(
+    claims.map((c) => [`${c.metadata?.namespace ?? ""}/${c.metadata?.name ?? ""}`, c.spec?.volumeName ?? ""]),
+  );
+  const csiOfVolume = new Map(
+    volumes.flatMap((v) => (v.spec?.csi ? [[v.metadata?.name ?? "", v.spec.csi] as const] : [])),
+  );
+  const inUse = new Set<string>();
+  for (const pod of pods) {
+    if (pod.spec?.nodeName !== nodeName || isPodTerminal(pod)) continue;
+    const namespace = pod.metadata?.namespace ?? "";
+    for (const claim of claimNames(pod)) {
+      const csi = csiOfVolume.get(volumeOfClaim.get(`${namespace}/${claim}`) ?? "");
+      if (csi) inUse.add(csiUniqueVolumeName(csi.driver, csi.volumeHandle));
+    }
+  }
+  return [...inUse].sort();
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  const left = a ?? [];
+  return left.length === b.length && left.every((v, i) => v === b[i]);
+}
+
+/**
+ * Writes node.status.volumesInUse of each named node where it differs from what its pods use.
+ * Returns the nodes whose report changed.
+ */
+export async function reportVolumesInUse(
+  kc: k8s.KubeConfig,
+  nodeNames: readonly string[],
+  /** Asked again right before each write: a node that died meanwhile keeps its last report. */
+  stillAlive: (node: string) => boolean = () => true,
+): Promise<{ node: string; volumesInUse: string[] }[]> {
+  if (nodeNames.length === 0) return [];
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const [nodes, pods, claims, volumes] = await Promise.all([
+    core.listNode(),
+    core.listPodForAllNamespaces(),
+    core.listPersistentVolumeClaimForAllNamespaces(),
+    core.listPersistentVolume(),
+  ]);
+  const changed: { node: string; volumesInUse: string[] }[] = [];
+  for (const name of nodeNames) {
+    const node = nodes.items.find((n) => n.metadata?.name === name);
+    if (!node) continue;
+    const volumesInUse = volumesInUseOnNode(name, pods.items, claims.items, volumes.items);
+    if (sameList(node.status?.volumesInUse, volumesInUse) || !stillAlive(name)) continue;
+    // A merge patch of the status subresource replaces the list whole and touches nothing else.
+    await core.patchNodeStatus(
+      { name, body: { status: { volumesInUse } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    changed.push({ node: name, volumesInUse });
+  }
+  return changed;
+}
+
+export interface VolumesInUseReporterOptions {
+  /** The nodes whose kubelet runs now (asked on every pass). */
+  liveNodes: () => string[];
+  /** Default 500 ms: the kubelet reports within one node-status update (10 s); the sim is quicker. */
+  intervalMs?: number;
+  log?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Keeps every live node's volumesInUse true to its pods until the signal aborts. */
+export async function runVolumesInUseReporter(
+  kc: k8s.KubeConfig,
+  options: VolumesInUseReporterOptions,
+): Promise<void> {
+  const log = options.log ?? (() => undefined);
+  while (!options.signal?.aborted) {
+    try {
+      const live = options.liveNodes();
+      for (const { node, volumesInUse } of await reportVolumesInUse(kc, live, (n) =>
+        options.liveNodes().includes(n),
+      )) {
+        log(`node ${node}: volumesInUse [${volumesInUse.join(", ")}]`);
+      }
+    } catch (error) {
+      log(
+        `volumesInUse report failed (will retry): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    try {
+      await sleep(options.intervalMs ?? 500, options.signal);
+    } catch {
+      break;
+    }
+  }
+}

@@ -1,0 +1,193 @@
+// Node loss released by hand, the operator's reflex without the out-of-service taint: the lost
+// node's StatefulSet pods are force-deleted (or the node drained with no grace) once it is
+// Unknown. The pods go at once; the RWO volume does not, because the dead kubelet last reported it
+// in use: the replacement is blocked by Multi-Attach until the attach-detach controller's 6-minute
+// forced detach — or, with --disable-force-detach-on-timeout, until the out-of-service taint.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  expectedReleaseByHand,
+  PAST_FORCED_DETACH_MS,
+  RELEASED_BY_HAND_MILESTONE,
+  type ReleaseByHand,
+} from "../../expect/by-hand.js";
+import { FORCED_DETACH_WAIT_MS } from "../../expect/model.js";
+import { RekindleError } from "../../errors.js";
+import { isNotFound, k8s } from "../../kube/client.js";
+import { OUT_OF_SERVICE_TAINT, podsOnNode } from "../../kube/queries.js";
+import { addTaint, removeTaint } from "../../kube/taints.js";
+import { runCommand } from "../../util/command.js";
+import { sleep } from "../../util/time.js";
+import type { ScenarioContext, ScenarioDefinition } from "../harness.js";
+import { deployWebAndDb, nodeLossModelInputs, takeNodeDown } from "./common.js";
+import { nodeLossWorkloads } from "./node-loss.js";
+
+/** kube-controller-manager's switch that turns the 6-minute forced detach off (GA in 1.34). */
+export const DISABLE_FORCE_DETACH_FLAG = "--disable-force-detach-on-timeout=true";
+
+/** How long the drain may take before it counts as hung (kubectl drain --timeout). */
+const DRAIN_TIMEOUT_S = 60;
+
+const DURATION_NOTE =
+  "waits out the attach-detach controller's 6-minute forced detach (maxWaitForUnmountDuration, " +
+  "upstream's constant): about 7 minutes at every profile";
+
+/** `kubectl delete pod --force --grace-period=0` on every StatefulSet pod of the namespace on the node. */
+async function forceDeleteStatefulSetPods(context: ScenarioContext, node: string): Promise<string[]> {
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const pods = (await podsOnNode(context.kc, node)).filter(
+    (p) =>
+      p.metadata?.namespace === context.namespace &&
+      p.metadata.ownerReferences?.some((o) => o.kind === "StatefulSet"),
+  );
+  await Promise.all(
+    pods.map(async (p) => {
+      try {
+        // What kubectl sends for --force --grace-period=0: a delete with no grace at all.
+        await core.deleteNamespacedPod({
+          name: p.metadata?.name ?? "",
+          namespace: context.namespace,
+          gracePeriodSeconds: 0,
+        });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }),
+  );
+  return pods.map((p) => p.metadata?.name ?? "");
+}
+
+/** The real `kubectl drain`, with the flags an operator reaches for when a node is gone. */
+async function drainNode(context: ScenarioContext, node: string): Promise<string> {
+  const kubectl = context.cluster.kubectlPath?.();
+  if (kubectl === undefined) {
+    throw new RekindleError("UNSUPPORTED", `the ${context.cluster.provider} provider offers no kubectl`, {
+      hint: "run the drain scenario on the sim provider, whose build includes a matching kubectl",
+    });
+  }
+  const dir = mkdtempSync(join(tmpdir(), "rekindle-drain-"));
+  try {
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, context.kc.exportConfig(), { mode: 0o600 });
+    const { stdout, stderr } = await runCommand(
+      kubectl,
+      [
+        "--kubeconfig",
+        kubeconfig,
+        "drain",
+        node,
+        "--force",
+        "--delete-emptydir-data",
+        "--ignore-daemonsets",
+        "--grace-period=0",
+        `--timeout=${DRAIN_TIMEOUT_S}s`,
+      ],
+      { timeoutMs: (DRAIN_TIMEOUT_S + 30) * 1000, ...(context.signal ? { signal: context.signal } : {}) },
+    );
+    return `${stdout}\n${stderr}`.trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function releaseByHandScenario(options: {
+  id: string;
+  title: string;
+  release: ReleaseByHand;
+  forceDetachDisabled: boolean;
+}): ScenarioDefinition {
+  const { release, forceDetachDisabled } = options;
+  return {
+    id: options.id,
+    title: options.title,
+    requires: forceDetachDisabled ? ["lifecycle", "controller-manager-flags"] : ["lifecycle"],
+    note: () => DURATION_NOTE,
+    expected: (inputs) =>
+      expectedReleaseByHand({
+        ...nodeLossModelInputs(inputs),
+        release,
+        forceDetachDisabled,
+        controllerManagerLogged: inputs.controllerManagerLogged,
+      }),
+    workloads: nodeLossWorkloads,
+    async run(context) {
+      const { steps, kc, cluster } = context;
+      if (forceDetachDisabled) {
+        const restart = cluster.restartControllerManager?.bind(cluster);
+        if (!restart)
+          throw new RekindleError("UNSUPPORTED", "this provider cannot restart kube-controller-manager");
+        await steps.step(`restart kube-controller-manager with ${DISABLE_FORCE_DETACH_FLAG}`, () =>
+          restart([DISABLE_FORCE_DETACH_FLAG]),
+        );
+        steps.registerUndo("restart kube-controller-manager with its usual flags", () => restart([]));
+      }
+      const { statefulSetNode: node } = await deployWebAndDb(context);
+      await takeNodeDown(context, node, "stop");
+      await context.awaitMilestone("node-ready-unknown");
+      if (release === "drain") {
+        await steps.step(
+          `kubectl drain ${node} --force --delete-emptydir-data --ignore-daemonsets --grace-period=0`,
+          async () => {
+            context.mark(RELEASED_BY_HAND_MILESTONE);
+            context.progress.info(await drainNode(context, node));
+          },
+        );
+      } else {
+        await steps.step(
+          `kubectl delete pod --force --grace-period=0 the StatefulSet pods on ${node}`,
+          async () => {
+            context.mark(RELEASED_BY_HAND_MILESTONE);
+            const deleted = await forceDeleteStatefulSetPods(context, node);
+            context.progress.info(`force-deleted ${deleted.join(", ") || "nothing"}`);
+          },
+        );
+      }
+      await context.awaitMilestone("statefulset-plain:recovered");
+      await context.awaitMilestone("deployment:recovered");
+      if (!context.inputs.volumeAttachRequired) {
+        await context.awaitMilestone("statefulset:recovered");
+        return;
+      }
+      await context.awaitMilestone("multi-attach");
+      if (forceDetachDisabled) {
+        const gone = await context.awaitMilestone("statefulset:pod-gone");
+        const watchUntilMs = gone.atMs + FORCED_DETACH_WAIT_MS + PAST_FORCED_DETACH_MS;
+        await steps.step(
+          `watch the volume stay attached ${PAST_FORCED_DETACH_MS / 1000}s past the 6-minute forced-detach point`,
+          () => sleep(Math.max(0, watchUntilMs - context.sinceFaultMs()), context.signal),
+        );
+        await steps.step(`taint ${node} ${OUT_OF_SERVICE_TAINT}=nodeshutdown:NoExecute by hand`, async () => {
+          await addTaint(kc, node, { key: OUT_OF_SERVICE_TAINT, value: "nodeshutdown", effect: "NoExecute" });
+        });
+        steps.registerUndo(`remove the out-of-service taint from ${node}`, async () => {
+          await removeTaint(kc, node, OUT_OF_SERVICE_TAINT);
+        });
+      }
+      await context.awaitMilestone("statefulset:recovered");
+    },
+  };
+}
+
+export const nodeLossForceDeleteByHand = releaseByHandScenario({
+  id: "node-loss/force-delete-by-hand",
+  title:
+    "StatefulSet pods force-deleted by hand: the pods go at once, the volume only after the 6-minute forced detach",
+  release: "force-delete",
+  forceDetachDisabled: false,
+});
+
+export const nodeLossDrainByHand = releaseByHandScenario({
+  id: "node-loss/drain-by-hand",
+  title: "the lost node drained by hand with no grace: as a force delete, the volume waits 6 minutes",
+  release: "drain",
+  forceDetachDisabled: false,
+});
+
+export const nodeLossForceDeleteDetachDisabled = releaseByHandScenario({
+  id: "node-loss/force-delete-detach-disabled",
+  title:
+    "force delete with --disable-force-detach-on-timeout: the volume never moves until the out-of-service taint",
+  release: "force-delete",
+  forceDetachDisabled: true,
+});

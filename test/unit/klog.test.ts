@@ -1,0 +1,62 @@
+import { expect } from "chai";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { forcedDetachesIn } from "../../lib/observe/forced-detach.js";
+import { LogFollower, parseKlogLine } from "../../lib/observe/klog.js";
+
+// Lines as kube-controller-manager v1.34 writes them (reconciler.go, structured klog).
+const TIMEOUT_LINE =
+  'I1122 19:46:07.250123  4242 reconciler.go:265] "attacherDetacher.DetachVolume started: this volume is not safe to detach, but maxWaitForUnmountDuration expired, force detaching" logger="persistentvolume-attach-detach-controller" duration="6m0s" node="worker-2" volumeName="kubernetes.io/csi/sim.csi.rekindle.dev^sim-1234"';
+const OUT_OF_SERVICE_LINE =
+  'I1122 19:47:01.000001  4242 reconciler.go:272] "attacherDetacher.DetachVolume started: node has out-of-service taint, force detaching" logger="persistentvolume-attach-detach-controller" node="worker-1" volumeName="kubernetes.io/csi/sim.csi.rekindle.dev^sim-5678"';
+const NORMAL_LINE =
+  'I1122 19:48:00.000000  4242 reconciler.go:250] "attacherDetacher.DetachVolume started" logger="persistentvolume-attach-detach-controller" node="worker-3" volumeName="x"';
+
+describe("klog lines and forced detaches", function () {
+  const now = new Date(2026, 10, 22, 20, 0, 0);
+
+  it("parses the header time (local, this year), the message and quoted fields", function () {
+    const entry = parseKlogLine(TIMEOUT_LINE, now);
+    expect(entry?.atMs).to.equal(new Date(2026, 10, 22, 19, 46, 7, 250).getTime());
+    expect(entry?.severity).to.equal("I");
+    expect(entry?.fields["node"]).to.equal("worker-2");
+    expect(entry?.fields["duration"]).to.equal("6m0s");
+    expect(entry?.message).to.match(/^attacherDetacher\.DetachVolume started: this volume/);
+  });
+
+  it("puts a line from late December in last year when read in early January", function () {
+    const entry = parseKlogLine(TIMEOUT_LINE.replace("I1122", "I1231"), new Date(2027, 0, 1, 0, 5));
+    expect(new Date(entry?.atMs ?? 0).getFullYear()).to.equal(2026);
+  });
+
+  it("ignores lines that are not klog", function () {
+    expect(parseKlogLine("panic: something")).to.equal(undefined);
+  });
+
+  it("finds forced detaches with their reason, node and volume, and nothing else", function () {
+    const found = forcedDetachesIn([NORMAL_LINE, TIMEOUT_LINE, "garbage", OUT_OF_SERVICE_LINE], now);
+    expect(found.map((d) => [d.reason, d.node, d.volume])).to.deep.equal([
+      ["timeout", "worker-2", "kubernetes.io/csi/sim.csi.rekindle.dev^sim-1234"],
+      ["out-of-service", "worker-1", "kubernetes.io/csi/sim.csi.rekindle.dev^sim-5678"],
+    ]);
+  });
+
+  it("follows a growing file from where it stood, whole lines only", function () {
+    const dir = mkdtempSync(join(tmpdir(), "rekindle-klog-"));
+    try {
+      const path = join(dir, "kcm.log");
+      writeFileSync(path, "old line\n");
+      const follower = new LogFollower(path);
+      expect(follower.readLines()).to.deep.equal([]);
+      appendFileSync(path, "first\nsecond (half");
+      expect(follower.readLines()).to.deep.equal(["first"]);
+      appendFileSync(path, " written)\n");
+      expect(follower.readLines()).to.deep.equal(["second (half written)"]);
+      writeFileSync(path, "after truncation\n");
+      expect(follower.readLines()).to.deep.equal(["after truncation"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
