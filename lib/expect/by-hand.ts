@@ -66,8 +66,13 @@ export function expectedReleaseByHand(options: ByHandExpectationOptions): Expect
     options.release === "drain"
       ? "kubectl drain --force --grace-period=0 evicts them with no grace"
       : "kubectl delete --force --grace-period=0";
+  // A drain evicts the Deployment's pods too, with no grace: they go with the StatefulSet's, well
+  // before the unreachable toleration would have evicted them.
+  const drained = options.release === "drain";
   const expected: ExpectedMilestone[] = [
-    ...expectedLossAndEviction(k, options.profile),
+    ...expectedLossAndEviction(k, options.profile).filter(
+      (e) => !drained || !e.name.startsWith("deployment:"),
+    ),
     window(
       RELEASED_BY_HAND_MILESTONE,
       "node-ready-unknown",
@@ -83,6 +88,25 @@ export function expectedReleaseByHand(options: ByHandExpectationOptions): Expect
       why: "a dead kubelet's last volumesInUse report stays as it was",
     },
   ];
+  if (drained) {
+    expected.push(
+      window("deployment:pod-gone", RELEASED_BY_HAND_MILESTONE, 0, 1000, `${how}: the pods go at once`),
+      window(
+        "deployment:replacement-created",
+        "deployment:pod-gone",
+        0,
+        1000,
+        "the ReplicaSet replaces a deleted pod at once",
+      ),
+      window(
+        "deployment:recovered",
+        "deployment:replacement-created",
+        podStartMs,
+        podStartMs + 1000,
+        `scheduling + container start (${podStartMs} ms)`,
+      ),
+    );
+  }
   for (const { id, hasVolume } of statefulSets(k)) {
     expected.push(
       window(`${id}:pod-gone`, RELEASED_BY_HAND_MILESTONE, 0, 1000, `${how}: the pod object goes at once`),

@@ -160,9 +160,10 @@ export function deriveNodeLossMilestones(
         context.workloads.some((w) => t.detail?.["involvedNamespace"] === w.namespace),
     ),
   );
+  // A VolumeAttachment with no finalizer goes in one step: its deletion is the detach's start then.
   add(
     "va-detach-started",
-    after.find((t) => t.name === "va-deletion-requested" && onLost(t)),
+    after.find((t) => (t.name === "va-deletion-requested" || t.name === "va-gone") && onLost(t)),
   );
   const vaGone = after.find((t) => t.name === "va-gone" && onLost(t));
   add("va-gone", vaGone);

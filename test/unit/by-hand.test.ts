@@ -79,6 +79,17 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
     expect(taint?.minMs).to.equal(FORCED_DETACH_WAIT_MS + PAST_FORCED_DETACH_MS - 3000);
   });
 
+  it("a drain takes the Deployment's pods with it: they are back at once, not after the toleration", function () {
+    const expected = expectedReleaseByHand({ profile: fast, release: "drain", forceDetachDisabled: false });
+    const names = expected.map((e) => e.name);
+    expect(names).to.not.include("deployment:pod-deletion-requested");
+    expect(expected.find((e) => e.name === "deployment:pod-gone")?.after).to.equal("released-by-hand");
+    const windows = nominalWindows(expected);
+    expect(nominal("deployment:recovered", windows).maxMs).to.be.below(
+      nominal("released-by-hand", windows).maxMs! + 15_000,
+    );
+  });
+
   it("without attachable storage (kind's shared hostPath) nothing waits for a detach", function () {
     const expected = expectedReleaseByHand({
       profile: fast,
