@@ -21,11 +21,20 @@ import {
 export type ReleaseByHand =
   /** `kubectl delete pod --force --grace-period=0` on each StatefulSet pod once the node is Unknown. */
   | "force-delete"
-  /** `kubectl drain --force --delete-emptydir-data --ignore-daemonsets --grace-period=0` on the node. */
+  /**
+   * `kubectl drain --force --delete-emptydir-data --ignore-daemonsets` once the node is Unknown:
+   * its evictions keep each pod's grace, so with no kubelet the pods stay Terminating and the drain
+   * times out; the operator drains again with `--grace-period=0`, which deletes them.
+   */
   | "drain";
 
-/** The scenario's mark: the moment the operator's command was issued. */
+/** The scenario's mark: the moment the operator's command that releases the pods was issued. */
 export const RELEASED_BY_HAND_MILESTONE = "released-by-hand";
+/** The drain scenario's marks: the first drain issued, and it giving up. */
+export const DRAIN_STARTED_MILESTONE = "drain-started";
+export const DRAIN_TIMED_OUT_MILESTONE = "drain-timed-out";
+/** kubectl drain --timeout of the first drain: how long the operator waits before forcing it. */
+export const DRAIN_TIMEOUT_MS = 20_000;
 /** How long past the forced-detach point the detach-disabled scenario watches before tainting. */
 export const PAST_FORCED_DETACH_MS = 30_000;
 
@@ -59,27 +68,87 @@ function afterDetach(k: ModelKnobs): ExpectedMilestone[] {
   ];
 }
 
-export function expectedReleaseByHand(options: ByHandExpectationOptions): ExpectedMilestone[] {
-  const k = knobs(options);
+/** The first drain: every pod evicted with its own grace, the StatefulSet ones stuck Terminating, a timeout, a second drain. */
+function drainWindows(k: ModelKnobs): ExpectedMilestone[] {
   const { window, podStartMs } = k;
-  const how =
-    options.release === "drain"
-      ? "kubectl drain --force --grace-period=0 evicts them with no grace"
-      : "kubectl delete --force --grace-period=0";
-  // A drain evicts the Deployment's pods too, with no grace: they go with the StatefulSet's, well
-  // before the unreachable toleration would have evicted them.
-  const drained = options.release === "drain";
-  const expected: ExpectedMilestone[] = [
-    ...expectedLossAndEviction(k, options.profile).filter(
-      (e) => !drained || !e.name.startsWith("deployment:"),
-    ),
+  return [
     window(
-      RELEASED_BY_HAND_MILESTONE,
+      DRAIN_STARTED_MILESTONE,
       "node-ready-unknown",
       0,
       2000,
-      "the operator acts once the node is Unknown",
+      "the operator drains once the node is Unknown",
     ),
+    window(
+      "deployment:pod-deletion-requested",
+      DRAIN_STARTED_MILESTONE,
+      0,
+      1000,
+      "the drain evicts every pod but DaemonSet ones, each with its own grace",
+    ),
+    window(
+      "deployment:replacement-created",
+      "deployment:pod-deletion-requested",
+      0,
+      1000,
+      "the ReplicaSet replaces a terminating pod at once",
+    ),
+    window(
+      "deployment:recovered",
+      "deployment:replacement-created",
+      podStartMs,
+      podStartMs + 1000,
+      `scheduling + container start (${podStartMs} ms)`,
+    ),
+    ...statefulSets(k).map(({ id }) =>
+      window(
+        `${id}:pod-deletion-requested`,
+        DRAIN_STARTED_MILESTONE,
+        0,
+        1000,
+        "evicted with its grace, and no kubelet to confirm it: Terminating",
+      ),
+    ),
+    window(
+      DRAIN_TIMED_OUT_MILESTONE,
+      DRAIN_STARTED_MILESTONE,
+      DRAIN_TIMEOUT_MS,
+      DRAIN_TIMEOUT_MS + 2000,
+      `kubectl drain --timeout=${DRAIN_TIMEOUT_MS / 1000}s: the StatefulSet pods never finish terminating`,
+    ),
+    window(
+      RELEASED_BY_HAND_MILESTONE,
+      DRAIN_TIMED_OUT_MILESTONE,
+      0,
+      1000,
+      "the operator drains again with --grace-period=0",
+    ),
+  ];
+}
+
+export function expectedReleaseByHand(options: ByHandExpectationOptions): ExpectedMilestone[] {
+  const k = knobs(options);
+  const { window, podStartMs } = k;
+  const drained = options.release === "drain";
+  const how = drained
+    ? "kubectl drain --grace-period=0 deletes them with no grace"
+    : "kubectl delete --force --grace-period=0";
+  const expected: ExpectedMilestone[] = [
+    // A drain evicts the Deployment's pods too, well before the unreachable toleration would.
+    ...expectedLossAndEviction(k, options.profile).filter(
+      (e) => !drained || !e.name.startsWith("deployment:"),
+    ),
+    ...(drained
+      ? drainWindows(k)
+      : [
+          window(
+            RELEASED_BY_HAND_MILESTONE,
+            "node-ready-unknown",
+            0,
+            2000,
+            "the operator force-deletes once the node is Unknown",
+          ),
+        ]),
     {
       name: "volumes-in-use-changed",
       after: "fault-injected",
@@ -88,25 +157,6 @@ export function expectedReleaseByHand(options: ByHandExpectationOptions): Expect
       why: "a dead kubelet's last volumesInUse report stays as it was",
     },
   ];
-  if (drained) {
-    expected.push(
-      window("deployment:pod-gone", RELEASED_BY_HAND_MILESTONE, 0, 1000, `${how}: the pods go at once`),
-      window(
-        "deployment:replacement-created",
-        "deployment:pod-gone",
-        0,
-        1000,
-        "the ReplicaSet replaces a deleted pod at once",
-      ),
-      window(
-        "deployment:recovered",
-        "deployment:replacement-created",
-        podStartMs,
-        podStartMs + 1000,
-        `scheduling + container start (${podStartMs} ms)`,
-      ),
-    );
-  }
   for (const { id, hasVolume } of statefulSets(k)) {
     expected.push(
       window(`${id}:pod-gone`, RELEASED_BY_HAND_MILESTONE, 0, 1000, `${how}: the pod object goes at once`),

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { checkTimeline } from "../../lib/expect/assert.js";
-import { expectedReleaseByHand, PAST_FORCED_DETACH_MS } from "../../lib/expect/by-hand.js";
+import { DRAIN_TIMEOUT_MS, expectedReleaseByHand, PAST_FORCED_DETACH_MS } from "../../lib/expect/by-hand.js";
 import { FORCED_DETACH_WAIT_MS, nominalWindows, OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 
@@ -79,15 +79,21 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
     expect(taint?.minMs).to.equal(FORCED_DETACH_WAIT_MS + PAST_FORCED_DETACH_MS - 3000);
   });
 
-  it("a drain takes the Deployment's pods with it: they are back at once, not after the toleration", function () {
+  it("a drain evicts everything at once, hangs on the StatefulSet pods, and only a second drain with no grace frees them", function () {
     const expected = expectedReleaseByHand({ profile: fast, release: "drain", forceDetachDisabled: false });
-    const names = expected.map((e) => e.name);
-    expect(names).to.not.include("deployment:pod-deletion-requested");
-    expect(expected.find((e) => e.name === "deployment:pod-gone")?.after).to.equal("released-by-hand");
+    const after = (name: string) => expected.find((e) => e.name === name)?.after;
+    // The Deployment's pods go with the drain, not after the unreachable toleration.
+    expect(after("deployment:pod-deletion-requested")).to.equal("drain-started");
+    expect(after("statefulset:pod-deletion-requested")).to.equal("drain-started");
+    expect(after("drain-timed-out")).to.equal("drain-started");
+    expect(expected.find((e) => e.name === "drain-timed-out")?.minMs).to.equal(DRAIN_TIMEOUT_MS - 3000);
+    expect(after("released-by-hand")).to.equal("drain-timed-out");
+    expect(after("statefulset:pod-gone")).to.equal("released-by-hand");
     const windows = nominalWindows(expected);
-    expect(nominal("deployment:recovered", windows).maxMs).to.be.below(
-      nominal("released-by-hand", windows).maxMs! + 15_000,
-    );
+    // Back before the drain even gives up.
+    expect(
+      nominal("deployment:recovered", windows).maxMs! - nominal("drain-started", windows).maxMs!,
+    ).to.be.below(DRAIN_TIMEOUT_MS);
   });
 
   it("without attachable storage (kind's shared hostPath) nothing waits for a detach", function () {

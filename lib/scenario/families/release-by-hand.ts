@@ -1,12 +1,15 @@
 // Node loss released by hand, the operator's reflex without the out-of-service taint: the lost
-// node's StatefulSet pods are force-deleted (or the node drained with no grace) once it is
-// Unknown. The pods go at once; the RWO volume does not, because the dead kubelet last reported it
+// node's StatefulSet pods are force-deleted (or the node drained, which hangs until it is run
+// again with no grace) once it is Unknown. The pods go at once; the RWO volume does not, because the dead kubelet last reported it
 // in use: the replacement is blocked by Multi-Attach until the attach-detach controller's 6-minute
 // forced detach — or, with --disable-force-detach-on-timeout, until the out-of-service taint.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  DRAIN_STARTED_MILESTONE,
+  DRAIN_TIMED_OUT_MILESTONE,
+  DRAIN_TIMEOUT_MS,
   expectedReleaseByHand,
   PAST_FORCED_DETACH_MS,
   RELEASED_BY_HAND_MILESTONE,
@@ -26,8 +29,8 @@ import { nodeLossWorkloads } from "./node-loss.js";
 /** kube-controller-manager's switch that turns the 6-minute forced detach off (GA in 1.34). */
 export const DISABLE_FORCE_DETACH_FLAG = "--disable-force-detach-on-timeout=true";
 
-/** How long the drain may take before it counts as hung (kubectl drain --timeout). */
-const DRAIN_TIMEOUT_S = 60;
+/** The drain an operator types for a node that is gone. */
+const DRAIN_FLAGS = ["--force", "--delete-emptydir-data", "--ignore-daemonsets"];
 
 const DURATION_NOTE =
   "waits out the attach-detach controller's 6-minute forced detach (maxWaitForUnmountDuration, " +
@@ -58,8 +61,16 @@ async function forceDeleteStatefulSetPods(context: ScenarioContext, node: string
   return pods.map((p) => p.metadata?.name ?? "");
 }
 
-/** The real `kubectl drain`, with the flags an operator reaches for when a node is gone. */
-async function drainNode(context: ScenarioContext, node: string): Promise<string> {
+/**
+ * The real `kubectl drain` with the flags an operator reaches for when a node is gone; with
+ * `noGrace`, also `--grace-period=0`. Resolves whether it drained (false: it timed out or failed,
+ * its output printed).
+ */
+async function drainNode(
+  context: ScenarioContext,
+  node: string,
+  options: { noGrace: boolean; timeoutMs: number },
+): Promise<boolean> {
   const kubectl = context.cluster.kubectlPath?.();
   if (kubectl === undefined) {
     throw new RekindleError("UNSUPPORTED", `the ${context.cluster.provider} provider offers no kubectl`, {
@@ -70,22 +81,30 @@ async function drainNode(context: ScenarioContext, node: string): Promise<string
   try {
     const kubeconfig = join(dir, "kubeconfig");
     writeFileSync(kubeconfig, context.kc.exportConfig(), { mode: 0o600 });
-    const { stdout, stderr } = await runCommand(
-      kubectl,
-      [
-        "--kubeconfig",
-        kubeconfig,
-        "drain",
-        node,
-        "--force",
-        "--delete-emptydir-data",
-        "--ignore-daemonsets",
-        "--grace-period=0",
-        `--timeout=${DRAIN_TIMEOUT_S}s`,
-      ],
-      { timeoutMs: (DRAIN_TIMEOUT_S + 30) * 1000, ...(context.signal ? { signal: context.signal } : {}) },
-    );
-    return `${stdout}\n${stderr}`.trim();
+    const args = [
+      "--kubeconfig",
+      kubeconfig,
+      "drain",
+      node,
+      ...DRAIN_FLAGS,
+      ...(options.noGrace ? ["--grace-period=0"] : []),
+      `--timeout=${options.timeoutMs / 1000}s`,
+    ];
+    try {
+      const { stdout, stderr } = await runCommand(kubectl, args, {
+        timeoutMs: options.timeoutMs + 30_000,
+        ...(context.signal ? { signal: context.signal } : {}),
+      });
+      context.progress.info(`${stdout}\n${stderr}`.trim());
+      return true;
+    } catch (error) {
+      // A drain that exits non-zero (its timeout) is the outcome being observed; anything else is not.
+      if (!(error instanceof RekindleError) || typeof error.details["exitCode"] !== "number") throw error;
+      const output = error.details["outputTail"];
+      const tail = (typeof output === "string" ? output : "").split("\n").slice(-3).join(" | ");
+      context.progress.info(`kubectl drain did not finish (${error.message}): ${tail}`);
+      return false;
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -126,13 +145,16 @@ function releaseByHandScenario(options: {
       await takeNodeDown(context, node, "stop");
       await context.awaitMilestone("node-ready-unknown");
       if (release === "drain") {
-        await steps.step(
-          `kubectl drain ${node} --force --delete-emptydir-data --ignore-daemonsets --grace-period=0`,
-          async () => {
-            context.mark(RELEASED_BY_HAND_MILESTONE);
-            context.progress.info(await drainNode(context, node));
-          },
-        );
+        await steps.step(`kubectl drain ${node} ${DRAIN_FLAGS.join(" ")}`, async () => {
+          context.mark(DRAIN_STARTED_MILESTONE);
+          if (!(await drainNode(context, node, { noGrace: false, timeoutMs: DRAIN_TIMEOUT_MS }))) {
+            context.mark(DRAIN_TIMED_OUT_MILESTONE);
+          }
+        });
+        await steps.step(`kubectl drain ${node} ${DRAIN_FLAGS.join(" ")} --grace-period=0`, async () => {
+          context.mark(RELEASED_BY_HAND_MILESTONE);
+          await drainNode(context, node, { noGrace: true, timeoutMs: DRAIN_TIMEOUT_MS });
+        });
       } else {
         await steps.step(
           `kubectl delete pod --force --grace-period=0 the StatefulSet pods on ${node}`,
@@ -179,7 +201,8 @@ export const nodeLossForceDeleteByHand = releaseByHandScenario({
 
 export const nodeLossDrainByHand = releaseByHandScenario({
   id: "node-loss/drain-by-hand",
-  title: "the lost node drained by hand with no grace: as a force delete, the volume waits 6 minutes",
+  title:
+    "the lost node drained by hand: the drain hangs on Terminating pods until run with --grace-period=0; the volume then waits 6 minutes",
   release: "drain",
   forceDetachDisabled: false,
 });
