@@ -73,8 +73,8 @@ export interface ClusterUnderTest extends AsyncDisposable {
   restartControllerManager?(extraFlags: readonly string[]): Promise<void>;
   /** kube-controller-manager's log file on this machine, where the provider has one (forced detaches are read from it). */
   controllerManagerLogPath?(): string;
-  /** A kubectl matching the cluster's version, where the provider has one (the drain scenario runs it). */
-  kubectlPath?(): string;
+  /** A kubectl for this cluster, where one is to be had (the drain scenario runs it); undefined: none. */
+  kubectlPath?(): string | undefined;
   /** How the bundled controller fences this provider's nodes. */
   fenceDriver(): FenceDriver;
   /** Tear down what this run created (a reused or existing cluster is left running). */

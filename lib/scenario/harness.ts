@@ -12,8 +12,7 @@ import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
-import { forcedDetachesIn, type ForcedDetach } from "../observe/forced-detach.js";
-import { LogFollower } from "../observe/klog.js";
+import { ForcedDetachLog } from "../observe/forced-detach.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
 import type { ScenarioRun } from "../report/summary.js";
@@ -174,31 +173,6 @@ function baseMilestones(
   return milestones;
 }
 
-/**
- * Milestones from kube-controller-manager's log, where the provider has it on this machine:
- * "forced-detach:timeout" and "forced-detach:out-of-service" on the lost node (the API shows the
- * VolumeAttachment going, not why). Read from the scenario's start on.
- */
-function controllerManagerLogOf(cluster: ClusterUnderTest): {
-  milestones(faultAtMs: number, lostNode: string, untilMs: number): Milestone[];
-} {
-  const path = cluster.controllerManagerLogPath?.();
-  const follower = path ? new LogFollower(path) : undefined;
-  const seen: ForcedDetach[] = [];
-  return {
-    milestones(faultAtMs, lostNode, untilMs) {
-      if (follower) seen.push(...forcedDetachesIn(follower.readLines()));
-      const out: Milestone[] = [];
-      for (const d of seen) {
-        const name = `forced-detach:${d.reason}`;
-        if (d.atMs < faultAtMs || d.atMs > untilMs || d.node !== lostNode) continue;
-        if (!out.some((m) => m.name === name)) out.push({ name, atMs: d.atMs - faultAtMs, node: d.node });
-      }
-      return out;
-    },
-  };
-}
-
 export async function runScenario(
   definition: ScenarioDefinition,
   options: ScenarioRunOptions,
@@ -215,7 +189,8 @@ export async function runScenario(
   let faultNodes: string[] = [];
   const marks: Milestone[] = [];
   const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace });
-  const controllerManagerLog = controllerManagerLogOf(cluster);
+  // Read from the scenario's start on, where the provider has the log on this machine.
+  const controllerManagerLog = new ForcedDetachLog(cluster.controllerManagerLogPath?.());
   const milestonesOf = (transitions: readonly Transition[], untilMs = Infinity): Milestone[] =>
     faultAtMs === 0
       ? []

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { forcedDetachesIn } from "../../lib/observe/forced-detach.js";
+import { ForcedDetachLog, forcedDetachesIn } from "../../lib/observe/forced-detach.js";
 import { LogFollower, parseKlogLine } from "../../lib/observe/klog.js";
 
 // Lines as kube-controller-manager v1.34 writes them (reconciler.go, structured klog).
@@ -40,6 +40,26 @@ describe("klog lines and forced detaches", function () {
       ["timeout", "worker-2", "kubernetes.io/csi/sim.csi.rekindle.dev^sim-1234"],
       ["out-of-service", "worker-1", "kubernetes.io/csi/sim.csi.rekindle.dev^sim-5678"],
     ]);
+  });
+
+  it("turns forced detaches on the lost node after the fault into milestones, the first of each reason", function () {
+    const dir = mkdtempSync(join(tmpdir(), "rekindle-klog-"));
+    try {
+      const path = join(dir, "kcm.log");
+      writeFileSync(path, `${TIMEOUT_LINE}\n`); // before the log is followed: not read
+      const log = new ForcedDetachLog(path);
+      appendFileSync(path, `${TIMEOUT_LINE.replace("19:46:07", "19:46:09")}\n${OUT_OF_SERVICE_LINE}\n`);
+      const fault = parseKlogLine(TIMEOUT_LINE)?.atMs ?? 0;
+      expect(log.milestones(fault, "worker-2")).to.deep.equal([
+        { name: "forced-detach:timeout", atMs: 2000, node: "worker-2" },
+      ]);
+      expect(log.milestones(fault, "worker-1").map((m) => m.name)).to.deep.equal([
+        "forced-detach:out-of-service",
+      ]);
+      expect(new ForcedDetachLog(undefined).milestones(0, "worker-1")).to.deep.equal([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("follows a growing file from where it stood, whole lines only", function () {

@@ -11,7 +11,7 @@ import type { FenceDriver } from "../../controller/drivers/types.js";
 import { RekindleError } from "../../errors.js";
 import { loadKubeConfig, type k8s } from "../../kube/client.js";
 import { onInterrupt } from "../../util/cleanup.js";
-import { stateRoot } from "../../util/paths.js";
+import { defaultKubectl, stateRoot } from "../../util/paths.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import { pollUntil } from "../../util/time.js";
 import { timingProfile, type TimingProfile } from "../profiles.js";
@@ -272,6 +272,11 @@ export class KindCluster implements ClusterUnderTest {
   /** Removes the fill (and the tmpfs); idempotent. */
   async relievePressure(name: string, kind: PressureKind): Promise<void> {
     await relieveNode(this.nodes, await this.#worker(name), kind);
+  }
+
+  /** $REKINDLE_KUBECTL, else kubectl on PATH (a kind run needs none otherwise). */
+  kubectlPath(): string | undefined {
+    return defaultKubectl();
   }
 
   fenceDriver(): FenceDriver {

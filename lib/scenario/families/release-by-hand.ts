@@ -1,8 +1,9 @@
-// Node loss released by hand, the operator's reflex without the out-of-service taint: the lost
-// node's StatefulSet pods are force-deleted (or the node drained, which hangs until it is run
-// again with no grace) once it is Unknown. The pods go at once; the RWO volume does not, because the dead kubelet last reported it
-// in use: the replacement is blocked by Multi-Attach until the attach-detach controller's 6-minute
-// forced detach — or, with --disable-force-detach-on-timeout, until the out-of-service taint.
+// Node loss released by hand, the operator's reflex without the out-of-service taint: once the
+// node is Unknown its StatefulSet pods are force-deleted, or the node is drained (which hangs on
+// the Terminating pods until it is run again with no grace). The pods go at once; the RWO volume
+// does not, because the dead kubelet last reported it in use: the replacement is blocked by
+// Multi-Attach until the attach-detach controller's 6-minute forced detach, or, with
+// --disable-force-detach-on-timeout, until the out-of-service taint.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +27,7 @@ import type { ScenarioContext, ScenarioDefinition } from "../harness.js";
 import { deployWebAndDb, nodeLossModelInputs, takeNodeDown } from "./common.js";
 import { nodeLossWorkloads } from "./node-loss.js";
 
-/** kube-controller-manager's switch that turns the 6-minute forced detach off (GA in 1.34). */
+/** kube-controller-manager's switch that turns the 6-minute forced detach off (a flag, default false). */
 export const DISABLE_FORCE_DETACH_FLAG = "--disable-force-detach-on-timeout=true";
 
 /** The drain an operator types for a node that is gone. */
@@ -73,8 +74,8 @@ async function drainNode(
 ): Promise<boolean> {
   const kubectl = context.cluster.kubectlPath?.();
   if (kubectl === undefined) {
-    throw new RekindleError("UNSUPPORTED", `the ${context.cluster.provider} provider offers no kubectl`, {
-      hint: "run the drain scenario on the sim provider, whose build includes a matching kubectl",
+    throw new RekindleError("NOT_FOUND", `no kubectl for the ${context.cluster.provider} cluster`, {
+      hint: "put kubectl on PATH or set REKINDLE_KUBECTL=/path/to/kubectl (the sim provider brings its own)",
     });
   }
   const dir = mkdtempSync(join(tmpdir(), "rekindle-drain-"));
