@@ -9,6 +9,7 @@ import {
   spawnDaemon,
   stopDaemon,
 } from "../../lib/util/daemon.js";
+import { pollUntil } from "../../lib/util/time.js";
 
 describe("daemon processes", function () {
   const dir = mkdtempSync(join(tmpdir(), "rekindle-daemon-"));
@@ -26,10 +27,17 @@ describe("daemon processes", function () {
     );
     expect(isDaemonRunning(record)).to.equal(true);
     expect(findProcessesByRunTag(tag)).to.include(record.pid);
+    // A loaded machine may not have run the echo yet: wait for the line before stopping it.
+    const log = join(dir, "sleeper.log");
+    await pollUntil(async () => Promise.resolve(readFileSync(log, "utf8").includes("started") || undefined), {
+      what: "the daemon's first line in its log",
+      timeoutMs: 8_000,
+      intervalMs: 20,
+    });
     await stopDaemon(record, 2_000);
     expect(isDaemonRunning(record)).to.equal(false);
     expect(findProcessesByRunTag(tag)).to.deep.equal([]);
-    expect(readFileSync(join(dir, "sleeper.log"), "utf8")).to.include("started");
+    expect(readFileSync(log, "utf8")).to.include("started");
   });
 
   it("never signals a recycled pid: the start time must match", async function () {
