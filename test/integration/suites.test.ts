@@ -130,7 +130,10 @@ describe("suite families on the sim provider (fast profile)", function () {
     const untainted = at(long, "taint-removed:node.kubernetes.io/out-of-service") ?? Number.NaN;
     expect(at(long, "fence:power-management:done")).to.be.at.most(tainted);
     expect(tainted).to.be.at.most(released);
-    expect(at(long, "node-ready-again")).to.be.at.most(untainted);
+    // Lifted only once the node is back: powered on, and Ready again if it ever went Unknown.
+    expect(at(long, "node-powered-on")).to.be.at.most(untainted);
+    const readyAgain = at(long, "node-ready-again");
+    if (readyAgain !== undefined) expect(readyAgain).to.be.at.most(untainted);
     expect(names(long)).to.not.include("statefulset:duplicate-ready");
   });
 
