@@ -49,7 +49,7 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
     expect(nominal("statefulset:recovered", windows).minMs).to.be.above(FORCED_DETACH_WAIT_MS);
   });
 
-  it("a detach right after the force delete (the kind sim's old lesson) fails the timeline", function () {
+  it("a detach right after the force delete (what the old sim taught) fails the timeline", function () {
     const expected = expectedReleaseByHand({
       profile: fast,
       release: "force-delete",
