@@ -26,14 +26,15 @@ describe("daemon processes", function () {
       tag,
     );
     expect(isDaemonRunning(record)).to.equal(true);
-    expect(findProcessesByRunTag(tag)).to.include(record.pid);
-    // A loaded machine may not have run the echo yet: wait for the line before stopping it.
+    // A loaded machine may not have exec'd the command yet (until then /proc shows the parent's
+    // environment, without the tag) nor run the echo: wait for the line before looking.
     const log = join(dir, "sleeper.log");
     await pollUntil(async () => Promise.resolve(readFileSync(log, "utf8").includes("started") || undefined), {
       what: "the daemon's first line in its log",
       timeoutMs: 8_000,
       intervalMs: 20,
     });
+    expect(findProcessesByRunTag(tag)).to.include(record.pid);
     await stopDaemon(record, 2_000);
     expect(isDaemonRunning(record)).to.equal(false);
     expect(findProcessesByRunTag(tag)).to.deep.equal([]);
