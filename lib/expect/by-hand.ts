@@ -7,10 +7,12 @@
 // Sources: reference 000 (non-graceful shutdown, forced detach) and 004 (the field report), and
 // pkg/controller/volume/attachdetach/reconciler/reconciler.go.
 import {
+  deploymentReplacement,
   expectedLossAndEviction,
   FORCED_DETACH_WAIT_MS,
   knobs,
   OUT_OF_SERVICE_MILESTONE,
+  statefulSetReturn,
   statefulSets,
   type ExpectedMilestone,
   type ModelKnobs,
@@ -46,31 +48,9 @@ export interface ByHandExpectationOptions extends Omit<NodeLossExpectationOption
   controllerManagerLogged?: boolean;
 }
 
-/** The volume's path back once the detach has started: gone, attached elsewhere, pod Ready. */
-function afterDetach(k: ModelKnobs): ExpectedMilestone[] {
-  const { window, attachMs, podStartMs } = k;
-  return [
-    window("va-gone", "va-detach-started", 0, 2000, "the attacher releases the deleted VolumeAttachment"),
-    window(
-      "va-attached-elsewhere",
-      "va-gone",
-      attachMs,
-      attachMs + 2000,
-      `the blocked attach to the new node goes ahead (${attachMs} ms)`,
-    ),
-    window(
-      "statefulset:recovered",
-      "va-attached-elsewhere",
-      podStartMs,
-      podStartMs + 1500,
-      `volume attached, then container start (${podStartMs} ms)`,
-    ),
-  ];
-}
-
 /** The first drain: every pod evicted with its own grace, the StatefulSet ones stuck Terminating, a timeout, a second drain. */
 function drainWindows(k: ModelKnobs): ExpectedMilestone[] {
-  const { window, podStartMs } = k;
+  const { window } = k;
   return [
     window(
       DRAIN_STARTED_MILESTONE,
@@ -86,20 +66,7 @@ function drainWindows(k: ModelKnobs): ExpectedMilestone[] {
       1000,
       "the drain evicts every pod but DaemonSet ones, each with its own grace",
     ),
-    window(
-      "deployment:replacement-created",
-      "deployment:pod-deletion-requested",
-      0,
-      1000,
-      "the ReplicaSet replaces a terminating pod at once",
-    ),
-    window(
-      "deployment:recovered",
-      "deployment:replacement-created",
-      podStartMs,
-      podStartMs + 1000,
-      `scheduling + container start (${podStartMs} ms)`,
-    ),
+    ...deploymentReplacement(k),
     ...statefulSets(k).map(({ id }) =>
       window(
         `${id}:pod-deletion-requested`,
@@ -128,7 +95,7 @@ function drainWindows(k: ModelKnobs): ExpectedMilestone[] {
 
 export function expectedReleaseByHand(options: ByHandExpectationOptions): ExpectedMilestone[] {
   const k = knobs(options);
-  const { window, podStartMs } = k;
+  const { window } = k;
   const drained = options.release === "drain";
   const how = drained
     ? "kubectl drain --grace-period=0 deletes them with no grace"
@@ -160,63 +127,53 @@ export function expectedReleaseByHand(options: ByHandExpectationOptions): Expect
   for (const { id, hasVolume } of statefulSets(k)) {
     expected.push(
       window(`${id}:pod-gone`, RELEASED_BY_HAND_MILESTONE, 0, 1000, `${how}: the pod object goes at once`),
-      window(
-        `${id}:replacement-created`,
-        `${id}:pod-gone`,
-        0,
-        1000,
-        "the StatefulSet recreates the pod once the old one is gone",
-      ),
+      ...statefulSetReturn(k, id, hasVolume, hasVolume ? volumeHeld(k, id, options) : undefined),
     );
-    if (!hasVolume) {
-      expected.push(
-        window(
-          `${id}:recovered`,
-          `${id}:replacement-created`,
-          podStartMs,
-          podStartMs + 1000,
-          `no volume to wait for: scheduling + container start (${podStartMs} ms)`,
-        ),
-      );
-    }
   }
-  if (!statefulSets(k).some((s) => s.hasVolume)) return expected;
+  return expected;
+}
 
-  expected.push(
-    window(
-      "multi-attach",
-      "statefulset:replacement-created",
-      0,
-      2000,
-      "the volume is still attached to the lost node: FailedAttachVolume, Multi-Attach error",
-    ),
-  );
+/**
+ * How the volume leaves the lost node when nobody tainted it: the replacement blocked by
+ * Multi-Attach, then the forced detach 6 minutes after the pod went — or, forced detach disabled,
+ * nothing until the scenario's out-of-service taint.
+ */
+function volumeHeld(k: ModelKnobs, id: string, options: ByHandExpectationOptions): ExpectedMilestone[] {
+  const { window } = k;
   const logged = options.controllerManagerLogged === true;
+  const podGone = `${id}:pod-gone`;
+  const held = window(
+    "multi-attach",
+    `${id}:replacement-created`,
+    0,
+    2000,
+    "the volume is still attached to the lost node: FailedAttachVolume, Multi-Attach error",
+  );
+  const gone = window(
+    "va-gone",
+    "va-detach-started",
+    0,
+    2000,
+    "the attacher releases the deleted VolumeAttachment",
+  );
   if (!options.forceDetachDisabled) {
-    expected.push(
-      window(
+    const forced = (name: string, why: string) =>
+      window(name, podGone, FORCED_DETACH_WAIT_MS, FORCED_DETACH_WAIT_MS + 1000, why);
+    return [
+      held,
+      forced(
         "va-detach-started",
-        "statefulset:pod-gone",
-        FORCED_DETACH_WAIT_MS,
-        FORCED_DETACH_WAIT_MS + 1000,
         "maxWaitForUnmountDuration (6 min, hard-coded) from the detach request, then a forced detach",
       ),
       ...(logged
-        ? [
-            window(
-              "forced-detach:timeout",
-              "statefulset:pod-gone",
-              FORCED_DETACH_WAIT_MS,
-              FORCED_DETACH_WAIT_MS + 1000,
-              "kube-controller-manager logs the timeout-forced detach",
-            ),
-          ]
+        ? [forced("forced-detach:timeout", "kube-controller-manager logs the timeout-forced detach")]
         : []),
-      ...afterDetach(k),
-    );
-    return expected;
+      gone,
+    ];
   }
-  expected.push(
+  const afterTaint = (name: string, why: string) => window(name, OUT_OF_SERVICE_MILESTONE, 0, 1000, why);
+  return [
+    held,
     {
       name: "forced-detach:timeout",
       after: "fault-injected",
@@ -226,30 +183,15 @@ export function expectedReleaseByHand(options: ByHandExpectationOptions): Expect
     },
     window(
       OUT_OF_SERVICE_MILESTONE,
-      "statefulset:pod-gone",
+      podGone,
       FORCED_DETACH_WAIT_MS + PAST_FORCED_DETACH_MS,
       FORCED_DETACH_WAIT_MS + PAST_FORCED_DETACH_MS + 2000,
       `the scenario taints by hand ${PAST_FORCED_DETACH_MS / 1000} s past the point a timeout would have detached`,
     ),
-    window(
-      "va-detach-started",
-      OUT_OF_SERVICE_MILESTONE,
-      0,
-      1000,
-      "only the out-of-service taint releases the volume (never before it)",
-    ),
+    afterTaint("va-detach-started", "only the out-of-service taint releases the volume (never before it)"),
     ...(logged
-      ? [
-          window(
-            "forced-detach:out-of-service",
-            OUT_OF_SERVICE_MILESTONE,
-            0,
-            1000,
-            "kube-controller-manager logs the out-of-service detach",
-          ),
-        ]
+      ? [afterTaint("forced-detach:out-of-service", "kube-controller-manager logs the out-of-service detach")]
       : []),
-    ...afterDetach(k),
-  );
-  return expected;
+    gone,
+  ];
 }

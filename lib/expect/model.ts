@@ -103,8 +103,19 @@ export function statefulSets(k: ModelKnobs): { id: string; hasVolume: boolean }[
   return STATEFUL_SETS.map((s) => ({ ...s, hasVolume: s.hasVolume && k.hasVolume }));
 }
 
-/** From the old StatefulSet pod gone to its replacement Ready, with the volume's detach and attach. */
-function statefulSetReturn(k: ModelKnobs, id: string, hasVolume: boolean): ExpectedMilestone[] {
+/**
+ * From the old StatefulSet pod gone to its replacement Ready, with the volume's detach and attach.
+ * `detach` names how the volume leaves the lost node, ending in "va-gone"; by default the
+ * out-of-service taint's at-once detach.
+ */
+export function statefulSetReturn(
+  k: ModelKnobs,
+  id: string,
+  hasVolume: boolean,
+  detach: readonly ExpectedMilestone[] = [
+    k.window("va-gone", `${id}:pod-gone`, 0, 2000, "out-of-service skips the 6-minute wait: detach at once"),
+  ],
+): ExpectedMilestone[] {
   const { window, podStartMs, attachMs } = k;
   const created = window(
     `${id}:replacement-created`,
@@ -127,7 +138,7 @@ function statefulSetReturn(k: ModelKnobs, id: string, hasVolume: boolean): Expec
   }
   return [
     created,
-    window("va-gone", `${id}:pod-gone`, 0, 2000, "out-of-service skips the 6-minute wait: detach at once"),
+    ...detach,
     window(
       "va-attached-elsewhere",
       "va-gone",
@@ -145,12 +156,33 @@ function statefulSetReturn(k: ModelKnobs, id: string, hasVolume: boolean): Expec
   ];
 }
 
+/** A Deployment pod marked for deletion: replaced at once, the replacement started. */
+export function deploymentReplacement(k: ModelKnobs): ExpectedMilestone[] {
+  const { window, podStartMs } = k;
+  return [
+    window(
+      "deployment:replacement-created",
+      "deployment:pod-deletion-requested",
+      0,
+      1000,
+      "ReplicaSet replaces a terminating pod at once",
+    ),
+    window(
+      "deployment:recovered",
+      "deployment:replacement-created",
+      podStartMs,
+      podStartMs + 1000,
+      `scheduling + container start (${podStartMs} ms)`,
+    ),
+  ];
+}
+
 /**
  * The node lifecycle controller's part of every abrupt node loss: Unknown after the grace period,
  * the unreachable taint, and the Deployment's pod evicted after its toleration and replaced.
  */
 export function expectedLossAndEviction(k: ModelKnobs, profile: TimingProfile): ExpectedMilestone[] {
-  const { window, renewMs, graceMs, periodMs, toleranceMs, podStartMs } = k;
+  const { window, renewMs, graceMs, periodMs, toleranceMs } = k;
   return [
     window(
       "node-ready-unknown",
@@ -173,20 +205,7 @@ export function expectedLossAndEviction(k: ModelKnobs, profile: TimingProfile): 
       toleranceMs + 1000,
       `default unreachable toleration ${toleranceMs} ms`,
     ),
-    window(
-      "deployment:replacement-created",
-      "deployment:pod-deletion-requested",
-      0,
-      1000,
-      "ReplicaSet replaces a terminating pod at once",
-    ),
-    window(
-      "deployment:recovered",
-      "deployment:replacement-created",
-      podStartMs,
-      podStartMs + 1000,
-      `scheduling + container start (${podStartMs} ms)`,
-    ),
+    ...deploymentReplacement(k),
   ];
 }
 
