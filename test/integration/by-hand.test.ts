@@ -3,15 +3,12 @@
 // The sim's nodes report volumesInUse, so the real attach-detach controller holds the volume for
 // its 6-minute forced detach (or, disabled, until the out-of-service taint), as upstream.
 import { expect } from "chai";
-import { execa } from "execa";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FORCED_DETACH_WAIT_MS } from "../../lib/expect/model.js";
+import { readSummary } from "../../lib/report/compare.js";
 import type { RunSummary, ScenarioSummary } from "../../lib/report/summary.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
-
-const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
 const SCENARIOS = [
   "node-loss/force-delete-by-hand",
   "node-loss/drain-by-hand",
@@ -35,26 +32,12 @@ describe("node loss released by hand (sim, fast profile): the 6-minute forced de
 
   before(async function () {
     this.timeout(40 * 60_000);
-    const run = await execa(
-      process.execPath,
-      [
-        bin,
-        "run",
-        "--provider",
-        "sim",
-        "--suite",
-        "node-loss",
-        "--scenario",
-        "by-hand|detach-disabled",
-        "--profile",
-        "fast",
-        "--no-html",
-        "--report-dir",
-        reportDir,
-      ],
-      { reject: false, timeout: 38 * 60_000 },
+    const run = await runOnSimFast(
+      reportDir,
+      ["--suite", "node-loss", "--scenario", "by-hand|detach-disabled", "--no-html"],
+      38 * 60_000,
     );
-    summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+    summary = readSummary(join(reportDir, "summary.json"));
     expect(run.exitCode, `${run.stdout.slice(-6000)}\n${run.stderr.slice(-3000)}`).to.equal(0);
   });
 

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
@@ -24,27 +25,16 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
   let stdout = "";
 
   before(async function () {
-    const run = await execa(
-      process.execPath,
+    const run = await runOnSimFast(
+      reportDir,
       [
-        bin,
-        "run",
-        "--provider",
-        "sim",
         "--suite",
         "node-loss",
         // The by-hand scenarios (7 minutes each) have their own test: by-hand.test.ts.
         "--scenario",
         "node-loss/(baseline|manual-out-of-service|controller) ",
-        "--profile",
-        "fast",
-        "--report-dir",
-        reportDir,
       ],
-      {
-        reject: false,
-        timeout: 900_000,
-      },
+      900_000,
     );
     stdout = run.stdout;
     expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-3000)}`).to.equal(0);

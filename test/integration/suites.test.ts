@@ -19,6 +19,7 @@ import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
+import { runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
@@ -55,21 +56,10 @@ describe("suite families on the sim provider (fast profile)", function () {
       "controller-failover",
       "graceful-shutdown",
     ];
-    const run = await execa(
-      process.execPath,
-      [
-        bin,
-        "run",
-        "--provider",
-        "sim",
-        "--profile",
-        "fast",
-        "--no-html",
-        "--report-dir",
-        reportDir,
-        ...families.flatMap((f) => ["--suite", f]),
-      ],
-      { reject: false, timeout: 1_200_000 },
+    const run = await runOnSimFast(
+      reportDir,
+      ["--no-html", ...families.flatMap((f) => ["--suite", f])],
+      1_200_000,
     );
     stdout = run.stdout;
     summary = readSummary(reportDir);
