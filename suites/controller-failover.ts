@@ -1,5 +1,114 @@
-// Controller failover: the leader dies mid-fence; the standby finishes without a second fence.
-// Scenarios: lib/scenario/catalogue.ts; run with: npx rekindle run --suite controller-failover
-import { defineHarnessSuite } from "../lib/run/suite.js";
+// Controller failover: two replicas with leader election; the leader dies after powering the node
+// off and before tainting it. The standby must take the Lease, pick the NodeFence up where it
+// stands, and finish without fencing a second time.
+import { DEFAULT_LEADER_LEASE, LeaderElector } from "../lib/controller/leader.js";
+import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
+import { k8s } from "../lib/kube/client.js";
+import type { Milestone } from "../lib/observe/milestones.js";
+import { pollUntil } from "../lib/util/time.js";
+import { ensureNamespace } from "../lib/workloads/deploy.js";
+import { defineScenario } from "../lib/scenario/harness.js";
+import {
+  deployWebAndDb,
+  detectionWindow,
+  never,
+  nodeLossWorkloads,
+  stopNodeAbruptly,
+} from "../lib/scenario/common.js";
 
-defineHarnessSuite("controller-failover");
+export const leaderKilledMidFence = defineScenario({
+  id: "controller-failover/leader-killed-mid-fence",
+  title: "the leader dies between power-off and taint: the standby takes over and finishes, no second fence",
+  requires: ["lifecycle"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    const lease = inputs.profile.failoverLeaseMs;
+    const detect = detectionWindow(inputs);
+    return [
+      {
+        name: "fence:power-management:done",
+        after: "fault-injected",
+        minMs: detect.minMs,
+        maxMs: detect.maxMs + 2 * c.checkIntervalMs,
+        why: "the leader detects the loss and confirms the power-off",
+      },
+      {
+        name: OUT_OF_SERVICE_MILESTONE,
+        after: "leader-killed",
+        minMs: Math.max(0, lease - c.checkIntervalMs - inputs.slackMs),
+        maxMs: lease + 3 * c.checkIntervalMs + inputs.slackMs,
+        why: `the standby takes the ${lease / 1000}s leader Lease once it expires, and resumes at the taint step`,
+      },
+      {
+        name: "statefulset:recovered",
+        after: OUT_OF_SERVICE_MILESTONE,
+        minMs: 0,
+        maxMs:
+          c.detachGraceMs +
+          3 * c.checkIntervalMs +
+          inputs.latencies.attachMs +
+          inputs.latencies.podStartMs +
+          inputs.slackMs +
+          5_000,
+        why: "force delete, volume detach (after detachGrace at worst), attach elsewhere, start",
+      },
+      never("fence-started-twice", "the standby resumes the NodeFence instead of starting a new fence"),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  async run(context) {
+    const { cluster, steps, inputs, kc } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    const namespace = inputs.controller.namespace;
+    await ensureNamespace(kc, namespace, cluster.runId);
+    const elector = (identity: string) =>
+      new LeaderElector({ kc, namespace, identity, leaseDurationMs: inputs.profile.failoverLeaseMs });
+    steps.registerUndo("delete the leader election Lease", async () => {
+      await kc
+        .makeApiClient(k8s.CoordinationV1Api)
+        .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
+        .catch(() => undefined);
+    });
+    // The seam: replica-a stops acting right before the taint, as if it crashed there.
+    const leader = await context.startController({
+      config: { identity: "replica-a" },
+      haltBefore: "taint",
+      leader: elector("replica-a"),
+    });
+    await steps.step("let replica-a take the Lease", () =>
+      pollUntil(
+        async () => {
+          const lease = await kc
+            .makeApiClient(k8s.CoordinationV1Api)
+            .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
+            .catch(() => undefined);
+          return lease?.spec?.holderIdentity === "replica-a" ? true : undefined;
+        },
+        { what: "replica-a to hold the leader Lease", timeoutMs: 10_000, intervalMs: 200 },
+      ),
+    );
+    await context.startController({ config: { identity: "replica-b" }, leader: elector("replica-b") });
+    await stopNodeAbruptly(context, node);
+    await context.awaitMilestone("fence:power-management:done");
+    await steps.step("kill the leader (replica-a) without releasing its Lease", async () => {
+      await leader.stop();
+      context.mark("leader-killed");
+    });
+    await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("deployment:recovered");
+  },
+  derive: (transitions, { faultAtMs }) => {
+    const starts = transitions.filter(
+      (t) => t.atMs >= faultAtMs && t.name === "event" && t.detail?.["reason"] === "FenceStarted",
+    );
+    const second = starts[1];
+    const out: Milestone[] = [];
+    if (second) out.push({ name: "fence-started-twice", atMs: second.atMs - faultAtMs });
+    return out;
+  },
+});
+
+/** The family's scenarios, in the order `rekindle run` runs them. */
+export const scenarios = [leaderKilledMidFence];

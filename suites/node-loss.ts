@@ -1,6 +1,322 @@
-// Node loss: a worker stops abruptly under a Deployment, a StatefulSet and one with an RWO volume;
-// baseline, out-of-service by hand, and with the recovery controller.
-// Scenarios: lib/scenario/families/node-loss.ts; run with: npx rekindle run --suite node-loss
-import { defineHarnessSuite } from "../lib/run/suite.js";
+// Node loss: a worker stops abruptly under a Deployment, a StatefulSet and a StatefulSet with an
+// RWO volume. baseline: nothing helps (the StatefulSets stay down, by design);
+// manual-out-of-service: an operator applies node.kubernetes.io/out-of-service after the loss;
+// controller: the bundled recovery controller fences the node and releases its workloads.
+//
+// Released by hand, the operator's reflex without the out-of-service taint: once the
+// node is Unknown its StatefulSet pods are force-deleted, or the node is drained (which hangs on
+// the Terminating pods until it is run again with no grace). The pods go at once; the RWO volume
+// does not, because the dead kubelet last reported it in use: the replacement is blocked by
+// Multi-Attach until the attach-detach controller's 6-minute forced detach, or, with
+// --disable-force-detach-on-timeout, until the out-of-service taint.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RekindleError } from "../lib/errors.js";
+import {
+  DRAIN_STARTED_MILESTONE,
+  DRAIN_TIMED_OUT_MILESTONE,
+  DRAIN_TIMEOUT_MS,
+  expectedReleaseByHand,
+  PAST_FORCED_DETACH_MS,
+  RELEASED_BY_HAND_MILESTONE,
+  type ReleaseByHand,
+} from "../lib/expect/by-hand.js";
+import {
+  expectedNodeLoss,
+  FORCED_DETACH_WAIT_MS,
+  POD_GC_PERIOD_MS,
+  type RecoveryMode,
+} from "../lib/expect/model.js";
+import { isNotFound, k8s } from "../lib/kube/client.js";
+import { OUT_OF_SERVICE_TAINT, podsOnNode } from "../lib/kube/queries.js";
+import { addTaint, removeTaint } from "../lib/kube/taints.js";
+import {
+  deployWebAndDb,
+  expectedControllerRecovery,
+  nodeLossModelInputs,
+  nodeLossWorkloads,
+  stopNodeAbruptly,
+} from "../lib/scenario/common.js";
+import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
+import { runCommand } from "../lib/util/command.js";
+import { sleep } from "../lib/util/time.js";
 
-defineHarnessSuite("node-loss");
+export type NodeLossMode = RecoveryMode | "controller";
+
+export const NODE_LOSS_TITLES: Readonly<Record<NodeLossMode, string>> = {
+  baseline: "baseline: Deployment recovers after the toleration, the StatefulSet with a volume never does",
+  "manual-out-of-service": "out-of-service taint by hand: PodGC frees the StatefulSet pod, its volume moves",
+  controller:
+    "recovery controller: fence, out-of-service taint, force delete; everything back well within a minute",
+};
+
+/** How long the baseline watches the StatefulSets stay stuck: 3 PodGC periods. */
+const OBSERVE_STUCK_MS = 3 * POD_GC_PERIOD_MS;
+
+function nodeLossScenario(mode: NodeLossMode) {
+  return defineScenario({
+    id: `node-loss/${mode}`,
+    title: NODE_LOSS_TITLES[mode],
+    requires: ["lifecycle"],
+    usesController: mode === "controller",
+    expected: (inputs) =>
+      mode === "controller"
+        ? expectedControllerRecovery(inputs)
+        : expectedNodeLoss({ ...nodeLossModelInputs(inputs), mode }),
+    workloads: nodeLossWorkloads,
+    async run(context) {
+      const { steps, kc } = context;
+      const { statefulSetNode: node } = await deployWebAndDb(context);
+      if (mode === "controller") await context.startController();
+      await stopNodeAbruptly(context, node);
+      if (mode === "controller") {
+        // Recovery is the controller's; nothing to do by hand.
+        await context.awaitMilestone("statefulset:recovered");
+        await context.awaitMilestone("statefulset-plain:recovered");
+        await context.awaitMilestone("deployment:recovered");
+        return;
+      }
+      await context.awaitMilestone("node-ready-unknown");
+      await context.awaitMilestone("deployment:recovered");
+      await context.awaitMilestone("statefulset:pod-deletion-requested");
+      await context.awaitMilestone("statefulset-plain:pod-deletion-requested");
+      if (mode === "baseline") {
+        await steps.step(`observe the StatefulSet stuck for ${OBSERVE_STUCK_MS / 1000}s`, () =>
+          sleep(OBSERVE_STUCK_MS, context.signal),
+        );
+        return;
+      }
+      await steps.step(`taint ${node} ${OUT_OF_SERVICE_TAINT}=nodeshutdown:NoExecute by hand`, async () => {
+        await addTaint(kc, node, { key: OUT_OF_SERVICE_TAINT, value: "nodeshutdown", effect: "NoExecute" });
+      });
+      steps.registerUndo(`remove the out-of-service taint from ${node}`, async () => {
+        await removeTaint(kc, node, OUT_OF_SERVICE_TAINT);
+      });
+      await context.awaitMilestone("statefulset:recovered");
+      await context.awaitMilestone("statefulset-plain:recovered");
+    },
+  });
+}
+
+export const nodeLossBaseline = nodeLossScenario("baseline");
+export const nodeLossManualOutOfService = nodeLossScenario("manual-out-of-service");
+export const nodeLossController = nodeLossScenario("controller");
+
+// --- released by hand ---
+
+/** kube-controller-manager's switch that turns the 6-minute forced detach off (a flag, default false). */
+export const DISABLE_FORCE_DETACH_FLAG = "--disable-force-detach-on-timeout=true";
+
+/** The drain an operator types for a node that is gone. */
+const DRAIN_FLAGS = ["--force", "--delete-emptydir-data", "--ignore-daemonsets"];
+
+const DURATION_NOTE =
+  "waits out the attach-detach controller's 6-minute forced detach (maxWaitForUnmountDuration, " +
+  "upstream's constant): about 7 minutes at every profile";
+
+/** `kubectl delete pod --force --grace-period=0` on every StatefulSet pod of the namespace on the node. */
+async function forceDeleteStatefulSetPods(context: ScenarioContext, node: string): Promise<string[]> {
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const pods = (await podsOnNode(context.kc, node)).filter(
+    (p) =>
+      p.metadata?.namespace === context.namespace &&
+      p.metadata.ownerReferences?.some((o) => o.kind === "StatefulSet"),
+  );
+  await Promise.all(
+    pods.map(async (p) => {
+      try {
+        // What kubectl sends for --force --grace-period=0: a delete with no grace at all.
+        await core.deleteNamespacedPod({
+          name: p.metadata?.name ?? "",
+          namespace: context.namespace,
+          gracePeriodSeconds: 0,
+        });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }),
+  );
+  return pods.map((p) => p.metadata?.name ?? "");
+}
+
+/**
+ * The real `kubectl drain` with the flags an operator reaches for when a node is gone; with
+ * `noGrace`, also `--grace-period=0`. Resolves whether it drained (false: it timed out or failed,
+ * its output printed).
+ */
+async function drainNode(
+  context: ScenarioContext,
+  node: string,
+  options: { noGrace: boolean; timeoutMs: number },
+): Promise<boolean> {
+  const kubectl = context.cluster.kubectlPath?.();
+  if (kubectl === undefined) {
+    throw new RekindleError("NOT_FOUND", `no kubectl for the ${context.cluster.provider} cluster`, {
+      hint: "put kubectl on PATH or set REKINDLE_KUBECTL=/path/to/kubectl (the sim provider brings its own)",
+    });
+  }
+  const dir = mkdtempSync(join(tmpdir(), "rekindle-drain-"));
+  try {
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, context.kc.exportConfig(), { mode: 0o600 });
+    const args = [
+      "--kubeconfig",
+      kubeconfig,
+      "drain",
+      node,
+      ...DRAIN_FLAGS,
+      ...(options.noGrace ? ["--grace-period=0"] : []),
+      `--timeout=${options.timeoutMs / 1000}s`,
+    ];
+    try {
+      const { stdout, stderr } = await runCommand(kubectl, args, {
+        timeoutMs: options.timeoutMs + 30_000,
+        ...(context.signal ? { signal: context.signal } : {}),
+      });
+      context.progress.info(`${stdout}\n${stderr}`.trim());
+      return true;
+    } catch (error) {
+      // A drain that exits non-zero (its timeout) is the outcome being observed; anything else is not.
+      if (!(error instanceof RekindleError) || typeof error.details["exitCode"] !== "number") throw error;
+      const output = error.details["outputTail"];
+      const tail = (typeof output === "string" ? output : "").split("\n").slice(-3).join(" | ");
+      context.progress.info(`kubectl drain did not finish (${error.message}): ${tail}`);
+      return false;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What the three scenarios share; `run` is theirs to wrap (the detach-disabled one restarts kube-controller-manager first). */
+function releaseByHandBase(options: {
+  id: string;
+  title: string;
+  release: ReleaseByHand;
+  forceDetachDisabled: boolean;
+}) {
+  const { release, forceDetachDisabled } = options;
+  return {
+    id: options.id,
+    title: options.title,
+    note: () => DURATION_NOTE,
+    expected: (inputs: ExpectationInputs) =>
+      expectedReleaseByHand({
+        ...nodeLossModelInputs(inputs),
+        release,
+        forceDetachDisabled,
+        controllerManagerLogged: inputs.controllerManagerLogged,
+      }),
+    workloads: nodeLossWorkloads,
+  };
+}
+
+/** Stops the node, releases its StatefulSet pods by hand (`release`), and awaits the workloads back. */
+async function stopAndReleaseByHand(
+  context: ScenarioContext<"lifecycle">,
+  release: ReleaseByHand,
+  forceDetachDisabled: boolean,
+): Promise<void> {
+  const { steps, kc } = context;
+  const { statefulSetNode: node } = await deployWebAndDb(context);
+  await stopNodeAbruptly(context, node);
+  await context.awaitMilestone("node-ready-unknown");
+  if (release === "drain") {
+    await steps.step(`kubectl drain ${node} ${DRAIN_FLAGS.join(" ")}`, async () => {
+      context.mark(DRAIN_STARTED_MILESTONE);
+      if (!(await drainNode(context, node, { noGrace: false, timeoutMs: DRAIN_TIMEOUT_MS }))) {
+        context.mark(DRAIN_TIMED_OUT_MILESTONE);
+      }
+    });
+    await steps.step(`kubectl drain ${node} ${DRAIN_FLAGS.join(" ")} --grace-period=0`, async () => {
+      context.mark(RELEASED_BY_HAND_MILESTONE);
+      await drainNode(context, node, { noGrace: true, timeoutMs: DRAIN_TIMEOUT_MS });
+    });
+  } else {
+    await steps.step(
+      `kubectl delete pod --force --grace-period=0 the StatefulSet pods on ${node}`,
+      async () => {
+        context.mark(RELEASED_BY_HAND_MILESTONE);
+        const deleted = await forceDeleteStatefulSetPods(context, node);
+        context.progress.info(`force-deleted ${deleted.join(", ") || "nothing"}`);
+      },
+    );
+  }
+  await context.awaitMilestone("statefulset-plain:recovered");
+  await context.awaitMilestone("deployment:recovered");
+  if (!context.inputs.volumeAttachRequired) {
+    await context.awaitMilestone("statefulset:recovered");
+    return;
+  }
+  await context.awaitMilestone("multi-attach");
+  if (forceDetachDisabled) {
+    const gone = await context.awaitMilestone("statefulset:pod-gone");
+    const watchUntilMs = gone.atMs + FORCED_DETACH_WAIT_MS + PAST_FORCED_DETACH_MS;
+    await steps.step(
+      `watch the volume stay attached ${PAST_FORCED_DETACH_MS / 1000}s past the 6-minute forced-detach point`,
+      () => sleep(Math.max(0, watchUntilMs - context.sinceFaultMs()), context.signal),
+    );
+    await steps.step(`taint ${node} ${OUT_OF_SERVICE_TAINT}=nodeshutdown:NoExecute by hand`, async () => {
+      await addTaint(kc, node, { key: OUT_OF_SERVICE_TAINT, value: "nodeshutdown", effect: "NoExecute" });
+    });
+    steps.registerUndo(`remove the out-of-service taint from ${node}`, async () => {
+      await removeTaint(kc, node, OUT_OF_SERVICE_TAINT);
+    });
+  }
+  await context.awaitMilestone("statefulset:recovered");
+}
+
+function releaseByHandScenario(options: { id: string; title: string; release: ReleaseByHand }) {
+  return defineScenario({
+    ...releaseByHandBase({ ...options, forceDetachDisabled: false }),
+    requires: ["lifecycle"],
+    run: (context) => stopAndReleaseByHand(context, options.release, false),
+  });
+}
+
+export const nodeLossForceDeleteByHand = releaseByHandScenario({
+  id: "node-loss/force-delete-by-hand",
+  title:
+    "StatefulSet pods force-deleted by hand: the pods go at once, the volume only after the 6-minute forced detach",
+  release: "force-delete",
+});
+
+export const nodeLossDrainByHand = releaseByHandScenario({
+  id: "node-loss/drain-by-hand",
+  title:
+    "the lost node drained by hand: the drain hangs on Terminating pods until run with --grace-period=0; the volume then waits 6 minutes",
+  release: "drain",
+});
+
+export const nodeLossForceDeleteDetachDisabled = defineScenario({
+  ...releaseByHandBase({
+    id: "node-loss/force-delete-detach-disabled",
+    title:
+      "force delete with --disable-force-detach-on-timeout: the volume never moves until the out-of-service taint",
+    release: "force-delete",
+    forceDetachDisabled: true,
+  }),
+  requires: ["lifecycle", "controller-manager-flags"],
+  async run(context) {
+    const { steps } = context;
+    const controllerManager = context.cluster.capabilities["controller-manager-flags"];
+    await steps.step(`restart kube-controller-manager with ${DISABLE_FORCE_DETACH_FLAG}`, () =>
+      controllerManager.restartControllerManager([DISABLE_FORCE_DETACH_FLAG]),
+    );
+    steps.registerUndo("restart kube-controller-manager with its usual flags", () =>
+      controllerManager.restartControllerManager([]),
+    );
+    await stopAndReleaseByHand(context, "force-delete", true);
+  },
+});
+
+/** The family's scenarios, in the order `rekindle run` runs them. */
+export const scenarios = [
+  nodeLossBaseline,
+  nodeLossManualOutOfService,
+  nodeLossController,
+  nodeLossForceDeleteByHand,
+  nodeLossDrainByHand,
+  nodeLossForceDeleteDetachDisabled,
+];

@@ -1,5 +1,159 @@
-// Node pressure: memory and disk; condition, NoSchedule taint, evictions in kubelet order, replacements elsewhere, no fence.
-// Scenarios: lib/scenario/catalogue.ts; run with: npx rekindle run --suite node-pressure
-import { defineHarnessSuite } from "../lib/run/suite.js";
+// Node pressure: a worker runs short of memory or disk. The kubelet reports the pressure
+// condition (the node lifecycle controller taints it NoSchedule) and evicts pods one at a time in
+// its order — BestEffort and over-request pods first, then by priority, then by how far usage
+// exceeds the request. Evicted Deployment pods come back elsewhere. The node stays reachable, so
+// the recovery controller must not fence it.
+import { RekindleError } from "../lib/errors.js";
+import type { PressureKind } from "../lib/cluster/provider.js";
+import type { ExpectedMilestone } from "../lib/expect/model.js";
+import { applyManifestFile, RUN_LABEL } from "../lib/kube/apply.js";
+import { isPodReady, k8s } from "../lib/kube/client.js";
+import { hasTaint, readNode } from "../lib/kube/queries.js";
+import { fixturePath } from "../lib/util/fixtures.js";
+import { pollUntil } from "../lib/util/time.js";
+import { defineScenario } from "../lib/scenario/harness.js";
+import { never, noFence } from "../lib/scenario/common.js";
 
-defineHarnessSuite("node-pressure");
+/** The kubelet reports node status every nodeStatusUpdateFrequency (10 s in kind-config.yaml). */
+const NODE_STATUS_UPDATE_MS = 10_000;
+/** After an eviction the kubelet waits for the pod's cleanup (up to 30 s) before the next one. */
+const POD_CLEANUP_WAIT_MS = 30_000;
+
+const CONDITION: Record<PressureKind, string> = { memory: "MemoryPressure", disk: "DiskPressure" };
+const TAINT: Record<PressureKind, string> = {
+  memory: "node.kubernetes.io/memory-pressure",
+  disk: "node.kubernetes.io/disk-pressure",
+};
+/** The three pods, in the order the kubelet must evict them (the third never, in this scenario). */
+export const PRESSURE_APPS = ["pressure-besteffort", "pressure-burstable", "pressure-guaranteed"] as const;
+
+function pressureScenario(kind: PressureKind) {
+  const condition = CONDITION[kind];
+  const taint = TAINT[kind];
+  return defineScenario({
+    id: `node-pressure/${kind}`,
+    title: `${kind} pressure: ${condition} and its NoSchedule taint, evictions in kubelet order, replacements elsewhere, no fence`,
+    requires: ["pressure"],
+    usesController: true,
+    expected: (inputs) => {
+      const { monitoringIntervalMs: monitor, pressureTransitionPeriodMs: transition } = inputs.eviction;
+      const period = inputs.profile.nodeMonitorPeriodSeconds * 1000;
+      const slack = inputs.slackMs;
+      const expected: ExpectedMilestone[] = [
+        {
+          name: `node-condition:${condition}:True`,
+          after: "fault-injected",
+          minMs: 0,
+          maxMs: monitor + NODE_STATUS_UPDATE_MS + slack,
+          why: "the eviction manager sees the signal within one monitoring interval; the status reports it",
+        },
+        {
+          name: `taint-added:${taint}`,
+          after: `node-condition:${condition}:True`,
+          minMs: 0,
+          maxMs: period + slack,
+          why: "the node lifecycle controller taints by condition (NoSchedule) at its next pass",
+        },
+        {
+          name: "evicted:pressure-besteffort",
+          after: "fault-injected",
+          minMs: 0,
+          maxMs: monitor + NODE_STATUS_UPDATE_MS + slack,
+          why: "first in the kubelet's order: a BestEffort pod always uses more than its (zero) request",
+        },
+        {
+          name: "evicted:pressure-burstable",
+          after: "evicted:pressure-besteffort",
+          minMs: 0,
+          maxMs: monitor + POD_CLEANUP_WAIT_MS + slack,
+          why: "next: the Burstable pod is within its request, but closest to it of the rest (all priority 0)",
+        },
+        never("evicted:pressure-guaranteed", "last in order; pressure is relieved before its turn"),
+        {
+          name: "besteffort:recovered",
+          after: "evicted:pressure-besteffort",
+          minMs: 0,
+          maxMs: inputs.latencies.podStartMs + 5_000 + slack,
+          why: "the ReplicaSet replaces the evicted pod on another node (the pressured one is tainted)",
+        },
+        ...noFence("the node is under pressure but reachable: its Lease is fresh"),
+        {
+          name: `node-condition:${condition}:False`,
+          after: "pressure-relieved",
+          minMs: Math.max(0, transition - slack),
+          maxMs: transition + monitor + NODE_STATUS_UPDATE_MS + slack,
+          why: `the condition stays for evictionPressureTransitionPeriod (${transition / 1000}s) after the signal clears`,
+        },
+        {
+          name: `taint-removed:${taint}`,
+          after: `node-condition:${condition}:False`,
+          minMs: 0,
+          maxMs: period + slack,
+          why: "the node lifecycle controller lifts the condition's taint",
+        },
+      ];
+      return expected;
+    },
+    workloads: (namespace) => [
+      { id: "besteffort", app: "pressure-besteffort", namespace },
+      { id: "burstable", app: "pressure-burstable", namespace },
+    ],
+    recoveryOf: ["besteffort"],
+    async run(context) {
+      const { cluster, steps, kc, namespace } = context;
+      const [node] = await cluster.workerNodes();
+      if (node === undefined) throw new RekindleError("STATE", "the cluster has no worker node to pressure");
+      await steps.step(`deploy BestEffort, Burstable and Guaranteed pods preferring ${node}`, async () => {
+        await applyManifestFile(kc, fixturePath("workloads", "pressure.yaml"), {
+          labels: { [RUN_LABEL]: cluster.runId },
+          substitutions: { NAMESPACE: namespace, NODE: node },
+        });
+        const core = kc.makeApiClient(k8s.CoreV1Api);
+        const pods = await pollUntil(
+          async () => {
+            const list = (await core.listNamespacedPod({ namespace })).items.filter(isPodReady);
+            return list.length >= PRESSURE_APPS.length ? list : undefined;
+          },
+          { what: `the pressure pods Ready in ${namespace}`, timeoutMs: 180_000 },
+        );
+        const elsewhere = pods.filter((p) => p.spec?.nodeName !== node);
+        if (elsewhere.length > 0) {
+          throw new RekindleError(
+            "STATE",
+            `the scheduler placed ${elsewhere.map((p) => `${p.metadata?.name ?? ""} on ${p.spec?.nodeName ?? ""}`).join(", ")}, not on ${node}`,
+            { hint: `${node} needs room for three small pods; is it cordoned or full?` },
+          );
+        }
+      });
+      await context.startController();
+      await steps.step(`push ${node} into ${kind} pressure`, async () => {
+        context.faultStarts([node]);
+        await cluster.capabilities.pressure.applyPressure(node, kind);
+      });
+      steps.registerUndo(`relieve ${kind} pressure on ${node} and wait for the taint to go`, async () => {
+        await cluster.capabilities.pressure.relievePressure(node, kind);
+        await pollUntil(async () => (hasTaint(await readNode(kc, node), taint) ? undefined : true), {
+          what: `${taint} gone from ${node}`,
+          timeoutMs: cluster.eviction.pressureTransitionPeriodMs + 120_000,
+        });
+      });
+      await context.awaitMilestone(`node-condition:${condition}:True`);
+      await context.awaitMilestone(`taint-added:${taint}`);
+      await context.awaitMilestone("evicted:pressure-besteffort");
+      await context.awaitMilestone("evicted:pressure-burstable");
+      await steps.step(`relieve the ${kind} pressure`, async () => {
+        await cluster.capabilities.pressure.relievePressure(node, kind);
+        context.mark("pressure-relieved");
+      });
+      await context.awaitMilestone("besteffort:recovered");
+      await context.awaitMilestone(`node-condition:${condition}:False`);
+      await context.awaitMilestone(`taint-removed:${taint}`);
+    },
+  });
+}
+
+export const memoryPressure = pressureScenario("memory");
+export const diskPressure = pressureScenario("disk");
+
+/** The family's scenarios, in the order `rekindle run` runs them. */
+export const scenarios = [memoryPressure, diskPressure];

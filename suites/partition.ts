@@ -1,5 +1,126 @@
-// Partition: healed before the controller's detection (nothing happens) and after a fence (the node returns clean).
-// Scenarios: lib/scenario/catalogue.ts; run with: npx rekindle run --suite partition
-import { defineHarnessSuite } from "../lib/run/suite.js";
+// Partition: the node is cut off from the API server but keeps running. Healed before the
+// controller's detection, nothing may happen; healed after a fence, the node must come back
+// without its old pods and the controller must undo its taints.
+import { sleep } from "../lib/util/time.js";
+import { defineScenario, type ExpectationInputs } from "../lib/scenario/harness.js";
+import {
+  deployWebAndDb,
+  duplicateReady,
+  expectedControllerRecovery,
+  leaseRenewMs,
+  never,
+  noFence,
+  nodeLossWorkloads,
+} from "../lib/scenario/common.js";
 
-defineHarnessSuite("partition");
+/** The scenario's mark: the fenced node healed and powered back on. */
+const NODE_POWERED_ON = "node-powered-on";
+/** From power-on to the node's agent reporting again (a kubelet, or a kwok process, starting). */
+const NODE_AGENT_START_MS = 2_000;
+
+/** Shorter than the controller's unhealthyAfter by one Lease renewal plus a margin. */
+export function shortPartitionMs(inputs: ExpectationInputs): number {
+  const unhealthyAfter = inputs.controller.unhealthyAfterMs;
+  return Math.max(1_000, unhealthyAfter - leaseRenewMs(inputs) - Math.max(2_000, unhealthyAfter / 4));
+}
+
+export const partitionHealedBeforeDetection = defineScenario({
+  id: "partition/healed-before-detection",
+  title: "a partition shorter than the controller's unhealthyAfter: no fence, no eviction, no taint",
+  requires: ["partition"],
+  usesController: true,
+  expected: (inputs) => {
+    const partitionMs = shortPartitionMs(inputs);
+    return [
+      {
+        name: "partition-healed",
+        after: "fault-injected",
+        minMs: partitionMs,
+        maxMs: partitionMs + inputs.slackMs,
+        why: `healed after ${partitionMs / 1000}s, a Lease renewal and a margin short of unhealthyAfter`,
+      },
+      never("node-ready-unknown", "healed well within node-monitor-grace-period"),
+      never("deployment:pod-deletion-requested", "nothing is evicted"),
+      never("statefulset:pod-deletion-requested", "nothing is evicted"),
+      never("statefulset-plain:pod-deletion-requested", "nothing is evicted"),
+      ...noFence("the node was never unhealthy for unhealthyAfter"),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  recoveryOf: [],
+  async run(context) {
+    const { cluster, steps, inputs } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    await context.startController();
+    const partitionMs = shortPartitionMs(inputs);
+    await steps.step(`partition ${node}`, async () => {
+      context.faultStarts([node]);
+      await cluster.capabilities.partition.partitionNode(node);
+    });
+    steps.registerUndo(`heal ${node}`, () => cluster.capabilities.partition.healNode(node));
+    await steps.step(`keep ${node} partitioned for ${partitionMs / 1000}s`, () =>
+      sleep(partitionMs, context.signal),
+    );
+    await steps.step(`heal ${node}`, async () => {
+      await cluster.capabilities.partition.healNode(node);
+      context.mark("partition-healed");
+    });
+    const watchMs = inputs.controller.unhealthyAfterMs + 3 * inputs.controller.checkIntervalMs;
+    await steps.step(`watch ${watchMs / 1000}s more: no fence may start`, () =>
+      sleep(watchMs, context.signal),
+    );
+  },
+});
+
+export const partitionHealedAfterFence = defineScenario({
+  id: "partition/healed-after-fence",
+  title: "a partition outlasting detection: fenced, workloads moved, the node returns without its old pods",
+  // lifecycle: the fenced node is powered back on once the partition heals.
+  requires: ["partition", "lifecycle"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    return [
+      ...expectedControllerRecovery(inputs),
+      // Anchored on the power-on, not on "node-ready-again": at upstream settings the node is
+      // fenced and back long before node-monitor-grace-period would have marked it Unknown, so its
+      // Ready condition never changes and there is no "again".
+      {
+        name: "taint-removed:node.kubernetes.io/out-of-service",
+        after: NODE_POWERED_ON,
+        minMs: 0,
+        maxMs: NODE_AGENT_START_MS + leaseRenewMs(inputs) + 3 * c.checkIntervalMs + inputs.slackMs,
+        why: "the controller lifts its taint once the node is Ready with a fresh Lease and no stale pods",
+      },
+      never("statefulset:duplicate-ready", "the old StatefulSet pod is gone before its replacement runs"),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  async run(context) {
+    const { cluster, steps } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    await context.startController();
+    await steps.step(`partition ${node}`, async () => {
+      context.faultStarts([node]);
+      await cluster.capabilities.partition.partitionNode(node);
+    });
+    steps.registerUndo(`heal ${node}, power it on and wait until it is back`, async () => {
+      await cluster.capabilities.partition.healNode(node);
+      await cluster.capabilities.lifecycle.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("deployment:recovered");
+    await steps.step(`heal the partition and power ${node} back on`, async () => {
+      await cluster.capabilities.partition.healNode(node);
+      await cluster.capabilities.lifecycle.startNode(node);
+      context.mark(NODE_POWERED_ON);
+    });
+    await context.awaitMilestone("taint-removed:node.kubernetes.io/out-of-service");
+  },
+  derive: (transitions, { faultAtMs, namespace }) =>
+    duplicateReady(transitions, faultAtMs, namespace, "db", "statefulset"),
+});
+
+/** The family's scenarios, in the order `rekindle run` runs them. */
+export const scenarios = [partitionHealedBeforeDetection, partitionHealedAfterFence];

@@ -1,6 +1,7 @@
 // The `rekindle` command: dispatches to subcommands, turns errors into clear messages and exit codes
 // (0 success, 1 failure, 2 bad input, 130 interrupted).
 import { RekindleError } from "../errors.js";
+import { interruptScope } from "../util/cleanup.js";
 import { isParseArgsError } from "./args.js";
 import { CONTROLLER_USAGE, controllerCommand } from "./controller-command.js";
 import { compareCommand, listCommand, RUN_USAGE, runCommandLine } from "./run-commands.js";
@@ -23,21 +24,27 @@ ${CONTROLLER_USAGE}
 
 ${SIM_USAGE}`;
 
+/** How long Ctrl-C waits for the command to undo its work (a scenario's undo restarts nodes, lifts taints). */
+const INTERRUPT_CLEANUP_BUDGET_MS = 300_000;
+
 export async function main(argv: string[]): Promise<number> {
-  const controller = new AbortController();
   const [command, ...rest] = argv;
+  // Ctrl-C aborts this signal; the command undoes what it started before the process exits.
+  using interrupt = interruptScope(`rekindle ${command ?? ""}`.trim(), {
+    budgetMs: INTERRUPT_CLEANUP_BUDGET_MS,
+  });
   try {
     switch (command) {
       case "sim":
-        return await simCommand(rest, controller.signal);
+        return await simCommand(rest, interrupt.signal);
       case "run":
-        return await runCommandLine(rest, controller.signal);
+        return await runCommandLine(rest, interrupt.signal);
       case "list":
         return listCommand(rest);
       case "compare":
         return compareCommand(rest);
       case "controller":
-        return await controllerCommand(rest, controller.signal);
+        return await controllerCommand(rest, interrupt.signal);
       case "help":
       case "--help":
       case "-h":

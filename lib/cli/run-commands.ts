@@ -3,8 +3,7 @@ import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
-import { simEvictionSettings } from "../cluster/sim/under-test.js";
-import { SCENARIOS, suiteFamilies } from "../scenario/catalogue.js";
+import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { expectationInputs } from "../scenario/harness.js";
 import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
@@ -115,10 +114,11 @@ export function listCommand(args: string[]): number {
   // Windows as on the sim provider; kind differs only in pod start and attach latency.
   const inputs = expectationInputs({
     profile,
-    eviction: simEvictionSettings(profile),
+    eviction: profile.simKubelet,
     latencies: SIM_DEFAULT_LATENCIES,
+    volumeAttachRequired: true,
     // The sim's kube-controller-manager log is read for forced detaches.
-    controllerManagerLogPath: () => "kube-controller-manager.log",
+    controllerManagerLogged: true,
   });
   process.stdout.write(
     `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,

@@ -10,6 +10,7 @@ import { withTimeout } from "../util/time.js";
 import { ExistingCluster } from "./existing.js";
 import { defaultKindBinary } from "./kind/cli.js";
 import { startKindCluster } from "./kind/cluster.js";
+import type { TimingProfile } from "./profiles.js";
 import { PROVIDER_NAMES, type ClusterUnderTest, type ProviderName } from "./provider.js";
 import { SimCluster } from "./sim/cluster.js";
 import { SimClusterUnderTest } from "./sim/under-test.js";
@@ -17,7 +18,7 @@ import { SimClusterUnderTest } from "./sim/under-test.js";
 export interface ClusterChoiceOptions {
   /** Default: kind when available, else sim. */
   provider?: string;
-  profile: string;
+  profile: TimingProfile;
   /** Where run files go (the sim cluster's state lives under it). */
   runDir: string;
   runId: string;
@@ -72,7 +73,7 @@ export async function openClusterUnderTest(
       const cluster = await SimCluster.start({
         name: `run-${options.runId.slice(-6)}`,
         root: join(options.runDir, "cluster"),
-        profile: options.profile,
+        profile: options.profile.name,
         workers: 3,
         zones: 2,
         // A kept cluster must survive this process; otherwise it dies with it, even on a crash.

@@ -5,13 +5,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import type { FenceDriver } from "../controller/drivers/types.js";
 import { errorMessage, RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
 import { isControlPlaneNode } from "../kube/queries.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
-import { timingProfile, type TimingProfile } from "./profiles.js";
+import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
 import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "./provider.js";
 
 export interface ExistingClusterOptions {
@@ -19,8 +18,8 @@ export interface ExistingClusterOptions {
   kubeconfig?: string;
   /** Default: the kubeconfig's current context. */
   context?: string;
-  /** The timing profile whose knobs the cluster runs with. Default "default" (upstream). */
-  profile?: string;
+  /** The timing profile whose knobs the cluster runs with. Default: the "default" profile (upstream). */
+  profile?: TimingProfile;
   progress?: Progress;
 }
 
@@ -48,7 +47,10 @@ export class ExistingCluster implements ClusterUnderTest {
     pressure: HANDS_OFF,
     "graceful-shutdown": HANDS_OFF,
     "controller-manager-flags": HANDS_OFF,
+    fencing: "the existing provider never powers nodes off, so it has no fence driver",
   };
+  /** None: rekindle keeps its hands off an existing cluster's nodes. */
+  readonly capabilities = {};
   /** Unknown hardware and storage: generous guesses, only used by scenarios that move pods. */
   readonly latencies = { podStartMs: 5_000, attachMs: 5_000 };
   readonly eviction = UPSTREAM_EVICTION;
@@ -64,7 +66,7 @@ export class ExistingCluster implements ClusterUnderTest {
 
   /** Loads the kubeconfig and checks the API server answers; fails naming the file and context. */
   static async open(options: ExistingClusterOptions = {}): Promise<ExistingCluster> {
-    const profile = timingProfile(options.profile ?? "default");
+    const profile = options.profile ?? TIMING_PROFILES.default;
     const path = options.kubeconfig ?? defaultKubeconfig();
     if (!existsSync(path)) {
       throw new RekindleError("INVALID_INPUT", `kubeconfig ${path} does not exist`, {
@@ -113,46 +115,6 @@ export class ExistingCluster implements ClusterUnderTest {
       .filter((n) => !isControlPlaneNode(n) && n.spec?.unschedulable !== true)
       .map((n) => n.metadata?.name ?? "")
       .sort();
-  }
-
-  #refuse(what: string, capability: NodeCapability): Promise<never> {
-    return Promise.reject(
-      new RekindleError("UNSUPPORTED", `the existing provider does not ${what}`, {
-        hint: this.unsupported[capability],
-      }),
-    );
-  }
-
-  stopNode(name: string): Promise<void> {
-    return this.#refuse(`stop nodes (asked to stop ${name})`, "lifecycle");
-  }
-  startNode(name: string): Promise<void> {
-    return this.#refuse(`start nodes (asked to start ${name})`, "lifecycle");
-  }
-  partitionNode(name: string): Promise<void> {
-    return this.#refuse(`partition nodes (asked for ${name})`, "partition");
-  }
-  healNode(name: string): Promise<void> {
-    return this.#refuse(`heal partitions (asked for ${name})`, "partition");
-  }
-  shutdownNode(name: string): Promise<void> {
-    return this.#refuse(`shut nodes down (asked for ${name})`, "graceful-shutdown");
-  }
-  applyPressure(name: string): Promise<void> {
-    return this.#refuse(`put nodes under pressure (asked for ${name})`, "pressure");
-  }
-  relievePressure(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  fenceDriver(): FenceDriver {
-    throw new RekindleError(
-      "UNSUPPORTED",
-      "the existing provider has no fence driver: it never powers nodes off",
-      {
-        hint: HANDS_OFF,
-      },
-    );
   }
 
   keepHint(): string {

@@ -1,5 +1,17 @@
-// Timing profiles: the cluster's node-loss timing knobs. The expected-timeline model reads these.
+// Timing profiles: every timing value a run depends on — the cluster's node-loss knobs, the
+// recovery controller's settings in scenarios, the sim kubelet's, the expected windows' slack.
+// Parsed once at the edge (`timingProfile`); nothing downstream compares profile names.
 import { RekindleError } from "../errors.js";
+
+/** Kubelet eviction and shutdown settings (from kind-config.yaml, the sim's model, or upstream's). */
+export interface EvictionSettings {
+  /** How long a pressure condition stays True after the signal clears. Kubelet default 5 m. */
+  pressureTransitionPeriodMs: number;
+  /** How often the kubelet's eviction manager looks (10 s upstream, housekeeping). */
+  monitoringIntervalMs: number;
+  /** Kubelet graceful node shutdown budget (shutdownGracePeriod). */
+  shutdownGracePeriodMs: number;
+}
 
 export interface TimingProfile {
   name: TimingProfileName;
@@ -17,6 +29,18 @@ export interface TimingProfile {
   defaultNotReadyTolerationSeconds: number;
   /** apiserver --default-unreachable-toleration-seconds. Upstream: 300. */
   defaultUnreachableTolerationSeconds: number;
+  /** Tolerance on every expected window's bounds for scheduling noise. */
+  slackMs: number;
+  /** The recovery controller as scenarios run it in-process. */
+  controller: {
+    /** Lease age after which a node counts as lost (the controller's `--unhealthy-after`). */
+    unhealthyAfterMs: number;
+    checkIntervalMs: number;
+  };
+  /** The controller-failover scenario's leader-election Lease: short, so failover fits the profile. */
+  failoverLeaseMs: number;
+  /** The sim's kubelet eviction and shutdown managers (kind reads its kubelet config instead). */
+  simKubelet: EvictionSettings;
 }
 
 export const TIMING_PROFILE_NAMES = ["default", "fast"] as const;
@@ -32,6 +56,16 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
     nodeEvictionRate: 0.1,
     defaultNotReadyTolerationSeconds: 300,
     defaultUnreachableTolerationSeconds: 300,
+    slackMs: 3_000,
+    // Upstream-like detection: well past a few missed renewals (10 s each), well before 50 s grace.
+    controller: { unhealthyAfterMs: 20_000, checkIntervalMs: 500 },
+    failoverLeaseMs: 15_000,
+    // kind-config.yaml's kubelet: 30 s transition period and shutdown grace, 10 s eviction monitoring.
+    simKubelet: {
+      pressureTransitionPeriodMs: 30_000,
+      monitoringIntervalMs: 10_000,
+      shutdownGracePeriodMs: 30_000,
+    },
   },
   // CI-sized: the same chain of events, compressed. Grace stays several lease renewals (2 s each)
   // long so a busy 2-core machine does not flap nodes.
@@ -44,6 +78,14 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
     nodeEvictionRate: 1,
     defaultNotReadyTolerationSeconds: 5,
     defaultUnreachableTolerationSeconds: 5,
+    slackMs: 3_000,
+    controller: { unhealthyAfterMs: 6_000, checkIntervalMs: 500 },
+    failoverLeaseMs: 4_000,
+    simKubelet: {
+      pressureTransitionPeriodMs: 5_000,
+      monitoringIntervalMs: 2_000,
+      shutdownGracePeriodMs: 5_000,
+    },
   },
 };
 

@@ -1,35 +1,31 @@
 // What a suite may do to the cluster under test, whichever provider runs it: sim (real control plane,
 // KWOK workers), kind (real nodes in containers) or existing (any kubeconfig, hands off the nodes).
-// A provider that cannot do something says why in `unsupported`; suites skip with that reason.
+// A cluster is a small core plus optional capability objects, one per fault family; a scenario
+// declares what it needs and is handed a cluster typed to have exactly that (ClusterWith). A
+// provider that lacks a capability says why in `unsupported`; suites skip with that reason.
 import type { FenceDriver } from "../controller/drivers/types.js";
 import type { k8s } from "../kube/client.js";
-import type { TimingProfile } from "./profiles.js";
+import type { EvictionSettings, TimingProfile } from "./profiles.js";
 
 export const PROVIDER_NAMES = ["kind", "sim", "existing"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-/** Node faults a suite may inject, and control-plane changes a scenario may make. */
+/** Node faults a suite may inject, control-plane changes a scenario may make, and fencing. */
 export const NODE_CAPABILITIES = [
   "lifecycle",
   "partition",
   "pressure",
   "graceful-shutdown",
-  /** Restart kube-controller-manager with other flags (restartControllerManager). */
+  /** Restart kube-controller-manager with other flags and read its log. */
   "controller-manager-flags",
-] as const;
-export type NodeCapability = (typeof NODE_CAPABILITIES)[number];
+  /** A fence driver for the bundled recovery controller. */
+  "fencing",
+] as const satisfies readonly (keyof CapabilityMap)[];
+export type NodeCapability = keyof CapabilityMap;
 
 export type PressureKind = "memory" | "disk";
 
-/** Kubelet eviction settings the pressure suites rely on (from kind-config.yaml or the sim's model). */
-export interface EvictionSettings {
-  /** How long a pressure condition stays True after the signal clears. Kubelet default 5 m. */
-  pressureTransitionPeriodMs: number;
-  /** How often the kubelet's eviction manager looks (10 s upstream, housekeeping). */
-  monitoringIntervalMs: number;
-  /** Kubelet graceful node shutdown budget (shutdownGracePeriod). */
-  shutdownGracePeriodMs: number;
-}
+export type { EvictionSettings };
 
 /** Where the suites' PersistentVolumeClaims go. */
 export interface StorageSettings {
@@ -38,47 +34,110 @@ export interface StorageSettings {
   attachRequired: boolean;
 }
 
+/** Abrupt loss and return: the node's kubelet stops with no warning (power cut, kernel panic). */
+export interface NodeLifecycle {
+  stopNode(name: string): Promise<void>;
+  /** Power back on; resolves once the node's agent runs again (not necessarily Ready yet). */
+  startNode(name: string): Promise<void>;
+}
+
+/** Cut the node off the API server without stopping it; `healNode` restores it. */
+export interface NodePartition {
+  partitionNode(name: string): Promise<void>;
+  healNode(name: string): Promise<void>;
+}
+
+/** Pushes the node over its kubelet eviction threshold for `kind` until `relievePressure`. */
+export interface NodePressure {
+  applyPressure(name: string, kind: PressureKind): Promise<void>;
+  relievePressure(name: string, kind: PressureKind): Promise<void>;
+}
+
+/** An orderly shutdown the kubelet sees coming (it terminates its pods first). */
+export interface NodeGracefulShutdown {
+  shutdownNode(name: string): Promise<void>;
+}
+
+/** kube-controller-manager as this machine runs it: restartable with other flags, its log readable. */
+export interface ControllerManagerControl {
+  /** Restarts it with these flags added to its own (none: as it was); resolves once it is healthy. */
+  restartControllerManager(extraFlags: readonly string[]): Promise<void>;
+  /** Its log file on this machine (forced detaches are read from it). */
+  controllerManagerLogPath(): string;
+}
+
+/** How the bundled recovery controller powers this provider's nodes off and on. */
+export interface NodeFencing {
+  fenceDriver(): FenceDriver;
+}
+
+/** Each capability's object, by the name scenarios declare in `requires`. */
+export interface CapabilityMap {
+  lifecycle: NodeLifecycle;
+  partition: NodePartition;
+  pressure: NodePressure;
+  "graceful-shutdown": NodeGracefulShutdown;
+  "controller-manager-flags": ControllerManagerControl;
+  fencing: NodeFencing;
+}
+
+/**
+ * The small core every provider has. What else it can do is in `capabilities`, one object per
+ * family; what it cannot do is in `unsupported`, with the reason (suites skip with it).
+ */
 export interface ClusterUnderTest extends AsyncDisposable {
   readonly provider: ProviderName;
   /** For banners and reports, e.g. "kind cluster rekindle" or "sim cluster run-ab12cd". */
   readonly description: string;
   readonly runId: string;
   readonly profile: TimingProfile;
-  /** Faults this provider cannot inject, each with the reason (suites skip them saying so). */
+  readonly capabilities: Partial<CapabilityMap>;
+  /** Capabilities this provider lacks, each with the reason. */
   readonly unsupported: Partial<Record<NodeCapability, string>>;
   /** Container start and attach latency the timeline model assumes on this provider. */
   readonly latencies: { podStartMs: number; attachMs: number };
+  /** Kubelet eviction and shutdown settings (from kind-config.yaml, the sim's model, or upstream's). */
   readonly eviction: EvictionSettings;
   /** Storage for the StatefulSet's volume; undefined where the provider deploys no volumes. */
   readonly storage?: StorageSettings;
   kubeConfig(): k8s.KubeConfig;
   /** Worker nodes suites may disturb (never a control-plane node). */
   workerNodes(): Promise<string[]>;
-  /** Abrupt loss: the node's kubelet stops with no warning (power cut, kernel panic). */
-  stopNode(name: string): Promise<void>;
-  /** Power back on; resolves once the node's agent runs again (not necessarily Ready yet). */
-  startNode(name: string): Promise<void>;
-  /** Cut the node off the API server without stopping it; `healNode` restores it. */
-  partitionNode(name: string): Promise<void>;
-  healNode(name: string): Promise<void>;
-  /** An orderly shutdown the kubelet sees coming (it terminates its pods first). */
-  shutdownNode(name: string): Promise<void>;
-  /** Pushes the node over its kubelet eviction threshold for `kind` until `relievePressure`. */
-  applyPressure(name: string, kind: PressureKind): Promise<void>;
-  relievePressure(name: string, kind: PressureKind): Promise<void>;
-  /**
-   * Restarts kube-controller-manager with these flags added to its own (none: as it was), and
-   * resolves once it is healthy again. Present where "controller-manager-flags" is supported.
-   */
-  restartControllerManager?(extraFlags: readonly string[]): Promise<void>;
-  /** kube-controller-manager's log file on this machine, where the provider has one (forced detaches are read from it). */
-  controllerManagerLogPath?(): string;
   /** A kubectl for this cluster, where one is to be had (the drain scenario runs it); undefined: none. */
   kubectlPath?(): string | undefined;
-  /** How the bundled controller fences this provider's nodes. */
-  fenceDriver(): FenceDriver;
   /** Tear down what this run created (a reused or existing cluster is left running). */
   destroy(): Promise<void>;
   /** What to tell the user when the cluster is kept (how to reach it and remove it). */
   keepHint(): string;
+}
+
+/** A cluster known to have the capabilities `R` (what a scenario declaring `requires: R` is handed). */
+export type ClusterWith<R extends NodeCapability> = ClusterUnderTest & {
+  readonly capabilities: Pick<CapabilityMap, R>;
+};
+
+/** Narrows a cluster to one with every capability in `required`; the missing ones are returned otherwise. */
+export function missingCapabilities<R extends NodeCapability>(
+  cluster: ClusterUnderTest,
+  required: readonly R[],
+): { ok: true; cluster: ClusterWith<R> } | { ok: false; missing: { capability: R; reason: string }[] } {
+  const missing = required
+    .filter((capability) => cluster.capabilities[capability] === undefined)
+    .map((capability) => ({
+      capability,
+      reason: cluster.unsupported[capability] ?? `the ${cluster.provider} provider does not offer it`,
+    }));
+  return missing.length === 0 ? { ok: true, cluster: cluster as ClusterWith<R> } : { ok: false, missing };
+}
+
+/** The capability objects a provider offers: every one it implements, less those it states unsupported. */
+export function offeredCapabilities(
+  implemented: Partial<CapabilityMap>,
+  unsupported: Partial<Record<NodeCapability, string>>,
+): Partial<CapabilityMap> {
+  const offered: Partial<Record<NodeCapability, unknown>> = {};
+  for (const [name, capability] of Object.entries(implemented) as [NodeCapability, unknown][]) {
+    if (unsupported[name] === undefined) offered[name] = capability;
+  }
+  return offered as Partial<CapabilityMap>;
 }

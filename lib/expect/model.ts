@@ -1,24 +1,16 @@
 // The expected timeline of a node-loss scenario, computed from the cluster's timing knobs. Each
-// milestone's window is relative to an anchor milestone, so windows can be resolved against what
-// actually happened (a late node-unknown shifts everything after it) or chained from the fault
-// to predict the whole timeline (`nominalWindows`).
+// milestone's window is relative to an anchor milestone (see windows.ts), so windows can be
+// resolved against what actually happened (a late node-unknown shifts everything after it) or
+// chained from the fault to predict the whole timeline (`nominalWindows`).
 import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
+import { windowMaker, type ExpectedMilestone, type WindowFn } from "./windows.js";
+
+export { nominalWindows, type ExpectedMilestone, type NominalWindow } from "./windows.js";
 
 /** PodGC's fixed loop: force-deletes terminating pods on NotReady, out-of-service nodes. */
 export const POD_GC_PERIOD_MS = 20_000;
 /** The attach-detach controller's hard-coded maxWaitForUnmountDuration before a forced detach. */
 export const FORCED_DETACH_WAIT_MS = 6 * 60_000;
-
-export interface ExpectedMilestone {
-  name: string;
-  /** Milestone the window is measured from ("fault-injected" for the fault itself). */
-  after: string;
-  minMs: number;
-  /** null: must NOT happen while the scenario observes. */
-  maxMs: number | null;
-  /** One line: which knob or mechanism sets this window. */
-  why: string;
-}
 
 export type RecoveryMode =
   /** Nothing helps: upstream behaviour. */
@@ -29,11 +21,11 @@ export type RecoveryMode =
 export interface NodeLossExpectationOptions {
   profile: TimingProfile;
   mode: RecoveryMode;
-  /** Simulated (or typical real) container start latency. Default 1000 ms (the sim default). */
-  podStartMs?: number;
-  /** Attach latency of the CSI attacher. Default 500 ms (the sim default). */
-  attachMs?: number;
-  /** Tolerance added to every upper bound (and taken from lower bounds) for scheduling noise. Default 3000 ms. */
+  /** The provider's container start latency (simulated on the sim, typical on kind). */
+  podStartMs: number;
+  /** The provider's volume attach latency. */
+  attachMs: number;
+  /** Tolerance added to every upper bound (and taken from lower bounds) for scheduling noise. Default: the profile's. */
   slackMs?: number;
   /**
    * Whether the StatefulSet's volume is attached to its node (a VolumeAttachment that must be
@@ -45,25 +37,6 @@ export interface NodeLossExpectationOptions {
 
 export const OUT_OF_SERVICE_MILESTONE = "taint-added:node.kubernetes.io/out-of-service";
 export const UNREACHABLE_MILESTONE = "taint-added:node.kubernetes.io/unreachable";
-
-type WindowFn = (
-  name: string,
-  after: string,
-  minMs: number,
-  maxMs: number | null,
-  why: string,
-) => ExpectedMilestone;
-
-/** Windows widened by `slackMs` on both sides (never below zero). */
-function windowMaker(slackMs: number): WindowFn {
-  return (name, after, minMs, maxMs, why) => ({
-    name,
-    after,
-    minMs: Math.max(0, minMs - slackMs),
-    maxMs: maxMs === null ? null : maxMs + slackMs,
-    why,
-  });
-}
 
 export interface ModelKnobs {
   window: WindowFn;
@@ -81,14 +54,14 @@ export interface ModelKnobs {
 export function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
   const p = options.profile;
   return {
-    window: windowMaker(options.slackMs ?? 3000),
+    window: windowMaker(options.slackMs ?? p.slackMs),
     renewMs: leaseRenewIntervalMs(p),
     graceMs: p.nodeMonitorGracePeriodSeconds * 1000,
     periodMs: p.nodeMonitorPeriodSeconds * 1000,
     toleranceMs: p.defaultUnreachableTolerationSeconds * 1000,
     evictionGapMs: 1000 / p.nodeEvictionRate,
-    podStartMs: options.podStartMs ?? 1000,
-    attachMs: options.attachMs ?? 500,
+    podStartMs: options.podStartMs,
+    attachMs: options.attachMs,
     hasVolume: options.volumeAttachRequired !== false,
   };
 }
@@ -268,45 +241,6 @@ export function expectedNodeLoss(options: NodeLossExpectationOptions): ExpectedM
     );
   }
   return expected;
-}
-
-export interface NominalWindow {
-  name: string;
-  /** ms after the fault; maxMs null = never. */
-  minMs: number;
-  maxMs: number | null;
-}
-
-/**
- * Chains every window from the fault: the prediction for the whole timeline. Milestones that hang
- * off a manual action (the out-of-service taint) are chained from `manualActionAtMs` when given.
- */
-export function nominalWindows(
-  expected: readonly ExpectedMilestone[],
-  anchors: Record<string, number> = { "fault-injected": 0 },
-): NominalWindow[] {
-  const resolved = new Map<string, NominalWindow>(
-    Object.entries(anchors).map(([name, at]) => [name, { name, minMs: at, maxMs: at }]),
-  );
-  const out: NominalWindow[] = [];
-  let progress = true;
-  while (progress) {
-    progress = false;
-    for (const e of expected) {
-      if (resolved.has(e.name)) continue;
-      const anchor = resolved.get(e.after);
-      if (!anchor) continue;
-      const window: NominalWindow = {
-        name: e.name,
-        minMs: anchor.minMs + e.minMs,
-        maxMs: e.maxMs === null || anchor.maxMs === null ? null : anchor.maxMs + e.maxMs,
-      };
-      resolved.set(e.name, window);
-      out.push(window);
-      progress = true;
-    }
-  }
-  return out;
 }
 
 /** The recovery controller's timing knobs, as the model needs them. */

@@ -9,15 +9,14 @@ import Mocha from "mocha";
 import { RekindleError } from "../errors.js";
 import { chooseProvider, openClusterUnderTest } from "../cluster/create.js";
 import type { ClusterUnderTest } from "../cluster/provider.js";
-import { timingProfile } from "../cluster/profiles.js";
+import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
 import { writeJunit } from "../report/junit.js";
 import { summarizeScenario, writeSummary, type RunSummary } from "../report/summary.js";
-import { SUITE_FAMILIES, suiteFamilies } from "../scenario/catalogue.js";
-import { onInterrupt } from "../util/cleanup.js";
+import { SUITE_FAMILIES, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
 import { runCommand } from "../util/command.js";
-import { PROJECT_ROOT, sourceOrCompiled } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
-import { setRunContext, type RunContext } from "./context.js";
+import { addScenarioSuites, type RecordedScenario, type RunContext } from "./suite.js";
 
 export { SUITE_FAMILIES };
 export { PROVIDER_NAMES as PROVIDERS } from "../cluster/provider.js";
@@ -54,20 +53,21 @@ export interface RunResult {
   failed: number;
 }
 
-/** Budget for undoing the current scenario and tearing down after Ctrl-C (nodes restart, taints lift). */
-const INTERRUPT_CLEANUP_BUDGET_MS = 300_000;
-
 function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-export function validateRunOptions(options: RunOptions): { suites: string[]; repeat: number } {
+export function validateRunOptions(options: RunOptions): {
+  suites: SuiteFamily[];
+  repeat: number;
+  profile: TimingProfile;
+} {
   const suites = suiteFamilies(options.suites);
   const repeat = options.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
-  timingProfile(options.profile ?? "default");
+  const profile = timingProfile(options.profile ?? "default");
   if (options.grep !== undefined) {
     try {
       new RegExp(options.grep);
@@ -75,14 +75,14 @@ export function validateRunOptions(options: RunOptions): { suites: string[]; rep
       throw RekindleError.invalidInput("--scenario pattern", options.grep, "a regular expression");
     }
   }
-  return { suites, repeat };
+  return { suites, repeat, profile };
 }
 
 function banner(
   progress: Progress,
   cluster: ClusterUnderTest,
   runId: string,
-  suites: string[],
+  suites: readonly string[],
   repeat: number,
 ) {
   const p = cluster.profile;
@@ -101,37 +101,22 @@ function banner(
 }
 
 export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
-  const { suites, repeat } = validateRunOptions(options);
-  const profile = timingProfile(options.profile ?? "default");
+  const { suites, repeat, profile } = validateRunOptions(options);
   const progress = options.progress ?? consoleProgress();
-  const abort = new AbortController();
-  options.signal?.addEventListener(
+  // Interrupts arrive through the caller's signal (the CLI aborts it on Ctrl-C and waits for us).
+  const signal = options.signal ?? new AbortController().signal;
+  signal.addEventListener(
     "abort",
     () => {
-      abort.abort(options.signal?.reason);
+      progress.info("interrupted: undoing the current scenario, then tearing the cluster down");
     },
     { once: true },
   );
-  const signal = abort.signal;
   const provider = await chooseProvider(options.provider, progress);
   const runId = newRunId();
   const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
-
-  // Ctrl-C: abort the scenario (its undo restarts nodes, lifts taints, deletes its namespace), then tear down.
-  let finished: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    finished = resolve;
-  });
-  const releaseInterrupt = onInterrupt(
-    async () => {
-      progress.info("interrupted: undoing the current scenario, then tearing the cluster down");
-      abort.abort(new RekindleError("ABORTED", "rekindle run was interrupted"));
-      await done;
-    },
-    { budgetMs: INTERRUPT_CLEANUP_BUDGET_MS },
-  );
 
   const summary: RunSummary = {
     runId,
@@ -141,17 +126,12 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     repeat,
     scenarios: [],
   };
-  const context: Omit<RunContext, "cluster"> = {
-    repeat,
-    progress,
-    signal,
-    scenarios: new Map(),
-    skipped: new Map(),
-  };
+  const scenarios = new Map<string, RecordedScenario>();
+  const skipped = new Map<string, string>();
   let mochaFailures = 0;
-  try {
-    const cluster = await openClusterUnderTest(provider, {
-      profile: profile.name,
+  {
+    await using cluster = await openClusterUnderTest(provider, {
+      profile,
       runDir: reportDir,
       runId,
       keep: options.keepCluster === true,
@@ -163,23 +143,18 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     });
     try {
       banner(progress, cluster, runId, suites, repeat);
-      setRunContext({ ...context, cluster });
-      mochaFailures = await runMocha(suites, reportDir, options.grep, signal);
+      const context: RunContext = { cluster, repeat, progress, signal, scenarios, skipped };
+      mochaFailures = await runMocha(suites, context, reportDir, options.grep);
     } finally {
-      setRunContext(undefined);
       if (options.keepCluster === true) progress.info(`cluster kept: ${cluster.keepHint()}`);
-      await cluster.destroy();
     }
-  } finally {
-    releaseInterrupt();
-    finished();
   }
 
-  for (const recorded of context.scenarios.values()) {
+  for (const recorded of scenarios.values()) {
     summary.scenarios.push(summarizeScenario(recorded.id, recorded.runs, recorded.expected));
     writeFileSync(join(reportDir, "charts", `${recorded.id.replaceAll("/", "__")}.svg`), recorded.chart);
   }
-  summary.skipped = [...context.skipped].map(([id, reason]) => ({ id, reason }));
+  summary.skipped = [...skipped].map(([id, reason]) => ({ id, reason }));
   summary.finishedAt = new Date().toISOString();
   writeSummary(reportDir, summary);
   writeJunit(reportDir, summary);
@@ -192,10 +167,10 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
 }
 
 async function runMocha(
-  suites: string[],
+  suites: readonly SuiteFamily[],
+  context: RunContext,
   reportDir: string,
   grep: string | undefined,
-  signal: AbortSignal,
 ): Promise<number> {
   const mocha = new Mocha({
     timeout: 0,
@@ -203,8 +178,8 @@ async function runMocha(
     reporterOptions: { resultsDir: join(reportDir, "allure-results"), extraReporters: "spec" },
     ...(grep !== undefined ? { grep: new RegExp(grep) } : {}),
   });
-  for (const suite of suites) mocha.addFile(sourceOrCompiled(import.meta.url, `../../suites/${suite}`));
-  await mocha.loadFilesAsync();
+  addScenarioSuites(mocha.suite, suites, context);
+  const { signal } = context;
   const failures = await new Promise<number>((resolve) => {
     const runner = mocha.run((count) => {
       resolve(count);

@@ -1,26 +1,43 @@
-// Defines a mocha suite for a family of harness scenarios: one test per scenario, repeated as the
-// run asks, each run recorded for the reports. A scenario the provider cannot run is skipped with
-// the provider's stated reason (printed, and listed under "skipped" in summary.json and JUnit).
+// Builds the mocha tree of a run from the scenario definitions (suites/): one mocha suite per
+// family, one test per scenario, repeated as the run asks, each run recorded for the reports. A
+// scenario the provider cannot run is skipped with the provider's stated reason (printed, and
+// listed under "skipped" in summary.json and JUnit).
 import { randomBytes } from "node:crypto";
-import type { Context } from "mocha";
-import type { NodeCapability } from "../cluster/provider.js";
-import { SCENARIOS, type SuiteFamily } from "../scenario/catalogue.js";
-import { runScenario } from "../scenario/harness.js";
+import Mocha from "mocha";
+import type { ClusterUnderTest } from "../cluster/provider.js";
+import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
+import { runScenario, scenarioNeeds, type ScenarioDefinition } from "../scenario/harness.js";
 import { summaryExpected } from "../scenario/verdict.js";
-import { recordScenarioRun, recordSkip, runContext } from "./context.js";
+import type { Progress } from "../util/progress.js";
+import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 
-/** Skips the current test, recording the provider's reason, when the provider lacks a capability. */
-export function skipUnlessSupported(test: Context, id: string, requires: readonly NodeCapability[]): void {
-  const context = runContext();
-  for (const capability of requires) {
-    const reason = context.cluster.unsupported[capability];
-    if (reason !== undefined) {
-      const text = `${context.cluster.provider} provider cannot inject "${capability}" faults: ${reason}`;
-      recordSkip(id, text);
-      context.progress.info(`${id}: skipped — ${text}`);
-      test.skip();
-    }
+export interface RecordedScenario {
+  id: string;
+  runs: ScenarioRun[];
+  expected: SummaryExpected[];
+  /** SVG of the first run's timeline (later runs are in Allure). */
+  chart: string;
+}
+
+/** What the tests of a run share: the cluster under test, and where each scenario run is recorded. */
+export interface RunContext {
+  cluster: ClusterUnderTest;
+  repeat: number;
+  progress: Progress;
+  signal: AbortSignal;
+  scenarios: Map<string, RecordedScenario>;
+  /** Scenarios the provider cannot run, with the reason. */
+  skipped: Map<string, string>;
+}
+
+/** Why the cluster cannot run this scenario; undefined when it can. */
+export function skipReason(cluster: ClusterUnderTest, definition: ScenarioDefinition): string | undefined {
+  for (const capability of scenarioNeeds(definition)) {
+    if (cluster.capabilities[capability] !== undefined) continue;
+    const reason = cluster.unsupported[capability] ?? "not offered";
+    return `${cluster.provider} provider cannot inject "${capability}" faults: ${reason}`;
   }
+  return undefined;
 }
 
 /** A namespace name unique to this run of the scenario. */
@@ -29,31 +46,50 @@ export function scenarioNamespace(id: string, run: number): string {
   return `${slug}-${run}-${randomBytes(2).toString("hex")}`;
 }
 
-export function defineHarnessSuite(family: SuiteFamily): void {
-  describe(family, function () {
-    this.timeout(0);
-    for (const definition of SCENARIOS[family]) {
-      it(`${definition.id} — ${definition.title}`, async function () {
-        skipUnlessSupported(this, definition.id, definition.requires);
-        const context = runContext();
-        const failures: string[] = [];
-        for (let i = 1; i <= context.repeat; i++) {
-          const result = await runScenario(definition, {
-            cluster: context.cluster,
-            namespace: scenarioNamespace(definition.id, i),
-            progress: context.progress,
-            signal: context.signal,
-          });
-          recordScenarioRun(
-            definition.id,
-            result,
-            summaryExpected(result.expected, result.checks),
-            result.chart,
-          );
-          if (result.outcome === "failed") failures.push(`run ${i}: ${result.error ?? "failed"}`);
-        }
-        if (failures.length > 0) throw new Error(failures.join("\n\n"));
-      });
+function record(
+  context: RunContext,
+  id: string,
+  run: ScenarioRun,
+  expected: SummaryExpected[],
+  chart: string,
+) {
+  const entry = context.scenarios.get(id) ?? { id, runs: [], expected, chart };
+  entry.runs.push(run);
+  context.scenarios.set(id, entry);
+}
+
+function scenarioTest(context: RunContext, definition: ScenarioDefinition): Mocha.Test {
+  return new Mocha.Test(`${definition.id} — ${definition.title}`, async function (this: Mocha.Context) {
+    const reason = skipReason(context.cluster, definition);
+    if (reason !== undefined) {
+      context.skipped.set(definition.id, reason);
+      context.progress.info(`${definition.id}: skipped — ${reason}`);
+      this.skip();
     }
+    const failures: string[] = [];
+    for (let i = 1; i <= context.repeat; i++) {
+      const result = await runScenario(definition, {
+        cluster: context.cluster,
+        namespace: scenarioNamespace(definition.id, i),
+        progress: context.progress,
+        signal: context.signal,
+      });
+      record(context, definition.id, result, summaryExpected(result.expected, result.checks), result.chart);
+      if (result.outcome === "failed") failures.push(`run ${i}: ${result.error ?? "failed"}`);
+    }
+    if (failures.length > 0) throw new Error(failures.join("\n\n"));
   });
+}
+
+/** Adds one mocha suite per family to `root`, its tests bound to `context`. */
+export function addScenarioSuites(
+  root: Mocha.Suite,
+  families: readonly SuiteFamily[],
+  context: RunContext,
+): void {
+  for (const family of families) {
+    const suite = Mocha.Suite.create(root, family);
+    suite.timeout(0);
+    for (const definition of SCENARIOS[family]) suite.addTest(scenarioTest(context, definition));
+  }
 }

@@ -1,7 +1,13 @@
 // The shared shape of every conformance scenario: deploy, maybe run the recovery
 // controller, record, inject the fault (its undo registered right after), await milestones, undo
 // everything, then judge the recorded timeline against the scenario's expected windows.
-import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "../cluster/provider.js";
+import {
+  missingCapabilities,
+  type ClusterUnderTest,
+  type ClusterWith,
+  type EvictionSettings,
+  type NodeCapability,
+} from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
 import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
@@ -37,12 +43,18 @@ export interface ExpectationInputs {
   controllerManagerLogged: boolean;
 }
 
-export interface ScenarioDefinition {
+/**
+ * A scenario. `R` is what it needs of the cluster: `run` is handed a cluster that has exactly
+ * those capabilities (so the compiler, not a runtime refusal, keeps `requires` honest), and a
+ * provider without one of them skips the scenario with its reason. Write one with
+ * `defineScenario` so `R` is inferred from `requires`.
+ */
+export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
   /** "family/name", the summary.json id. */
   id: string;
   title: string;
-  /** Node faults the provider must support; otherwise the scenario is skipped with its reason. */
-  requires: NodeCapability[];
+  /** Capabilities the provider must have; otherwise the scenario is skipped with its reason. */
+  requires: readonly R[];
   /**
    * Runs the recovery controller: its NodeFence CRD is installed before the recorder starts, so
    * NodeFence changes are on the timeline. Default false.
@@ -53,7 +65,7 @@ export interface ScenarioDefinition {
   workloads(namespace: string): WorkloadRef[];
   /** Whose recovery is the scenario's headline number; default every workload. */
   recoveryOf?: string[];
-  run(context: ScenarioContext): Promise<void>;
+  run(context: ScenarioContext<R>): Promise<void>;
   /** One line `rekindle list` prints under the title, e.g. how long the scenario takes. */
   note?(inputs: ExpectationInputs): string;
   /** Extra milestones from the recorded transitions (evictions, per-node events…). */
@@ -67,8 +79,21 @@ export interface DeriveContext {
   namespace: string;
 }
 
-export interface ScenarioContext {
-  readonly cluster: ClusterUnderTest;
+/** Everything the scenario needs of the cluster: its `requires`, and a fence driver if it runs the controller. */
+export function scenarioNeeds(definition: ScenarioDefinition): NodeCapability[] {
+  return [...definition.requires, ...(definition.usesController === true ? (["fencing"] as const) : [])];
+}
+
+/** Infers a scenario's capabilities from its `requires` list. */
+export function defineScenario<const R extends NodeCapability = never>(
+  definition: ScenarioDefinition<R>,
+): ScenarioDefinition<R> {
+  return definition;
+}
+
+export interface ScenarioContext<R extends NodeCapability = never> {
+  /** The cluster, with the capabilities the scenario declared (and only those). */
+  readonly cluster: ClusterWith<R>;
   readonly kc: k8s.KubeConfig;
   readonly steps: ScenarioSteps;
   readonly namespace: string;
@@ -108,33 +133,37 @@ export interface ScenarioResult extends ScenarioRun {
   chart: string;
 }
 
-export const SCENARIO_SLACK_MS = 3_000;
-
-/** The in-process controller's settings: upstream-like detection on the default profile, compressed on faster ones. */
+/** The in-process controller's settings: the profile's detection and check interval. */
 export function scenarioControllerConfig(profile: TimingProfile): ControllerConfig {
+  return { ...DEFAULT_CONTROLLER_CONFIG, ...profile.controller, identity: "rekindle-scenario" };
+}
+
+/** What the expected timeline needs to know of a cluster (`rekindle list` states it for the sim). */
+export interface ExpectationFacts {
+  profile: TimingProfile;
+  eviction: EvictionSettings;
+  latencies: { podStartMs: number; attachMs: number };
+  volumeAttachRequired: boolean;
+  controllerManagerLogged: boolean;
+}
+
+export function expectationInputs(facts: ExpectationFacts): ExpectationInputs {
   return {
-    ...DEFAULT_CONTROLLER_CONFIG,
-    unhealthyAfterMs: profile.name === "default" ? 20_000 : 6_000,
-    checkIntervalMs: 500,
-    identity: "rekindle-scenario",
+    ...facts,
+    controller: scenarioControllerConfig(facts.profile),
+    slackMs: facts.profile.slackMs,
   };
 }
 
-export function expectationInputs(
-  cluster: Pick<
-    ClusterUnderTest,
-    "profile" | "eviction" | "latencies" | "storage" | "controllerManagerLogPath"
-  >,
-): ExpectationInputs {
-  return {
-    controllerManagerLogged: cluster.controllerManagerLogPath !== undefined,
-    volumeAttachRequired: cluster.storage?.attachRequired ?? true,
+/** The expectation facts of a cluster under test. */
+export function clusterExpectationInputs(cluster: ClusterUnderTest): ExpectationInputs {
+  return expectationInputs({
     profile: cluster.profile,
     eviction: cluster.eviction,
     latencies: cluster.latencies,
-    controller: scenarioControllerConfig(cluster.profile),
-    slackMs: SCENARIO_SLACK_MS,
-  };
+    volumeAttachRequired: cluster.storage?.attachRequired ?? true,
+    controllerManagerLogged: cluster.capabilities["controller-manager-flags"] !== undefined,
+  });
 }
 
 /** Milestones every scenario gets: node-loss ones for the primary node, conditions, kubelet terminations. */
@@ -173,14 +202,23 @@ function baseMilestones(
   return milestones;
 }
 
-export async function runScenario(
-  definition: ScenarioDefinition,
+export async function runScenario<R extends NodeCapability>(
+  definition: ScenarioDefinition<R>,
   options: ScenarioRunOptions,
 ): Promise<ScenarioResult> {
-  const { cluster, namespace, signal } = options;
+  const { namespace, signal } = options;
+  const capable = missingCapabilities(options.cluster, definition.requires);
+  if (!capable.ok) {
+    throw new RekindleError(
+      "UNSUPPORTED",
+      `${definition.id} needs ${capable.missing.map((m) => m.capability).join(", ")}, which the ${options.cluster.provider} provider lacks`,
+      { hint: capable.missing.map((m) => `${m.capability}: ${m.reason}`).join("; ") },
+    );
+  }
+  const { cluster } = capable;
   const progress = options.progress ?? silentProgress;
   const kc = cluster.kubeConfig();
-  const inputs = expectationInputs(cluster);
+  const inputs = clusterExpectationInputs(cluster);
   const expected = definition.expected(inputs);
   const nominal = nominalWindows(expected);
   const steps = new ScenarioSteps(definition.id, progress);
@@ -190,7 +228,9 @@ export async function runScenario(
   const marks: Milestone[] = [];
   const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace });
   // Read from the scenario's start on, where the provider has the log on this machine.
-  const controllerManagerLog = new ForcedDetachLog(cluster.controllerManagerLogPath?.());
+  const controllerManagerLog = new ForcedDetachLog(
+    options.cluster.capabilities["controller-manager-flags"]?.controllerManagerLogPath(),
+  );
   const milestonesOf = (transitions: readonly Transition[], untilMs = Infinity): Milestone[] =>
     faultAtMs === 0
       ? []
@@ -202,7 +242,7 @@ export async function runScenario(
         ].sort((a, b) => a.atMs - b.atMs);
   const milestones = () => milestonesOf(recorder?.transitions ?? []);
 
-  const context: ScenarioContext = {
+  const context: ScenarioContext<R> = {
     cluster,
     kc,
     steps,
@@ -248,7 +288,17 @@ export async function runScenario(
           },
         );
       }
-      const driver = overrides.drivers ? undefined : cluster.fenceDriver();
+      const fencing = options.cluster.capabilities.fencing;
+      if (!overrides.drivers && !fencing) {
+        throw new RekindleError(
+          "UNSUPPORTED",
+          `${definition.id} starts the controller on a cluster with no fence driver`,
+          {
+            hint: `declare "fencing" in its requires, or pass drivers; ${options.cluster.unsupported.fencing ?? ""}`,
+          },
+        );
+      }
+      const driver = overrides.drivers ? undefined : fencing?.fenceDriver();
       const config = { ...inputs.controller, ...overrides.config };
       const controller = new RecoveryController({
         kc,

@@ -1,5 +1,6 @@
 // Last-resort cleanup for processes this Node process started: on normal exit, on Ctrl-C/SIGTERM,
 // and on an uncaught exception, every registered process is killed so nothing is left running.
+import { RekindleError } from "../errors.js";
 import { isDaemonRunning, type DaemonRecord } from "./daemon.js";
 
 type AsyncCleanup = () => Promise<void>;
@@ -65,4 +66,33 @@ export function onInterrupt(cleanup: AsyncCleanup, options: { budgetMs?: number 
   install();
   asyncCleanups.set(cleanup, options.budgetMs ?? DEFAULT_CLEANUP_BUDGET_MS);
   return () => asyncCleanups.delete(cleanup);
+}
+
+/** A signal Ctrl-C/SIGTERM aborts; disposing the scope tells the interrupt handler the work is undone. */
+export interface InterruptScope extends Disposable {
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Long work that must undo itself when interrupted: Ctrl-C/SIGTERM aborts `signal` (reason: an
+ * ABORTED RekindleError naming `what`), and the process waits up to `budgetMs` for the scope to be
+ * disposed — the work's own cleanup — before exiting.
+ */
+export function interruptScope(what: string, options: { budgetMs?: number } = {}): InterruptScope {
+  const abort = new AbortController();
+  let finished: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  const release = onInterrupt(async () => {
+    abort.abort(new RekindleError("ABORTED", `${what} was interrupted`));
+    await done;
+  }, options);
+  return {
+    signal: abort.signal,
+    [Symbol.dispose]() {
+      release();
+      finished();
+    },
+  };
 }

@@ -279,7 +279,7 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
       const options = {
         name: CLUSTER,
         kindBinary: kind,
-        profile: "fast",
+        profile: TIMING_PROFILES.fast,
         stateDir: join(stateDir, "reuse"),
         agentProbe: null,
         // The stand-in control plane serves a kubeconfig but no API server to install storage into.
@@ -334,7 +334,7 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
       const started = await startKindCluster({
         name: CREATE_CLUSTER,
         kindBinary: kind,
-        profile: "fast",
+        profile: TIMING_PROFILES.fast,
         stateDir: dir,
         agentProbe: null,
         progress: recordingProgress(lines),

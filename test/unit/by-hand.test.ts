@@ -5,6 +5,9 @@ import { DRAIN_TIMEOUT_MS, expectedReleaseByHand, PAST_FORCED_DETACH_MS } from "
 import { FORCED_DETACH_WAIT_MS, nominalWindows, OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 
+/** The sim's container start and attach latency (the windows below were written for them). */
+const SIM_LATENCIES = { podStartMs: 1000, attachMs: 500 };
+
 const fast = TIMING_PROFILES.fast;
 
 function nominal(name: string, windows: ReturnType<typeof nominalWindows>) {
@@ -19,6 +22,7 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
       it(`${profile.name}${forceDetachDisabled ? ", forced detach disabled" : ""}: every window's anchor resolves from the fault`, function () {
         const expected = expectedReleaseByHand({
           profile,
+          ...SIM_LATENCIES,
           release: "force-delete",
           forceDetachDisabled,
           controllerManagerLogged: true,
@@ -35,6 +39,7 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
     const windows = nominalWindows(
       expectedReleaseByHand({
         profile: fast,
+        ...SIM_LATENCIES,
         release: "force-delete",
         forceDetachDisabled: false,
         slackMs: 0,
@@ -52,6 +57,7 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
   it("a detach right after the force delete (what the old sim taught) fails the timeline", function () {
     const expected = expectedReleaseByHand({
       profile: fast,
+      ...SIM_LATENCIES,
       release: "force-delete",
       forceDetachDisabled: false,
     });
@@ -69,6 +75,7 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
   it("with the forced detach disabled, the detach may only follow the out-of-service taint", function () {
     const expected = expectedReleaseByHand({
       profile: fast,
+      ...SIM_LATENCIES,
       release: "force-delete",
       forceDetachDisabled: true,
     });
@@ -80,7 +87,12 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
   });
 
   it("a drain evicts everything at once, hangs on the StatefulSet pods, and only a second drain with no grace frees them", function () {
-    const expected = expectedReleaseByHand({ profile: fast, release: "drain", forceDetachDisabled: false });
+    const expected = expectedReleaseByHand({
+      profile: fast,
+      ...SIM_LATENCIES,
+      release: "drain",
+      forceDetachDisabled: false,
+    });
     const after = (name: string) => expected.find((e) => e.name === name)?.after;
     // The Deployment's pods go with the drain, not after the unreachable toleration.
     expect(after("deployment:pod-deletion-requested")).to.equal("drain-started");
@@ -99,6 +111,7 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
   it("without attachable storage (kind's shared hostPath) nothing waits for a detach", function () {
     const expected = expectedReleaseByHand({
       profile: fast,
+      ...SIM_LATENCIES,
       release: "drain",
       forceDetachDisabled: false,
       volumeAttachRequired: false,
@@ -113,6 +126,7 @@ describe("expected timeline: StatefulSet pods released by hand", function () {
     const names = (logged: boolean) =>
       expectedReleaseByHand({
         profile: fast,
+        ...SIM_LATENCIES,
         release: "force-delete",
         forceDetachDisabled: false,
         controllerManagerLogged: logged,

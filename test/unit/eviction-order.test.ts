@@ -12,7 +12,7 @@ import { parseQuantity } from "../../lib/kube/quantity.js";
 import { substitute } from "../../lib/kube/apply.js";
 import { RekindleError } from "../../lib/errors.js";
 import { fixturePath } from "../../lib/util/fixtures.js";
-import { PRESSURE_APPS } from "../../lib/scenario/families/pressure.js";
+import { PRESSURE_APPS } from "../../suites/node-pressure.js";
 
 const Mi = 2 ** 20;
 

@@ -373,10 +373,9 @@ describe("kind provider", function () {
       expect(error.hint).to.include("REKINDLE_KIND");
     });
 
-    it("validates the name and profile before touching anything", async function () {
+    // The profile is parsed at the edge (timingProfile, see profiles.test.ts) and arrives as an object.
+    it("validates the name before touching anything", async function () {
       expect((await rejected(startKindCluster({ name: "Bad_Name" }))).code).to.equal("INVALID_INPUT");
-      const profile = await rejected(startKindCluster({ profile: "slow" }));
-      expect(profile.message).to.equal('unknown profile "slow"; valid: default, fast');
     });
   });
 

@@ -9,6 +9,9 @@ import {
 } from "../../lib/expect/model.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 
+/** The sim's container start and attach latency (the windows below were written for them). */
+const SIM_LATENCIES = { podStartMs: 1000, attachMs: 500 };
+
 const window = (name: string, windows: ReturnType<typeof nominalWindows>) => {
   const w = windows.find((x) => x.name === name);
   if (!w) throw new Error(`no window ${name}`);
@@ -18,7 +21,7 @@ const window = (name: string, windows: ReturnType<typeof nominalWindows>) => {
 describe("expected-timeline model", function () {
   it("default profile, baseline: Deployment back after ≈ grace + 300 s + start (the seed's ~6 min)", function () {
     const windows = nominalWindows(
-      expectedNodeLoss({ profile: TIMING_PROFILES.default, mode: "baseline", slackMs: 0 }),
+      expectedNodeLoss({ profile: TIMING_PROFILES.default, ...SIM_LATENCIES, mode: "baseline", slackMs: 0 }),
     );
     const recovered = window("deployment:recovered", windows);
     expect(recovered.minMs).to.be.within(335_000, 350_000);
@@ -28,7 +31,11 @@ describe("expected-timeline model", function () {
   });
 
   it("default profile, baseline: the StatefulSet pod never goes and its volume never detaches", function () {
-    const expected = expectedNodeLoss({ profile: TIMING_PROFILES.default, mode: "baseline" });
+    const expected = expectedNodeLoss({
+      profile: TIMING_PROFILES.default,
+      ...SIM_LATENCIES,
+      mode: "baseline",
+    });
     for (const name of [
       "statefulset:pod-gone",
       "statefulset:replacement-ready",
@@ -43,6 +50,7 @@ describe("expected-timeline model", function () {
   it("out-of-service by hand: PodGC within 20 s of the taint, detach at once, then attach and start", function () {
     const expected = expectedNodeLoss({
       profile: TIMING_PROFILES.fast,
+      ...SIM_LATENCIES,
       mode: "manual-out-of-service",
       slackMs: 0,
     });
@@ -54,7 +62,11 @@ describe("expected-timeline model", function () {
   });
 
   it("out-of-service by hand: the StatefulSet without a volume returns with no detach or attach", function () {
-    const expected = expectedNodeLoss({ profile: TIMING_PROFILES.default, mode: "manual-out-of-service" });
+    const expected = expectedNodeLoss({
+      profile: TIMING_PROFILES.default,
+      ...SIM_LATENCIES,
+      mode: "manual-out-of-service",
+    });
     const plain = expected.filter((e) => e.name.startsWith("statefulset-plain:"));
     expect(plain.map((e) => [e.name, e.after])).to.deep.equal([
       ["statefulset-plain:pod-deletion-requested", "taint-added:node.kubernetes.io/unreachable"],
@@ -71,13 +83,18 @@ describe("expected-timeline model", function () {
 
   it("fast profile compresses the same chain", function () {
     const windows = nominalWindows(
-      expectedNodeLoss({ profile: TIMING_PROFILES.fast, mode: "baseline", slackMs: 0 }),
+      expectedNodeLoss({ profile: TIMING_PROFILES.fast, ...SIM_LATENCIES, mode: "baseline", slackMs: 0 }),
     );
     expect(window("deployment:recovered", windows).maxMs).to.be.below(30_000);
   });
 
   describe("checking a timeline", function () {
-    const expected = expectedNodeLoss({ profile: TIMING_PROFILES.fast, mode: "baseline", slackMs: 0 });
+    const expected = expectedNodeLoss({
+      profile: TIMING_PROFILES.fast,
+      ...SIM_LATENCIES,
+      mode: "baseline",
+      slackMs: 0,
+    });
     const base: Milestone[] = [
       { name: "fault-injected", atMs: 0 },
       { name: "node-ready-unknown", atMs: 9_000 },
@@ -141,6 +158,7 @@ describe("expected-timeline model with the recovery controller", function () {
   it("default profile: the StatefulSet with a volume is back in well under a minute", function () {
     const expected = expectedNodeLossWithController({
       profile: TIMING_PROFILES.default,
+      ...SIM_LATENCIES,
       controller,
       slackMs: 0,
     });
@@ -152,6 +170,7 @@ describe("expected-timeline model with the recovery controller", function () {
   it("default profile: the Deployment follows the controller, not the 300 s toleration", function () {
     const expected = expectedNodeLossWithController({
       profile: TIMING_PROFILES.default,
+      ...SIM_LATENCIES,
       controller,
       slackMs: 0,
     });
@@ -162,6 +181,7 @@ describe("expected-timeline model with the recovery controller", function () {
     const slow = { ...controller, unhealthyAfterMs: 60_000 };
     const expected = expectedNodeLossWithController({
       profile: TIMING_PROFILES.fast,
+      ...SIM_LATENCIES,
       controller: slow,
       slackMs: 0,
     });

@@ -14,8 +14,15 @@ import { onInterrupt } from "../../util/cleanup.js";
 import { defaultKubectl, stateRoot } from "../../util/paths.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import { pollUntil } from "../../util/time.js";
-import { timingProfile, type TimingProfile } from "../profiles.js";
-import type { ClusterUnderTest, EvictionSettings, NodeCapability, PressureKind } from "../provider.js";
+import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
+import {
+  offeredCapabilities,
+  type CapabilityMap,
+  type ClusterUnderTest,
+  type EvictionSettings,
+  type NodeCapability,
+  type PressureKind,
+} from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
 import { DEFAULT_KIND_CONFIG, renderKindConfig, writeKindConfig, type RenderedKindConfig } from "./config.js";
 import { checkFillCap, defaultMaxFillBytes, planFill, PRESSURE_SIGNALS, type FillPlanner } from "./fill.js";
@@ -62,8 +69,8 @@ const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]{0,48}[a-z0-9])?$/;
 export interface KindClusterOptions {
   /** kind cluster name. Default "rekindle". */
   name?: string;
-  /** Timing profile name. Default "default" (kind-config.yaml as written). */
-  profile?: string;
+  /** Timing profile. Default: the "default" profile (kind-config.yaml as written). */
+  profile?: TimingProfile;
   /** The kind config rendered for the profile. Default <repo>/kind-config.yaml. */
   configPath?: string;
   /** kind binary. Default $REKINDLE_KIND, else "kind" on PATH. */
@@ -116,6 +123,8 @@ export class KindCluster implements ClusterUnderTest {
   readonly runId: string;
   readonly profile: TimingProfile;
   readonly unsupported: Partial<Record<NodeCapability, string>>;
+  /** This cluster's own fault methods, less what the node image cannot do (probed at start). */
+  readonly capabilities: Partial<CapabilityMap>;
   readonly latencies = { ...KIND_LATENCIES };
   /** Shared hostPath volumes that can follow a pod to any worker (see shared-storage.ts). */
   readonly storage = { storageClass: SHARED_STORAGE_CLASS, attachRequired: false };
@@ -151,6 +160,16 @@ export class KindCluster implements ClusterUnderTest {
         "restarting kube-controller-manager with other flags is not implemented for kind clusters yet",
       ...init.unsupported,
     };
+    this.capabilities = offeredCapabilities(
+      {
+        lifecycle: this,
+        partition: this,
+        pressure: this,
+        "graceful-shutdown": this,
+        fencing: this,
+      },
+      this.unsupported,
+    );
     this.maxFillBytes = init.maxFillBytes ?? defaultMaxFillBytes();
     this.#planner = init.fillPlanner ?? ((node, kind) => this.#planFromKubelet(node, kind));
     this.#agentProbe = init.agentProbe === undefined ? DEFAULT_AGENT_PROBE : init.agentProbe;
@@ -381,7 +400,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
       "lowercase letters, digits and '-', at most 50",
     );
   }
-  const profile = timingProfile(options.profile ?? "default");
+  const profile = options.profile ?? TIMING_PROFILES.default;
   const progress = options.progress ?? silentProgress;
   const signal = options.signal;
   const stateDir = options.stateDir ?? join(stateRoot(), "kind", name);

@@ -6,20 +6,10 @@ import type { FenceDriver } from "../../controller/drivers/types.js";
 import type { k8s } from "../../kube/client.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
-import type { ClusterUnderTest, EvictionSettings, PressureKind } from "../provider.js";
+import type { CapabilityMap, ClusterUnderTest, EvictionSettings, PressureKind } from "../provider.js";
 import { SIM_DEFAULT_LATENCIES, SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
 import { SimEvictionManager } from "./pressure.js";
 import { simulateGracefulShutdown } from "./shutdown.js";
-
-/**
- * The simulated kubelet's eviction and shutdown settings. Default: kind-config.yaml's kubelet
- * (30 s transition period and shutdown grace, 10 s eviction monitoring); fast: compressed.
- */
-export function simEvictionSettings(profile: TimingProfile): EvictionSettings {
-  return profile.name === "default"
-    ? { pressureTransitionPeriodMs: 30_000, monitoringIntervalMs: 10_000, shutdownGracePeriodMs: 30_000 }
-    : { pressureTransitionPeriodMs: 5_000, monitoringIntervalMs: 2_000, shutdownGracePeriodMs: 5_000 };
-}
 
 export interface SimUnderTestOptions {
   /** Leave the cluster running on destroy(). Default false. */
@@ -31,6 +21,15 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   readonly provider = "sim" as const;
   readonly cluster: SimCluster;
   readonly unsupported = {};
+  /** The sim can do every fault family, restart its controller manager and fence its nodes. */
+  readonly capabilities: CapabilityMap = {
+    lifecycle: this,
+    partition: this,
+    pressure: this,
+    "graceful-shutdown": this,
+    "controller-manager-flags": this,
+    fencing: this,
+  };
   /** The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the defaults). */
   readonly latencies = { ...SIM_DEFAULT_LATENCIES };
   /** The sim's CSI driver: attachable, played by the attacher kwok. */
@@ -44,7 +43,7 @@ export class SimClusterUnderTest implements ClusterUnderTest {
 
   constructor(cluster: SimCluster, options: SimUnderTestOptions = {}) {
     this.cluster = cluster;
-    this.eviction = simEvictionSettings(cluster.profile);
+    this.eviction = cluster.profile.simKubelet;
     this.#keep = options.keep ?? false;
     this.#progress = options.progress ?? silentProgress;
   }

@@ -1,16 +1,24 @@
-// Pieces the scenario families share: the node-loss workloads as a step, expectation helpers.
-import { leaseRenewIntervalMs } from "../../cluster/profiles.js";
-import type { ControllerConfig } from "../../controller/config.js";
+// Pieces the scenario families (suites/) share: the node-loss workloads and node faults as steps,
+// expectation helpers.
+import { leaseRenewIntervalMs } from "../cluster/profiles.js";
+import type { ControllerConfig } from "../controller/config.js";
 import {
   expectedNodeLossWithController,
   OUT_OF_SERVICE_MILESTONE,
   type ControllerTimingSettings,
   type ExpectedMilestone,
-} from "../../expect/model.js";
-import type { Milestone } from "../../observe/milestones.js";
-import type { Transition } from "../../observe/types.js";
-import { deployNodeLossWorkloads, type DeployedWorkloads } from "../../workloads/deploy.js";
-import type { ExpectationInputs, ScenarioContext } from "../harness.js";
+} from "../expect/model.js";
+import { never } from "../expect/windows.js";
+import type { Milestone, WorkloadRef } from "../observe/milestones.js";
+import type { Transition } from "../observe/types.js";
+import {
+  DEPLOYMENT_NAME,
+  deployNodeLossWorkloads,
+  PLAIN_STATEFULSET_NAME,
+  STATEFULSET_NAME,
+  type DeployedWorkloads,
+} from "../workloads/deploy.js";
+import type { ExpectationInputs, ScenarioContext } from "./harness.js";
 
 export async function deployWebAndDb(context: ScenarioContext): Promise<DeployedWorkloads> {
   return context.steps.step("deploy a Deployment, a StatefulSet and one with an RWO volume", () =>
@@ -24,24 +32,49 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
 }
 
 /**
- * Takes the node down at the fault instant, abruptly (`stop`: a power cut) or in order
- * (`shutdown`: the kubelet sees it coming), and registers the undo right after: power it on and
- * wait until it is back.
+ * Stops the node at the fault instant, abruptly (a power cut), and registers the undo right after:
+ * power it on and wait until it is back.
  */
-export async function takeNodeDown(
-  context: ScenarioContext,
-  node: string,
-  how: "stop" | "shutdown",
-): Promise<void> {
-  const { cluster, steps } = context;
-  await steps.step(how === "stop" ? `stop node ${node}` : `shut ${node} down gracefully`, async () => {
+export async function stopNodeAbruptly(context: ScenarioContext<"lifecycle">, node: string): Promise<void> {
+  const { lifecycle } = context.cluster.capabilities;
+  await context.steps.step(`stop node ${node}`, async () => {
     context.faultStarts([node]);
-    await (how === "stop" ? cluster.stopNode(node) : cluster.shutdownNode(node));
+    await lifecycle.stopNode(node);
   });
-  steps.registerUndo(`start node ${node} and wait until it is back`, async () => {
-    await cluster.startNode(node);
+  registerPowerOn(context, node);
+}
+
+/**
+ * Shuts the node down in order at the fault instant (the kubelet sees it coming and ends its
+ * pods), and registers the undo right after: power it on and wait until it is back.
+ */
+export async function shutNodeDown(
+  context: ScenarioContext<"lifecycle" | "graceful-shutdown">,
+  node: string,
+): Promise<void> {
+  const shutdown = context.cluster.capabilities["graceful-shutdown"];
+  await context.steps.step(`shut ${node} down gracefully`, async () => {
+    context.faultStarts([node]);
+    await shutdown.shutdownNode(node);
+  });
+  registerPowerOn(context, node);
+}
+
+function registerPowerOn(context: ScenarioContext<"lifecycle">, node: string): void {
+  const { lifecycle } = context.cluster.capabilities;
+  context.steps.registerUndo(`start node ${node} and wait until it is back`, async () => {
+    await lifecycle.startNode(node);
     await context.waitNodeBack(node);
   });
+}
+
+/** The node-loss workloads whose milestones every node-loss-shaped scenario derives. */
+export function nodeLossWorkloads(namespace: string): WorkloadRef[] {
+  return [
+    { id: "deployment", app: DEPLOYMENT_NAME, namespace },
+    { id: "statefulset", app: STATEFULSET_NAME, namespace },
+    { id: "statefulset-plain", app: PLAIN_STATEFULSET_NAME, namespace },
+  ];
 }
 
 /** The node-loss timeline model's view of the cluster: profile, latencies, whether volumes attach. */
@@ -50,6 +83,7 @@ export function nodeLossModelInputs(inputs: ExpectationInputs) {
     profile: inputs.profile,
     ...inputs.latencies,
     volumeAttachRequired: inputs.volumeAttachRequired,
+    slackMs: inputs.slackMs,
   };
 }
 
@@ -86,10 +120,6 @@ export function detectionWindow(inputs: ExpectationInputs): { minMs: number; max
   };
 }
 
-export function never(name: string, why: string, after = "fault-injected"): ExpectedMilestone {
-  return { name, after, minMs: 0, maxMs: null, why };
-}
-
 /** The "nothing was fenced" expectations of scenarios where the controller must hold back. */
 export function noFence(why: string): ExpectedMilestone[] {
   return [
@@ -123,3 +153,5 @@ export function duplicateReady(
   }
   return [];
 }
+
+export { never };
