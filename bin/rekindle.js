@@ -15,5 +15,13 @@ process.stdout.on("error", (error) => {
   if (error.code === "EPIPE") process.exit(0);
   throw error;
 });
+// A command whose work stalls with nothing left to wait for would otherwise exit quietly with 0.
+let settled = false;
+process.on("beforeExit", () => {
+  if (settled) return;
+  console.error("rekindle: internal error: the command stopped before finishing (a promise never settled)");
+  process.exitCode = 70;
+});
 const { main } = await import(compiled.href);
 process.exitCode = await main(process.argv.slice(2));
+settled = true;

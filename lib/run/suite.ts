@@ -8,6 +8,7 @@ import type { ClusterUnderTest } from "../cluster/provider.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 import { runScenario, scenarioNeeds, type ScenarioDefinition } from "../scenario/harness.js";
 import { summaryExpected } from "../scenario/verdict.js";
+import { sourceOrCompiled } from "../util/fixtures.js";
 import type { Progress } from "../util/progress.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 
@@ -89,7 +90,13 @@ export function addScenarioSuites(
 ): void {
   for (const family of families) {
     const suite = Mocha.Suite.create(root, family);
+    // Reporters expect every suite and test to come from a file (allure-mocha stops the run without one).
+    suite.file = sourceOrCompiled(import.meta.url, `../../suites/${family}`);
     suite.timeout(0);
-    for (const definition of SCENARIOS[family]) suite.addTest(scenarioTest(context, definition));
+    for (const definition of SCENARIOS[family]) {
+      const test = scenarioTest(context, definition);
+      test.file = suite.file;
+      suite.addTest(test);
+    }
   }
 }
