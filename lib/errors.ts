@@ -11,6 +11,16 @@ export type RekindleErrorCode =
   | "NOT_FOUND"
   | "UNSUPPORTED"
   | "ABORTED"
+  /** Something already exists or is in a state that rules the action out (a running cluster, a foreign namespace). */
+  | "CONFLICT"
+  /** The cluster lacks what a step needs (no worker, nodes not Ready, a kubelet setting missing, a safety cap). */
+  | "PRECONDITION"
+  /** An API server or kubelet that does not answer. */
+  | "UNREACHABLE"
+  /** A scenario definition that contradicts itself (a bug in rekindle or in a new scenario). */
+  | "SCENARIO_DEFINITION"
+  /** A state the code believes impossible; a bug to report. */
+  | "INTERNAL"
   | "STATE"
   | "TIMELINE_MISMATCH";
 
@@ -58,14 +68,6 @@ export class RekindleError extends Error {
     }
     return lines.join("\n");
   }
-}
-
-export function isRekindleError(error: unknown): error is RekindleError {
-  return error instanceof RekindleError;
-}
-
-export function abortError(signal: AbortSignal, what: string): RekindleError {
-  return new RekindleError("ABORTED", `${what} was aborted`, { cause: signal.reason });
 }
 
 /** A readable message for anything thrown (Errors, strings, API error bodies). */

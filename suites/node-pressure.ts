@@ -102,7 +102,7 @@ function pressureScenario(kind: PressureKind) {
     async run(context) {
       const { cluster, steps, kc, namespace } = context;
       const [node] = await cluster.workerNodes();
-      if (node === undefined) throw new RekindleError("STATE", "the cluster has no worker node to pressure");
+      if (node === undefined) throw new RekindleError("PRECONDITION", "the cluster has no worker node to pressure");
       await steps.step(`deploy BestEffort, Burstable and Guaranteed pods preferring ${node}`, async () => {
         await applyManifestFile(kc, fixturePath("workloads", "pressure.yaml"), {
           labels: { [RUN_LABEL]: cluster.runId },
@@ -119,7 +119,7 @@ function pressureScenario(kind: PressureKind) {
         const elsewhere = pods.filter((p) => p.spec?.nodeName !== node);
         if (elsewhere.length > 0) {
           throw new RekindleError(
-            "STATE",
+            "PRECONDITION",
             `the scheduler placed ${elsewhere.map((p) => `${p.metadata?.name ?? ""} on ${p.spec?.nodeName ?? ""}`).join(", ")}, not on ${node}`,
             { hint: `${node} needs room for three small pods; is it cordoned or full?` },
           );

@@ -32,7 +32,7 @@ export const nodeHeartbeats = defineScenario({
         (w) => nodeConditionStatus(nodes.find((n) => n.metadata?.name === w) ?? {}, "Ready") !== "True",
       );
       if (notReady.length > 0) {
-        throw new RekindleError("STATE", `workers not Ready: ${notReady.join(", ")}`, {
+        throw new RekindleError("PRECONDITION", `workers not Ready: ${notReady.join(", ")}`, {
           hint: "a node that is not Ready cannot be timed; check it with kubectl describe node",
         });
       }

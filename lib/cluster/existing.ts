@@ -93,7 +93,7 @@ export class ExistingCluster implements ClusterUnderTest {
       );
     } catch (error) {
       throw new RekindleError(
-        "STATE",
+        "UNREACHABLE",
         `cannot reach the cluster of context ${context} (${server}): ${errorMessage(error)}`,
         {
           hint: `check ${path} and that the cluster is up (kubectl --context ${context} get nodes)`,

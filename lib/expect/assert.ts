@@ -1,5 +1,6 @@
-// Checks a recorded timeline against the expected one; a mismatch throws an error whose message
-// shows expected and actual side by side.
+// Checks a recorded timeline against the expected one. A mismatch is a TimelineMismatchError whose
+// message shows expected and actual side by side (the scenario verdict reports it; assertTimeline
+// throws it, for callers that check a timeline outside a scenario run).
 import { RekindleError } from "../errors.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { ExpectedMilestone } from "./model.js";

@@ -19,6 +19,7 @@ import { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
 import { ForcedDetachLog } from "../observe/forced-detach.js";
+import { isRecordedMilestoneName } from "../observe/milestone-names.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
 import type { ScenarioRun } from "../report/summary.js";
@@ -70,6 +71,12 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
   note?(inputs: ExpectationInputs): string;
   /** Extra milestones from the recorded transitions (evictions, per-node events…). */
   derive?(transitions: readonly Transition[], context: DeriveContext): Milestone[];
+  /**
+   * The names of milestones the scenario makes itself, with `mark` or `derive` (a RegExp for a
+   * family of names). Anything else it marks or derives is refused, so this list and the
+   * recorder's vocabulary (isRecordedMilestoneName) are every name its windows may use.
+   */
+  ownMilestones?: readonly (string | RegExp)[];
 }
 
 export interface DeriveContext {
@@ -82,6 +89,25 @@ export interface DeriveContext {
 /** Everything the scenario needs of the cluster: its `requires`, and a fence driver if it runs the controller. */
 export function scenarioNeeds(definition: ScenarioDefinition): NodeCapability[] {
   return [...definition.requires, ...(definition.usesController === true ? (["fencing"] as const) : [])];
+}
+
+/** Whether the scenario declared `name` among the milestones it makes itself. */
+export function isOwnMilestone(definition: ScenarioDefinition, name: string): boolean {
+  return (definition.ownMilestones ?? []).some((own) =>
+    typeof own === "string" ? own === name : own.test(name),
+  );
+}
+
+/** Whether `name` can appear on this scenario's timeline at all. */
+export function isProducibleMilestone(definition: ScenarioDefinition, name: string, namespace = "ns"): boolean {
+  const workloadIds = definition.workloads(namespace).map((w) => w.id);
+  return isRecordedMilestoneName(name, workloadIds) || isOwnMilestone(definition, name);
+}
+
+function undeclaredMilestone(definition: ScenarioDefinition, name: string): RekindleError {
+  return new RekindleError("SCENARIO_DEFINITION", `${definition.id} makes milestone "${name}" it does not declare`, {
+    hint: "add it to the scenario's ownMilestones",
+  });
 }
 
 /** Infers a scenario's capabilities from its `requires` list. */
@@ -238,9 +264,15 @@ export async function runScenario<R extends NodeCapability>(
           ...baseMilestones(definition, transitions, deriveContext()),
           ...controllerManagerLog.milestones(faultAtMs, faultNodes[0] ?? "", untilMs),
           ...marks,
-          ...(definition.derive?.(transitions, deriveContext()) ?? []),
+          ...derived(transitions),
         ].sort((a, b) => a.atMs - b.atMs);
   const milestones = () => milestonesOf(recorder?.transitions ?? []);
+  function derived(transitions: readonly Transition[]): Milestone[] {
+    const out = definition.derive?.(transitions, deriveContext()) ?? [];
+    const stray = out.find((m) => !isOwnMilestone(definition, m.name));
+    if (stray) throw undeclaredMilestone(definition, stray.name);
+    return out;
+  }
 
   const context: ScenarioContext<R> = {
     cluster,
@@ -255,6 +287,7 @@ export async function runScenario<R extends NodeCapability>(
       faultNodes = nodes;
     },
     mark(name) {
+      if (!isOwnMilestone(definition, name)) throw undeclaredMilestone(definition, name);
       marks.push({ name, atMs: Date.now() - faultAtMs });
     },
     sinceFaultMs() {
@@ -281,7 +314,7 @@ export async function runScenario<R extends NodeCapability>(
     async startController(overrides = {}) {
       if (definition.usesController !== true) {
         throw new RekindleError(
-          "STATE",
+          "SCENARIO_DEFINITION",
           `${definition.id} starts the controller without declaring usesController`,
           {
             hint: "set usesController: true in its ScenarioDefinition",

@@ -2,7 +2,7 @@
 // the expected-vs-actual table on failure, the timeline chart, and the Allure attachments.
 import * as allure from "allure-js-commons";
 import { errorMessage } from "../errors.js";
-import { checkTimeline, formatChecks, type WindowCheck } from "../expect/assert.js";
+import { checkTimeline, formatChecks, TimelineMismatchError, type WindowCheck } from "../expect/assert.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { recoveryMs, type Milestone } from "../observe/milestones.js";
 import { timelineSvg } from "../report/chart.js";
@@ -31,11 +31,12 @@ export async function concludeScenario(input: ScenarioVerdictInput): Promise<Sce
   const mismatches = checks.filter((c) => c.verdict !== "ok");
   // null when a workload never served again (the baseline's StatefulSets) or none is tracked.
   const recovered = input.recoveryOf.length > 0 ? recoveryMs(milestones, input.recoveryOf) : undefined;
+  // A step's own failure comes first: the timeline after it says little.
   const errorText =
     input.failure !== undefined
       ? errorMessage(input.failure)
       : mismatches.length > 0
-        ? `${mismatches.length} milestone(s) outside the expected timeline\n${formatChecks(checks)}`
+        ? new TimelineMismatchError(input.title, checks).message
         : undefined;
   const chart = timelineSvg({ title: input.title, subtitle: input.subtitle, milestones, checks });
   await allure.attachment("timeline.svg", chart, "image/svg+xml");

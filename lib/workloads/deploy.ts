@@ -39,7 +39,7 @@ export async function ensureNamespace(kc: k8s.KubeConfig, name: string, runId: s
     if (!isConflict(error)) throw error;
     const existing = await core.readNamespace({ name });
     if (existing.metadata?.labels?.[RUN_LABEL] !== runId) {
-      throw new RekindleError("STATE", `namespace ${name} already exists and is not this run's`, {
+      throw new RekindleError("CONFLICT", `namespace ${name} already exists and is not this run's`, {
         hint: `delete it, or let the run pick another name (it carries no ${RUN_LABEL}=${runId} label)`,
       });
     }

@@ -243,7 +243,7 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
     it("refuses a fill over the cap and writes nothing", async function () {
       const capped = standInCluster(CLUSTER, { maxFillBytes: 16 * MiB });
       const error = await rejected(capped.applyPressure(node, "memory"));
-      expect(error.code).to.equal("STATE");
+      expect(error.code).to.equal("PRECONDITION");
       expect(error.message).to.equal(
         `memory pressure on node ${node} needs a 32 MiB fill, more than the 16 MiB safety cap (maxFillBytes); nothing was written`,
       );
@@ -323,7 +323,7 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
           stateDir: join(stateDir, "noreuse"),
         }),
       );
-      expect(error.code).to.equal("STATE");
+      expect(error.code).to.equal("CONFLICT");
       expect(error.message).to.equal(`kind cluster ${CLUSTER} already exists and reuse is off`);
     });
 

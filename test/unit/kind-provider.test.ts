@@ -281,7 +281,7 @@ describe("kind provider", function () {
       const error = caught(() => {
         checkFillCap("rekindle-worker2", plan, DEFAULT_MAX_FILL_BYTES);
       });
-      expect(error.code).to.equal("STATE");
+      expect(error.code).to.equal("PRECONDITION");
       expect(error.message).to.equal(
         "disk pressure on node rekindle-worker2 needs a 40.25 GiB fill " +
           "(nodefs.available 50 GiB − threshold 10 GiB + margin 256 MiB), more than the 8 GiB safety cap " +
@@ -467,7 +467,7 @@ describe("kind provider", function () {
       };
       expect(signalStatsFromSummary("n", summary)).to.deep.equal(expected);
       expect(signalStatsFromSummary("n", JSON.stringify(summary))).to.deep.equal(expected);
-      expect(caught(() => signalStatsFromSummary("n", { node: {} })).code).to.equal("STATE");
+      expect(caught(() => signalStatsFromSummary("n", { node: {} })).code).to.equal("PRECONDITION");
     });
   });
 

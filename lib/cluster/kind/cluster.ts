@@ -188,7 +188,7 @@ export class KindCluster implements ClusterUnderTest {
 
   kubeConfig(): k8s.KubeConfig {
     if (this.kubeconfigPath === undefined) {
-      throw new RekindleError("STATE", `kind cluster ${this.name} was opened without a kubeconfig`, {
+      throw new RekindleError("PRECONDITION", `kind cluster ${this.name} was opened without a kubeconfig`, {
         hint: "start it with startKindCluster, which writes one from `kind get kubeconfig`",
       });
     }
@@ -261,7 +261,7 @@ export class KindCluster implements ClusterUnderTest {
     const written = this.config.kubelet.evictionHard[signal];
     if (written === undefined) {
       throw new RekindleError(
-        "STATE",
+        "PRECONDITION",
         `the kind config sets no evictionHard ${signal}, so rekindle cannot size ${kind} pressure`,
         {
           hint: `set evictionHard: { ${signal}: ... } in the KubeletConfiguration patch of ${DEFAULT_KIND_CONFIG}`,
@@ -418,7 +418,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
   let created = false;
   if (existing.includes(name)) {
     if (options.reuse === false) {
-      throw new RekindleError("STATE", `kind cluster ${name} already exists and reuse is off`, {
+      throw new RekindleError("CONFLICT", `kind cluster ${name} already exists and reuse is off`, {
         hint: `delete it (kind delete cluster --name ${name}), pick another name, or allow reuse`,
       });
     }

@@ -77,7 +77,7 @@ export function checkFillCap(node: string, plan: FillPlan, maxFillBytes: number)
     ? ` (${plan.signal} ${formatBytes(d.availableBytes)} − threshold ${formatBytes(d.thresholdBytes)} + margin ${formatBytes(d.marginBytes)})`
     : "";
   throw new RekindleError(
-    "STATE",
+    "PRECONDITION",
     `${plan.kind} pressure on node ${node} needs a ${formatBytes(plan.fillBytes)} fill${why}, ` +
       `more than the ${formatBytes(maxFillBytes)} safety cap (maxFillBytes); nothing was written`,
     {

@@ -142,7 +142,7 @@ export class KindNodes {
   async pause(name: string): Promise<void> {
     await this.#withContainer(name, "pausing", async (container, state) => {
       if (!state.Running) {
-        throw new RekindleError("STATE", `cannot partition node ${name}: its container is ${state.Status}`, {
+        throw new RekindleError("CONFLICT", `cannot partition node ${name}: its container is ${state.Status}`, {
           hint: "startNode it first; a partition needs a running node",
         });
       }

@@ -32,7 +32,7 @@ export function signalStatsFromSummary(node: string, summary: unknown): NodeSign
   const fsAvailable = num(field(fs, "availableBytes"));
   const fsCapacity = num(field(fs, "capacityBytes"));
   if (memoryAvailable === undefined || fsAvailable === undefined || fsCapacity === undefined) {
-    throw new RekindleError("STATE", `the kubelet of node ${node} reported no memory or fs stats`, {
+    throw new RekindleError("PRECONDITION", `the kubelet of node ${node} reported no memory or fs stats`, {
       hint: "node.memory.availableBytes, node.fs.availableBytes and node.fs.capacityBytes must be in /stats/summary; is the kubelet running?",
       details: { node },
     });
@@ -52,7 +52,7 @@ export async function fetchSignalStats(kc: k8s.KubeConfig, node: string): Promis
     body = await core.connectGetNodeProxyWithPath({ name: node, path: "stats/summary" });
   } catch (error) {
     throw new RekindleError(
-      "STATE",
+      "UNREACHABLE",
       `cannot read the kubelet stats of node ${node}: ${errorMessage(error)}`,
       {
         hint: "the node must be Ready and the API server able to reach its kubelet",

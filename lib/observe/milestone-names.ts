@@ -1,0 +1,56 @@
+// The names the recorder can produce, whatever the scenario: what deriveNodeLossMilestones
+// (milestones.ts) derives for the lost node and each watched workload, what the harness adds for
+// every scenario (conditions, kubelet terminations, any fence), and forced detaches read from
+// kube-controller-manager's log (forced-detach.ts). A scenario's own marks and derived
+// milestones come on top (ScenarioDefinition.ownMilestones). An expected window naming anything
+// else could never be met, or a "must not happen" could never fail.
+
+const FIXED = new Set([
+  "fault-injected",
+  "last-lease-renewal",
+  "node-ready-unknown",
+  "node-not-ready",
+  "node-ready-again",
+  "volumes-in-use-changed",
+  "volumes-in-use-cleared",
+  "multi-attach",
+  "va-detach-started",
+  "va-gone",
+  "va-attached-elsewhere",
+  "any-node:event:FenceStarted",
+]);
+
+/** Per watched workload: `<workload id>:<suffix>`. */
+export const WORKLOAD_MILESTONE_SUFFIXES = [
+  "pod-deletion-requested",
+  "pod-terminated",
+  "pod-gone",
+  "replacement-created",
+  "replacement-scheduled",
+  "replacement-running",
+  "replacement-ready",
+  "recovered",
+] as const;
+
+const PATTERNS: readonly RegExp[] = [
+  /^taint-(added|removed):[a-z0-9.-]+(\/[a-z0-9.-]+)?$/,
+  // Events on the lost node or the scenario's namespace, by reason (CamelCase, as Kubernetes writes them).
+  /^event:[A-Z][A-Za-z]+$/,
+  /^fence:(isolation|power-management|taint|cleanup|recovery):(new|running|done|error)$/,
+  /^node-condition:[A-Za-z]+:(True|False)$/,
+  // Pods the kubelet ended itself, by reason and app label.
+  /^(evicted|terminated):[a-z0-9-]+$/,
+  /^forced-detach:(timeout|out-of-service)$/,
+];
+
+/** Whether the recorder can produce `name` for a scenario watching these workloads. */
+export function isRecordedMilestoneName(name: string, workloadIds: readonly string[]): boolean {
+  if (FIXED.has(name) || PATTERNS.some((pattern) => pattern.test(name))) return true;
+  const separator = name.lastIndexOf(":");
+  const workload = name.slice(0, separator);
+  const suffix = name.slice(separator + 1);
+  return (
+    workloadIds.includes(workload) &&
+    (WORKLOAD_MILESTONE_SUFFIXES as readonly string[]).includes(suffix)
+  );
+}
