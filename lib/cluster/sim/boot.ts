@@ -1,5 +1,6 @@
 // How a sim cluster boots, as the named steps it takes in order (run by boot-steps.ts): the
 // control plane from etcd up, then the objects and processes that make the workers.
+import { RekindleError } from "../../errors.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { pollUntil } from "../../util/time.js";
 import { runBootSteps, type BootStep } from "./boot-steps.js";
@@ -32,7 +33,9 @@ export interface SimBootContext {
 }
 
 function adminToken(context: SimBootContext): string {
-  if (!context.tokens) throw new Error("boot steps out of order: no credentials written yet");
+  if (!context.tokens) {
+    throw new RekindleError("STATE", "sim boot steps out of order: no credentials written yet");
+  }
   return context.tokens.admin;
 }
 
