@@ -1,5 +1,6 @@
 // The recovery controller's settings, with documented defaults.
 import { RekindleError } from "../errors.js";
+import { parseDurationMs } from "../util/duration.js";
 
 export interface ControllerConfig {
   /** A node whose Lease is older than this (or whose Ready is not True for this long) is lost. Default 20 000 ms. */
@@ -73,8 +74,5 @@ export function unhealthyBudget(maxUnhealthy: string, total: number): number {
 
 /** "20s", "1500ms", "2m" → ms. */
 export function parseDuration(flag: string, text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
-  if (!match) throw RekindleError.invalidInput(flag, text, "a duration such as 20s, 1500ms or 2m");
-  const value = Number(match[1]);
-  return match[2] === "ms" ? value : match[2] === "s" ? value * 1000 : value * 60_000;
+  return parseDurationMs(text, flag);
 }

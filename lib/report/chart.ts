@@ -1,14 +1,30 @@
 // One SVG timeline per scenario: a row per milestone, its expected window shaded, the observed
 // time as a dot (green inside the window, red outside), on a shared time axis since the fault.
+// A milestone that never came keeps its row: its window, and a red ✗ where it was due at the latest.
 import type { WindowCheck } from "../expect/assert.js";
-import type { SummaryMilestone } from "./summary.js";
+import type { SummaryExpected, SummaryMilestone } from "./summary.js";
 
 export interface ChartInput {
   title: string;
   subtitle: string;
   milestones: readonly SummaryMilestone[];
   checks: readonly WindowCheck[];
+  /**
+   * Every expected window since the fault (summary.json's `expected`: against actual anchors where
+   * known, else nominal). Places a missing milestone whose own anchor never came either.
+   */
+  windows?: readonly SummaryExpected[];
 }
+
+/** Where a milestone that never came was expected, and whether that rests on a missing anchor. */
+interface MissingWindow {
+  minMs: number;
+  maxMs: number;
+  /** The anchor never came either: the window is the nominal one, not one measured from it. */
+  nominal: boolean;
+}
+
+const RED = "#c62828";
 
 const ROW = 24;
 /** Label column: at least this wide, wider for long milestone names (≈ 7 px a character at 12 px). */
@@ -29,14 +45,41 @@ function niceStep(spanMs: number): number {
   return candidates.find((c) => c >= raw) ?? 600_000;
 }
 
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/**
+ * The windows of expected milestones with no recorded time. A "must not happen" one (maxMs null)
+ * is absent as it should be and is not listed; neither is one with no window known at all.
+ */
+function missingWindows(input: ChartInput, at: ReadonlyMap<string, number>): Map<string, MissingWindow> {
+  const fallback = new Map((input.windows ?? []).map((w) => [w.name, w]));
+  const missing = new Map<string, MissingWindow>();
+  for (const check of input.checks) {
+    if (at.has(check.name) || check.maxMs === null) continue;
+    if (check.minMs !== undefined && typeof check.maxMs === "number") {
+      missing.set(check.name, { minMs: check.minMs, maxMs: check.maxMs, nominal: false });
+      continue;
+    }
+    const window = fallback.get(check.name);
+    if (window && window.maxMs !== null) {
+      missing.set(check.name, { minMs: window.minMs, maxMs: window.maxMs, nominal: true });
+    }
+  }
+  return missing;
+}
+
 export function timelineSvg(input: ChartInput): string {
   const checkByName = new Map(input.checks.map((c) => [c.name, c]));
   const names = [...new Set([...input.milestones.map((m) => m.name), ...input.checks.map((c) => c.name)])];
   const at = new Map(input.milestones.map((m) => [m.name, m.atMs]));
+  const missing = missingWindows(input, at);
   const times = [
     0,
     ...input.milestones.map((m) => m.atMs),
     ...input.checks.flatMap((c) => [c.minMs ?? 0, typeof c.maxMs === "number" ? c.maxMs : 0]),
+    ...[...missing.values()].flatMap((w) => [w.minMs, w.maxMs]),
   ].filter(Number.isFinite);
   const left = Math.max(MIN_LEFT, 20 + CHAR_PX * Math.max(0, ...names.map((n) => n.length)));
   const width = left + PLOT + RIGHT;
@@ -48,7 +91,7 @@ export function timelineSvg(input: ChartInput): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
     `<text x="12" y="22" font-size="16" font-weight="bold">${esc(input.title)}</text>`,
-    `<text x="12" y="42" fill="#555">${esc(input.subtitle)} — shaded: expected window; dot: observed (green inside, red outside); hatched: must not happen</text>`,
+    `<text x="12" y="42" fill="#555">${esc(input.subtitle)} — shaded: expected window; dot: observed (green inside, red outside); ✗: never came, at the end of its window; hatched: must not happen</text>`,
     `<defs><pattern id="never" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#f4c7c3"/></pattern></defs>`,
   ];
   const step = niceStep(maxT - minT);
@@ -70,25 +113,55 @@ export function timelineSvg(input: ChartInput): string {
     const y = TOP + i * ROW;
     const check = checkByName.get(name);
     parts.push(`<text x="${left - 8}" y="${y + 16}" text-anchor="end">${esc(name)}</text>`);
-    if (check?.minMs !== undefined) {
-      const x0 = x(check.minMs);
-      const x1 = check.maxMs === null ? width - RIGHT : x(check.maxMs ?? check.minMs);
-      const fill = check.maxMs === null ? "url(#never)" : "#cfe3f7";
+    const late = missing.get(name);
+    if (check?.minMs !== undefined || late) {
+      const minMs = late?.minMs ?? check?.minMs ?? 0;
+      const x0 = x(minMs);
+      const x1 = check?.maxMs === null ? width - RIGHT : x(late?.maxMs ?? check?.maxMs ?? minMs);
+      const fill = check?.maxMs === null ? "url(#never)" : "#cfe3f7";
+      const outline = late ? ` stroke="${RED}" stroke-dasharray="3 2"` : "";
       parts.push(
-        `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"><title>${esc(`${name}: expected ${check.why}`)}</title></rect>`,
+        `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"${outline}><title>${esc(`${name}: expected ${check?.why ?? ""}`)}</title></rect>`,
       );
     }
     const actual = at.get(name);
     if (actual !== undefined) {
       const ok = check === undefined || check.verdict === "ok";
       parts.push(
-        `<circle cx="${x(actual).toFixed(1)}" cy="${y + ROW / 2}" r="5" fill="${ok ? "#2e7d32" : "#c62828"}"><title>${esc(`${name}: ${(actual / 1000).toFixed(2)}s${check ? ` (${check.verdict})` : ""}`)}</title></circle>`,
+        `<circle cx="${x(actual).toFixed(1)}" cy="${y + ROW / 2}" r="5" fill="${ok ? "#2e7d32" : RED}"><title>${esc(`${name}: ${(actual / 1000).toFixed(2)}s${check ? ` (${check.verdict})` : ""}`)}</title></circle>`,
         `<text x="${(x(actual) + 8).toFixed(1)}" y="${y + 16}" fill="#333">${(actual / 1000).toFixed(1)}s</text>`,
       );
+    } else if (late) {
+      parts.push(...missingMarker(name, late, check?.after, x(late.maxMs), y, width - RIGHT));
     } else if (check && check.verdict !== "ok") {
-      parts.push(`<text x="${left + 4}" y="${y + 16}" fill="#c62828">${esc(check.verdict)}</text>`);
+      parts.push(`<text x="${left + 4}" y="${y + 16}" fill="${RED}">${esc(check.verdict)}</text>`);
     }
   });
   parts.push(`</svg>`);
   return parts.join("\n");
+}
+
+/** A red ✗ at the window's right edge (when it was due at the latest) and a "missing" label. */
+function missingMarker(
+  name: string,
+  window: MissingWindow,
+  anchor: string | undefined,
+  markerX: number,
+  y: number,
+  plotRight: number,
+): string[] {
+  const cy = y + ROW / 2;
+  const due = `due ${seconds(window.minMs)}–${seconds(window.maxMs)}`;
+  const label = window.nominal
+    ? `missing (${due} nominal; ${anchor ?? "its anchor"} never came either)`
+    : `missing (${due})`;
+  // Right of the marker if it fits before the plot's edge, else left of it.
+  const fitsRight = markerX + 10 + label.length * CHAR_PX <= plotRight;
+  const labelX = fitsRight ? markerX + 10 : markerX - 10;
+  return [
+    `<g class="missing" stroke="${RED}" stroke-width="2"><title>${esc(`${name}: never came; ${due}${window.nominal ? " (nominal)" : ""}`)}</title>` +
+      `<line x1="${(markerX - 5).toFixed(1)}" y1="${cy - 5}" x2="${(markerX + 5).toFixed(1)}" y2="${cy + 5}"/>` +
+      `<line x1="${(markerX - 5).toFixed(1)}" y1="${cy + 5}" x2="${(markerX + 5).toFixed(1)}" y2="${cy - 5}"/></g>`,
+    `<text x="${labelX.toFixed(1)}" y="${y + 16}" fill="${RED}" font-weight="bold"${fitsRight ? "" : ' text-anchor="end"'}>${esc(label)}</text>`,
+  ];
 }

@@ -38,7 +38,8 @@ export async function concludeScenario(input: ScenarioVerdictInput): Promise<Sce
       : mismatches.length > 0
         ? new TimelineMismatchError(input.title, checks).message
         : undefined;
-  const chart = timelineSvg({ title: input.title, subtitle: input.subtitle, milestones, checks });
+  const windows = summaryExpected(input.expected, checks);
+  const chart = timelineSvg({ title: input.title, subtitle: input.subtitle, milestones, checks, windows });
   await allure.attachment("timeline.svg", chart, "image/svg+xml");
   await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
   await allure.attachment("milestones.json", JSON.stringify(milestones, null, 2), "application/json");

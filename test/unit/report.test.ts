@@ -101,4 +101,82 @@ describe("reports", function () {
     expect(svg).to.include(">fault-injected</text>").and.include(">node-ready-unknown</text>");
     expect(svg).to.include('fill="#c62828"');
   });
+
+  describe("a milestone that never came", () => {
+    const readyUnknown = {
+      name: "node-ready-unknown",
+      after: "fault-injected",
+      minMs: 8_000,
+      maxMs: 11_000,
+      actualMs: 9_000,
+      verdict: "ok" as const,
+      why: "grace",
+    };
+    const svg = timelineSvg({
+      title: "t",
+      subtitle: "s",
+      milestones: [
+        { name: "fault-injected", atMs: 0 },
+        { name: "node-ready-unknown", atMs: 9_000 },
+      ],
+      checks: [
+        readyUnknown,
+        {
+          name: "pods-evicted",
+          after: "fault-injected",
+          minMs: 50_000,
+          maxMs: 61_000,
+          verdict: "missing",
+          why: "toleration",
+        },
+        { name: "pod-replaced", after: "pods-evicted", verdict: "anchor-missing", why: "start" },
+        {
+          name: "volume-detached-early",
+          after: "fault-injected",
+          minMs: 0,
+          maxMs: null,
+          verdict: "ok",
+          why: "never",
+        },
+      ],
+      windows: [{ name: "pod-replaced", minMs: 51_000, maxMs: 70_000 }],
+    });
+    const row = (name: string): string => {
+      const lines = svg.split("\n");
+      const start = lines.findIndex((l) => l.includes(`>${name}</text>`));
+      const end = lines.findIndex(
+        (l, i) => i > start && l.includes('text-anchor="end">') && !l.includes("missing ("),
+      );
+      return lines.slice(start, end === -1 ? undefined : end).join("\n");
+    };
+
+    it("keeps its row: the expected window and a red ✗ with a missing label at the window's right edge", () => {
+      const evicted = row("pods-evicted");
+      expect(evicted).to.include('<g class="missing" stroke="#c62828"');
+      expect(evicted).to.include('fill="#c62828" font-weight="bold"');
+      expect(evicted).to.include("missing (due 50.0s–61.0s)");
+      const band = /<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"/.exec(evicted);
+      const cross = /<line x1="([\d.]+)"/.exec(evicted);
+      expect(band, evicted).to.not.equal(null);
+      expect(cross, evicted).to.not.equal(null);
+      const rightEdge = Number(band?.[1]) + Number(band?.[2]);
+      expect(Number(cross?.[1]) + 5).to.be.closeTo(rightEdge, 0.2);
+    });
+
+    it("whose anchor never came either is drawn in its nominal window, saying so", () => {
+      const replaced = row("pod-replaced");
+      expect(replaced).to.include('class="missing"');
+      expect(replaced).to.include("missing (due 51.0s–70.0s nominal; pods-evicted never came either)");
+    });
+
+    it("draws a recorded milestone as before: a green dot and its time, no missing marker", () => {
+      const ready = row("node-ready-unknown");
+      expect(ready).to.include('fill="#2e7d32"').and.include(">9.0s</text>");
+      expect(ready).to.not.include("missing");
+    });
+
+    it("does not call a must-not-happen milestone missing when it did not happen", () => {
+      expect(row("volume-detached-early")).to.include('fill="url(#never)"').and.not.include("missing");
+    });
+  });
 });

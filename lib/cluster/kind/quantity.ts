@@ -2,6 +2,7 @@
 // eviction thresholds (a quantity or a percentage, "10%") and Go durations ("30s", "1m30s").
 import { RekindleError } from "../../errors.js";
 import { parseQuantity } from "../../kube/quantity.js";
+import { parseDurationMs } from "../../util/duration.js";
 
 export { parseQuantity };
 
@@ -32,35 +33,9 @@ export function thresholdBytes(threshold: EvictionThreshold, capacityBytes: numb
   return "bytes" in threshold ? threshold.bytes : Math.ceil((capacityBytes * threshold.percent) / 100);
 }
 
-const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /** A Go duration ("30s", "1m30s", "500ms", "0") in milliseconds, as the kubelet config writes them. */
 export function parseGoDuration(text: string): number {
-  const trimmed = text.trim();
-  if (trimmed === "0") return 0;
-  const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0;
-  let index = 0;
-  while (index < trimmed.length) {
-    part.lastIndex = index;
-    const match = part.exec(trimmed);
-    if (!match?.[1] || !match[2]) {
-      throw RekindleError.invalidInput("duration", text, "a Go duration such as 30s, 1m30s or 500ms");
-    }
-    total += Number(match[1]) * (DURATION_UNITS_MS[match[2]] ?? 0);
-    index = part.lastIndex;
-  }
-  if (index === 0)
-    throw RekindleError.invalidInput("duration", text, "a Go duration such as 30s, 1m30s or 500ms");
-  return total;
+  return parseDurationMs(text);
 }
 
 /** "1.50 GiB", "256 MiB", "512 B": for messages. */

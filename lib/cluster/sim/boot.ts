@@ -1,0 +1,202 @@
+// How a sim cluster boots, as the named steps it takes in order (run by boot-steps.ts): the
+// control plane from etcd up, then the objects and processes that make the workers.
+import { RekindleError } from "../../errors.js";
+import { isNotFound, k8s } from "../../kube/client.js";
+import { pollUntil } from "../../util/time.js";
+import { runBootSteps, type BootStep } from "./boot-steps.js";
+import { apiserverSpec, controllerManagerSpec, etcdSpec, schedulerSpec } from "./control-plane.js";
+import { writeClusterCredentials } from "./credentials.js";
+import {
+  apiserverReady,
+  controllerManagerHealthy,
+  etcdHealthy,
+  schedulerHealthy,
+  waitHealthy,
+} from "./health.js";
+import { kwokStageFiles, writeKwokStages } from "./kwok-stages.js";
+import { waitForSimNodesReady } from "./nodes-ready.js";
+import { zoneName, type ValidatedSimOptions } from "./options.js";
+import type { SimTokens } from "./pki.js";
+import type { SimSession } from "./session.js";
+import { applySimStorage, attacherSpec, csiProvisionerSpec } from "./storage.js";
+import { SIM_TIMEOUTS } from "./timeouts.js";
+import { workerKwokSpec, workerName, workerNodeObject } from "./worker-nodes.js";
+
+export interface SimBootContext {
+  readonly session: SimSession;
+  readonly options: ValidatedSimOptions;
+  readonly signal: AbortSignal | undefined;
+  /** Set by the credentials step; the apiserver's readiness probe authenticates with the admin token. */
+  tokens?: SimTokens;
+  /** Waits started by one step and joined by the last, so they overlap the steps between. */
+  readonly background: Promise<unknown>[];
+}
+
+function adminToken(context: SimBootContext): string {
+  if (!context.tokens) {
+    throw new RekindleError("STATE", "sim boot steps out of order: no credentials written yet");
+  }
+  return context.tokens.admin;
+}
+
+function core(context: SimBootContext): k8s.CoreV1Api {
+  return context.session.kubeConfig().makeApiClient(k8s.CoreV1Api);
+}
+
+/** Pods are refused until the default ServiceAccount exists: waited for alongside the nodes. */
+function defaultServiceAccount(context: SimBootContext): Promise<boolean> {
+  const api = core(context);
+  return pollUntil(
+    async () => {
+      try {
+        await api.readNamespacedServiceAccount({ name: "default", namespace: "default" });
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+    {
+      what: "the default ServiceAccount",
+      timeoutMs: SIM_TIMEOUTS.defaultServiceAccountMs,
+      ...(context.signal ? { signal: context.signal } : {}),
+    },
+  );
+}
+
+export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
+  {
+    name: "write credentials and kubeconfigs",
+    run(context) {
+      context.tokens = writeClusterCredentials(context.session.state, context.session.layout);
+      return Promise.resolve(`in ${context.session.layout.pkiDir}`);
+    },
+  },
+  {
+    name: "start etcd",
+    async run({ session, signal }) {
+      const { state, layout } = session;
+      const etcd = session.startComponent(etcdSpec(state.binaries, layout, state.ports));
+      await waitHealthy(etcd, SIM_TIMEOUTS.etcdReadyMs, signal, etcdHealthy(state));
+      return `healthy (pid ${etcd.pid})`;
+    },
+  },
+  {
+    name: "start kube-apiserver",
+    async run(context) {
+      const { session, signal, options } = context;
+      const { state, layout } = session;
+      const apiserver = session.startComponent(
+        apiserverSpec(state.binaries, layout, state.ports, options.profile),
+      );
+      await waitHealthy(
+        apiserver,
+        SIM_TIMEOUTS.apiserverReadyMs,
+        signal,
+        apiserverReady(state, layout, adminToken(context)),
+      );
+      return `ready (pid ${apiserver.pid})`;
+    },
+  },
+  {
+    name: "start kube-controller-manager and kube-scheduler",
+    async run({ session, signal, options }) {
+      const { state, layout } = session;
+      const kcm = session.startComponent(
+        controllerManagerSpec(state.binaries, layout, state.ports, options.profile),
+      );
+      const scheduler = session.startComponent(schedulerSpec(state.binaries, layout, state.ports));
+      await Promise.all([
+        waitHealthy(kcm, SIM_TIMEOUTS.controllerReadyMs, signal, controllerManagerHealthy(state)),
+        waitHealthy(scheduler, SIM_TIMEOUTS.controllerReadyMs, signal, schedulerHealthy(state)),
+      ]);
+      return `healthy (pids ${kcm.pid}, ${scheduler.pid})`;
+    },
+  },
+  {
+    name: "apply the sim storage (CSIDriver, StorageClass)",
+    async run(context) {
+      const serviceAccount = defaultServiceAccount(context);
+      // Joined by the last step; this only keeps an early rejection from counting as unhandled.
+      serviceAccount.catch(() => undefined);
+      context.background.push(serviceAccount);
+      await applySimStorage(context.session.kubeConfig(), context.session.state.runId);
+      return "applied";
+    },
+  },
+  {
+    name: "write kwok stages",
+    run({ session, options }) {
+      writeKwokStages(kwokStageFiles(session.layout), session.state.binaries.versions, options);
+      return Promise.resolve(`pod start ${options.podStartMs} ms, attach ${options.attachMs} ms`);
+    },
+  },
+  {
+    name: "register worker nodes",
+    async run(context) {
+      const { session, options } = context;
+      const { state, layout } = session;
+      const api = core(context);
+      for (let index = 0; index < options.workers; index++) {
+        const name = workerName(index);
+        const zone = zoneName(index % options.zones);
+        await api.createNode({ body: workerNodeObject(name, zone, index, state.runId) });
+        state.nodes.push({
+          name,
+          zone,
+          kwok: workerKwokSpec({
+            name,
+            index,
+            kwokBinary: state.binaries.kwok,
+            layout,
+            profile: options.profile,
+            stagesFile: kwokStageFiles(layout).nodeStages,
+          }),
+          process: undefined,
+          power: "stopped",
+        });
+      }
+      return `${options.workers} nodes registered`;
+    },
+  },
+  {
+    name: "start the sim CSI provisioner and the kwok attacher",
+    run({ session }) {
+      const { state, layout } = session;
+      const csi = session.startComponent(csiProvisionerSpec(layout));
+      const attacher = session.startComponent(
+        attacherSpec(layout, state.binaries.kwok, kwokStageFiles(layout).attacherStages),
+      );
+      return Promise.resolve(`started (pids ${csi.pid}, ${attacher.pid})`);
+    },
+  },
+  {
+    name: "start a kwok per worker",
+    run({ session }) {
+      for (const node of session.state.nodes) {
+        node.process = session.spawn(node.kwok, node.name);
+        node.power = "running";
+      }
+      session.save();
+      return Promise.resolve(`${session.state.nodes.length} started`);
+    },
+  },
+  {
+    name: "wait for nodes Ready and the default ServiceAccount",
+    async run(context) {
+      await Promise.all([
+        waitForSimNodesReady(context.session, SIM_TIMEOUTS.nodesReadyMs, context.signal),
+        ...context.background,
+      ]);
+      return "ready";
+    },
+  },
+];
+
+export async function bootSimCluster(
+  session: SimSession,
+  options: ValidatedSimOptions,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await runBootSteps(SIM_BOOT_STEPS, { session, options, signal, background: [] }, session.progress);
+}

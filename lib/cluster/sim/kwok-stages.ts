@@ -1,0 +1,45 @@
+// The kwok Stage files of a cluster: node and pod lifecycle for the workers, attach for the
+// attacher, from fixtures/sim/kwok with this cluster's versions and latencies filled in.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { substitute } from "../../kube/apply.js";
+import { fixturePath } from "../../util/fixtures.js";
+import type { SimLayout } from "./layout.js";
+import { SIM_CSI_DRIVER } from "./storage.js";
+import type { SimVersions } from "./versions.js";
+
+export interface KwokStageFiles {
+  /** node-stages.yaml and pod-stages.yaml together: what each worker's kwok plays. */
+  nodeStages: string;
+  attacherStages: string;
+}
+
+export function kwokStageFiles(layout: SimLayout): KwokStageFiles {
+  return {
+    nodeStages: join(layout.kwokDir, "node-stages.yaml"),
+    attacherStages: join(layout.kwokDir, "attacher-stages.yaml"),
+  };
+}
+
+function fixture(name: string, substitutions: Record<string, string>): string {
+  return substitute(readFileSync(fixturePath("sim", "kwok", name), "utf8"), substitutions);
+}
+
+export function writeKwokStages(
+  files: KwokStageFiles,
+  versions: SimVersions,
+  latencies: { podStartMs: number; attachMs: number },
+): void {
+  const substitutions = {
+    KUBELET_VERSION: versions.kubernetes,
+    KWOK_VERSION: versions.kwok,
+    POD_START_MS: String(latencies.podStartMs),
+    ATTACH_MS: String(latencies.attachMs),
+    CSI_DRIVER: SIM_CSI_DRIVER,
+  };
+  writeFileSync(
+    files.nodeStages,
+    ["node-stages.yaml", "pod-stages.yaml"].map((f) => fixture(f, substitutions)).join("\n---\n"),
+  );
+  writeFileSync(files.attacherStages, fixture("attacher-stages.yaml", substitutions));
+}

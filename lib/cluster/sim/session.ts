@@ -1,0 +1,69 @@
+// One sim cluster's live state as this process sees it: the state file is the truth (another
+// process, the CLI or a fence driver, may change its nodes), and every process it starts is
+// recorded there so a later `sim down` can stop it.
+import { existsSync, mkdirSync } from "node:fs";
+import { RekindleError } from "../../errors.js";
+import { loadKubeConfig, type k8s } from "../../kube/client.js";
+import { trackProcess } from "../../util/cleanup.js";
+import { spawnDaemon, type DaemonRecord, type DaemonSpec } from "../../util/daemon.js";
+import type { Progress } from "../../util/progress.js";
+import { simLayout, type SimLayout } from "./layout.js";
+import { readSimState, writeSimState, type SimClusterState, type SimNodeState } from "./state.js";
+
+export class SimSession {
+  readonly layout: SimLayout;
+  readonly state: SimClusterState;
+  readonly progress: Progress;
+  /** Whether processes this session starts outlive this Node process. */
+  readonly detached: boolean;
+  #kc: k8s.KubeConfig | undefined;
+
+  constructor(state: SimClusterState, progress: Progress, detached: boolean) {
+    this.state = state;
+    this.layout = simLayout(state.root);
+    this.progress = progress;
+    this.detached = detached;
+  }
+
+  kubeConfig(): k8s.KubeConfig {
+    this.#kc ??= loadKubeConfig(this.layout.kubeconfig);
+    return this.#kc;
+  }
+
+  node(nodeName: string): SimNodeState {
+    const node = this.state.nodes.find((n) => n.name === nodeName);
+    if (!node) {
+      throw RekindleError.invalidInput(
+        "node",
+        nodeName,
+        this.state.nodes.map((n) => n.name),
+      );
+    }
+    return node;
+  }
+
+  save(): void {
+    writeSimState(this.layout.stateFile, this.state);
+  }
+
+  /** Takes the nodes from the state file: another process may have stopped or started one. */
+  reload(): void {
+    if (existsSync(this.layout.stateFile)) this.state.nodes = readSimState(this.layout.stateFile).nodes;
+  }
+
+  /** Starts a process tagged with the run id; unless detached it dies with this Node process. */
+  spawn(spec: DaemonSpec, key: string): DaemonRecord {
+    mkdirSync(spec.env?.["KWOK_WORKDIR"] ?? this.layout.kwokDir, { recursive: true });
+    const record = spawnDaemon(spec, this.state.runId);
+    if (!this.detached) trackProcess(key, record);
+    return record;
+  }
+
+  /** Starts a control-plane or helper process and records it (in start order). */
+  startComponent(spec: DaemonSpec): DaemonRecord {
+    const record = this.spawn(spec, spec.name);
+    this.state.components.push(record);
+    this.save();
+    return record;
+  }
+}
