@@ -99,6 +99,7 @@ export const leaderKilledMidFence = defineScenario({
     await context.awaitMilestone("statefulset:recovered");
     await context.awaitMilestone("deployment:recovered");
   },
+  ownMilestones: ["leader-killed", "fence-started-twice"],
   derive: (transitions, { faultAtMs }) => {
     const starts = transitions.filter(
       (t) => t.atMs >= faultAtMs && t.name === "event" && t.detail?.["reason"] === "FenceStarted",

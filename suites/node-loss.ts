@@ -209,6 +209,7 @@ function releaseByHandBase(options: {
         controllerManagerLogged: inputs.controllerManagerLogged,
       }),
     workloads: nodeLossWorkloads,
+    ownMilestones: [RELEASED_BY_HAND_MILESTONE, DRAIN_STARTED_MILESTONE, DRAIN_TIMED_OUT_MILESTONE],
   };
 }
 

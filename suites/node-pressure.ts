@@ -99,10 +99,12 @@ function pressureScenario(kind: PressureKind) {
       { id: "burstable", app: "pressure-burstable", namespace },
     ],
     recoveryOf: ["besteffort"],
+    ownMilestones: ["pressure-relieved"],
     async run(context) {
       const { cluster, steps, kc, namespace } = context;
       const [node] = await cluster.workerNodes();
-      if (node === undefined) throw new RekindleError("PRECONDITION", "the cluster has no worker node to pressure");
+      if (node === undefined)
+        throw new RekindleError("PRECONDITION", "the cluster has no worker node to pressure");
       await steps.step(`deploy BestEffort, Burstable and Guaranteed pods preferring ${node}`, async () => {
         await applyManifestFile(kc, fixturePath("workloads", "pressure.yaml"), {
           labels: { [RUN_LABEL]: cluster.runId },

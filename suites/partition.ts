@@ -47,6 +47,7 @@ export const partitionHealedBeforeDetection = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
+  ownMilestones: ["partition-healed"],
   recoveryOf: [],
   async run(context) {
     const { cluster, steps, inputs } = context;
@@ -118,6 +119,7 @@ export const partitionHealedAfterFence = defineScenario({
     });
     await context.awaitMilestone("taint-removed:node.kubernetes.io/out-of-service");
   },
+  ownMilestones: [NODE_POWERED_ON, "statefulset:duplicate-ready"],
   derive: (transitions, { faultAtMs, namespace }) =>
     duplicateReady(transitions, faultAtMs, namespace, "db", "statefulset"),
 });

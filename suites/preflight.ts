@@ -41,6 +41,7 @@ export const nodeHeartbeats = defineScenario({
     context.faultStarts(workers);
     await context.awaitMilestone("heartbeats:all-workers");
   },
+  ownMilestones: ["heartbeats:all-workers"],
   derive: (transitions, { faultAtMs, faultNodes }) => {
     const renewals = new Map<string, number>();
     for (const t of transitions) {

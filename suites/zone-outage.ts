@@ -87,6 +87,7 @@ export const zoneOutageGuardHolds = defineScenario({
     context.progress.info(`guard decisions:\n  ${decisions.join("\n  ")}`);
     await allure.attachment("guard-decisions.txt", decisions.join("\n"), "text/plain");
   },
+  ownMilestones: [/^guard-held:node-\d+$/],
   derive: (transitions, { faultAtMs, faultNodes }) => {
     const out: Milestone[] = [];
     faultNodes.forEach((node, index) => {

@@ -50,7 +50,6 @@ export function isRecordedMilestoneName(name: string, workloadIds: readonly stri
   const workload = name.slice(0, separator);
   const suffix = name.slice(separator + 1);
   return (
-    workloadIds.includes(workload) &&
-    (WORKLOAD_MILESTONE_SUFFIXES as readonly string[]).includes(suffix)
+    workloadIds.includes(workload) && (WORKLOAD_MILESTONE_SUFFIXES as readonly string[]).includes(suffix)
   );
 }

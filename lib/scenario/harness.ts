@@ -99,15 +99,23 @@ export function isOwnMilestone(definition: ScenarioDefinition, name: string): bo
 }
 
 /** Whether `name` can appear on this scenario's timeline at all. */
-export function isProducibleMilestone(definition: ScenarioDefinition, name: string, namespace = "ns"): boolean {
+export function isProducibleMilestone(
+  definition: ScenarioDefinition,
+  name: string,
+  namespace = "ns",
+): boolean {
   const workloadIds = definition.workloads(namespace).map((w) => w.id);
   return isRecordedMilestoneName(name, workloadIds) || isOwnMilestone(definition, name);
 }
 
 function undeclaredMilestone(definition: ScenarioDefinition, name: string): RekindleError {
-  return new RekindleError("SCENARIO_DEFINITION", `${definition.id} makes milestone "${name}" it does not declare`, {
-    hint: "add it to the scenario's ownMilestones",
-  });
+  return new RekindleError(
+    "SCENARIO_DEFINITION",
+    `${definition.id} makes milestone "${name}" it does not declare`,
+    {
+      hint: "add it to the scenario's ownMilestones",
+    },
+  );
 }
 
 /** Infers a scenario's capabilities from its `requires` list. */

@@ -142,9 +142,13 @@ export class KindNodes {
   async pause(name: string): Promise<void> {
     await this.#withContainer(name, "pausing", async (container, state) => {
       if (!state.Running) {
-        throw new RekindleError("CONFLICT", `cannot partition node ${name}: its container is ${state.Status}`, {
-          hint: "startNode it first; a partition needs a running node",
-        });
+        throw new RekindleError(
+          "CONFLICT",
+          `cannot partition node ${name}: its container is ${state.Status}`,
+          {
+            hint: "startNode it first; a partition needs a running node",
+          },
+        );
       }
       if (!state.Paused) await container.pause();
     });
