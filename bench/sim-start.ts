@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { ensureSimBinaries } from "../lib/cluster/sim/build.js";
 import { statsOf } from "../lib/report/summary.js";
@@ -30,6 +31,7 @@ const { values } = parseArgs({
 });
 const repeat = Number(values.repeat);
 const workers = Number(values.workers);
+const profile = timingProfile(values.profile);
 await ensureSimBinaries({ progress: consoleProgress() });
 const startMs: number[] = [];
 const memory: Record<string, number[]> = {};
@@ -40,7 +42,7 @@ for (let i = 0; i < repeat; i++) {
     root: join(PROJECT_ROOT, "reports", "bench", `sim-start-${i}`),
     workers,
     zones: 2,
-    profile: values.profile,
+    profile,
   });
   startMs.push(Date.now() - t0);
   await sleep(15_000); // let memory settle after boot

@@ -21,7 +21,8 @@ export type RekindleErrorCode =
   | "SCENARIO_DEFINITION"
   /** A state the code believes impossible; a bug to report. */
   | "INTERNAL"
-  | "STATE"
+  /** A sim cluster boot step that failed with an error of its own (the step is named). */
+  | "BOOT_FAILED"
   | "TIMELINE_MISMATCH";
 
 export interface RekindleErrorOptions {

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { RekindleError } from "../errors.js";
 import { ensureSimBinaries, simBuildStatus } from "../cluster/sim/build.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
-import { TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
+import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";
 import { consoleProgress } from "../util/progress.js";
 import { parseCount } from "./args.js";
 
@@ -80,7 +80,7 @@ async function simUp(args: string[], signal: AbortSignal): Promise<number> {
     ...(values.name !== undefined ? { name: values.name } : {}),
     ...(values.workers !== undefined ? { workers: parseCount("--workers", values.workers) } : {}),
     ...(values.zones !== undefined ? { zones: parseCount("--zones", values.zones) } : {}),
-    ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    ...(values.profile !== undefined ? { profile: timingProfile(values.profile) } : {}),
     ...(values.root !== undefined ? { root: values.root } : {}),
     detach: true,
     progress: consoleProgress(),

@@ -73,7 +73,7 @@ export async function openClusterUnderTest(
       const cluster = await SimCluster.start({
         name: `run-${options.runId.slice(-6)}`,
         root: join(options.runDir, "cluster"),
-        profile: options.profile.name,
+        profile: options.profile,
         workers: 3,
         zones: 2,
         // A kept cluster must survive this process; otherwise it dies with it, even on a crash.

@@ -2,6 +2,7 @@
 // a lost node, taints it out-of-service, frees its StatefulSet volume, and undoes all of it when the
 // node returns; it does not fence a node that comes back in time, holds when a zone is mostly lost,
 // resumes after a crash without fencing twice, and lets a node go that returns mid-fence.
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { expect } from "chai";
 import { execa } from "execa";
 import { join } from "node:path";
@@ -130,7 +131,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
       root: join(testRunDir("controller"), "cluster"),
       workers: 5,
       zones: 2,
-      profile: "fast",
+      profile: TIMING_PROFILES.fast,
       progress: consoleProgress(),
     });
     kc = cluster.kubeConfig();

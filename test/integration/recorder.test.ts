@@ -1,5 +1,6 @@
 // The timeline recorder against a real apiserver: live transitions with API timestamps, and a
 // watch gap bridged by a relist (the path a 410 Gone takes) without losing a transition.
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { expect } from "chai";
 import { join } from "node:path";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
@@ -33,7 +34,7 @@ describe("timeline recorder on a real apiserver", function () {
       root: join(testRunDir("recorder"), "cluster"),
       workers: 2,
       zones: 1,
-      profile: "fast",
+      profile: TIMING_PROFILES.fast,
       progress: consoleProgress(),
     });
     const kc = cluster.kubeConfig();

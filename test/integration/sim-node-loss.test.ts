@@ -1,5 +1,6 @@
 // Proof that the sim provider reproduces node loss as a real cluster does (fast profile, 3 workers
 // in 2 zones): every assertion reads the real API of a real control plane.
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { expect } from "chai";
 import { join } from "node:path";
 import { SIM_CSI_DRIVER, SimCluster } from "../../lib/cluster/sim/cluster.js";
@@ -32,7 +33,7 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
       root: join(testRunDir("sim-node-loss"), "cluster"),
       workers: 3,
       zones: 2,
-      profile: "fast",
+      profile: TIMING_PROFILES.fast,
       progress: consoleProgress(),
     });
     kc = cluster.kubeConfig();

@@ -1,6 +1,7 @@
 // The conformance suites beyond node loss, end to end through `rekindle run` on the sim provider
 // (fast profile); the existing provider against a cluster it did not create; and Ctrl-C in the
 // middle of a scenario, which must undo the fault before exiting.
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { expect } from "chai";
 import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
@@ -176,7 +177,7 @@ describe("the existing provider (a cluster rekindle did not create)", function (
     cluster = await SimCluster.start({
       name: "it-existing",
       root: join(testRunDir("existing"), "cluster"),
-      profile: "fast",
+      profile: TIMING_PROFILES.fast,
       progress: consoleProgress(),
     });
   });

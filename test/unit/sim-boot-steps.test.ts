@@ -83,6 +83,7 @@ describe("sim boot steps", () => {
       (e: unknown) => e,
     );
     expect((error as RekindleError).message).to.equal('sim boot step "register worker nodes" failed: boom');
+    expect((error as RekindleError).code).to.equal("BOOT_FAILED");
   });
 
   it("boots the control plane from etcd up before any worker", () => {

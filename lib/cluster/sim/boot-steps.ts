@@ -35,5 +35,5 @@ function bootStepError(step: string, error: unknown): RekindleError {
       cause: error,
     });
   }
-  return new RekindleError("STATE", message, { details: { step }, cause: error });
+  return new RekindleError("BOOT_FAILED", message, { details: { step }, cause: error });
 }

@@ -34,7 +34,7 @@ export interface SimBootContext {
 
 function adminToken(context: SimBootContext): string {
   if (!context.tokens) {
-    throw new RekindleError("STATE", "sim boot steps out of order: no credentials written yet");
+    throw new RekindleError("INTERNAL", "sim boot steps out of order: no credentials written yet");
   }
   return context.tokens.admin;
 }

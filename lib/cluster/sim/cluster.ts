@@ -12,7 +12,7 @@ import type { k8s } from "../../kube/client.js";
 import { onInterrupt } from "../../util/cleanup.js";
 import { freeLoopbackPorts } from "../../util/ports.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
-import { timingProfile, type TimingProfile } from "../profiles.js";
+import type { TimingProfile } from "../profiles.js";
 import { bootSimCluster } from "./boot.js";
 import { ensureSimBinaries } from "./build.js";
 import type { ControlPlanePorts } from "./control-plane.js";
@@ -114,7 +114,7 @@ export class SimCluster implements AsyncDisposable {
   }
 
   get profile(): TimingProfile {
-    return timingProfile(this.#session.state.profile);
+    return this.#session.profile;
   }
 
   get kubeconfigPath(): string {

@@ -3,7 +3,6 @@
 import { RekindleError } from "../../errors.js";
 import { untrackProcess } from "../../util/cleanup.js";
 import { stopDaemon } from "../../util/daemon.js";
-import { timingProfile } from "../profiles.js";
 import { controllerManagerSpec } from "./control-plane.js";
 import { controllerManagerHealthy, waitHealthy } from "./health.js";
 import type { SimSession } from "./session.js";
@@ -17,10 +16,11 @@ export async function restartSimControllerManager(
   const { state, layout, progress } = session;
   const index = state.components.findIndex((c) => c.name === "kube-controller-manager");
   const old = state.components[index];
-  if (!old) throw new RekindleError("STATE", `sim cluster ${state.name} has no kube-controller-manager`);
+  if (!old)
+    throw new RekindleError("PRECONDITION", `sim cluster ${state.name} has no kube-controller-manager`);
   await stopDaemon(old, SIM_TIMEOUTS.componentStopGraceMs);
   untrackProcess(old.name);
-  const spec = controllerManagerSpec(state.binaries, layout, state.ports, timingProfile(state.profile));
+  const spec = controllerManagerSpec(state.binaries, layout, state.ports, session.profile);
   const record = session.spawn({ ...spec, args: [...spec.args, ...extraFlags] }, spec.name);
   state.components[index] = record;
   session.save();

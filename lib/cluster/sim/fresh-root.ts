@@ -15,7 +15,7 @@ export function prepareFreshRoot(name: string, layout: SimLayout): void {
     ].filter(isDaemonRunning);
     if (alive.length > 0) {
       throw new RekindleError(
-        "STATE",
+        "CONFLICT",
         `sim cluster "${name}" is already running (${alive.length} processes, state in ${layout.root})`,
         {
           hint: `use it (kubeconfig ${layout.kubeconfig}), stop it with \`rekindle sim down --name ${name}\`, or pick another --name`,

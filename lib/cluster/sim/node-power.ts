@@ -44,7 +44,7 @@ export function partitionSimNode(session: SimSession, nodeName: string): void {
   session.reload();
   const node = session.node(nodeName);
   if (!node.process || !signalDaemon(node.process, "SIGSTOP")) {
-    throw new RekindleError("STATE", `node ${nodeName} cannot be partitioned: it is ${node.power}`, {
+    throw new RekindleError("CONFLICT", `node ${nodeName} cannot be partitioned: it is ${node.power}`, {
       hint: `start it first: rekindle sim node start ${nodeName}`,
     });
   }
@@ -57,7 +57,7 @@ export function healSimNode(session: SimSession, nodeName: string): void {
   session.reload();
   const node = session.node(nodeName);
   if (node.power !== "partitioned" || !node.process) {
-    throw new RekindleError("STATE", `node ${nodeName} is not partitioned (it is ${node.power})`);
+    throw new RekindleError("CONFLICT", `node ${nodeName} is not partitioned (it is ${node.power})`);
   }
   signalDaemon(node.process, "SIGCONT");
   node.power = "running";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { RekindleError } from "../../errors.js";
 import { stateRoot } from "../../util/paths.js";
 import type { Progress } from "../../util/progress.js";
-import { timingProfile, type TimingProfile } from "../profiles.js";
+import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
 import type { SimBinaries } from "./build.js";
 
 /** Simulated container start and CSI attach latency unless SimClusterOptions say otherwise. */
@@ -16,8 +16,8 @@ export interface SimClusterOptions {
   workers?: number;
   /** Zones the workers are spread over, round-robin (zone-a, zone-b, …). Default 2. */
   zones?: number;
-  /** Timing profile name. Default "default" (upstream numbers). */
-  profile?: string;
+  /** Timing profile. Default: the "default" profile (upstream numbers). */
+  profile?: TimingProfile;
   /** Directory for state, credentials, etcd data and logs. Default <stateRoot>/sim/<name>. */
   root?: string;
   /** Prebuilt binaries. Default: the build cache, building what is missing. */
@@ -80,7 +80,7 @@ export function validateSimOptions(options: SimClusterOptions): ValidatedSimOpti
     name,
     workers,
     zones,
-    profile: timingProfile(options.profile ?? "default"),
+    profile: options.profile ?? TIMING_PROFILES.default,
     podStartMs: options.podStartMs ?? SIM_DEFAULT_LATENCIES.podStartMs,
     attachMs: options.attachMs ?? SIM_DEFAULT_LATENCIES.attachMs,
   };

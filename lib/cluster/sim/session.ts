@@ -1,6 +1,7 @@
 // One sim cluster's live state as this process sees it: the state file is the truth (another
 // process, the CLI or a fence driver, may change its nodes), and every process it starts is
 // recorded there so a later `sim down` can stop it.
+import { timingProfile, type TimingProfile } from "../profiles.js";
 import { existsSync, mkdirSync } from "node:fs";
 import { RekindleError } from "../../errors.js";
 import { loadKubeConfig, type k8s } from "../../kube/client.js";
@@ -16,6 +17,8 @@ export class SimSession {
   readonly progress: Progress;
   /** Whether processes this session starts outlive this Node process. */
   readonly detached: boolean;
+  /** The state file keeps the profile by name; it is parsed once, here. */
+  readonly profile: TimingProfile;
   #kc: k8s.KubeConfig | undefined;
 
   constructor(state: SimClusterState, progress: Progress, detached: boolean) {
@@ -23,6 +26,7 @@ export class SimSession {
     this.layout = simLayout(state.root);
     this.progress = progress;
     this.detached = detached;
+    this.profile = timingProfile(state.profile);
   }
 
   kubeConfig(): k8s.KubeConfig {

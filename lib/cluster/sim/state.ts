@@ -45,7 +45,7 @@ export function readSimState(stateFile: string): SimClusterState {
   const state = JSON.parse(text) as { formatVersion?: unknown };
   if (state.formatVersion !== 1) {
     throw new RekindleError(
-      "STATE",
+      "PRECONDITION",
       `${stateFile} has state format ${String(state.formatVersion)}; this rekindle reads 1`,
     );
   }
