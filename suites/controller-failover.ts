@@ -33,14 +33,14 @@ export const leaderKilledMidFence = defineScenario({
         maxMs: detect.maxMs + 2 * c.checkIntervalMs,
         why: "the leader detects the loss and confirms the power-off",
       },
-      {
+      inputs.within({
         name: OUT_OF_SERVICE_MILESTONE,
         after: "leader-killed",
-        minMs: Math.max(0, lease - c.checkIntervalMs - inputs.slackMs),
-        maxMs: lease + 3 * c.checkIntervalMs + inputs.slackMs,
+        minMs: lease - c.checkIntervalMs,
+        maxMs: lease + 3 * c.checkIntervalMs,
         why: `the standby takes the ${lease / 1000}s leader Lease once it expires, and resumes at the taint step`,
-      },
-      {
+      }),
+      inputs.within({
         name: "statefulset:recovered",
         after: OUT_OF_SERVICE_MILESTONE,
         minMs: 0,
@@ -49,10 +49,9 @@ export const leaderKilledMidFence = defineScenario({
           3 * c.checkIntervalMs +
           inputs.latencies.attachMs +
           inputs.latencies.podStartMs +
-          inputs.slackMs +
           5_000,
         why: "force delete, volume detach (after detachGrace at worst), attach elsewhere, start",
-      },
+      }),
       never("fence-started-twice", "the standby resumes the NodeFence instead of starting a new fence"),
     ];
   },

@@ -24,44 +24,45 @@ export const gracefulShutdownNoFence = defineScenario({
     const monitorPeriodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
     const { podStartMs, attachMs } = inputs.latencies;
     const detect = detectionWindow(inputs);
-    const slack = inputs.slackMs;
     return [
-      {
+      inputs.within({
         name: "node-not-ready",
         after: "fault-injected",
         minMs: 0,
-        maxMs: 10_000 + slack,
+        maxMs: 10_000,
         why: 'the kubelet reports Ready=False "node is shutting down" before ending pods',
-      },
-      {
+      }),
+      inputs.within({
         name: "node-ready-unknown",
         after: "node-not-ready",
-        minMs: monitorGraceMs - slack,
+        minMs: monitorGraceMs,
         // One monitor pass to notice the NotReady status, the grace, one more pass to act on it.
-        maxMs: monitorGraceMs + 2 * monitorPeriodMs + slack,
+        maxMs: monitorGraceMs + 2 * monitorPeriodMs,
         why: `the NotReady status was the kubelet's last word; Unknown after --node-monitor-grace-period (${monitorGraceMs / 1000}s), seen at a monitor pass`,
-      },
-      ...(["deployment", "statefulset"] as const).map((id) => ({
-        name: `${id}:pod-terminated`,
-        after: "fault-injected",
-        minMs: 0,
-        maxMs: grace + slack,
-        why: `the kubelet ends regular pods within shutdownGracePeriod (${grace / 1000}s) minus the critical pods' share`,
-      })),
-      {
+      }),
+      ...(["deployment", "statefulset"] as const).map((id) =>
+        inputs.within({
+          name: `${id}:pod-terminated`,
+          after: "fault-injected",
+          minMs: 0,
+          maxMs: grace,
+          why: `the kubelet ends regular pods within shutdownGracePeriod (${grace / 1000}s) minus the critical pods' share`,
+        }),
+      ),
+      inputs.within({
         name: "deployment:recovered",
         after: "deployment:pod-terminated",
         minMs: 0,
-        maxMs: podStartMs + 5_000 + slack,
+        maxMs: podStartMs + 5_000,
         why: "the ReplicaSet replaces a terminated pod at once; scheduled elsewhere (the node is tainted not-ready)",
-      },
-      {
+      }),
+      inputs.within({
         name: "statefulset:recovered",
         after: "statefulset:pod-terminated",
         minMs: 0,
-        maxMs: podStartMs + attachMs + 10_000 + slack,
+        maxMs: podStartMs + attachMs + 10_000,
         why: "the StatefulSet deletes the terminated pod and recreates it; the unmounted volume detaches and attaches elsewhere",
-      },
+      }),
       {
         name: "event:NothingToRelease",
         after: "fault-injected",

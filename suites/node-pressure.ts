@@ -38,59 +38,58 @@ function pressureScenario(kind: PressureKind) {
     expected: (inputs) => {
       const { monitoringIntervalMs: monitor, pressureTransitionPeriodMs: transition } = inputs.eviction;
       const period = inputs.profile.nodeMonitorPeriodSeconds * 1000;
-      const slack = inputs.slackMs;
       const expected: ExpectedMilestone[] = [
-        {
+        inputs.within({
           name: `node-condition:${condition}:True`,
           after: "fault-injected",
           minMs: 0,
-          maxMs: monitor + NODE_STATUS_UPDATE_MS + slack,
+          maxMs: monitor + NODE_STATUS_UPDATE_MS,
           why: "the eviction manager sees the signal within one monitoring interval; the status reports it",
-        },
-        {
+        }),
+        inputs.within({
           name: `taint-added:${taint}`,
           after: `node-condition:${condition}:True`,
           minMs: 0,
-          maxMs: period + slack,
+          maxMs: period,
           why: "the node lifecycle controller taints by condition (NoSchedule) at its next pass",
-        },
-        {
+        }),
+        inputs.within({
           name: "evicted:pressure-besteffort",
           after: "fault-injected",
           minMs: 0,
-          maxMs: monitor + NODE_STATUS_UPDATE_MS + slack,
+          maxMs: monitor + NODE_STATUS_UPDATE_MS,
           why: "first in the kubelet's order: a BestEffort pod always uses more than its (zero) request",
-        },
-        {
+        }),
+        inputs.within({
           name: "evicted:pressure-burstable",
           after: "evicted:pressure-besteffort",
           minMs: 0,
-          maxMs: monitor + POD_CLEANUP_WAIT_MS + slack,
+          maxMs: monitor + POD_CLEANUP_WAIT_MS,
           why: "next: the Burstable pod is within its request, but closest to it of the rest (all priority 0)",
-        },
+        }),
         never("evicted:pressure-guaranteed", "last in order; pressure is relieved before its turn"),
-        {
+        inputs.within({
           name: "besteffort:recovered",
           after: "evicted:pressure-besteffort",
           minMs: 0,
-          maxMs: inputs.latencies.podStartMs + 5_000 + slack,
+          maxMs: inputs.latencies.podStartMs + 5_000,
           why: "the ReplicaSet replaces the evicted pod on another node (the pressured one is tainted)",
-        },
+        }),
         ...noFence("the node is under pressure but reachable: its Lease is fresh"),
-        {
+        inputs.within({
           name: `node-condition:${condition}:False`,
           after: "pressure-relieved",
-          minMs: Math.max(0, transition - slack),
-          maxMs: transition + monitor + NODE_STATUS_UPDATE_MS + slack,
+          minMs: transition,
+          maxMs: transition + monitor + NODE_STATUS_UPDATE_MS,
           why: `the condition stays for evictionPressureTransitionPeriod (${transition / 1000}s) after the signal clears`,
-        },
-        {
+        }),
+        inputs.within({
           name: `taint-removed:${taint}`,
           after: `node-condition:${condition}:False`,
           minMs: 0,
-          maxMs: period + slack,
+          maxMs: period,
           why: "the node lifecycle controller lifts the condition's taint",
-        },
+        }),
       ];
       return expected;
     },

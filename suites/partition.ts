@@ -33,11 +33,15 @@ export const partitionHealedBeforeDetection = defineScenario({
     const partitionMs = shortPartitionMs(inputs);
     return [
       {
-        name: "partition-healed",
-        after: "fault-injected",
+        // Not widened below: the heal cannot come early.
+        ...inputs.within({
+          name: "partition-healed",
+          after: "fault-injected",
+          minMs: partitionMs,
+          maxMs: partitionMs,
+          why: `healed after ${partitionMs / 1000}s, a Lease renewal and a margin short of unhealthyAfter`,
+        }),
         minMs: partitionMs,
-        maxMs: partitionMs + inputs.slackMs,
-        why: `healed after ${partitionMs / 1000}s, a Lease renewal and a margin short of unhealthyAfter`,
       },
       never("node-ready-unknown", "healed well within node-monitor-grace-period"),
       never("deployment:pod-deletion-requested", "nothing is evicted"),
@@ -86,13 +90,13 @@ export const partitionHealedAfterFence = defineScenario({
       // Anchored on the power-on, not on "node-ready-again": at upstream settings the node is
       // fenced and back long before node-monitor-grace-period would have marked it Unknown, so its
       // Ready condition never changes and there is no "again".
-      {
+      inputs.within({
         name: "taint-removed:node.kubernetes.io/out-of-service",
         after: NODE_POWERED_ON,
         minMs: 0,
-        maxMs: NODE_AGENT_START_MS + leaseRenewMs(inputs) + 3 * c.checkIntervalMs + inputs.slackMs,
+        maxMs: NODE_AGENT_START_MS + leaseRenewMs(inputs) + 3 * c.checkIntervalMs,
         why: "the controller lifts its taint once the node is Ready with a fresh Lease and no stale pods",
-      },
+      }),
       never("statefulset:duplicate-ready", "the old StatefulSet pod is gone before its replacement runs"),
     ];
   },

@@ -32,6 +32,15 @@ export function windowMaker(slackMs: number): WindowFn {
   });
 }
 
+/** The window widened by `slackMs` on both sides (never below zero); a "never" stays as it is. */
+export function widened(window: ExpectedMilestone, slackMs: number): ExpectedMilestone {
+  return {
+    ...window,
+    minMs: Math.max(0, window.minMs - slackMs),
+    maxMs: window.maxMs === null ? null : window.maxMs + slackMs,
+  };
+}
+
 /** A milestone that must not happen while the scenario observes (after `after`, default the fault). */
 export function never(name: string, why: string, after = "fault-injected"): ExpectedMilestone {
   return { name, after, minMs: 0, maxMs: null, why };

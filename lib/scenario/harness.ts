@@ -14,7 +14,7 @@ import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/
 import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
 import { installNodeFenceCrd } from "../controller/crd.js";
 import type { WindowCheck } from "../expect/assert.js";
-import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
+import { nominalWindows, widened, type ExpectedMilestone } from "../expect/windows.js";
 import { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
@@ -38,8 +38,10 @@ export interface ExpectationInputs {
   controller: ControllerConfig;
   /** The StatefulSet's volume has an attach step on this provider (see StorageSettings). */
   volumeAttachRequired: boolean;
-  /** Tolerance on every bound for scheduling noise. */
+  /** Tolerance on every bound for scheduling noise (the profile's). */
   slackMs: number;
+  /** The window as written, widened by the slack on both sides: how a scenario writes its windows. */
+  within(window: ExpectedMilestone): ExpectedMilestone;
   /** kube-controller-manager's log is readable here, so forced detaches are milestones. */
   controllerManagerLogged: boolean;
 }
@@ -182,10 +184,12 @@ export interface ExpectationFacts {
 }
 
 export function expectationInputs(facts: ExpectationFacts): ExpectationInputs {
+  const slackMs = facts.profile.slackMs;
   return {
     ...facts,
     controller: scenarioControllerConfig(facts.profile),
-    slackMs: facts.profile.slackMs,
+    slackMs,
+    within: (window) => widened(window, slackMs),
   };
 }
 
