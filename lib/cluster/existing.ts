@@ -47,7 +47,7 @@ export class ExistingCluster implements ClusterUnderTest {
     pressure: HANDS_OFF,
     "graceful-shutdown": HANDS_OFF,
     "controller-manager-flags": HANDS_OFF,
-    fencing: "the existing provider never powers nodes off, so it has no fence driver",
+    fencing: HANDS_OFF,
   };
   /** None: rekindle keeps its hands off an existing cluster's nodes. */
   readonly capabilities = {};
