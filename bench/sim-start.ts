@@ -37,7 +37,7 @@ const startMs: number[] = [];
 const memory: Record<string, number[]> = {};
 for (let i = 0; i < repeat; i++) {
   const t0 = Date.now();
-  const cluster = await SimCluster.start({
+  await using cluster = await SimCluster.start({
     name: `bench-${i}`,
     root: join(PROJECT_ROOT, "reports", "bench", `sim-start-${i}`),
     workers,
@@ -50,7 +50,6 @@ for (let i = 0; i < repeat; i++) {
   for (const c of state.components) (memory[c.name] ??= []).push(rssMiB(c.pid));
   const kwok = state.nodes.reduce((sum, n) => sum + (n.process ? rssMiB(n.process.pid) : 0), 0);
   (memory[`kwok × ${workers} workers`] ??= []).push(kwok);
-  await cluster.destroy();
 }
 const result = {
   machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },

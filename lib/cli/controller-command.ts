@@ -97,7 +97,8 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
           });
         })();
   const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
-  const controller = new RecoveryController({
+  // Stopped (its loop ended, leadership released) however this function ends.
+  await using controller = new RecoveryController({
     kc,
     config,
     fenceConfig,
@@ -115,22 +116,21 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
   process.stderr.write(
     `rekindle controller ${config.identity}: unhealthyAfter ${config.unhealthyAfterMs} ms, maxUnhealthy ${config.maxUnhealthy}, drivers ${drivers.map((d) => d.name).join(", ")}; metrics on :${bound}/metrics\n`,
   );
-  controller.start();
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    signal.addEventListener(
-      "abort",
-      () => {
-        resolve();
-      },
-      { once: true },
-    );
-    for (const s of ["SIGINT", "SIGTERM"] as const)
-      process.once(s, () => {
-        resolve();
-      });
-  });
-  await controller.stop();
-  server.close();
+  try {
+    controller.start();
+    // Runs until Ctrl-C/SIGTERM, which the CLI turns into this signal's abort.
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener(
+        "abort",
+        () => {
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  } finally {
+    server.close();
+  }
   return 0;
 }
