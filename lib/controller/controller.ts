@@ -14,6 +14,7 @@ import { addTaint, removeTaint } from "../kube/taints.js";
 import { sleep } from "../util/time.js";
 import type { ControllerConfig } from "./config.js";
 import { assessNode, possiblyLostTogether, type NodeHealth } from "./detect.js";
+import type { FenceDriverRegistry } from "./drivers/registry.js";
 import { hasPowerOn, type FenceDriver, type FenceTarget } from "./drivers/types.js";
 import { EVENT_REASONS, recordNodeEvent, type EventReason } from "./events.js";
 import { resolveFenceTarget, type FenceConfig } from "./fence-config.js";
@@ -38,7 +39,8 @@ export interface RecoveryControllerOptions {
   kc: k8s.KubeConfig;
   config: ControllerConfig;
   fenceConfig: FenceConfig;
-  drivers: ReadonlyMap<string, FenceDriver>;
+  /** Fence drivers by name: the generic ones plus the provider's own, registered by the caller. */
+  drivers: FenceDriverRegistry;
   metrics?: MetricsRegistry;
   log?: (message: string) => void;
   /** Injectable clock (ms). Default Date.now. */
