@@ -4,10 +4,11 @@
 // CLI, a scenario, a test), so the controller's import graph never reaches a cluster provider.
 import { RekindleError } from "../../errors.js";
 import type { k8s } from "../../kube/client.js";
+import { resolveFenceTarget, type FenceConfig } from "../fence-config.js";
 import { FenceAgentDriver } from "./fence-agent.js";
 import { ManualFenceDriver } from "./manual.js";
 import { RedfishFenceDriver } from "./redfish.js";
-import type { FenceDriver } from "./types.js";
+import type { FenceDriver, FenceTarget } from "./types.js";
 import { WebhookFenceDriver } from "./webhook.js";
 
 export type FenceDriverRegistry = ReadonlyMap<string, FenceDriver>;
@@ -32,4 +33,23 @@ export function fenceDriverRegistry(drivers: Iterable<FenceDriver>): FenceDriver
     registry.set(driver.name, driver);
   }
   return registry;
+}
+
+/** The driver the node's fence template names, from `registry`, with the node's target. */
+export async function fenceDriverFor(
+  registry: FenceDriverRegistry,
+  kc: k8s.KubeConfig,
+  fenceConfig: FenceConfig,
+  node: string,
+  secretNamespace: string,
+): Promise<{ driver: FenceDriver; target: FenceTarget }> {
+  const { driver: name, target } = await resolveFenceTarget(kc, fenceConfig, node, secretNamespace);
+  const driver = registry.get(name);
+  if (!driver) {
+    throw new RekindleError(
+      "NOT_FOUND",
+      `fence driver "${name}" is not available; available: ${[...registry.keys()].join(", ")}`,
+    );
+  }
+  return { driver, target };
 }
