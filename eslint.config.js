@@ -1,6 +1,7 @@
 // Lint config: strict type-aware rules; `npm run lint` fails on any warning.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import layers from "./tools/eslint-layers.js";
 
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "reports/", "allure-results/", "allure-report/"] },
@@ -9,7 +10,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["*.js", "bin/*.js"] },
+        projectService: { allowDefaultProject: ["*.js", "bin/*.js", "tools/*.js"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -26,6 +27,12 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
       "@typescript-eslint/no-misused-spread": "off",
     },
+  },
+  {
+    // Layering: a file imports only its own layer or a lower one (the table is in tools/eslint-layers.js).
+    files: ["lib/**/*.ts", "suites/**/*.ts", "bench/**/*.ts", "test/**/*.ts"],
+    plugins: { rekindle: layers },
+    rules: { "rekindle/layers": "error" },
   },
   {
     files: ["**/*.js"],

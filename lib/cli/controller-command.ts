@@ -11,14 +11,10 @@ import {
 } from "../controller/config.js";
 import { RecoveryController } from "../controller/controller.js";
 import { LeaderElector } from "../controller/leader.js";
-import { DockerFenceDriver } from "../controller/drivers/docker.js";
-import { FenceAgentDriver } from "../controller/drivers/fence-agent.js";
-import { ManualFenceDriver } from "../controller/drivers/manual.js";
-import { RedfishFenceDriver } from "../controller/drivers/redfish.js";
-import { SimFenceDriver } from "../controller/drivers/sim.js";
-import type { FenceDriver } from "../controller/drivers/types.js";
-import { WebhookFenceDriver } from "../controller/drivers/webhook.js";
+import { fenceDriverRegistry, genericFenceDrivers } from "../controller/drivers/registry.js";
 import type { FenceConfig } from "../controller/fence-config.js";
+import { DockerFenceDriver } from "../cluster/kind/fence-driver.js";
+import { SimFenceDriver } from "../cluster/sim/fence-driver.js";
 import { RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
 import { parseCount } from "./args.js";
@@ -79,14 +75,12 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     ...(values.namespace ? { namespace: values.namespace } : {}),
     powerOnAfterFence: values["power-on-after-fence"],
   };
-  const drivers: FenceDriver[] = [
-    new ManualFenceDriver(kc),
-    new WebhookFenceDriver(),
-    new RedfishFenceDriver(),
-    new FenceAgentDriver(),
+  // The generic drivers, then the providers' own (registered here, above the controller).
+  const drivers = fenceDriverRegistry([
+    ...genericFenceDrivers(kc),
     new DockerFenceDriver(),
-  ];
-  if (values["sim-cluster"]) drivers.push(new SimFenceDriver(values["sim-cluster"]));
+    ...(values["sim-cluster"] ? [new SimFenceDriver(values["sim-cluster"])] : []),
+  ]);
   const fenceConfig: FenceConfig = values["fence-config"]
     ? loadFenceConfig(values["fence-config"])
     : values["sim-cluster"]
@@ -102,7 +96,7 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     kc,
     config,
     fenceConfig,
-    drivers: new Map(drivers.map((d) => [d.name, d])),
+    drivers,
     log,
     ...(values["leader-elect"]
       ? { leader: new LeaderElector({ kc, namespace: config.namespace, identity: config.identity, log }) }
@@ -114,7 +108,7 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     process.env["KUBERNETES_SERVICE_HOST"] ? "0.0.0.0" : "127.0.0.1",
   );
   process.stderr.write(
-    `rekindle controller ${config.identity}: unhealthyAfter ${config.unhealthyAfterMs} ms, maxUnhealthy ${config.maxUnhealthy}, drivers ${drivers.map((d) => d.name).join(", ")}; metrics on :${bound}/metrics\n`,
+    `rekindle controller ${config.identity}: unhealthyAfter ${config.unhealthyAfterMs} ms, maxUnhealthy ${config.maxUnhealthy}, drivers ${[...drivers.keys()].join(", ")}; metrics on :${bound}/metrics\n`,
   );
   try {
     controller.start();

@@ -5,7 +5,16 @@ export const NODE_FENCE_GROUP = "rekindle.dev";
 export const NODE_FENCE_VERSION = "v1alpha1";
 export const NODE_FENCE_PLURAL = "nodefences";
 
-export type FenceStep = "isolation" | "power-management" | "taint" | "cleanup" | "recovery";
+/**
+ * The steps a fence goes through, in order (the CRD's status.step enum lists the same).
+ * The fencing proposal also has an "isolation" step: cutting the node from its storage or network
+ * (a Fibre Channel port off, say) as methods of their own. No rekindle driver isolates: every one
+ * powers the node off, so no fence could ever be in that step, and the fencing taint (NoSchedule)
+ * only keeps new pods away while the node's running pods can still write their volumes. A step
+ * named isolation would claim a safety the controller does not give; add it with a driver that does.
+ */
+export const FENCE_STEPS = ["power-management", "taint", "cleanup", "recovery"] as const;
+export type FenceStep = (typeof FENCE_STEPS)[number];
 export type FencePhase = "new" | "running" | "done" | "error";
 
 export interface FenceStatus {
@@ -68,7 +77,7 @@ export function decide(
   options: DecideOptions,
 ): FenceAction {
   const { step, phase } = status;
-  if (step === "power-management" || step === "isolation") {
+  if (step === "power-management") {
     if (phase === "done") return "taint";
     if (observation.nodeHealthy) return "abort";
     if (phase === "new") return "power-off";

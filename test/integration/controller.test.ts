@@ -11,7 +11,7 @@ import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../../lib/cont
 import { FENCING_TAINT, RecoveryController } from "../../lib/controller/controller.js";
 import { ManualFenceDriver } from "../../lib/controller/drivers/manual.js";
 import { LeaderElector } from "../../lib/controller/leader.js";
-import { SimFenceDriver } from "../../lib/controller/drivers/sim.js";
+import { SimFenceDriver } from "../../lib/cluster/sim/fence-driver.js";
 import type { FenceDriver } from "../../lib/controller/drivers/types.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
 import { resolveFenceTarget, type FenceConfig } from "../../lib/controller/fence-config.js";

@@ -1,7 +1,7 @@
 // The docker fence driver against a real Docker Engine (Debian's docker.io, started by .ci/run),
 // on stand-in node containers named and labelled the way kind names and labels its nodes.
 import { expect } from "chai";
-import { DockerFenceDriver } from "../../lib/controller/drivers/docker.js";
+import { DockerFenceDriver } from "../../lib/cluster/kind/fence-driver.js";
 import { RekindleError } from "../../lib/errors.js";
 import { dockerAvailable, removeStandInNodes, startStandInNodes } from "../support/docker.js";
 

@@ -140,7 +140,7 @@ describe("timeline recorder on a real apiserver", function () {
                 version: "v1alpha1",
                 plural: "nodefences",
                 name: "worker-2",
-                body: { status: { step: "isolation", phase: "running" } },
+                body: { status: { step: "power-management", phase: "running" } },
               },
               k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
             );
@@ -152,11 +152,11 @@ describe("timeline recorder on a real apiserver", function () {
       { what: "NodeFence status patched", timeoutMs: 10_000 },
     );
     const changed = await recorder!.waitFor(
-      "NodeFence isolation/running",
+      "NodeFence power-management/running",
       (t) =>
         t.name === "fence-changed" &&
         t.node === "worker-2" &&
-        t.detail?.["step"] === "isolation" &&
+        t.detail?.["step"] === "power-management" &&
         t.detail["phase"] === "running",
       10_000,
     );

@@ -6,7 +6,7 @@ import { getContainerRuntimeClient } from "testcontainers";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { DockerFenceDriver } from "../../controller/drivers/docker.js";
+import { DockerFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
 import { RekindleError } from "../../errors.js";
 import { loadKubeConfig, type k8s } from "../../kube/client.js";

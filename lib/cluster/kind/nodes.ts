@@ -2,11 +2,11 @@
 // Colima, wherever testcontainers finds one): found by name and the io.x-k8s.kind.cluster label.
 import type { ContainerRuntimeClient } from "testcontainers";
 import { getContainerRuntimeClient } from "testcontainers";
-import { KIND_CLUSTER_LABEL } from "../../controller/drivers/docker.js";
 import { errorMessage, RekindleError } from "../../errors.js";
 import { commandLine } from "../../util/command.js";
 
-export { KIND_CLUSTER_LABEL };
+/** The label kind puts on every container of a cluster: its value is the cluster name. */
+export const KIND_CLUSTER_LABEL = "io.x-k8s.kind.cluster";
 export const KIND_ROLE_LABEL = "io.x-k8s.kind.role";
 
 // dockerode's types as testcontainers exposes them (dockerode is its dependency, not ours).

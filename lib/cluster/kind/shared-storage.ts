@@ -3,7 +3,7 @@
 // after node loss. kind-config.yaml mounts one host directory into every worker; this StorageClass
 // hands out hostPath volumes under it, with no node affinity and nothing to attach. (Safe only
 // because the fence, not the storage, keeps two writers apart: exactly what the suites test.)
-import { runCsiProvisioner } from "../sim/csi-provisioner.js";
+import { runCsiProvisioner } from "../../kube/csi-provisioner.js";
 import { isConflict, k8s } from "../../kube/client.js";
 
 export const SHARED_STORAGE_CLASS = "rekindle-shared";

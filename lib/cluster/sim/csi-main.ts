@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadKubeConfig } from "../../kube/client.js";
 import { isDaemonRunning } from "../../util/daemon.js";
-import { runCsiProvisioner } from "./csi-provisioner.js";
+import { runCsiProvisioner } from "../../kube/csi-provisioner.js";
 import { readSimState } from "./state.js";
 import { runVolumesInUseReporter } from "./volumes-in-use.js";
 

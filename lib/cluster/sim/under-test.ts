@@ -1,7 +1,7 @@
 // The sim provider as a cluster under test: node faults map onto the node's kwok process (SIGKILL,
 // SIGSTOP/SIGCONT, a fresh process), and the kubelet's own reactions KWOK lacks (pressure
 // evictions, graceful shutdown) are simulated by writing what the kubelet would write.
-import { SimFenceDriver } from "../../controller/drivers/sim.js";
+import { SimFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
 import type { k8s } from "../../kube/client.js";
 import { silentProgress, type Progress } from "../../util/progress.js";

@@ -6,7 +6,7 @@
 // stopped or partitioned node's last report as it was: a dead kubelet's report is frozen too.
 import { isPodTerminal, k8s } from "../../kube/client.js";
 import { sleep } from "../../util/time.js";
-import { claimNames } from "./csi-provisioner.js";
+import { claimNames } from "../../kube/csi-provisioner.js";
 
 /** The attach-detach controller's unique name of a CSI volume: "kubernetes.io/csi/<driver>^<handle>". */
 export function csiUniqueVolumeName(driver: string, volumeHandle: string): string {

@@ -5,9 +5,8 @@
 import type { ContainerRuntimeClient } from "testcontainers";
 import { getContainerRuntimeClient } from "testcontainers";
 import { RekindleError } from "../../errors.js";
-import type { FenceDriver, FenceTarget, PowerState } from "./types.js";
-
-export const KIND_CLUSTER_LABEL = "io.x-k8s.kind.cluster";
+import type { FenceDriver, FenceTarget, PowerState } from "../../controller/drivers/types.js";
+import { KIND_CLUSTER_LABEL } from "./nodes.js";
 
 export class DockerFenceDriver implements FenceDriver {
   readonly name = "docker";

@@ -1,6 +1,6 @@
 // Fences a sim node by killing its kwok process (the node's "power"); confirmed when no process runs.
-import { SimCluster } from "../../cluster/sim/cluster.js";
-import type { FenceDriver, FenceTarget, PowerState } from "./types.js";
+import { SimCluster } from "./cluster.js";
+import type { FenceDriver, FenceTarget, PowerState } from "../../controller/drivers/types.js";
 
 export class SimFenceDriver implements FenceDriver {
   readonly name = "sim";

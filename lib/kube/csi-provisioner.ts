@@ -1,10 +1,11 @@
-// The sim CSI driver: provisions a CSI PersistentVolume for every pending claim of a StorageClass
+// A minimal CSI provisioner, shared by the sim (its CSI driver) and kind (its shared hostPath
+// storage): provisions a CSI PersistentVolume for every pending claim of a StorageClass
 // that names the driver, deletes released volumes with reclaim policy Delete, and plays the
 // kubelet's volume manager by marking a pending pod once all its claims' VolumeAttachments on its
 // node are attached (the kwok pod-start Stage waits for that mark).
 // Reconciles by listing on an interval: simple, and immune to watch expiry.
-import { k8s, isConflict, isNotFound } from "../../kube/client.js";
-import { sleep } from "../../util/time.js";
+import { k8s, isConflict, isNotFound } from "./client.js";
+import { sleep } from "../util/time.js";
 
 export interface CsiProvisionerOptions {
   /** The provisioner name StorageClasses name (for the sim: its CSI driver). */

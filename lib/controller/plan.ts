@@ -1,0 +1,93 @@
+// The policy of one reconcile pass, pure: each node's health, the guard's view of all nodes, and
+// what to do about one node (carry on with its fence, wait for its peers, hold, fence, or nothing).
+import type { ControllerConfig } from "./config.js";
+import { assessNode, possiblyLostTogether, type NodeHealth } from "./detect.js";
+import { isFinished, type NodeFence } from "./fence-state.js";
+import { guardDecision, type GuardHoldReason, type GuardNode } from "./guard.js";
+import { isControlPlaneNode, ZONE_LABEL } from "../kube/queries.js";
+import type { Snapshot } from "./snapshot.js";
+
+export type NodePlan =
+  /** A fence is under way: take its next step. */
+  | { kind: "progress"; fence: NodeFence; nodeHealthy: boolean }
+  /** Lost, but other nodes went stale with it and have not been judged yet. */
+  | { kind: "wait-for-peers"; waiting: string[] }
+  /** Lost, and the guard says not now. */
+  | { kind: "hold"; reason: GuardHoldReason; message: string; lostBecause: string }
+  /** Lost, and the guard allows a fence (if the node holds anything to release). */
+  | { kind: "fence"; lostBecause: string; previous: NodeFence | undefined }
+  /** Not lost (healthy, or suspect for too short a time). */
+  | { kind: "none"; healthy: boolean };
+
+function nodeName(node: { metadata?: { name?: string } }): string {
+  return node.metadata?.name ?? "";
+}
+
+export function assessNodes(
+  snapshot: Snapshot,
+  nowMs: number,
+  unhealthyAfterMs: number,
+): Map<string, NodeHealth> {
+  const health = new Map<string, NodeHealth>();
+  for (const node of snapshot.nodes) {
+    const name = nodeName(node);
+    health.set(name, assessNode(node, snapshot.leases.get(name), nowMs, unhealthyAfterMs));
+  }
+  return health;
+}
+
+export function guardNodes(
+  snapshot: Snapshot,
+  health: ReadonlyMap<string, NodeHealth>,
+  excludeLabel: string,
+): GuardNode[] {
+  return snapshot.nodes.map((node) => {
+    const name = nodeName(node);
+    const fence = snapshot.fences.get(name);
+    return {
+      name,
+      zone: node.metadata?.labels?.[ZONE_LABEL] ?? "",
+      controlPlane: isControlPlaneNode(node),
+      excluded: node.metadata?.labels?.[excludeLabel] !== undefined,
+      unhealthy: health.get(name)?.state === "unhealthy",
+      fencing: fence !== undefined && !isFinished(fence.status),
+    };
+  });
+}
+
+/** What to do about node `name` in this pass. `guard` must already count fences started this pass. */
+export function planNode(
+  name: string,
+  snapshot: Snapshot,
+  health: ReadonlyMap<string, NodeHealth>,
+  guard: readonly GuardNode[],
+  config: Pick<ControllerConfig, "maxUnhealthy">,
+): NodePlan {
+  const nodeHealth = health.get(name) ?? { state: "healthy" };
+  const fence = snapshot.fences.get(name);
+  if (fence && !isFinished(fence.status)) {
+    return { kind: "progress", fence, nodeHealthy: nodeHealth.state === "healthy" };
+  }
+  if (nodeHealth.state !== "unhealthy") return { kind: "none", healthy: nodeHealth.state === "healthy" };
+  const waiting = possiblyLostTogether(
+    snapshot.leases.get(name),
+    guard
+      .filter((g) => g.name !== name && !g.controlPlane)
+      .map((g) => ({ name: g.name, lease: snapshot.leases.get(g.name), unhealthy: g.unhealthy })),
+  );
+  if (waiting.length > 0) return { kind: "wait-for-peers", waiting };
+  const decision = guardDecision(name, {
+    nodes: guard,
+    maxUnhealthy: config.maxUnhealthy,
+    paused: snapshot.paused,
+  });
+  if (!decision.allowed) {
+    return {
+      kind: "hold",
+      reason: decision.reason,
+      message: decision.message,
+      lostBecause: nodeHealth.reason,
+    };
+  }
+  return { kind: "fence", lostBecause: nodeHealth.reason, previous: fence };
+}

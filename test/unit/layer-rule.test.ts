@@ -1,0 +1,98 @@
+import { expect } from "chai";
+import { Linter } from "eslint";
+import tseslint from "typescript-eslint";
+import layers, { KNOWN_EXCEPTIONS, layerOf } from "../../tools/eslint-layers.js";
+
+// A made-up checkout: the rule resolves imports by path only, the files need not exist.
+const ROOT = "/repo";
+
+function lint(file: string, code: string): Linter.LintMessage[] {
+  const linter = new Linter({ cwd: ROOT });
+  return linter.verify(
+    code,
+    [
+      {
+        files: ["**/*.ts"],
+        languageOptions: { parser: tseslint.parser },
+        plugins: { rekindle: layers },
+        rules: { "rekindle/layers": ["error", { root: ROOT }] },
+      },
+    ],
+    { filename: `${ROOT}/${file}` },
+  );
+}
+
+describe("layer lint rule (tools/eslint-layers.js)", function () {
+  it("reports an upward import, naming both files and both layers", function () {
+    const messages = lint(
+      "lib/controller/drivers/fixture.ts",
+      'import { SimCluster } from "../../cluster/sim/cluster.js";\n',
+    );
+    expect(messages).to.have.length(1);
+    const [message] = messages;
+    expect(message!.ruleId).to.equal("rekindle/layers");
+    expect(message!.message).to.contain("lib/controller/drivers/fixture.ts (layer controller)");
+    expect(message!.message).to.contain("lib/cluster/sim/cluster.ts (layer cluster)");
+  });
+
+  it("accepts imports of the file's own layer and of lower layers", function () {
+    const messages = lint(
+      "lib/cluster/sim/fixture.ts",
+      [
+        'import { SimCluster } from "./cluster.js";',
+        'import type { FenceDriver } from "../../controller/drivers/types.js";',
+        'import { k8s } from "../../kube/client.js";',
+        'import { RekindleError } from "../../errors.js";',
+        'import { sleep } from "../../util/time.js";',
+        'import { execa } from "execa";',
+      ].join("\n"),
+    );
+    expect(messages).to.deep.equal([]);
+  });
+
+  it("also checks re-exports and dynamic imports", function () {
+    const messages = lint(
+      "lib/kube/fixture.ts",
+      ['export * from "../controller/crd.js";', 'await import("../cluster/sim/fence-driver.js");'].join("\n"),
+    );
+    expect(messages.map((m) => m.line)).to.deep.equal([1, 2]);
+  });
+
+  it("lets test/ import anything and ignores files in no layer", function () {
+    expect(lint("test/unit/fixture.ts", 'import { main } from "../../lib/cli/main.js";\n')).to.deep.equal([]);
+    expect(lint("tools/fixture.ts", 'import { main } from "../lib/cli/main.js";\n')).to.deep.equal([]);
+  });
+
+  it("tolerates only the listed known exceptions", function () {
+    for (const exception of KNOWN_EXCEPTIONS) {
+      const [importer, target] = exception.split(" -> ");
+      expect(layerOf(importer!)!.index, exception).to.be.below(layerOf(target!)!.index);
+    }
+    expect(
+      lint("suites/node-loss.ts", 'import { defineHarnessSuite } from "../lib/run/suite.js";\n'),
+    ).to.deep.equal([]);
+    expect(
+      lint("suites/new-family.ts", 'import { defineHarnessSuite } from "../lib/run/suite.js";\n'),
+    ).to.have.length(1);
+  });
+
+  it("places files by the table, lowest first", function () {
+    const order = [
+      "lib/errors.ts",
+      "lib/kube/client.ts",
+      "lib/controller/controller.ts",
+      "lib/cluster/kind/fence-driver.ts",
+      "lib/expect/model.ts",
+      "lib/report/summary.ts",
+      "lib/scenario/harness.ts",
+      "suites/node-loss.ts",
+      "lib/run/runner.ts",
+      "lib/cli/main.ts",
+      "test/unit/cli.test.ts",
+    ].map((path) => layerOf(path)!.index);
+    expect(order).to.deep.equal([...order].sort((a, b) => a - b));
+    expect(layerOf("lib/util/time.ts")).to.deep.equal(layerOf("lib/errors.ts"));
+    expect(layerOf("lib/observe/recorder.ts")).to.deep.equal(layerOf("lib/workloads/deploy.ts"));
+    expect(layerOf("fixtures/controller/crd.yaml")).to.equal(undefined);
+  });
+});

@@ -1,0 +1,15 @@
+// Types of the local ESLint plugin tools/eslint-layers.js, for the TypeScript unit test.
+import type { ESLint, Rule } from "eslint";
+
+export interface Layer {
+  name: string;
+  /** Repository-relative folder prefixes ("lib/kube/") or files ("lib/errors.ts"). */
+  paths: string[];
+}
+
+export const LAYERS: readonly Layer[];
+export const KNOWN_EXCEPTIONS: ReadonlySet<string>;
+export function layerOf(path: string): { index: number; name: string } | undefined;
+export const layersRule: Rule.RuleModule;
+declare const plugin: ESLint.Plugin;
+export default plugin;
