@@ -33,19 +33,7 @@ export const LAYERS = [
  * Upward imports tolerated today, as "importer -> target" (repository-relative .ts paths), each
  * with the reason it is not fixed yet. Empty is the goal: remove an entry once its import is gone.
  */
-export const KNOWN_EXCEPTIONS = new Set([
-  // Each suite file is a mocha file that declares its tests through lib/run's defineHarnessSuite
-  // (mocha context, run recording). lib/run loads these files by path (mocha.addFile), it does not
-  // import them, so this is no import cycle; it is the table and the code disagreeing on where
-  // suites/ sits. Owned by the run/suites refactor, not the controller's.
-  "suites/controller-failover.ts -> lib/run/suite.ts",
-  "suites/graceful-shutdown.ts -> lib/run/suite.ts",
-  "suites/node-loss.ts -> lib/run/suite.ts",
-  "suites/node-pressure.ts -> lib/run/suite.ts",
-  "suites/partition.ts -> lib/run/suite.ts",
-  "suites/preflight.ts -> lib/run/suite.ts",
-  "suites/zone-outage.ts -> lib/run/suite.ts",
-]);
+export const KNOWN_EXCEPTIONS = new Set([]);
 
 /** "lib/kube/x.js" → "lib/kube/x.ts": imports name the emitted file, the table the source. */
 function sourcePath(path) {

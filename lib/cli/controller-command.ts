@@ -14,7 +14,6 @@ import { LeaderElector } from "../controller/leader.js";
 import { fenceDriverRegistry, genericFenceDrivers } from "../controller/drivers/registry.js";
 import type { FenceConfig } from "../controller/fence-config.js";
 import { DockerFenceDriver } from "../cluster/kind/fence-driver.js";
-import { SimFenceDriver } from "../cluster/sim/fence-driver.js";
 import { RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
 import { parseCount } from "./args.js";
@@ -79,7 +78,10 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
   const drivers = fenceDriverRegistry([
     ...genericFenceDrivers(kc),
     new DockerFenceDriver(),
-    ...(values["sim-cluster"] ? [new SimFenceDriver(values["sim-cluster"])] : []),
+    // Loaded only for a sim cluster: the sim runtime stays out of an in-cluster controller.
+    ...(values["sim-cluster"]
+      ? [new (await import("../cluster/sim/fence-driver.js")).SimFenceDriver(values["sim-cluster"])]
+      : []),
   ]);
   const fenceConfig: FenceConfig = values["fence-config"]
     ? loadFenceConfig(values["fence-config"])

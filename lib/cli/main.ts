@@ -3,11 +3,22 @@
 import { RekindleError } from "../errors.js";
 import { interruptScope } from "../util/cleanup.js";
 import { isParseArgsError } from "./args.js";
-import { CONTROLLER_USAGE, controllerCommand } from "./controller-command.js";
-import { compareCommand, listCommand, RUN_USAGE, runCommandLine } from "./run-commands.js";
-import { SIM_USAGE, simCommand } from "./sim-commands.js";
 
-export const USAGE = `rekindle: chaos-testing and conformance harness for Kubernetes node loss
+// Subcommands are imported when run: the in-cluster controller (`rekindle controller`) then loads
+// the controller and its drivers, not the sim runtime, the suites or the report writers.
+const commands = {
+  run: () => import("./run-commands.js"),
+  sim: () => import("./sim-commands.js"),
+  controller: () => import("./controller-command.js"),
+};
+
+export async function usage(): Promise<string> {
+  const [{ RUN_USAGE }, { CONTROLLER_USAGE }, { SIM_USAGE }] = await Promise.all([
+    commands.run(),
+    commands.controller(),
+    commands.sim(),
+  ]);
+  return `rekindle: chaos-testing and conformance harness for Kubernetes node loss
 
 usage: rekindle <command> [options]
 
@@ -23,6 +34,7 @@ ${RUN_USAGE}
 ${CONTROLLER_USAGE}
 
 ${SIM_USAGE}`;
+}
 
 /** How long Ctrl-C waits for the command to undo its work (a scenario's undo restarts nodes, lifts taints). */
 const INTERRUPT_CLEANUP_BUDGET_MS = 300_000;
@@ -36,22 +48,22 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case "sim":
-        return await simCommand(rest, interrupt.signal);
+        return await (await commands.sim()).simCommand(rest, interrupt.signal);
       case "run":
-        return await runCommandLine(rest, interrupt.signal);
+        return await (await commands.run()).runCommandLine(rest, interrupt.signal);
       case "list":
-        return listCommand(rest);
+        return (await commands.run()).listCommand(rest);
       case "compare":
-        return compareCommand(rest);
+        return (await commands.run()).compareCommand(rest);
       case "controller":
-        return await controllerCommand(rest, interrupt.signal);
+        return await (await commands.controller()).controllerCommand(rest, interrupt.signal);
       case "help":
       case "--help":
       case "-h":
-        process.stdout.write(`${USAGE}\n`);
+        process.stdout.write(`${await usage()}\n`);
         return 0;
       case undefined:
-        process.stderr.write(`${USAGE}\n`);
+        process.stderr.write(`${await usage()}\n`);
         return 2;
       default:
         throw RekindleError.invalidInput("command", command, [
