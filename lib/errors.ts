@@ -33,8 +33,22 @@ export interface RekindleErrorOptions {
   cause?: unknown;
 }
 
+/** Marks a RekindleError across module instances (a test loader may load this file twice). */
+const REKINDLE_ERROR = Symbol.for("rekindle.RekindleError");
+
 export class RekindleError extends Error {
   override readonly name = "RekindleError";
+  readonly [REKINDLE_ERROR] = true;
+
+  /**
+   * `error instanceof RekindleError` holds for a RekindleError from another instance of this module
+   * too (tsx serves a file to require() and to import() as two modules, and the CLI imports its
+   * subcommands lazily). Subclasses keep the ordinary prototype check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== RekindleError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && REKINDLE_ERROR in value;
+  }
   readonly code: RekindleErrorCode;
   readonly hint: string | undefined;
   readonly details: Readonly<Record<string, unknown>>;
