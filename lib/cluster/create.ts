@@ -9,7 +9,7 @@ import type { Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
 import { ExistingCluster } from "./existing.js";
 import { defaultKindBinary } from "./kind/cli.js";
-import { startKindCluster } from "./kind/cluster.js";
+import { startKindCluster } from "./kind/start.js";
 import type { TimingProfile } from "./profiles.js";
 import { PROVIDER_NAMES, type ClusterUnderTest, type ProviderName } from "./provider.js";
 import { SimCluster } from "./sim/cluster.js";

@@ -1,6 +1,5 @@
 // Checks a recorded timeline against the expected one. A mismatch is a TimelineMismatchError whose
-// message shows expected and actual side by side (the scenario verdict reports it; assertTimeline
-// throws it, for callers that check a timeline outside a scenario run).
+// message shows expected and actual side by side; the scenario verdict reports it.
 import { RekindleError } from "../errors.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { ExpectedMilestone } from "./model.js";
@@ -86,12 +85,10 @@ export class TimelineMismatchError extends RekindleError {
   }
 }
 
-export function assertTimeline(
+/** The mismatch error for these checks, or undefined when every milestone is within its window. */
+export function timelineMismatch(
   scenario: string,
-  expected: readonly ExpectedMilestone[],
-  milestones: readonly Milestone[],
-): WindowCheck[] {
-  const checks = checkTimeline(expected, milestones);
-  if (checks.some((c) => c.verdict !== "ok")) throw new TimelineMismatchError(scenario, checks);
-  return checks;
+  checks: readonly WindowCheck[],
+): TimelineMismatchError | undefined {
+  return checks.some((c) => c.verdict !== "ok") ? new TimelineMismatchError(scenario, checks) : undefined;
 }

@@ -2,7 +2,7 @@
 // the expected-vs-actual table on failure, the timeline chart, and the Allure attachments.
 import * as allure from "allure-js-commons";
 import { errorMessage } from "../errors.js";
-import { checkTimeline, formatChecks, TimelineMismatchError, type WindowCheck } from "../expect/assert.js";
+import { checkTimeline, formatChecks, timelineMismatch, type WindowCheck } from "../expect/assert.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { recoveryMs, type Milestone } from "../observe/milestones.js";
 import { timelineSvg } from "../report/chart.js";
@@ -28,16 +28,11 @@ export interface ScenarioVerdict extends ScenarioRun {
 export async function concludeScenario(input: ScenarioVerdictInput): Promise<ScenarioVerdict> {
   const milestones = [...input.milestones].sort((a, b) => a.atMs - b.atMs);
   const checks = checkTimeline(input.expected, milestones);
-  const mismatches = checks.filter((c) => c.verdict !== "ok");
+  const mismatch = timelineMismatch(input.title, checks);
   // null when a workload never served again (the baseline's StatefulSets) or none is tracked.
   const recovered = input.recoveryOf.length > 0 ? recoveryMs(milestones, input.recoveryOf) : undefined;
   // A step's own failure comes first: the timeline after it says little.
-  const errorText =
-    input.failure !== undefined
-      ? errorMessage(input.failure)
-      : mismatches.length > 0
-        ? new TimelineMismatchError(input.title, checks).message
-        : undefined;
+  const errorText = input.failure !== undefined ? errorMessage(input.failure) : mismatch?.message;
   const windows = summaryExpected(input.expected, checks);
   const chart = timelineSvg({ title: input.title, subtitle: input.subtitle, milestones, checks, windows });
   await allure.attachment("timeline.svg", chart, "image/svg+xml");

@@ -8,12 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KindCli } from "../../lib/cluster/kind/cli.js";
-import {
-  KindCluster,
-  probeUnsupported,
-  reusedLeaseMismatch,
-  startKindCluster,
-} from "../../lib/cluster/kind/cluster.js";
+import { KindCluster } from "../../lib/cluster/kind/cluster.js";
+import { probeUnsupported, reusedLeaseMismatch, startKindCluster } from "../../lib/cluster/kind/start.js";
 import { DEFAULT_KIND_CONFIG, renderKindConfig } from "../../lib/cluster/kind/config.js";
 import { fixedFill } from "../../lib/cluster/kind/fill.js";
 import { KindNodes } from "../../lib/cluster/kind/nodes.js";

@@ -12,7 +12,8 @@ import {
   kindErrorSummary,
   PINNED_KIND_VERSION,
 } from "../../lib/cluster/kind/cli.js";
-import { KIND_LATENCIES, KindCluster, startKindCluster } from "../../lib/cluster/kind/cluster.js";
+import { KIND_LATENCIES, KindCluster } from "../../lib/cluster/kind/cluster.js";
+import { startKindCluster } from "../../lib/cluster/kind/start.js";
 import { DEFAULT_KIND_CONFIG, profileFlags, renderKindConfig } from "../../lib/cluster/kind/config.js";
 import {
   checkFillCap,

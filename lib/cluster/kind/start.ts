@@ -1,0 +1,226 @@
+// Starting the kind provider's cluster: reuse the one `kind get clusters` lists, or create it from
+// kind-config.yaml rendered for the timing profile; then look at a worker for what its nodes
+// cannot do, and hand back a KindCluster.
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { getContainerRuntimeClient } from "testcontainers";
+import { parse } from "yaml";
+import { RekindleError } from "../../errors.js";
+import { onInterrupt } from "../../util/cleanup.js";
+import { stateRoot } from "../../util/paths.js";
+import { silentProgress, type Progress } from "../../util/progress.js";
+import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
+import type { NodeCapability } from "../provider.js";
+import { KindCli, kindArgs } from "./cli.js";
+import { KIND_TIMEOUTS, KindCluster } from "./cluster.js";
+import { DEFAULT_KIND_CONFIG, renderKindConfig, writeKindConfig, type RenderedKindConfig } from "./config.js";
+import type { FillPlanner } from "./fill.js";
+import { connectContainerEngine, KindNodes, type RuntimeClientFactory } from "./nodes.js";
+
+/** systemd-logind talks over the system bus; without it the kubelet gets no shutdown inhibitor. */
+const SYSTEM_BUS_SOCKET = "/run/dbus/system_bus_socket";
+/** Where kubeadm writes the kubelet's configuration on a node. */
+const KUBELET_CONFIG_PATH = "/var/lib/kubelet/config.yaml";
+
+const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]{0,48}[a-z0-9])?$/;
+
+/** Everything a KindCluster needs; startKindCluster builds it, tests may build one over stand-ins. */
+export interface KindClusterOptions {
+  /** kind cluster name. Default "rekindle". */
+  name?: string;
+  /** Timing profile. Default: the "default" profile (kind-config.yaml as written). */
+  profile?: TimingProfile;
+  /** The kind config rendered for the profile. Default <repo>/kind-config.yaml. */
+  configPath?: string;
+  /** kind binary. Default $REKINDLE_KIND, else "kind" on PATH. */
+  kindBinary?: string;
+  /** Use a cluster `kind get clusters` already lists (never deleted by destroy). Default true. */
+  reuse?: boolean;
+  /** Leave a cluster this run created running on destroy() (keepHint says how to remove it). Default false. */
+  keep?: boolean;
+  /** Rendered config and kubeconfig. Default <stateRoot>/kind/<name>. */
+  stateDir?: string;
+  /** Default: "kind-" + 6 hex digits. */
+  runId?: string;
+  /** Largest pressure fill written into a node. Default $REKINDLE_KIND_MAX_FILL, else 8 GiB. */
+  maxFillBytes?: number;
+  /** Sizes pressure fills. Default: kubelet stats summary − evictionHard threshold + margin. */
+  fillPlanner?: FillPlanner;
+  /** Exec'd in a node after startNode until it exits 0; null: do not wait. Default DEFAULT_AGENT_PROBE. */
+  agentProbe?: readonly string[] | null;
+  /** Default: testcontainers' getContainerRuntimeClient. */
+  containerEngine?: RuntimeClientFactory;
+  /** Install the rekindle-shared StorageClass and run its provisioner (needs the API server). Default true. */
+  sharedStorage?: boolean;
+  progress?: Progress;
+  signal?: AbortSignal;
+}
+
+/**
+ * What kind nodes cannot do, found by looking at a worker: kindest/node installs systemd without
+ * D-Bus, so systemd-logind is absent and the kubelet's graceful node shutdown never starts.
+ */
+export async function probeUnsupported(
+  nodes: KindNodes,
+  worker: string | undefined,
+): Promise<Partial<Record<NodeCapability, string>>> {
+  if (worker === undefined) return {};
+  const bus = await nodes.exec(worker, ["test", "-S", SYSTEM_BUS_SOCKET]).catch(() => undefined);
+  if (bus === undefined || bus.exitCode === 0) return {};
+  return {
+    "graceful-shutdown": `kind node ${worker} has no system D-Bus (${SYSTEM_BUS_SOCKET}), so systemd-logind cannot give the kubelet a shutdown inhibitor: docker stop halts the node in order but the kubelet does not terminate its pods first`,
+  };
+}
+
+/**
+ * A reused cluster keeps the knobs it was created with: warn when its kubelet's lease duration is
+ * not the profile's (the expected timeline would be wrong). Quiet when the file cannot be read.
+ */
+export async function reusedLeaseMismatch(
+  nodes: KindNodes,
+  worker: string | undefined,
+  profile: TimingProfile,
+): Promise<string | undefined> {
+  if (worker === undefined) return undefined;
+  const result = await nodes.exec(worker, ["cat", KUBELET_CONFIG_PATH]).catch(() => undefined);
+  if (result?.exitCode !== 0) return undefined;
+  let lease: unknown;
+  try {
+    lease = (parse(result.output) as { nodeLeaseDurationSeconds?: unknown } | null)?.nodeLeaseDurationSeconds;
+  } catch {
+    return undefined;
+  }
+  if (typeof lease !== "number" || lease === profile.nodeLeaseDurationSeconds) return undefined;
+  return `warning: reused kind cluster's kubelet on ${worker} has nodeLeaseDurationSeconds ${lease}, profile ${profile.name} expects ${profile.nodeLeaseDurationSeconds}; recreate it (kind delete cluster --name ${nodes.cluster}) for the profile's timings`;
+}
+
+function readSourceConfig(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new RekindleError("NOT_FOUND", `cannot read kind config ${path}`, {
+      hint: `pass configPath pointing at a kind Cluster config (default ${DEFAULT_KIND_CONFIG})`,
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Reuses kind cluster `name` when `kind get clusters` lists it, else creates it from the config
+ * rendered for the profile (`kind create cluster --wait 5m`, minutes). Writes the kubeconfig from
+ * `kind get kubeconfig` into the state directory.
+ */
+export async function startKindCluster(options: KindClusterOptions = {}): Promise<KindCluster> {
+  const name = options.name ?? "rekindle";
+  if (!NAME_PATTERN.test(name)) {
+    throw RekindleError.invalidInput(
+      "kind cluster name",
+      name,
+      "lowercase letters, digits and '-', at most 50",
+    );
+  }
+  const profile = options.profile ?? TIMING_PROFILES.default;
+  const progress = options.progress ?? silentProgress;
+  const signal = options.signal;
+  const stateDir = options.stateDir ?? join(stateRoot(), "kind", name);
+  const engine = options.containerEngine ?? getContainerRuntimeClient;
+  const cli = new KindCli(options.kindBinary !== undefined ? { binary: options.kindBinary } : {});
+
+  await connectContainerEngine(engine); // a clear error now rather than kind's own later
+  progress.info(`${await cli.version(signal)} (${cli.binary}); state in ${stateDir}`);
+  const sourcePath = options.configPath ?? DEFAULT_KIND_CONFIG;
+  const config = renderKindConfig(readSourceConfig(sourcePath), profile, { name, source: sourcePath });
+  const configPath = writeKindConfig(config, stateDir);
+  const kubeconfigPath = join(stateDir, "kubeconfig");
+
+  const existing = await cli.clusters(signal);
+  let created = false;
+  if (existing.includes(name)) {
+    if (options.reuse === false) {
+      throw new RekindleError("CONFLICT", `kind cluster ${name} already exists and reuse is off`, {
+        hint: `delete it (kind delete cluster --name ${name}), pick another name, or allow reuse`,
+      });
+    }
+    progress.info(
+      `reusing kind cluster ${name} (kind get clusters lists it); it keeps the timing knobs it was created with and stays running afterwards`,
+    );
+  } else {
+    await createCluster(cli, { name, configPath, kubeconfigPath, config, profile, progress, signal });
+    created = true;
+  }
+
+  try {
+    writeFileSync(kubeconfigPath, await cli.kubeconfig(name, signal), { mode: 0o600 });
+    const nodes = new KindNodes(name, engine);
+    const firstWorker = (await nodes.workers())[0];
+    const unsupported = await probeUnsupported(nodes, firstWorker);
+    if (!created) {
+      const mismatch = await reusedLeaseMismatch(nodes, firstWorker, profile);
+      if (mismatch !== undefined) progress.info(mismatch);
+    }
+    const cluster = new KindCluster({
+      name,
+      runId: options.runId ?? `kind-${randomBytes(3).toString("hex")}`,
+      profile,
+      config,
+      kubeconfigPath,
+      created,
+      keep: options.keep === true,
+      cli,
+      nodes,
+      unsupported,
+      ...(options.maxFillBytes !== undefined ? { maxFillBytes: options.maxFillBytes } : {}),
+      ...(options.fillPlanner !== undefined ? { fillPlanner: options.fillPlanner } : {}),
+      ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
+      progress,
+    });
+    if (options.sharedStorage !== false) await cluster.startStorage();
+    return cluster;
+  } catch (error) {
+    if (created && options.keep !== true) await deleteQuietly(cli, name, kubeconfigPath);
+    throw error;
+  }
+}
+
+async function createCluster(
+  cli: KindCli,
+  args: {
+    name: string;
+    configPath: string;
+    kubeconfigPath: string;
+    config: RenderedKindConfig;
+    profile: TimingProfile;
+    progress: Progress;
+    signal: AbortSignal | undefined;
+  },
+): Promise<void> {
+  const { name, configPath, kubeconfigPath, progress, signal } = args;
+  const phase = progress.phase(
+    `creating kind cluster ${name} (${args.config.workers} workers, profile ${args.profile.name}; takes minutes)`,
+  );
+  // Ctrl-C while kind works leaves a half-made cluster: delete it on the way out.
+  const release = onInterrupt(() => deleteQuietly(cli, name, kubeconfigPath));
+  try {
+    await cli.run(kindArgs.createCluster(name, configPath, kubeconfigPath, KIND_TIMEOUTS.createWait), {
+      ...(signal ? { signal } : {}),
+      onLine: (line) => {
+        if (line.trim() !== "") phase.update(line.trim());
+      },
+    });
+    phase.end("created");
+  } catch (error) {
+    phase.end("failed");
+    // kind removes what it made when it fails on its own, not when it is cancelled.
+    await deleteQuietly(cli, name, kubeconfigPath);
+    throw error;
+  } finally {
+    release();
+  }
+}
+
+async function deleteQuietly(cli: KindCli, name: string, kubeconfigPath: string): Promise<void> {
+  await cli
+    .run(kindArgs.deleteCluster(name, kubeconfigPath), { timeoutMs: KIND_TIMEOUTS.deleteMs })
+    .catch(() => undefined);
+}
