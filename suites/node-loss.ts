@@ -73,6 +73,7 @@ function nodeLossScenario(mode: NodeLossMode) {
       if (mode === "controller") {
         // Recovery is the controller's; nothing to do by hand.
         await context.awaitMilestone("statefulset:recovered");
+        await awaitVolumeMoved(context);
         await context.awaitMilestone("statefulset-plain:recovered");
         await context.awaitMilestone("deployment:recovered");
         return;
@@ -94,9 +95,19 @@ function nodeLossScenario(mode: NodeLossMode) {
         await removeTaint(kc, node, OUT_OF_SERVICE_TAINT);
       });
       await context.awaitMilestone("statefulset:recovered");
+      await awaitVolumeMoved(context);
       await context.awaitMilestone("statefulset-plain:recovered");
     },
   });
+}
+
+/**
+ * The volume's attach on the new node is judged, so it is awaited: the sim starts a pod without
+ * waiting for its attach (a kubelet would not), and on a busy machine the attacher's write can
+ * land after the pod is Ready, after the scenario would otherwise have stopped observing.
+ */
+async function awaitVolumeMoved(context: ScenarioContext): Promise<void> {
+  if (context.inputs.volumeAttachRequired) await context.awaitMilestone("va-attached-elsewhere");
 }
 
 export const nodeLossBaseline = nodeLossScenario("baseline");

@@ -40,23 +40,31 @@ ${SIM_USAGE}`;
 const INTERRUPT_CLEANUP_BUDGET_MS = 300_000;
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  // Ctrl-C aborts this signal; the command undoes what it started before the process exits.
+  const [command] = argv;
+  // Ctrl-C/SIGTERM aborts this signal; the command undoes what it started, and its own exit code
+  // is the process's (130 for an interrupted run, 0 for a controller told to stop).
   using interrupt = interruptScope(`rekindle ${command ?? ""}`.trim(), {
     budgetMs: INTERRUPT_CLEANUP_BUDGET_MS,
   });
+  const code = await dispatch(argv, interrupt.signal);
+  interrupt.settle(code);
+  return code;
+}
+
+async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
+  const [command, ...rest] = argv;
   try {
     switch (command) {
       case "sim":
-        return await (await commands.sim()).simCommand(rest, interrupt.signal);
+        return await (await commands.sim()).simCommand(rest, signal);
       case "run":
-        return await (await commands.run()).runCommandLine(rest, interrupt.signal);
+        return await (await commands.run()).runCommandLine(rest, signal);
       case "list":
         return (await commands.run()).listCommand(rest);
       case "compare":
         return (await commands.run()).compareCommand(rest);
       case "controller":
-        return await (await commands.controller()).controllerCommand(rest, interrupt.signal);
+        return await (await commands.controller()).controllerCommand(rest, signal);
       case "help":
       case "--help":
       case "-h":

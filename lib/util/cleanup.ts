@@ -10,6 +10,8 @@ const processes = new Map<string, Pick<DaemonRecord, "pid" | "startTicks">>();
 const asyncCleanups = new Map<AsyncCleanup, number>();
 const DEFAULT_CLEANUP_BUDGET_MS = 20_000;
 let installed = false;
+/** The exit code the interrupted work settled on (InterruptScope.settle); default 130 / 143. */
+let settledExitCode: number | undefined;
 
 function killAllSync(): void {
   for (const record of processes.values()) {
@@ -36,15 +38,26 @@ async function onSignal(signal: NodeJS.Signals): Promise<void> {
   const deadline = new Promise<void>((resolve) => setTimeout(resolve, budgetMs).unref());
   await Promise.race([Promise.allSettled(pending.map((c) => c())), deadline]);
   killAllSync();
-  process.exit(signal === "SIGINT" ? 130 : 143);
+  process.exit(settledExitCode ?? (signal === "SIGINT" ? 130 : 143));
 }
 
 function install(): void {
   if (installed) return;
   installed = true;
   process.on("exit", killAllSync);
+  // A listener that stays: with `once`, a library's own handler (signal-exit, loaded by
+  // testcontainers' lockfile) finds itself alone during the first signal and re-raises it, which
+  // kills the process before the cleanup ran. A second signal stops at once.
+  let handling = false;
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(signal, (s: NodeJS.Signals) => void onSignal(s));
+    process.on(signal, (s: NodeJS.Signals) => {
+      if (handling) {
+        killAllSync();
+        process.exit(s === "SIGINT" ? 130 : 143);
+      }
+      handling = true;
+      void onSignal(s);
+    });
   }
 }
 
@@ -71,6 +84,8 @@ export function onInterrupt(cleanup: AsyncCleanup, options: { budgetMs?: number 
 /** A signal Ctrl-C/SIGTERM aborts; disposing the scope tells the interrupt handler the work is undone. */
 export interface InterruptScope extends Disposable {
   readonly signal: AbortSignal;
+  /** The exit code the work ended with: the process exits with it if a signal is being handled. */
+  settle(exitCode: number): void;
 }
 
 /**
@@ -90,6 +105,9 @@ export function interruptScope(what: string, options: { budgetMs?: number } = {}
   }, options);
   return {
     signal: abort.signal,
+    settle(exitCode) {
+      settledExitCode = exitCode;
+    },
     [Symbol.dispose]() {
       release();
       finished();
