@@ -339,7 +339,7 @@ export async function runScenario<R extends NodeCapability>(
           "UNSUPPORTED",
           `${definition.id} starts the controller on a cluster with no fence driver`,
           {
-            hint: `declare "fencing" in its requires, or pass drivers; ${options.cluster.unsupported.fencing ?? ""}`,
+            hint: `${options.cluster.unsupported.fencing ?? "the provider offers none"}; pass drivers to fence with another`,
           },
         );
       }
