@@ -23,13 +23,7 @@ export type WindowFn = (
 
 /** Windows widened by `slackMs` on both sides (never below zero). */
 export function windowMaker(slackMs: number): WindowFn {
-  return (name, after, minMs, maxMs, why) => ({
-    name,
-    after,
-    minMs: Math.max(0, minMs - slackMs),
-    maxMs: maxMs === null ? null : maxMs + slackMs,
-    why,
-  });
+  return (name, after, minMs, maxMs, why) => widened({ name, after, minMs, maxMs, why }, slackMs);
 }
 
 /** The window widened by `slackMs` on both sides (never below zero); a "never" stays as it is. */

@@ -4,7 +4,7 @@
 // listed under "skipped" in summary.json and JUnit).
 import { randomBytes } from "node:crypto";
 import Mocha from "mocha";
-import type { ClusterUnderTest } from "../cluster/provider.js";
+import { missingCapabilities, type ClusterUnderTest } from "../cluster/provider.js";
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 import { runScenario, scenarioNeeds, type ScenarioDefinition } from "../scenario/harness.js";
 import { summaryExpected } from "../scenario/verdict.js";
@@ -33,12 +33,10 @@ export interface RunContext {
 
 /** Why the cluster cannot run this scenario; undefined when it can. */
 export function skipReason(cluster: ClusterUnderTest, definition: ScenarioDefinition): string | undefined {
-  for (const capability of scenarioNeeds(definition)) {
-    if (cluster.capabilities[capability] !== undefined) continue;
-    const reason = cluster.unsupported[capability] ?? "not offered";
-    return `${cluster.provider} provider cannot inject "${capability}" faults: ${reason}`;
-  }
-  return undefined;
+  const capable = missingCapabilities(cluster, scenarioNeeds(definition));
+  if (capable.ok) return undefined;
+  const [first] = capable.missing;
+  return first && `${cluster.provider} provider cannot inject "${first.capability}" faults: ${first.reason}`;
 }
 
 /** A namespace name unique to this run of the scenario. */
