@@ -1,8 +1,11 @@
 // The kubelet's eviction ranking under node pressure (Node-pressure Eviction, "Pod selection"):
 // first pods whose usage of the starved resource exceeds their request, then by priority (lowest
 // first), then by how far usage exceeds the request (most first). Guaranteed pods and Burstable
-// pods below their requests therefore go last, lowest priority first.
-import type { k8s } from "./client.js";
+// pods below their requests therefore go last, lowest priority first. Critical pods are ranked
+// like any other, but the eviction manager refuses to evict them (evictPod: "cannot evict a
+// critical pod") and takes the next one; DaemonSet pods get no special treatment.
+import { isPodTerminal, type k8s } from "./client.js";
+import { isCriticalPod } from "./pod-kinds.js";
 import { parseQuantity } from "./quantity.js";
 
 export type StarvedResource = "memory" | "ephemeral-storage";
@@ -60,4 +63,23 @@ export function kubeletEvictionOrder(candidates: readonly EvictionCandidate[]): 
     if (a.priority !== b.priority) return a.priority - b.priority;
     return b.usageBytes - b.requestBytes - (a.usageBytes - a.requestBytes);
   });
+}
+
+/**
+ * The pod the kubelet's eviction manager evicts next among `pods` (those bound to the node): the
+ * first in its order that is still running and not critical. Undefined: nothing it may evict.
+ */
+export function nextEvictionVictim(
+  pods: readonly k8s.V1Pod[],
+  resource: StarvedResource,
+  usageBytes: (pod: k8s.V1Pod, resource: StarvedResource) => number = simulatedUsageBytes,
+): EvictionCandidate | undefined {
+  const active = pods.filter((p) => !isPodTerminal(p) && !p.metadata?.deletionTimestamp);
+  const ranked = kubeletEvictionOrder(
+    active.map((p) => evictionCandidate(p, resource, usageBytes(p, resource))),
+  );
+  const critical = new Set(
+    active.filter(isCriticalPod).map((p) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`),
+  );
+  return ranked.find((c) => !critical.has(`${c.namespace}/${c.name}`));
 }

@@ -90,6 +90,13 @@ describe("sim boot steps", () => {
     const names = SIM_BOOT_STEPS.map((s) => s.name);
     expect(names.indexOf("start etcd")).to.be.lessThan(names.indexOf("start kube-apiserver"));
     expect(names.indexOf("start kube-apiserver")).to.be.lessThan(names.indexOf("register worker nodes"));
-    expect(names.at(-1)).to.equal("wait for nodes Ready and the default ServiceAccount");
+    expect(names.indexOf("apply the node DaemonSets (kube-system)")).to.be.lessThan(
+      names.indexOf("register worker nodes"),
+    );
+    // Up means what a real cluster means: Ready workers, each running its node agents.
+    expect(names.slice(-2)).to.deep.equal([
+      "wait for nodes Ready and the default ServiceAccount",
+      "wait for the node DaemonSets on every worker",
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { pollUntil } from "../../util/time.js";
 import { runBootSteps, type BootStep } from "./boot-steps.js";
 import { apiserverSpec, controllerManagerSpec, etcdSpec, schedulerSpec } from "./control-plane.js";
 import { writeClusterCredentials } from "./credentials.js";
+import { applySimDaemonSets, SIM_DAEMONSETS, waitForSimDaemonSets } from "./daemonsets.js";
 import {
   apiserverReady,
   controllerManagerHealthy,
@@ -125,6 +126,14 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
     },
   },
   {
+    name: "apply the node DaemonSets (kube-system)",
+    async run({ session }) {
+      const { state } = session;
+      await applySimDaemonSets(session.kubeConfig(), state.runId, state.binaries.versions.kubernetes);
+      return SIM_DAEMONSETS.join(", ");
+    },
+  },
+  {
     name: "write kwok stages",
     run({ session, options }) {
       writeKwokStages(kwokStageFiles(session.layout), session.state.binaries.versions, options);
@@ -189,6 +198,17 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
         ...context.background,
       ]);
       return "ready";
+    },
+  },
+  {
+    name: "wait for the node DaemonSets on every worker",
+    async run({ session, signal }) {
+      const nodes = session.state.nodes.map((n) => n.name);
+      await waitForSimDaemonSets(session.kubeConfig(), nodes, {
+        timeoutMs: SIM_TIMEOUTS.daemonSetsReadyMs,
+        signal,
+      });
+      return `${SIM_DAEMONSETS.length} x ${nodes.length} pods Ready`;
     },
   },
 ];

@@ -1,16 +1,13 @@
 // Simulated kubelet eviction manager for one sim node under memory or disk pressure. KWOK has no
 // eviction manager; this plays the kubelet's part (labelled simulated in reports): it reports the
 // pressure condition, and while the signal stays below its threshold evicts one pod per monitoring
-// interval in the kubelet's order. After relief the condition stays True for the kubelet's
-// evictionPressureTransitionPeriod. The node lifecycle controller (real) adds and removes the taint.
+// interval in the kubelet's order, never a critical pod (system-node-critical DaemonSet pods,
+// static and mirror pods), as the kubelet refuses those. After relief the condition stays True for
+// the kubelet's evictionPressureTransitionPeriod. The node lifecycle controller (real) adds and
+// removes the taint.
 import { errorMessage } from "../../errors.js";
-import {
-  evictionCandidate,
-  kubeletEvictionOrder,
-  simulatedUsageBytes,
-  type StarvedResource,
-} from "../../kube/eviction-order.js";
-import { isPodTerminal, type k8s } from "../../kube/client.js";
+import { nextEvictionVictim, type StarvedResource } from "../../kube/eviction-order.js";
+import type { k8s } from "../../kube/client.js";
 import { podsOnNode } from "../../kube/queries.js";
 import { sleep } from "../../util/time.js";
 import type { EvictionSettings, PressureKind } from "../provider.js";
@@ -130,12 +127,7 @@ export class SimEvictionManager implements AsyncDisposable {
 
   async #evictOne(): Promise<void> {
     const { resource, condition } = SIGNALS[this.#kind];
-    const live = (await podsOnNode(this.#kc, this.#node)).filter(
-      (p) => !isPodTerminal(p) && !p.metadata?.deletionTimestamp,
-    );
-    const [next] = kubeletEvictionOrder(
-      live.map((p) => evictionCandidate(p, resource, simulatedUsageBytes(p, resource))),
-    );
+    const next = nextEvictionVictim(await podsOnNode(this.#kc, this.#node), resource);
     if (!next || !this.#underPressure) return;
     const usage = next.usageBytes;
     await terminatePod(this.#kc, next.namespace, next.name, {

@@ -11,6 +11,10 @@ export const SIM_TIMEOUTS = {
   defaultServiceAccountMs: 60_000,
   /** Every worker node reporting Ready after its kwok process starts. */
   nodesReadyMs: 60_000,
+  /** Every node DaemonSet with a Ready pod on every worker, once the workers are Ready. */
+  daemonSetsReadyMs: 60_000,
+  /** The clock-skew webhook server answering /healthz after it is started. */
+  clockWebhookReadyMs: 20_000,
   /** SIGTERM → SIGKILL grace when stopping a component. */
   componentStopGraceMs: 5_000,
 } as const;
