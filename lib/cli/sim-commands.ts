@@ -1,14 +1,14 @@
 // `rekindle sim …`: build the sim binaries, run a sim cluster in the background for local
-// reproduction, and stop/start/partition/heal its nodes.
+// reproduction, and inject faults into it (sim-fault-commands.ts).
 import { parseArgs } from "node:util";
 import { RekindleError } from "../errors.js";
 import { ensureSimBinaries, simBuildStatus } from "../cluster/sim/build.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
+import { formatOffset } from "../cluster/sim/clock-webhook.js";
 import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";
 import { consoleProgress } from "../util/progress.js";
 import { parseCount } from "./args.js";
-
-const NODE_ACTIONS = ["stop", "start", "partition", "heal"] as const;
+import { simApiserver, simNode, SIM_FAULT_USAGE } from "./sim-fault-commands.js";
 
 export const SIM_USAGE = `rekindle sim <command>
 
@@ -17,8 +17,7 @@ export const SIM_USAGE = `rekindle sim <command>
                                   start a sim cluster in the background; prints its kubeconfig
   status [--name X] [--json]      components and nodes of a running sim cluster
   down [--name X] [--keep-files]  stop every process of the cluster
-  node ${NODE_ACTIONS.join("|")} <node> [--name X]
-                                  node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal
+${SIM_FAULT_USAGE}
 
 Defaults: --name rekindle, --workers 3, --zones 2, --profile default.`;
 
@@ -34,14 +33,23 @@ export async function simCommand(args: string[], signal: AbortSignal): Promise<n
     case "status":
       return simStatus(rest);
     case "node":
-      return simNode(rest);
+      return simNode(rest, signal);
+    case "apiserver":
+      return simApiserver(rest, signal);
     case undefined:
     case "help":
     case "--help":
       process.stdout.write(`${SIM_USAGE}\n`);
       return command === undefined ? 2 : 0;
     default:
-      throw RekindleError.invalidInput("sim command", command, ["build", "up", "status", "down", "node"]);
+      throw RekindleError.invalidInput("sim command", command, [
+        "build",
+        "up",
+        "status",
+        "down",
+        "node",
+        "apiserver",
+      ]);
   }
 }
 
@@ -130,50 +138,18 @@ function simStatus(args: string[]): number {
       process.stdout.write(
         `  ${c.name.padEnd(24)} pid ${String(c.pid).padEnd(8)} ${c.running ? "running" : "NOT RUNNING"}\n`,
       );
+    if (status.apiserverPausedUntil !== undefined)
+      process.stdout.write(`  kube-apiserver PAUSED (SIGSTOP) until ${status.apiserverPausedUntil}\n`);
     for (const n of status.nodes) {
       const consistent = (n.power === "stopped") !== n.processRunning;
+      const clock = n.clock
+        ? `, clock ${formatOffset(n.clock.offsetMs)}${n.clock.step ? " (stepped)" : ""}`
+        : "";
       process.stdout.write(
-        `  node ${n.name.padEnd(19)} ${n.zone.padEnd(8)} ${n.power}${consistent ? "" : " (process state differs!)"}\n`,
+        `  node ${n.name.padEnd(19)} ${n.zone.padEnd(8)} ${n.power}${clock}${consistent ? "" : " (process state differs!)"}\n`,
       );
     }
   }
   const allUp = status.components.length > 0 && status.components.every((c) => c.running);
   return allUp ? 0 : 1;
-}
-
-async function simNode(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: NAME_OPTION,
-    allowPositionals: true,
-    strict: true,
-  });
-  const cluster = SimCluster.open(values.name, consoleProgress());
-  const [action, nodeName, ...extra] = positionals;
-  if (!(NODE_ACTIONS as readonly string[]).includes(action ?? ""))
-    throw RekindleError.invalidInput("node action", action ?? "", NODE_ACTIONS);
-  if (nodeName === undefined || extra.length > 0) {
-    throw new RekindleError(
-      "INVALID_INPUT",
-      `rekindle sim node ${action ?? ""} takes exactly one node name`,
-      {
-        hint: `nodes of cluster "${cluster.name}": ${cluster.nodeNames().join(", ")}`,
-      },
-    );
-  }
-  switch (action as (typeof NODE_ACTIONS)[number]) {
-    case "stop":
-      cluster.stopNode(nodeName);
-      break;
-    case "start":
-      await cluster.startNode(nodeName);
-      break;
-    case "partition":
-      cluster.partitionNode(nodeName);
-      break;
-    case "heal":
-      cluster.healNode(nodeName);
-      break;
-  }
-  return 0;
 }

@@ -48,6 +48,9 @@ export class ExistingCluster implements ClusterUnderTest {
     "graceful-shutdown": HANDS_OFF,
     "controller-manager-flags": HANDS_OFF,
     fencing: HANDS_OFF,
+    "clock-skew": HANDS_OFF,
+    "apiserver-pause": HANDS_OFF,
+    "node-reregistration": HANDS_OFF,
   };
   /** None: rekindle keeps its hands off an existing cluster's nodes. */
   readonly capabilities = {};

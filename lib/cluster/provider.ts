@@ -20,6 +20,12 @@ export const NODE_CAPABILITIES = [
   "controller-manager-flags",
   /** A fence driver for the bundled recovery controller. */
   "fencing",
+  /** Skew a node's kubelet clock (its Lease renewTime and heartbeats). */
+  "clock-skew",
+  /** Freeze kube-apiserver for a while (it accepts connections, answers nothing). */
+  "apiserver-pause",
+  /** Delete a Node and register it again under the same name with a new UID. */
+  "node-reregistration",
 ] as const satisfies readonly (keyof CapabilityMap)[];
 export type NodeCapability = keyof CapabilityMap;
 
@@ -66,6 +72,40 @@ export interface ControllerManagerControl {
   controllerManagerLogPath(): string;
 }
 
+export interface ClockSkewOptions {
+  /**
+   * Step the clock at once (as `date -s` or an NTP step). Default false: slew it, so the node's
+   * renewTime never moves backwards; a backward change then takes as long as its size to reach.
+   */
+  step?: boolean;
+}
+
+/** A node whose kubelet clock is off writes its own time into its Lease and node heartbeats. */
+export interface NodeClockSkew {
+  /**
+   * The node's kubelet clock runs `offsetMs` ahead (positive) or behind (negative) from the node's
+   * next write on, until changed or cleared; 0 clears it. The node stays up and renewing.
+   */
+  setClockOffset(name: string, offsetMs: number, options?: ClockSkewOptions): Promise<void>;
+  /** The node's kubelet clock is true again. */
+  clearClockOffset(name: string): Promise<void>;
+}
+
+/** kube-apiserver stops answering without going away: connections hang, nothing is refused. */
+export interface ApiServerPause {
+  /** Freezes it for `durationMs`; resolves once it runs again. Never leaves it frozen. */
+  pauseApiServer(durationMs: number): Promise<void>;
+}
+
+/** A machine reinstalled, or a kubelet re-registering: the Node object comes back with a new UID. */
+export interface NodeReregistration {
+  /**
+   * Deletes the node's Node object and registers the node again under the same name; resolves to
+   * the new UID once its agent runs again (not necessarily Ready yet).
+   */
+  reregisterNode(name: string): Promise<string>;
+}
+
 /** How the bundled recovery controller powers this provider's nodes off and on. */
 export interface NodeFencing {
   fenceDriver(): FenceDriver;
@@ -79,6 +119,9 @@ export interface CapabilityMap {
   "graceful-shutdown": NodeGracefulShutdown;
   "controller-manager-flags": ControllerManagerControl;
   fencing: NodeFencing;
+  "clock-skew": NodeClockSkew;
+  "apiserver-pause": ApiServerPause;
+  "node-reregistration": NodeReregistration;
 }
 
 /**

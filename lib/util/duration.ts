@@ -40,3 +40,26 @@ export function parseDurationMs(text: string, what = "duration"): number {
   if (index === 0) throw RekindleError.invalidInput(what, text, DURATION_FORMS);
   return total;
 }
+
+/** What the error message offers as valid input for an offset. */
+export const SIGNED_DURATION_FORMS =
+  "a Go duration with an optional sign, such as -30s (behind), +1m30s or 45s (ahead), or 0";
+
+/**
+ * Parses a signed Go duration ("-30s", "+1m", "45s", "0") into milliseconds, for offsets. Errors
+ * name `what` and the input, as parseDurationMs does.
+ */
+export function parseSignedDurationMs(text: string, what = "offset"): number {
+  const trimmed = text.trim();
+  const sign = trimmed.startsWith("-") ? -1 : 1;
+  const magnitude = /^[-+]/.test(trimmed) ? trimmed.slice(1) : trimmed;
+  if (magnitude === "" || /^[-+]/.test(magnitude)) {
+    throw RekindleError.invalidInput(what, text, SIGNED_DURATION_FORMS);
+  }
+  try {
+    const ms = parseDurationMs(magnitude, what);
+    return ms === 0 ? 0 : sign * ms;
+  } catch {
+    throw RekindleError.invalidInput(what, text, SIGNED_DURATION_FORMS);
+  }
+}

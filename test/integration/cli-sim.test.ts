@@ -110,7 +110,9 @@ describe("rekindle sim CLI (background cluster)", function () {
   it("an unknown node action is a clear error", async function () {
     const result = await rekindle("sim", "node", "reboot", "worker-1", "--name", "it-cli");
     expect(result.exitCode).to.equal(2);
-    expect(result.stderr).to.include('unknown node action "reboot"; valid: stop, start, partition, heal');
+    expect(result.stderr).to.include(
+      'unknown node action "reboot"; valid: stop, start, partition, heal, clock, reregister',
+    );
   });
 
   it("node stop makes the node NotReady; node start brings it back", async function () {
@@ -165,6 +167,86 @@ describe("rekindle sim CLI (background cluster)", function () {
       what: "worker-2 lease renewed after heal",
       timeoutMs: 20_000,
     });
+  });
+
+  it("node clock skews a node's kubelet clock until --offset 0, and status shows it", async function () {
+    const set = await rekindle(
+      "sim",
+      "node",
+      "clock",
+      "worker-1",
+      "--offset",
+      "-20s",
+      "--step",
+      "--name",
+      "it-cli",
+    );
+    expect(set.exitCode, set.stderr).to.equal(0);
+    expect(set.stderr).to.include("rekindle sim node clock worker-1 --offset 0 --name it-cli");
+    const status = await rekindle("sim", "status", "--name", "it-cli");
+    expect(status.stdout).to.match(/node worker-1 .* running, clock -20s \(stepped\)/);
+    expect(status.stdout).to.match(/sim-clock-webhook +pid \d+ +running/);
+    const lagMs = async () => {
+      const r = await kubectl(
+        kubeconfig,
+        "get",
+        "lease",
+        "-n",
+        "kube-node-lease",
+        "worker-1",
+        "-o",
+        "jsonpath={.spec.renewTime}",
+      );
+      return Date.now() - Date.parse(r.stdout);
+    };
+    // Stepped: the next renewal (every 2 s at the fast profile) is written 20 s back.
+    await pollUntil(async () => ((await lagMs()) >= 19_000 ? true : undefined), {
+      what: "worker-1's renewTime 20 s behind",
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
+    const clear = await rekindle("sim", "node", "clock", "worker-1", "--offset", "0", "--name", "it-cli");
+    expect(clear.exitCode, clear.stderr).to.equal(0);
+    await pollUntil(async () => ((await lagMs()) < 4_000 ? true : undefined), {
+      what: "worker-1's renewTime true again",
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
+    expect((await rekindle("sim", "status", "--name", "it-cli")).stdout).to.not.include("clock -20s");
+  });
+
+  it("apiserver pause --for holds it frozen in the foreground; Ctrl-C continues it at once and exits 130", async function () {
+    const pause = execa(
+      process.execPath,
+      [bin, "sim", "apiserver", "pause", "--for", "60s", "--name", "it-cli"],
+      {
+        env,
+        reject: false,
+      },
+    );
+    await pollUntil(
+      async () =>
+        (await rekindle("sim", "status", "--name", "it-cli")).stdout.includes("PAUSED") ? true : undefined,
+      { what: "the pause to start", timeoutMs: 20_000, intervalMs: 250 },
+    );
+    const frozen = await kubectl(kubeconfig, "get", "nodes", "--request-timeout=2s");
+    expect(frozen.exitCode).to.not.equal(0);
+    pause.kill("SIGINT");
+    const ended = await pause;
+    expect(ended.exitCode, ended.stderr).to.equal(130);
+    const answered = await kubectl(kubeconfig, "get", "nodes", "--request-timeout=5s");
+    expect(answered.exitCode, answered.stderr).to.equal(0);
+    expect((await rekindle("sim", "status", "--name", "it-cli")).stdout).to.not.include("PAUSED");
+  });
+
+  it("node reregister prints the node's new UID", async function () {
+    const uid = async () =>
+      (await kubectl(kubeconfig, "get", "node", "worker-2", "-o", "jsonpath={.metadata.uid}")).stdout;
+    const before = await uid();
+    const result = await rekindle("sim", "node", "reregister", "worker-2", "--name", "it-cli");
+    expect(result.exitCode, result.stderr).to.equal(0);
+    expect(result.stdout.trim()).to.equal(await uid());
+    expect(result.stdout.trim()).to.not.equal(before);
   });
 
   it("sim down stops every process and keeps the logs", async function () {

@@ -57,6 +57,70 @@ describe("CLI input errors", function () {
   });
 });
 
+describe("CLI input errors of the sim faults (checked before any cluster is opened)", function () {
+  const cases: [string, string[], string][] = [
+    ["clock needs --offset", ["sim", "node", "clock", "worker-1"], "rekindle sim node clock needs --offset"],
+    [
+      "a bad --offset names it and the signed forms",
+      ["sim", "node", "clock", "worker-1", "--offset", "soon"],
+      '--offset "soon"; valid: a Go duration with an optional sign',
+    ],
+    [
+      "an offset beyond a day",
+      ["sim", "node", "clock", "worker-1", "--offset", "-25h"],
+      "within a day either way",
+    ],
+    [
+      "--for with offset 0",
+      ["sim", "node", "clock", "worker-1", "--offset", "0", "--for", "1m"],
+      "--for needs a non-zero --offset",
+    ],
+    [
+      "a flag another action takes",
+      ["sim", "node", "stop", "worker-1", "--offset", "1s"],
+      "takes no --offset",
+    ],
+    [
+      "an unknown node action lists the valid ones",
+      ["sim", "node", "reboot", "worker-1"],
+      'unknown node action "reboot"; valid: stop, start, partition, heal, clock, reregister',
+    ],
+    ["pause needs --for", ["sim", "apiserver", "pause"], "rekindle sim apiserver pause needs --for"],
+    ["a zero pause", ["sim", "apiserver", "pause", "--for", "0"], "more than 0 and at most an hour"],
+    ["a pause over an hour", ["sim", "apiserver", "pause", "--for", "2h"], "more than 0 and at most an hour"],
+    [
+      "an unknown apiserver action",
+      ["sim", "apiserver", "restart"],
+      'unknown apiserver action "restart"; valid: pause, resume',
+    ],
+    ["resume takes no --for", ["sim", "apiserver", "resume", "--for", "1s"], "takes no --for"],
+  ];
+  for (const [what, argv, message] of cases) {
+    it(`${what}: exits 2`, async function () {
+      const { code, stderr } = await captureStderr(() => main([...argv, "--name", "no-such-cluster-here"]));
+      expect(stderr).to.include(message);
+      expect(code).to.equal(2);
+    });
+  }
+
+  it("takes a negative --offset as the value it is (node's parseArgs alone would refuse it)", async function () {
+    const { joinNegativeOffset } = await import("../../lib/cli/sim-fault-commands.js");
+    expect(joinNegativeOffset(["clock", "w", "--offset", "-30s", "--step"])).to.deep.equal([
+      "clock",
+      "w",
+      "--offset=-30s",
+      "--step",
+    ]);
+    expect(joinNegativeOffset(["--offset", "--step"])).to.deep.equal(["--offset", "--step"]);
+    // Valid input reaches the cluster lookup, which names the missing cluster.
+    const { code, stderr } = await captureStderr(() =>
+      main(["sim", "node", "clock", "worker-1", "--offset", "-30s", "--name", "no-such-cluster-here"]),
+    );
+    expect(code).to.equal(1);
+    expect(stderr).to.include('no sim cluster "no-such-cluster-here"');
+  });
+});
+
 describe("error messages", function () {
   it("API errors read as their Status message, not their headers", async function () {
     const { errorMessage } = await import("../../lib/errors.js");

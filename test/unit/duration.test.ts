@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { RekindleError } from "../../lib/errors.js";
-import { parseDurationMs } from "../../lib/util/duration.js";
+import { parseDurationMs, parseSignedDurationMs } from "../../lib/util/duration.js";
 
 function rejection(text: string, what?: string): RekindleError {
   try {
@@ -43,4 +43,28 @@ describe("parseDurationMs (Go durations)", () => {
   it("names what was being parsed (a flag or config field) in the error", () => {
     expect(rejection("later", "--check-interval").message).to.match(/--check-interval "later"/);
   });
+});
+
+describe("parseSignedDurationMs (offsets)", () => {
+  it("reads a sign in front of a Go duration; no sign is ahead; 0 is 0", () => {
+    expect(parseSignedDurationMs("-30s")).to.equal(-30_000);
+    expect(parseSignedDurationMs("+1m30s")).to.equal(90_000);
+    expect(parseSignedDurationMs("45s")).to.equal(45_000);
+    expect(parseSignedDurationMs("0")).to.equal(0);
+    expect(Object.is(parseSignedDurationMs("-0"), 0)).to.equal(true);
+  });
+
+  for (const bad of ["", "-", "--30s", "+-1s", "-30", "behind"]) {
+    it(`rejects ${JSON.stringify(bad)} naming the input and the signed forms`, () => {
+      try {
+        parseSignedDurationMs(bad, "--offset");
+        expect.fail(`${JSON.stringify(bad)} was accepted`);
+      } catch (error) {
+        expect(error).to.be.instanceOf(RekindleError);
+        const message = (error as RekindleError).message;
+        expect(message).to.include(`--offset ${JSON.stringify(bad)}`);
+        expect(message).to.include("such as -30s (behind), +1m30s or 45s (ahead), or 0");
+      }
+    });
+  }
 });

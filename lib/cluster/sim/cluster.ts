@@ -13,9 +13,12 @@ import { onInterrupt } from "../../util/cleanup.js";
 import { freeLoopbackPorts } from "../../util/ports.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
+import { pauseSimApiServer, resumeSimApiServer } from "./apiserver-pause.js";
 import { bootSimCluster } from "./boot.js";
 import { ensureSimBinaries } from "./build.js";
 import type { ControlPlanePorts } from "./control-plane.js";
+import type { ClockSkew } from "./clock-skew.js";
+import { setSimClockSkew } from "./clock-webhook.js";
 import { restartSimControllerManager } from "./controller-manager-restart.js";
 import { prepareFreshRoot } from "./fresh-root.js";
 import { simLayout, type SimLayout } from "./layout.js";
@@ -23,6 +26,7 @@ import { healSimNode, partitionSimNode, startSimNode, stopSimNode } from "./node
 import { waitForSimNodesReady } from "./nodes-ready.js";
 import { simClusterRoot, validateSimOptions, type SimClusterOptions } from "./options.js";
 import { SimSession } from "./session.js";
+import { reregisterSimNode, type Reregistration } from "./reregister.js";
 import { readSimState, type SimClusterState } from "./state.js";
 import { simClusterStatus, type SimClusterStatus } from "./status.js";
 import { stopSimProcesses } from "./teardown.js";
@@ -31,6 +35,8 @@ import { SIM_TIMEOUTS } from "./timeouts.js";
 // Names other files import from here, kept here since they moved next door.
 export { SIM_DEFAULT_LATENCIES, simClusterRoot, zoneName, type SimClusterOptions } from "./options.js";
 export type { SimClusterStatus, SimComponentStatus, SimNodeStatus } from "./status.js";
+export type { ClockSkew } from "./clock-skew.js";
+export type { Reregistration } from "./reregister.js";
 export { SIM_CSI_DRIVER, SIM_STORAGE_CLASS } from "./storage.js";
 
 export class SimCluster implements AsyncDisposable {
@@ -177,6 +183,43 @@ export class SimCluster implements AsyncDisposable {
 
   healNode(nodeName: string): void {
     healSimNode(this.#session, nodeName);
+  }
+
+  /**
+   * Skews the clock of the node's kubelet (`skew`), or makes it true again (undefined or offset 0):
+   * its Lease renewTime and node heartbeat times are written from its own clock. Takes effect at
+   * the node's next renewal; see clock-skew.ts for how and where a real kubelet would differ.
+   */
+  async setClockSkew(nodeName: string, skew: ClockSkew | undefined, signal?: AbortSignal): Promise<void> {
+    await setSimClockSkew(this.#session, nodeName, skew, signal);
+  }
+
+  /** The skewed nodes' clocks, by node name (from the state file). */
+  clockSkews(): Readonly<Record<string, ClockSkew>> {
+    this.#session.reload();
+    return { ...this.#session.state.clock?.skews };
+  }
+
+  /**
+   * Freezes kube-apiserver (SIGSTOP) for `durationMs` and continues it (SIGCONT); resolves once it
+   * is continued. Aborting `signal` ends the pause at once (and rejects).
+   */
+  async pauseApiServer(durationMs: number, signal?: AbortSignal): Promise<void> {
+    await pauseSimApiServer(this.#session, durationMs, signal);
+  }
+
+  /** Continues a paused kube-apiserver (after an interrupted pause); false if it was not paused. */
+  resumeApiServer(): boolean {
+    return resumeSimApiServer(this.#session);
+  }
+
+  /**
+   * Deletes the node's Node object and registers it again under the same name with a new UID, as a
+   * reinstalled machine does; resolves once its new kwok runs (reregister.ts: what happens to its
+   * Lease and pods).
+   */
+  async reregisterNode(nodeName: string, signal?: AbortSignal): Promise<Reregistration> {
+    return reregisterSimNode(this.#session, nodeName, signal);
   }
 
   /** Waits until every node whose kwok runs reports Ready=True and carries no not-ready taint. */

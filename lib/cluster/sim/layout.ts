@@ -12,6 +12,8 @@ export interface SimLayout {
   apiserverCertDir: string;
   /** Written by kube-apiserver at first start: its serving cert followed by the CA that signed it. */
   apiserverCertificate: string;
+  /** The key of apiserverCertificate (the clock-skew webhook serves with the same pair on 127.0.0.1). */
+  apiserverKey: string;
   tokenFile: string;
   serviceAccountPrivateKey: string;
   serviceAccountPublicKey: string;
@@ -31,6 +33,7 @@ export function simLayout(root: string): SimLayout {
     pkiDir,
     apiserverCertDir,
     apiserverCertificate: join(apiserverCertDir, "apiserver.crt"),
+    apiserverKey: join(apiserverCertDir, "apiserver.key"),
     tokenFile: join(pkiDir, "tokens.csv"),
     serviceAccountPrivateKey: join(pkiDir, "sa.key"),
     serviceAccountPublicKey: join(pkiDir, "sa.pub"),

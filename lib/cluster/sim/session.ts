@@ -50,9 +50,19 @@ export class SimSession {
     writeSimState(this.layout.stateFile, this.state);
   }
 
-  /** Takes the nodes from the state file: another process may have stopped or started one. */
+  /**
+   * Takes what other processes change from the state file: nodes (stopped, started), helper
+   * components (the clock webhook), clock skews and an apiserver pause.
+   */
   reload(): void {
-    if (existsSync(this.layout.stateFile)) this.state.nodes = readSimState(this.layout.stateFile).nodes;
+    if (!existsSync(this.layout.stateFile)) return;
+    const saved = readSimState(this.layout.stateFile);
+    this.state.nodes = saved.nodes;
+    this.state.components = saved.components;
+    if (saved.clock) this.state.clock = saved.clock;
+    else delete this.state.clock;
+    if (saved.apiserverPause) this.state.apiserverPause = saved.apiserverPause;
+    else delete this.state.apiserverPause;
   }
 
   /** Starts a process tagged with the run id; unless detached it dies with this Node process. */

@@ -5,6 +5,7 @@ import { RekindleError } from "../../errors.js";
 import type { DaemonRecord, DaemonSpec } from "../../util/daemon.js";
 import type { TimingProfileName } from "../profiles.js";
 import type { SimBinaries } from "./build.js";
+import type { ClockSkew } from "./clock-skew.js";
 import type { ControlPlanePorts } from "./control-plane.js";
 
 /** running: kwok alive; stopped: killed (the node is lost); partitioned: SIGSTOPped. */
@@ -33,6 +34,23 @@ export interface SimClusterState {
   /** Control-plane and helper processes by name, in start order. */
   components: DaemonRecord[];
   nodes: SimNodeState[];
+  /** Skewed kubelet clocks, by node (absent: none ever set). The webhook configuration is the truth. */
+  clock?: SimClockState;
+  /** Set while kube-apiserver is SIGSTOPped (`sim apiserver pause`). */
+  apiserverPause?: SimApiserverPause;
+}
+
+export interface SimClockState {
+  /** Port of the sim-clock-webhook component on 127.0.0.1. */
+  webhookPort: number;
+  skews: Record<string, ClockSkew>;
+}
+
+export interface SimApiserverPause {
+  /** When the pause is meant to end (ISO 8601). */
+  until: string;
+  /** A detached process that continues the apiserver shortly after `until` if its holder died. */
+  backstop: DaemonRecord | undefined;
 }
 
 export function readSimState(stateFile: string): SimClusterState {

@@ -1,5 +1,6 @@
 // What `rekindle sim status` shows: each process of the cluster and whether it still runs.
 import { isDaemonRunning } from "../../util/daemon.js";
+import type { ClockSkew } from "./clock-skew.js";
 import type { SimLayout } from "./layout.js";
 import type { SimClusterState, SimNodePower } from "./state.js";
 
@@ -15,6 +16,8 @@ export interface SimNodeStatus {
   zone: string;
   power: SimNodePower;
   processRunning: boolean;
+  /** Its kubelet's clock skew, when one is set. */
+  clock?: ClockSkew;
 }
 
 export interface SimClusterStatus {
@@ -25,6 +28,8 @@ export interface SimClusterStatus {
   kubeconfig: string;
   components: SimComponentStatus[];
   nodes: SimNodeStatus[];
+  /** When a paused kube-apiserver is due to continue; absent unless paused. */
+  apiserverPausedUntil?: string;
 }
 
 export function simClusterStatus(state: SimClusterState, layout: SimLayout): SimClusterStatus {
@@ -45,6 +50,8 @@ export function simClusterStatus(state: SimClusterState, layout: SimLayout): Sim
       zone: n.zone,
       power: n.power,
       processRunning: n.process !== undefined && isDaemonRunning(n.process),
+      ...(state.clock?.skews[n.name] ? { clock: state.clock.skews[n.name] } : {}),
     })),
+    ...(state.apiserverPause ? { apiserverPausedUntil: state.apiserverPause.until } : {}),
   };
 }

@@ -1,12 +1,20 @@
 // The sim provider as a cluster under test: node faults map onto the node's kwok process (SIGKILL,
 // SIGSTOP/SIGCONT, a fresh process), and the kubelet's own reactions KWOK lacks (pressure
-// evictions, graceful shutdown) are simulated by writing what the kubelet would write.
+// evictions, graceful shutdown) are simulated by writing what the kubelet would write. Hostile
+// conditions for the controller: a skewed kubelet clock (an admission webhook shifts its writes),
+// a frozen kube-apiserver (SIGSTOP), a Node re-registered under a new UID.
 import { SimFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
 import type { k8s } from "../../kube/client.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
-import type { CapabilityMap, ClusterUnderTest, EvictionSettings, PressureKind } from "../provider.js";
+import type {
+  CapabilityMap,
+  ClockSkewOptions,
+  ClusterUnderTest,
+  EvictionSettings,
+  PressureKind,
+} from "../provider.js";
 import { SIM_DEFAULT_LATENCIES, SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
 import { SimEvictionManager } from "./pressure.js";
 import { simulateGracefulShutdown } from "./shutdown.js";
@@ -29,6 +37,9 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     "graceful-shutdown": this,
     "controller-manager-flags": this,
     fencing: this,
+    "clock-skew": this,
+    "apiserver-pause": this,
+    "node-reregistration": this,
   };
   /** The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the defaults). */
   readonly latencies = { ...SIM_DEFAULT_LATENCIES };
@@ -119,6 +130,22 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     return Promise.resolve();
   }
 
+  async setClockOffset(name: string, offsetMs: number, options: ClockSkewOptions = {}): Promise<void> {
+    await this.cluster.setClockSkew(name, { offsetMs, step: options.step ?? false });
+  }
+
+  async clearClockOffset(name: string): Promise<void> {
+    await this.cluster.setClockSkew(name, undefined);
+  }
+
+  async pauseApiServer(durationMs: number): Promise<void> {
+    await this.cluster.pauseApiServer(durationMs);
+  }
+
+  async reregisterNode(name: string): Promise<string> {
+    return (await this.cluster.reregisterNode(name)).newUid;
+  }
+
   async restartControllerManager(extraFlags: readonly string[]): Promise<void> {
     await this.cluster.restartControllerManager(extraFlags);
   }
@@ -142,6 +169,8 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   async destroy(): Promise<void> {
     for (const manager of [...this.#pressure.values(), ...this.#settling]) await manager.stop();
     this.#pressure.clear();
+    // A kept cluster is left answering (a pause in flight has its own resume; this is the backstop).
+    this.cluster.resumeApiServer();
     if (!this.#keep) await this.cluster.destroy();
   }
 

@@ -1,0 +1,208 @@
+// `rekindle sim node …` and `rekindle sim apiserver …`: faults on a running sim cluster. Every
+// argument is checked before the cluster is opened, so a typo fails fast and names what is valid.
+import { parseArgs } from "node:util";
+import { RekindleError } from "../errors.js";
+import { SimCluster } from "../cluster/sim/cluster.js";
+import { validatePauseMs } from "../cluster/sim/apiserver-pause.js";
+import { formatOffset, validateClockSkew } from "../cluster/sim/clock-webhook.js";
+import { parseDurationMs, parseSignedDurationMs } from "../util/duration.js";
+import { consoleProgress } from "../util/progress.js";
+import { sleep } from "../util/time.js";
+
+export const NODE_ACTIONS = ["stop", "start", "partition", "heal", "clock", "reregister"] as const;
+type NodeAction = (typeof NODE_ACTIONS)[number];
+export const APISERVER_ACTIONS = ["pause", "resume"] as const;
+type ApiserverAction = (typeof APISERVER_ACTIONS)[number];
+
+export const SIM_FAULT_USAGE = `  node ${NODE_ACTIONS.slice(0, 4).join("|")} <node> [--name X]
+                                  node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal
+  node clock <node> --offset D [--step] [--for D] [--name X]
+                                  skew the node's kubelet clock: its Lease renewTime and heartbeats are
+                                  written D off (-30s behind, +30s ahead, 0 true again); slewed so
+                                  renewTime never goes back, or stepped at once with --step; kept until
+                                  changed, or with --for held in the foreground that long (Ctrl-C ends it)
+  node reregister <node> [--name X]
+                                  delete the node's Node object and register it again (same name, new UID)
+  apiserver pause --for D [--name X]
+                                  freeze kube-apiserver (SIGSTOP) for D, in the foreground; Ctrl-C
+                                  continues it at once
+  apiserver resume [--name X]     continue a kube-apiserver whose pause was killed before it ended`;
+
+const OPTIONS = {
+  name: { type: "string", default: "rekindle" },
+  offset: { type: "string" },
+  step: { type: "boolean", default: false },
+  for: { type: "string" },
+} as const;
+
+/** Which flags beyond --name each action takes. */
+const NODE_FLAGS: Readonly<Record<NodeAction, readonly string[]>> = {
+  stop: [],
+  start: [],
+  partition: [],
+  heal: [],
+  clock: ["offset", "step", "for"],
+  reregister: [],
+};
+
+function rejectFlags(
+  command: string,
+  given: Readonly<Record<string, unknown>>,
+  allowed: readonly string[],
+): void {
+  const extra = Object.entries(given)
+    .filter(([flag, value]) => flag !== "name" && value !== undefined && value !== false)
+    .map(([flag]) => flag)
+    .filter((flag) => !allowed.includes(flag));
+  if (extra.length > 0) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `rekindle sim ${command} takes no ${extra.map((f) => `--${f}`).join(", ")}`,
+      {
+        hint:
+          allowed.length > 0
+            ? `it takes ${allowed.map((f) => `--${f}`).join(", ")} and --name`
+            : "it takes only --name",
+      },
+    );
+  }
+}
+
+/**
+ * `--offset -30s` as `--offset=-30s`: node's parseArgs refuses an option value that starts with a
+ * dash, and a clock behind is the usual case.
+ */
+export function joinNegativeOffset(args: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const value = args[i + 1];
+    if (args[i] === "--offset" && value !== undefined && /^-\d/.test(value)) {
+      joined.push(`--offset=${value}`);
+      i++;
+    } else {
+      joined.push(args[i] ?? "");
+    }
+  }
+  return joined;
+}
+
+export async function simNode(args: string[], signal: AbortSignal): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: joinNegativeOffset(args),
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
+  const [actionText, nodeName, ...extra] = positionals;
+  if (!(NODE_ACTIONS as readonly string[]).includes(actionText ?? ""))
+    throw RekindleError.invalidInput("node action", actionText ?? "", NODE_ACTIONS);
+  const action = actionText as NodeAction;
+  rejectFlags(`node ${action}`, values, NODE_FLAGS[action]);
+  const clock = action === "clock" ? clockArguments(values) : undefined;
+  const cluster = SimCluster.open(values.name, consoleProgress());
+  if (nodeName === undefined || extra.length > 0) {
+    throw new RekindleError("INVALID_INPUT", `rekindle sim node ${action} takes exactly one node name`, {
+      hint: `nodes of cluster "${cluster.name}": ${cluster.nodeNames().join(", ")}`,
+    });
+  }
+  switch (action) {
+    case "stop":
+      cluster.stopNode(nodeName);
+      break;
+    case "start":
+      await cluster.startNode(nodeName);
+      break;
+    case "partition":
+      cluster.partitionNode(nodeName);
+      break;
+    case "heal":
+      cluster.healNode(nodeName);
+      break;
+    case "reregister": {
+      const { oldUid, newUid } = await cluster.reregisterNode(nodeName, signal);
+      process.stdout.write(`${newUid}\n`);
+      process.stderr.write(`node ${nodeName} re-registered: UID ${oldUid} → ${newUid}\n`);
+      break;
+    }
+    case "clock":
+      if (clock) await skewClock(cluster, nodeName, clock, signal);
+      break;
+  }
+  return 0;
+}
+
+interface ClockArguments {
+  offsetMs: number;
+  step: boolean;
+  /** Hold the skew this long in the foreground, then clear it. */
+  forMs: number | undefined;
+}
+
+function clockArguments(values: { offset?: string; step?: boolean; for?: string }): ClockArguments {
+  if (values.offset === undefined) {
+    throw new RekindleError("INVALID_INPUT", "rekindle sim node clock needs --offset", {
+      hint: "e.g. --offset -30s (behind), --offset +30s (ahead), --offset 0 (true again)",
+    });
+  }
+  const offsetMs = parseSignedDurationMs(values.offset, "--offset");
+  validateClockSkew({ offsetMs, step: false });
+  const forMs = values.for === undefined ? undefined : parseDurationMs(values.for, "--for");
+  if (forMs !== undefined && (forMs <= 0 || offsetMs === 0)) {
+    throw new RekindleError("INVALID_INPUT", "--for needs a non-zero --offset and a duration above 0", {
+      hint: "e.g. --offset -30s --for 2m",
+    });
+  }
+  return { offsetMs, step: values.step === true, forMs };
+}
+
+async function skewClock(
+  cluster: SimCluster,
+  node: string,
+  args: ClockArguments,
+  signal: AbortSignal,
+): Promise<void> {
+  await cluster.setClockSkew(node, { offsetMs: args.offsetMs, step: args.step }, signal);
+  if (args.forMs === undefined) {
+    if (args.offsetMs !== 0) {
+      process.stderr.write(
+        `node ${node}: clock ${formatOffset(args.offsetMs)} until changed; clear it with: rekindle sim node clock ${node} --offset 0 --name ${cluster.name}\n`,
+      );
+    }
+    return;
+  }
+  process.stderr.write(
+    `node ${node}: clock ${formatOffset(args.offsetMs)} for ${args.forMs / 1000}s (Ctrl-C ends it early)\n`,
+  );
+  try {
+    await sleep(args.forMs, signal);
+  } finally {
+    await cluster.setClockSkew(node, undefined);
+  }
+}
+
+export async function simApiserver(args: string[], signal: AbortSignal): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  const [actionText, ...extra] = positionals;
+  if (!(APISERVER_ACTIONS as readonly string[]).includes(actionText ?? ""))
+    throw RekindleError.invalidInput("apiserver action", actionText ?? "", APISERVER_ACTIONS);
+  const action = actionText as ApiserverAction;
+  if (extra.length > 0) {
+    throw new RekindleError("INVALID_INPUT", `rekindle sim apiserver ${action} takes no ${extra.join(" ")}`);
+  }
+  rejectFlags(`apiserver ${action}`, values, action === "pause" ? ["for"] : []);
+  if (action === "pause") {
+    if (values.for === undefined) {
+      throw new RekindleError("INVALID_INPUT", "rekindle sim apiserver pause needs --for", {
+        hint: "e.g. --for 30s (at most 1h)",
+      });
+    }
+    const forMs = parseDurationMs(values.for, "--for");
+    validatePauseMs(forMs);
+    const cluster = SimCluster.open(values.name, consoleProgress());
+    await cluster.pauseApiServer(forMs, signal);
+    return 0;
+  }
+  const resumed = SimCluster.open(values.name, consoleProgress()).resumeApiServer();
+  if (!resumed) process.stderr.write("kube-apiserver was not paused (sent SIGCONT all the same)\n");
+  return 0;
+}
