@@ -72,6 +72,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
               namespace: "rekindle-system",
               identity: extra.leader,
               leaseDurationMs: 4_000,
+              retryPeriodMs: 500,
             }),
           }
         : {}),
