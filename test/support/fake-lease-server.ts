@@ -29,7 +29,13 @@ export class FakeLeaseServer {
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server?.close(() => resolve()) ?? resolve());
+    const server = this.#server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
   }
 
   kubeConfig(): k8s.KubeConfig {
