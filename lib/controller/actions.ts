@@ -19,6 +19,7 @@ import {
   type NodeFence,
 } from "./fence-state.js";
 import { METRICS } from "./metrics.js";
+import { untilAborted } from "../util/time.js";
 
 /** The controller's own taint while it fences a node: nothing new lands there meanwhile. */
 export const FENCING_TAINT = "rekindle.dev/fencing";
@@ -75,13 +76,14 @@ export async function progressFence(
   context: ActionContext,
   fence: NodeFence,
   observation: Omit<FenceObservation, "stalePods" | "nowMs">,
-  haltBefore?: FenceAction,
+  haltBefore?: FenceAction | ((action: FenceAction, node: string) => boolean),
 ): Promise<FenceAction> {
   const node = fence.spec.node;
   const status: FenceStatus = fence.status ?? { step: "power-management", phase: "new", retries: 0 };
   const stale = status.step === "recovery" ? await stalePods(context.kc, node) : 0;
   const action = decide(status, { ...observation, stalePods: stale, nowMs: context.now() }, context.config);
-  if (action === "wait" || action === haltBefore) return action;
+  if (action === "wait") return action;
+  if (typeof haltBefore === "function" ? haltBefore(action, node) : action === haltBefore) return "wait";
   assertActing(context);
   await ACTIONS[action](context, fence, status);
   return action;
@@ -93,7 +95,7 @@ async function powerOff(context: ActionContext, fence: NodeFence, status: FenceS
   const node = fence.spec.node;
   const { driver, target } = await context.driver(node);
   try {
-    await driver.powerOff(target, context.driverSignal());
+    await driverCall(context, (signal) => driver.powerOff(target, signal));
     await context.store.writeStatus(fence, {
       ...status,
       phase: "running",
@@ -237,7 +239,7 @@ async function beginRecovery(context: ActionContext, fence: NodeFence, status: F
     // Power on only a node the driver reports off: never cycle one that is already back.
     if (hasPowerOn(driver) && (await readPowerState(context, node)) === "off") {
       assertActing(context);
-      await driver.powerOn(target, context.driverSignal());
+      await driverCall(context, (signal) => driver.powerOn(target, signal));
     }
   }
   await context.store.writeStatus(fence, {
@@ -292,11 +294,17 @@ export async function liftTaints(
 export async function readPowerState(context: ActionContext, node: string): Promise<PowerState> {
   try {
     const { driver, target } = await context.driver(node);
-    return await driver.powerState(target, context.driverSignal());
+    return await driverCall(context, (signal) => driver.powerState(target, signal));
   } catch (error) {
     context.log(`power state of ${node} unreadable: ${errorMessage(error)}`);
     return "unknown";
   }
+}
+
+/** One driver call, bounded by the driver signal even if the driver ignores it. */
+function driverCall<T>(context: ActionContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signal = context.driverSignal();
+  return untilAborted(call(signal), signal);
 }
 
 /** Removes the manual driver's power-state annotation (of this Node object only). */

@@ -6,7 +6,7 @@
 // the clean-ups of what no fence owns any more in orphans.ts.
 import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
-import { sleep } from "../util/time.js";
+import { sleep, withTimeout } from "../util/time.js";
 import type { ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
 import { workloadsHeld } from "./cleanup.js";
@@ -35,8 +35,11 @@ export interface RecoveryControllerOptions {
   log?: (message: string) => void;
   /** Injectable clock (ms). Default Date.now. */
   now?: () => number;
-  /** Test seam: never perform this action (the controller "dies" right before it). */
-  haltBefore?: FenceAction;
+  /**
+   * Test seam: never perform this action (the controller "dies" right before it), or hold every
+   * action for which the function says true (the scenario releases it later).
+   */
+  haltBefore?: FenceAction | ((action: FenceAction, node: string) => boolean);
   /** With several replicas: only the Lease holder acts; the others keep observing. Default: always active. */
   leader?: LeaderElector;
 }
@@ -166,7 +169,11 @@ export class RecoveryController {
     const startedAt = this.#context.now();
     let snapshot: Snapshot;
     try {
-      snapshot = await withTimeout(readSnapshot(kc, config, store), SNAPSHOT_TIMEOUT_MS);
+      snapshot = await withTimeout(
+        readSnapshot(kc, config, store),
+        SNAPSHOT_TIMEOUT_MS,
+        "the controller's snapshot read",
+      );
     } catch (error) {
       this.#observations.recordFailedRead(startedAt);
       throw error;
@@ -329,20 +336,5 @@ export class RecoveryController {
     this.#lastHold.delete(name);
     await startFence(this.#context, node, lostBecause, driverName, previous);
     return true;
-  }
-}
-
-/** `promise`, or a rejection once `ms` have passed (the promise is left to settle on its own). */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`no answer from the API server within ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

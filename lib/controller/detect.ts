@@ -3,15 +3,21 @@
 import type { NodeObservation } from "./observations.js";
 
 export type NodeHealth =
+  /** Seen renewing its Lease (or, without a Lease, Ready), and Ready. */
   | { state: "healthy" }
-  /** Trouble, but not for long enough to act on. */
+  /** Seen renewing, but Ready is not True: alive, in trouble not long enough to act on. */
   | { state: "suspect"; reason: string }
+  /**
+   * Not seen renewing since this controller first saw it or restarted its clock (after a restart,
+   * blindness, or a peer's return), and not silent long enough to be lost: no evidence either way.
+   */
+  | { state: "unobserved"; reason: string }
   | { state: "unhealthy"; reason: string };
 
 /**
  * Unhealthy when this controller has seen no Lease renewal for more than `unhealthyAfterMs`, or has
  * seen Ready not True for that long. A node without a Lease is judged by Ready alone; a node not
- * observed yet is healthy (its clock starts at first sight).
+ * observed at all is healthy (nothing will act on it before it is observed).
  */
 export function assessNode(
   observation: Readonly<NodeObservation> | undefined,
@@ -30,6 +36,9 @@ export function assessNode(
       state: "unhealthy",
       reason: `Ready=${observation.ready ?? "?"} for ${Math.round(notReadyForMs / 1000)}s`,
     };
+  }
+  if (observation.renewTime !== undefined && !observation.seenRenewing) {
+    return { state: "unobserved", reason: "not seen renewing its Lease yet" };
   }
   if (notReadyForMs !== undefined) return { state: "suspect", reason: `Ready=${observation.ready ?? "?"}` };
   return { state: "healthy" };

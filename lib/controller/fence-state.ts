@@ -68,8 +68,8 @@ export type FenceAction =
   | "wait";
 
 export interface FenceObservation {
-  /** The node as this pass judges it (detect.ts). */
-  health: "healthy" | "suspect" | "unhealthy";
+  /** The node as this pass judges it (detect.ts): only "unhealthy" is lost, only "healthy" is back. */
+  health: "healthy" | "suspect" | "unobserved" | "unhealthy";
   /** How long the node has been healthy without a break, on this controller's clock (0: not healthy). */
   healthyForMs: number;
   /** Pods still bound to the node with a deletionTimestamp (a returned node must drop them first). */
@@ -92,11 +92,13 @@ export function isFinished(status: FenceStatus | undefined): boolean {
 }
 
 /**
- * What to do next for one NodeFence. Safety rules: the out-of-service taint is only ever added after
- * a confirmed fence (power-management done); a node that is healthy again before that is let go
- * (abort); a node that is not lost any more after it (someone powered it on) is neither tainted
- * nor cleaned further (abandon: straight to recovery). The taint and cleanup actions also re-read
- * the power state before they act.
+ * What to do next for one NodeFence. Safety rules:
+ * - a side effect on a node (power off, taint, cleanup) needs the node lost *now* ("unhealthy");
+ *   with no evidence either way ("unobserved": right after a restart or blindness) it waits;
+ * - the out-of-service taint is only ever added after a confirmed fence (power-management done);
+ * - a node healthy again before that is let go (abort); a node seen renewing again after it (someone
+ *   powered it on) is neither tainted nor cleaned further (abandon: straight to recovery). The
+ *   taint and cleanup actions also re-read the power state right before they act.
  */
 export function decide(
   status: FenceStatus,
@@ -104,27 +106,28 @@ export function decide(
   options: DecideOptions,
 ): FenceAction {
   const { step, phase } = status;
-  const lost = observation.health === "unhealthy";
+  const { health } = observation;
+  const lost = health === "unhealthy";
+  const alive = health === "healthy" || health === "suspect";
   if (step === "power-management") {
-    if (phase === "done") return lost ? "taint" : "abandon";
-    if (observation.health === "healthy") return "abort";
-    if (phase === "new") return "power-off";
+    if (phase === "done") return lost ? "taint" : alive ? "abandon" : "wait";
+    if (health === "healthy") return "abort";
     if (phase === "running") return "confirm-off";
+    if (!lost) return "wait";
+    if (phase === "new") return "power-off";
     // error: retry after a backoff, as long as retries remain
     const since = status.lastTransitionTime ? Date.parse(status.lastTransitionTime) : 0;
     if (status.retries >= options.fenceRetries) return "wait";
     return observation.nowMs - since >= options.retryBackoffMs ? "retry" : "wait";
   }
   if (step === "taint" || (step === "cleanup" && phase !== "done")) {
-    if (!lost) return "abandon";
+    if (!lost) return alive ? "abandon" : "wait";
     return step === "taint" && phase !== "done" ? "taint" : "cleanup";
   }
   if (step === "cleanup") return "begin-recovery";
   // recovery
   if (phase === "done") return "wait";
-  if (observation.health !== "healthy" || observation.healthyForMs < options.healthyBeforeUnfenceMs) {
-    return "wait";
-  }
+  if (health !== "healthy" || observation.healthyForMs < options.healthyBeforeUnfenceMs) return "wait";
   return observation.stalePods === 0 || observation.healthyForMs >= options.staleWaitMs
     ? "finish-recovery"
     : "wait";

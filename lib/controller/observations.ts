@@ -21,6 +21,12 @@ export interface NodeObservation {
   renewTime: string | undefined;
   /** When this controller saw renewTime change, or first saw the node, or restarted its clock. */
   lastSignAt: number;
+  /**
+   * This controller saw the Lease renewed since it first saw the node or last restarted its clock.
+   * Until then the node is neither known lost nor known alive (a restarted controller, or one that
+   * was blind, has no evidence either way).
+   */
+  seenRenewing: boolean;
   /** The node's renewal cadence (leaseDurationSeconds / 4), when its Lease says. */
   renewIntervalMs: number | undefined;
   /** Ready's status as last read. */
@@ -103,6 +109,7 @@ export class NodeObservations {
           uid,
           renewTime,
           lastSignAt: nowMs,
+          seenRenewing: false,
           renewIntervalMs,
           ready,
           notReadySinceAt: ready === "True" ? undefined : nowMs,
@@ -117,6 +124,7 @@ export class NodeObservations {
         }
         previous.renewTime = renewTime;
         previous.lastSignAt = nowMs;
+        previous.seenRenewing = true;
       }
       previous.renewIntervalMs = renewIntervalMs;
       if (ready === "True") previous.notReadySinceAt = undefined;
@@ -176,6 +184,7 @@ export class NodeObservations {
   }
 
   #restart(observation: NodeObservation, atMs: number): void {
+    if (atMs > observation.lastSignAt) observation.seenRenewing = false;
     observation.lastSignAt = Math.max(observation.lastSignAt, atMs);
     if (observation.notReadySinceAt !== undefined)
       observation.notReadySinceAt = Math.max(observation.notReadySinceAt, atMs);

@@ -127,6 +127,14 @@ describe("controller: fence state machine (fake clock)", function () {
       expect(decide(status({ step: "taint", phase: "done" }), observation, options)).to.equal("abandon");
       expect(decide(status({ step: "cleanup", phase: "running" }), observation, options)).to.equal("abandon");
     }
+    // No evidence either way (a restarted or formerly blind controller): no side effect, no letting go.
+    const unobserved = { ...lost, health: "unobserved" } as const;
+    expect(decide(status({ phase: "new" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ phase: "running" }), unobserved, options)).to.equal("confirm-off");
+    expect(decide(status({ phase: "done" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ step: "taint", phase: "done" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ step: "cleanup", phase: "running" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ step: "recovery", phase: "running" }), unobserved, options)).to.equal("wait");
     // Cleanup finished: recovery begins whatever the node does now.
     expect(decide(status({ step: "cleanup", phase: "done" }), back(0), options)).to.equal("begin-recovery");
   });

@@ -52,7 +52,8 @@ describe("controller: observations on its own clock", function () {
     const fresh = observations();
     replay(fresh, nodes, { origin: s(-200), from: s(0), to: s(20) });
     expect(fresh.get("dead")?.renewTime).to.be.a("string");
-    expect(stateAt(fresh, "dead", s(20))).to.equal("healthy");
+    // No evidence either way for unhealthyAfter: neither fenced nor let go.
+    expect(stateAt(fresh, "dead", s(20))).to.equal("unobserved");
     replay(fresh, nodes, { origin: s(-200), from: s(21), to: s(21) });
     expect(stateAt(fresh, "dead", s(21))).to.equal("unhealthy");
   });
@@ -78,6 +79,17 @@ describe("controller: observations on its own clock", function () {
   // Paused from 40 s to 105 s; the node renews at 110 s, 5 s after the API server is back.
   const paused = (t: number) => t > s(40) && t < s(105);
   const pausedNodes = [{ name: "a", alive: (t: number) => !paused(t) }];
+
+  it("after blindness a node is unobserved (no evidence either way) until it is seen renewing", function () {
+    const o = observations();
+    const nodes = [{ name: "a", alive: () => true }];
+    replay(o, nodes, { from: s(0), to: s(30) });
+    expect(stateAt(o, "a", s(30))).to.equal("healthy");
+    replay(o, nodes, { origin: s(0), from: s(31), to: s(35), blind: (t) => t < s(35) });
+    expect(stateAt(o, "a", s(35))).to.equal("unobserved");
+    replay(o, nodes, { origin: s(0), from: s(36), to: s(40) });
+    expect(stateAt(o, "a", s(40))).to.equal("healthy");
+  });
 
   it("a read hanging through an API server pause counts as blindness too", function () {
     const ticks = unhealthyTicks(
