@@ -62,7 +62,14 @@ export const leaderKilledMidFence = defineScenario({
     const namespace = inputs.controller.namespace;
     await ensureNamespace(kc, namespace, cluster.runId);
     const elector = (identity: string) =>
-      new LeaderElector({ kc, namespace, identity, leaseDurationMs: inputs.profile.failoverLeaseMs });
+      new LeaderElector({
+        kc,
+        namespace,
+        identity,
+        leaseDurationMs: inputs.profile.failoverLeaseMs,
+        // Renewed (and watched for expiry) every check interval: the takeover window below assumes it.
+        retryPeriodMs: inputs.controller.checkIntervalMs,
+      });
     steps.registerUndo("delete the leader election Lease", async () => {
       await kc
         .makeApiClient(k8s.CoordinationV1Api)

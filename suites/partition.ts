@@ -94,8 +94,8 @@ export const partitionHealedAfterFence = defineScenario({
         name: "taint-removed:node.kubernetes.io/out-of-service",
         after: NODE_POWERED_ON,
         minMs: 0,
-        maxMs: NODE_AGENT_START_MS + leaseRenewMs(inputs) + 3 * c.checkIntervalMs,
-        why: "the controller lifts its taint once the node is Ready with a fresh Lease and no stale pods",
+        maxMs: NODE_AGENT_START_MS + leaseRenewMs(inputs) + c.healthyBeforeUnfenceMs + 3 * c.checkIntervalMs,
+        why: `the controller lifts its taint once the node has renewed its Lease and stayed healthy ${c.healthyBeforeUnfenceMs / 1000}s, with no stale pods`,
       }),
       never("statefulset:duplicate-ready", "the old StatefulSet pod is gone before its replacement runs"),
     ];

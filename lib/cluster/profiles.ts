@@ -36,6 +36,8 @@ export interface TimingProfile {
     /** Lease age after which a node counts as lost (the controller's `--unhealthy-after`). */
     unhealthyAfterMs: number;
     checkIntervalMs: number;
+    /** A returned node stays healthy this long before its taints are lifted (`--healthy-before-unfence`). */
+    healthyBeforeUnfenceMs: number;
   };
   /** The controller-failover scenario's leader-election Lease: short, so failover fits the profile. */
   failoverLeaseMs: number;
@@ -58,7 +60,7 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
     defaultUnreachableTolerationSeconds: 300,
     slackMs: 3_000,
     // Upstream-like detection: well past a few missed renewals (10 s each), well before 50 s grace.
-    controller: { unhealthyAfterMs: 20_000, checkIntervalMs: 500 },
+    controller: { unhealthyAfterMs: 20_000, checkIntervalMs: 500, healthyBeforeUnfenceMs: 10_000 },
     failoverLeaseMs: 15_000,
     // kind-config.yaml's kubelet: 30 s transition period and shutdown grace, 10 s eviction monitoring.
     simKubelet: {
@@ -79,7 +81,7 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
     defaultNotReadyTolerationSeconds: 5,
     defaultUnreachableTolerationSeconds: 5,
     slackMs: 3_000,
-    controller: { unhealthyAfterMs: 6_000, checkIntervalMs: 500 },
+    controller: { unhealthyAfterMs: 6_000, checkIntervalMs: 500, healthyBeforeUnfenceMs: 2_000 },
     failoverLeaseMs: 4_000,
     simKubelet: {
       pressureTransitionPeriodMs: 5_000,

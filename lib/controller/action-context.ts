@@ -1,5 +1,7 @@
 // What the fence steps work with: the API, settings, the NodeFence store, metrics, the clock, the
-// log, Events and the node's fence driver. The controller builds one and hands it to every step.
+// log, Events, the node's fence driver and the signals that bound every side effect. The
+// controller builds one and hands it to every step.
+import { errorMessage, RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import type { ControllerConfig } from "./config.js";
 import type { FenceDriver, FenceTarget } from "./drivers/types.js";
@@ -19,6 +21,21 @@ export interface ActionContext {
   event: (node: string, reason: EventReason, message: string, type?: "Normal" | "Warning") => Promise<void>;
   /** The node's fence driver and target, from the fence config and the registered drivers. */
   driver: (node: string) => Promise<{ driver: FenceDriver; target: FenceTarget }>;
+  /** Aborted when this controller may not act any more (stopped, or its leadership term ended). */
+  acting: () => AbortSignal;
+  /**
+   * The signal for one driver call: `acting()` plus a timeout of driverTimeoutMs, shortened under
+   * leader election so the call ends before a standby could take over.
+   */
+  driverSignal: () => AbortSignal;
+}
+
+/** Throws unless the controller may still act: checked right before every side effect. */
+export function assertActing(context: Pick<ActionContext, "acting">): void {
+  const signal = context.acting();
+  if (signal.aborted) {
+    throw new RekindleError("CONFLICT", `not acting: ${errorMessage(signal.reason)}`);
+  }
 }
 
 /** The context's clock as an RFC 3339 timestamp, as NodeFence status fields want it. */

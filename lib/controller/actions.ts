@@ -1,30 +1,56 @@
 // The fence steps' side effects: starting a fence, and each action `decide` can choose (power off,
-// confirm, retry, abort, taint, clean up, begin and finish recovery). Each step writes its outcome
-// to the NodeFence before the next step can start.
+// confirm, retry, abort, abandon, taint, clean up, begin and finish recovery). Each step writes its
+// outcome to the NodeFence (conditionally: see node-fence-store.ts) before the next step can start,
+// and checks right before each side effect that this controller may still act.
 import { errorMessage } from "../errors.js";
+import { k8s } from "../kube/client.js";
 import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
-import { isoNow, type ActionContext } from "./action-context.js";
+import { assertActing, isoNow, type ActionContext } from "./action-context.js";
 import { cleanUpNode, stalePods } from "./cleanup.js";
-import { hasPowerOn } from "./drivers/types.js";
+import { POWER_STATE_ANNOTATION } from "./drivers/manual.js";
+import { hasPowerOn, type PowerState } from "./drivers/types.js";
 import { EVENT_REASONS } from "./events.js";
-import { decide, type FenceAction, type FenceStatus, type NodeFence } from "./fence-state.js";
+import {
+  decide,
+  type FenceAction,
+  type FenceObservation,
+  type FenceStatus,
+  type NodeFence,
+} from "./fence-state.js";
 import { METRICS } from "./metrics.js";
+import { untilAborted } from "../util/time.js";
 
 /** The controller's own taint while it fences a node: nothing new lands there meanwhile. */
 export const FENCING_TAINT = "rekindle.dev/fencing";
+/**
+ * The value of the out-of-service taint this controller adds. The Kubernetes controllers read only
+ * the key; the value tells this controller's taint from one a person added (which it never lifts).
+ */
+export const OUT_OF_SERVICE_VALUE = "rekindle-fenced";
 
 /**
- * Claims the node: a NodeFence (new, or an earlier finished one restarted) at power-management/new,
- * then the fencing taint, then the Events. The caller has checked that `driverName` exists.
+ * Claims the node: a NodeFence (new, or an earlier finished one restarted) bound to this Node
+ * object at power-management/new, then the fencing taint, then the Events. Any manual power-state
+ * confirmation on the node is from an earlier incident and is removed first: only one written after
+ * this fence started may confirm it. The caller has checked that `driverName` exists.
  */
 export async function startFence(
   context: ActionContext,
-  node: string,
+  node: k8s.V1Node,
   reason: string,
   driverName: string,
   previous: NodeFence | undefined,
 ): Promise<void> {
+  const name = node.metadata?.name ?? "";
+  const uid = node.metadata?.uid ?? "";
+  const nowMs = context.now();
+  const fenceStarts = [
+    ...(previous?.status?.fenceStarts ?? []).filter(
+      (t) => nowMs - Date.parse(t) < context.config.fenceRateWindowMs,
+    ),
+    isoNow(context),
+  ];
   const status: FenceStatus = {
     step: "power-management",
     phase: "new",
@@ -32,55 +58,64 @@ export async function startFence(
     message: reason,
     detectedAt: isoNow(context),
     lastTransitionTime: isoNow(context),
+    fenceStarts,
   };
-  const spec = { node, reason, driver: driverName };
-  if (previous) await context.store.restart(spec);
-  else await context.store.create(spec);
-  await context.store.writeStatus(node, status, true);
-  await addTaint(context.kc, node, { key: FENCING_TAINT, value: "fencing", effect: "NoSchedule" });
-  context.log(`fencing ${node}: ${reason}`);
-  await context.event(node, EVENT_REASONS.nodeUnhealthy, `${node} is lost: ${reason}`, "Warning");
-  await context.event(node, EVENT_REASONS.fenceStarted, `fencing ${node} with driver ${driverName}`);
+  const spec = { node: name, nodeUID: uid, reason, driver: driverName };
+  assertActing(context);
+  await clearPowerConfirmation(context, name, uid);
+  const fence = previous ? await context.store.restart(previous, spec) : await context.store.create(spec);
+  await context.store.writeStatus(fence, status, true);
+  await addTaint(context.kc, name, { key: FENCING_TAINT, value: "fencing", effect: "NoSchedule" }, { uid });
+  context.log(`fencing ${name}: ${reason}`);
+  await context.event(name, EVENT_REASONS.nodeUnhealthy, `${name} is lost: ${reason}`, "Warning");
+  await context.event(name, EVENT_REASONS.fenceStarted, `fencing ${name} with driver ${driverName}`);
 }
 
 /** Takes the next step of a fence under way; `haltBefore` (a test seam) is never performed. */
 export async function progressFence(
   context: ActionContext,
   fence: NodeFence,
-  nodeHealthy: boolean,
-  haltBefore?: FenceAction,
-): Promise<void> {
+  observation: Omit<FenceObservation, "stalePods" | "nowMs">,
+  haltBefore?: FenceAction | ((action: FenceAction, node: string) => boolean),
+): Promise<FenceAction> {
   const node = fence.spec.node;
   const status: FenceStatus = fence.status ?? { step: "power-management", phase: "new", retries: 0 };
   const stale = status.step === "recovery" ? await stalePods(context.kc, node) : 0;
-  const action = decide(status, { nodeHealthy, stalePods: stale, nowMs: context.now() }, context.config);
-  if (action === "wait" || action === haltBefore) return;
-  await ACTIONS[action](context, node, status);
+  const action = decide(status, { ...observation, stalePods: stale, nowMs: context.now() }, context.config);
+  if (action === "wait") return action;
+  if (typeof haltBefore === "function" ? haltBefore(action, node) : action === haltBefore) return "wait";
+  assertActing(context);
+  await ACTIONS[action](context, fence, status);
+  return action;
 }
 
-type ActionStep = (context: ActionContext, node: string, status: FenceStatus) => Promise<void>;
+type ActionStep = (context: ActionContext, fence: NodeFence, status: FenceStatus) => Promise<void>;
 
-async function powerOff(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
+async function powerOff(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  const node = fence.spec.node;
   const { driver, target } = await context.driver(node);
   try {
-    await driver.powerOff(target);
-    await context.store.writeStatus(node, {
+    await driverCall(context, (signal) => driver.powerOff(target, signal));
+    await context.store.writeStatus(fence, {
       ...status,
       phase: "running",
       message: `power off requested via ${driver.name}`,
       lastTransitionTime: isoNow(context),
     });
   } catch (error) {
-    await fenceFailed(context, node, status, `power off via ${driver.name} failed: ${errorMessage(error)}`);
+    assertActing(context);
+    await fenceFailed(context, fence, status, `power off via ${driver.name} failed: ${errorMessage(error)}`);
   }
 }
 
-async function confirmOff(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
+async function confirmOff(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
   const { config, metrics } = context;
-  const { driver, target } = await context.driver(node);
-  const state = await driver.powerState(target).catch(() => "unknown" as const);
+  const node = fence.spec.node;
+  const { driver } = await context.driver(node);
+  const state = await readPowerState(context, node);
+  assertActing(context);
   if (state === "off") {
-    await context.store.writeStatus(node, {
+    await context.store.writeStatus(fence, {
       ...status,
       phase: "done",
       fencedAt: isoNow(context),
@@ -98,15 +133,15 @@ async function confirmOff(context: ActionContext, node: string, status: FenceSta
   } else if (context.now() - Date.parse(status.lastTransitionTime ?? "") > config.fenceConfirmTimeoutMs) {
     await fenceFailed(
       context,
-      node,
+      fence,
       status,
       `power off not confirmed within ${config.fenceConfirmTimeoutMs} ms (driver says ${state})`,
     );
   }
 }
 
-async function retry(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
-  await context.store.writeStatus(node, {
+async function retry(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  await context.store.writeStatus(fence, {
     ...status,
     phase: "new",
     message: `retry ${status.retries + 1}`,
@@ -114,9 +149,10 @@ async function retry(context: ActionContext, node: string, status: FenceStatus):
   });
 }
 
-async function abort(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
+async function abort(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  const node = fence.spec.node;
   context.metrics.inc(METRICS.fences[0], METRICS.fences[1], { result: "aborted" });
-  await context.store.writeStatus(node, {
+  await context.store.writeStatus(fence, {
     ...status,
     step: "recovery",
     phase: "running",
@@ -130,9 +166,53 @@ async function abort(context: ActionContext, node: string, status: FenceStatus):
   );
 }
 
-async function taint(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
-  await addTaint(context.kc, node, { key: OUT_OF_SERVICE_TAINT, value: "nodeshutdown", effect: "NoExecute" });
-  await context.store.writeStatus(node, {
+/** After a confirmed power-off the node is back (someone powered it on): no taint, no more cleanup. */
+async function abandon(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  const node = fence.spec.node;
+  const what = status.step === "power-management" ? "not tainted" : "cleanup stopped";
+  await context.store.writeStatus(fence, {
+    ...status,
+    step: "recovery",
+    phase: "running",
+    message: `node running again after the confirmed power-off: ${what}`,
+    lastTransitionTime: isoNow(context),
+  });
+  await context.event(
+    node,
+    EVENT_REASONS.fenceAbandoned,
+    `${node} is running again after its power-off was confirmed: ${what}; waiting for it to settle before lifting the taints`,
+    "Warning",
+  );
+  context.log(`${node} back after the power-off: ${what}`);
+}
+
+/**
+ * Re-reads the power state right before a side effect that is only safe on a powered-off node.
+ * "off": go on. "on": the node was powered back on, so abandon the fence. "unknown": wait a pass.
+ */
+async function stillPoweredOff(
+  context: ActionContext,
+  fence: NodeFence,
+  status: FenceStatus,
+): Promise<boolean> {
+  const state = await readPowerState(context, fence.spec.node);
+  assertActing(context);
+  if (state === "off") return true;
+  if (state === "on") await abandon(context, fence, status);
+  else context.log(`${fence.spec.node}: power state unknown; ${status.step} waits for a confirmed off`);
+  return false;
+}
+
+async function taint(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  const node = fence.spec.node;
+  if (!(await stillPoweredOff(context, fence, status))) return;
+  await addTaint(
+    context.kc,
+    node,
+    { key: OUT_OF_SERVICE_TAINT, value: OUT_OF_SERVICE_VALUE, effect: "NoExecute" },
+    uidOption(fence),
+  );
+  await context.store.writeStatus(fence, {
     ...status,
     step: "taint",
     phase: "done",
@@ -143,16 +223,26 @@ async function taint(context: ActionContext, node: string, status: FenceStatus):
   await context.event(
     node,
     EVENT_REASONS.outOfServiceTainted,
-    `${node} tainted ${OUT_OF_SERVICE_TAINT}=nodeshutdown:NoExecute after a confirmed fence`,
+    `${node} tainted ${OUT_OF_SERVICE_TAINT}=${OUT_OF_SERVICE_VALUE}:NoExecute after a confirmed fence`,
   );
 }
 
-async function beginRecovery(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
+async function cleanup(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  if (!(await stillPoweredOff(context, fence, status))) return;
+  await cleanUpNode(context, fence, status);
+}
+
+async function beginRecovery(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  const node = fence.spec.node;
   if (context.config.powerOnAfterFence) {
     const { driver, target } = await context.driver(node);
-    if (hasPowerOn(driver)) await driver.powerOn(target);
+    // Power on only a node the driver reports off: never cycle one that is already back.
+    if (hasPowerOn(driver) && (await readPowerState(context, node)) === "off") {
+      assertActing(context);
+      await driverCall(context, (signal) => driver.powerOn(target, signal));
+    }
   }
-  await context.store.writeStatus(node, {
+  await context.store.writeStatus(fence, {
     ...status,
     step: "recovery",
     phase: "running",
@@ -161,23 +251,88 @@ async function beginRecovery(context: ActionContext, node: string, status: Fence
   });
 }
 
-async function finishRecovery(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
-  await removeTaint(context.kc, node, OUT_OF_SERVICE_TAINT);
-  await removeTaint(context.kc, node, FENCING_TAINT);
-  await context.store.writeStatus(node, {
+async function finishRecovery(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
+  const node = fence.spec.node;
+  const left = await stalePods(context.kc, node);
+  await liftTaints(context, node, uidOption(fence));
+  await clearPowerConfirmation(context, node, fence.spec.nodeUID);
+  await context.store.writeStatus(fence, {
     ...status,
     step: "recovery",
     phase: "done",
     recoveredAt: isoNow(context),
-    message: "node back; taints removed",
+    message:
+      left === 0
+        ? "node back; taints removed"
+        : `node back; taints removed with ${left} pod(s) still being deleted after ${context.config.staleWaitMs} ms`,
     lastTransitionTime: isoNow(context),
   });
   await context.event(
     node,
     EVENT_REASONS.nodeRecovered,
-    `${node} is back: out-of-service and fencing taints removed`,
+    `${node} is back: out-of-service and fencing taints removed${left === 0 ? "" : ` (${left} pod(s) still being deleted)`}`,
+    left === 0 ? "Normal" : "Warning",
   );
   context.log(`${node} recovered`);
+}
+
+/** Removes this controller's taints (never a person's out-of-service taint with another value). */
+export async function liftTaints(
+  context: Pick<ActionContext, "kc">,
+  node: string,
+  options: { uid?: string } = {},
+): Promise<boolean> {
+  const outOfService = await removeTaint(context.kc, node, OUT_OF_SERVICE_TAINT, "NoExecute", {
+    ...options,
+    value: OUT_OF_SERVICE_VALUE,
+  });
+  const fencing = await removeTaint(context.kc, node, FENCING_TAINT, undefined, options);
+  return outOfService || fencing;
+}
+
+/** The node's power state from its driver, bounded by the driver signal; failures read "unknown". */
+export async function readPowerState(context: ActionContext, node: string): Promise<PowerState> {
+  try {
+    const { driver, target } = await context.driver(node);
+    return await driverCall(context, (signal) => driver.powerState(target, signal));
+  } catch (error) {
+    context.log(`power state of ${node} unreadable: ${errorMessage(error)}`);
+    return "unknown";
+  }
+}
+
+/** One driver call, bounded by the driver signal even if the driver ignores it. */
+function driverCall<T>(context: ActionContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signal = context.driverSignal();
+  return untilAborted(call(signal), signal);
+}
+
+/** Removes the manual driver's power-state annotation (of this Node object only). */
+async function clearPowerConfirmation(
+  context: ActionContext,
+  node: string,
+  uid: string | undefined,
+): Promise<void> {
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const current = await core.readNode({ name: node });
+  if (current.metadata?.annotations?.[POWER_STATE_ANNOTATION] === undefined) return;
+  if (uid !== undefined && current.metadata.uid !== uid) return;
+  await core.patchNode(
+    {
+      name: node,
+      body: {
+        metadata: {
+          resourceVersion: current.metadata.resourceVersion,
+          annotations: { [POWER_STATE_ANNOTATION]: null },
+        },
+      },
+    },
+    k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+  );
+}
+
+function uidOption(fence: NodeFence): { uid?: string } {
+  return fence.spec.nodeUID === undefined ? {} : { uid: fence.spec.nodeUID };
 }
 
 /** Every action but "wait" (which does nothing), by name: the compiler checks none is missing. */
@@ -186,20 +341,22 @@ const ACTIONS: Record<Exclude<FenceAction, "wait">, ActionStep> = {
   "confirm-off": confirmOff,
   retry,
   abort,
+  abandon,
   taint,
-  cleanup: cleanUpNode,
+  cleanup,
   "begin-recovery": beginRecovery,
   "finish-recovery": finishRecovery,
 };
 
 async function fenceFailed(
   context: ActionContext,
-  node: string,
+  fence: NodeFence,
   status: FenceStatus,
   message: string,
 ): Promise<void> {
+  const node = fence.spec.node;
   context.metrics.inc(METRICS.fences[0], METRICS.fences[1], { result: "failure" });
-  await context.store.writeStatus(node, {
+  await context.store.writeStatus(fence, {
     ...status,
     phase: "error",
     retries: status.retries + 1,

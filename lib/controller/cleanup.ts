@@ -1,51 +1,95 @@
 // Releasing a fenced node's workloads: force-delete its pods (grace 0), then delete the
 // VolumeAttachments the attach-detach controller leaves after a grace period. Also what a lost
 // node holds (whether fencing would release anything) and the stale pods a returned node must drop.
+//
+// DaemonSet and mirror (static) pods belong to the node: a DaemonSet that tolerates everything
+// (kube-proxy, every CNI) is recreated on the fenced node at once, and a mirror pod stands for a
+// manifest on the node's disk. Neither is deleted, counted, or waited for. A pod that a finalizer
+// keeps after its force deletion is released as far as the node goes (its containers are gone with
+// the power); it is named in the Events, never waited for, and cleanup is bounded in time.
 import { isNotFound, isPodTerminal, k8s } from "../kube/client.js";
 import { podsOnNode, volumeAttachmentsOnNode } from "../kube/queries.js";
-import { isoNow, type ActionContext } from "./action-context.js";
+import { assertActing, isoNow, type ActionContext } from "./action-context.js";
 import { EVENT_REASONS } from "./events.js";
-import type { FenceStatus } from "./fence-state.js";
+import type { FenceStatus, NodeFence } from "./fence-state.js";
 import { METRICS } from "./metrics.js";
 
-/**
- * What fencing would release: the node's pods that have not ended (DaemonSet pods aside: they
- * belong to the node and tolerate its loss) plus its VolumeAttachments.
- */
-export async function workloadsHeld(kc: k8s.KubeConfig, node: string): Promise<number> {
-  const [pods, attachments] = await Promise.all([podsOnNode(kc, node), volumeAttachmentsOnNode(kc, node)]);
-  const running = pods.filter(
-    (p) => !isPodTerminal(p) && p.metadata?.ownerReferences?.some((o) => o.kind === "DaemonSet") !== true,
+const MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
+
+/** A pod the node itself owns: a DaemonSet's or a static pod's mirror. */
+export function belongsToNode(pod: k8s.V1Pod): boolean {
+  return (
+    pod.metadata?.ownerReferences?.some((o) => o.kind === "DaemonSet") === true ||
+    pod.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined
   );
-  return running.length + attachments.length;
 }
 
-/** Pods still bound to the node and being deleted: a returned node must drop them first. */
+/** Force-deleted (grace 0) and kept only by finalizers: nothing on the node holds it any more. */
+export function heldOnlyByFinalizers(pod: k8s.V1Pod): boolean {
+  return (
+    pod.metadata?.deletionTimestamp !== undefined &&
+    pod.metadata.deletionGracePeriodSeconds === 0 &&
+    (pod.metadata.finalizers?.length ?? 0) > 0
+  );
+}
+
+/** The pods fencing releases: not the node's own, not ended. */
+export function releasablePods(pods: readonly k8s.V1Pod[]): k8s.V1Pod[] {
+  return pods.filter((p) => !belongsToNode(p) && !isPodTerminal(p));
+}
+
+/** What fencing would release: the node's releasable pods plus its VolumeAttachments. */
+export async function workloadsHeld(kc: k8s.KubeConfig, node: string): Promise<number> {
+  const [pods, attachments] = await Promise.all([podsOnNode(kc, node), volumeAttachmentsOnNode(kc, node)]);
+  return releasablePods(pods).length + attachments.length;
+}
+
+/** Pods still bound to the node and being deleted, that a returned kubelet must drop first. */
 export async function stalePods(kc: k8s.KubeConfig, node: string): Promise<number> {
   const pods = await podsOnNode(kc, node);
-  return pods.filter((p) => p.metadata?.deletionTimestamp).length;
+  return pods.filter((p) => p.metadata?.deletionTimestamp && !heldOnlyByFinalizers(p)).length;
 }
 
 function ignoreNotFound(error: unknown): void {
   if (!isNotFound(error)) throw error;
 }
 
+function podName(pod: k8s.V1Pod): string {
+  return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
+}
+
 /**
- * One cleanup pass for a fenced, tainted node; repeated each pass until nothing is left, then the
+ * One cleanup pass for a fenced, tainted node (the caller re-checked that it is still lost and
+ * powered off); repeated each pass until nothing is left or cleanupTimeoutMs has passed, then the
  * cleanup step is marked done.
  */
-export async function cleanUpNode(context: ActionContext, node: string, status: FenceStatus): Promise<void> {
+export async function cleanUpNode(
+  context: ActionContext,
+  fence: NodeFence,
+  status: FenceStatus,
+): Promise<void> {
   const { kc, config, store } = context;
+  const node = fence.spec.node;
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  const now = isoNow(context);
   const started =
     status.step === "cleanup" && status.lastTransitionTime
       ? Date.parse(status.lastTransitionTime)
       : context.now();
-  if (status.step !== "cleanup")
-    await store.writeStatus(node, { ...status, step: "cleanup", phase: "running", lastTransitionTime: now });
-  const pods = await podsOnNode(kc, node);
-  for (const pod of pods) {
+  if (status.step !== "cleanup") {
+    await store.writeStatus(fence, {
+      ...status,
+      step: "cleanup",
+      phase: "running",
+      lastTransitionTime: isoNow(context),
+    });
+  }
+  const releasable = releasablePods(await podsOnNode(kc, node));
+  // Pods force-deleted already are not deleted again (nor reported again).
+  const toDelete = releasable.filter(
+    (p) => !(p.metadata?.deletionTimestamp && p.metadata.deletionGracePeriodSeconds === 0),
+  );
+  for (const pod of toDelete) {
+    assertActing(context);
     await core
       .deleteNamespacedPod({
         name: pod.metadata?.name ?? "",
@@ -54,19 +98,23 @@ export async function cleanUpNode(context: ActionContext, node: string, status: 
       })
       .catch(ignoreNotFound);
   }
-  if (pods.length > 0)
+  if (toDelete.length > 0)
     await context.event(
       node,
       EVENT_REASONS.podsForceDeleted,
-      `force-deleted ${pods.length} pod(s) of fenced node ${node}`,
+      `force-deleted ${toDelete.length} pod(s) of fenced node ${node}`,
     );
-  const storage = kc.makeApiClient(k8s.StorageV1Api);
+  const timedOut = context.now() - started >= config.cleanupTimeoutMs;
   const attachments = await volumeAttachmentsOnNode(kc, node);
   if (attachments.length > 0) {
     // The attach-detach controller detaches at once on an out-of-service node; remove what it leaves.
     if (context.now() - started < config.detachGraceMs) return;
     for (const va of attachments) {
-      await storage.deleteVolumeAttachment({ name: va.metadata?.name ?? "" }).catch(ignoreNotFound);
+      assertActing(context);
+      await kc
+        .makeApiClient(k8s.StorageV1Api)
+        .deleteVolumeAttachment({ name: va.metadata?.name ?? "" })
+        .catch(ignoreNotFound);
     }
     await context.event(
       node,
@@ -74,18 +122,35 @@ export async function cleanUpNode(context: ActionContext, node: string, status: 
       `removed ${attachments.length} VolumeAttachment(s) left on fenced node ${node}`,
     );
   }
-  const remaining = (await podsOnNode(kc, node)).length;
-  if (remaining > 0) return;
-  const latest = (await store.read(node))?.status ?? status;
-  await store.writeStatus(node, {
-    ...latest,
+  const left = releasablePods(await podsOnNode(kc, node));
+  const finalized = left.filter(heldOnlyByFinalizers);
+  const remaining = left.filter((p) => !heldOnlyByFinalizers(p));
+  if (remaining.length > 0 && !timedOut) return;
+  const leftovers = [
+    ...finalized.map((p) => `${podName(p)} (finalizers ${(p.metadata?.finalizers ?? []).join(", ")})`),
+    ...remaining.map((p) => `${podName(p)} (not gone after ${config.cleanupTimeoutMs} ms)`),
+  ];
+  if (leftovers.length > 0) {
+    await context.event(
+      node,
+      EVENT_REASONS.cleanupIncomplete,
+      `cleanup of fenced node ${node} done with pod(s) this controller leaves alone: ${leftovers.join("; ")}`,
+      "Warning",
+    );
+  }
+  assertActing(context);
+  await store.writeStatus(fence, {
+    ...(fence.status ?? status),
     step: "cleanup",
     phase: "done",
-    cleanedAt: now,
-    message: "pods and volume attachments released",
-    lastTransitionTime: now,
+    cleanedAt: isoNow(context),
+    message:
+      leftovers.length === 0
+        ? "pods and volume attachments released"
+        : `pods and volume attachments released; left alone: ${leftovers.join("; ")}`,
+    lastTransitionTime: isoNow(context),
   });
-  const detected = latest.detectedAt ? Date.parse(latest.detectedAt) : context.now();
+  const detected = status.detectedAt ? Date.parse(status.detectedAt) : context.now();
   context.metrics.set(METRICS.timeToRecover[0], METRICS.timeToRecover[1], (context.now() - detected) / 1000, {
     node,
   });

@@ -27,6 +27,18 @@ export interface ControllerConfig {
   powerOnAfterFence: boolean;
   /** Identity in leader election and Events. Default "<hostname>-<pid>". */
   identity: string;
+  /** A returned node must stay healthy this long before its taints are lifted (damps flapping). Default 10 000 ms. */
+  healthyBeforeUnfenceMs: number;
+  /** A returned node healthy this long is let go even if pods stuck in deletion remain on it. Default 120 000 ms. */
+  staleWaitMs: number;
+  /** Cleanup of a fenced node gives up on pods that will not go (finalizers) after this long. Default 120 000 ms. */
+  cleanupTimeoutMs: number;
+  /** One fence driver call (power off, on, state) is abandoned after this long (less under leader election: see leader.ts). Default 10 000 ms. */
+  driverTimeoutMs: number;
+  /** At most this many fences of one node start within `fenceRateWindowMs`; more are held. Default 3. */
+  maxFencesPerWindow: number;
+  /** The window of the per-node fence rate limit. Default 3 600 000 ms (one hour). */
+  fenceRateWindowMs: number;
 }
 
 export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identity">> = {
@@ -41,6 +53,12 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   retryBackoffMs: 10_000,
   detachGraceMs: 5_000,
   powerOnAfterFence: false,
+  healthyBeforeUnfenceMs: 10_000,
+  staleWaitMs: 120_000,
+  cleanupTimeoutMs: 120_000,
+  driverTimeoutMs: 10_000,
+  maxFencesPerWindow: 3,
+  fenceRateWindowMs: 3_600_000,
 };
 
 /** "2" → {count: 2}; "40%" → {percent: 40}. */

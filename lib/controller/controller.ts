@@ -1,11 +1,12 @@
 // The recovery controller: detect → guard → fence → taint out-of-service → clean up → recover.
 // Every step is persisted in the node's NodeFence before the next one starts, so a restarted (or
 // newly elected) controller resumes exactly there and never fences twice.
-// This file is the loop and its lifecycle; the policy is in plan.ts, the steps in actions.ts and
-// cleanup.ts, the NodeFence objects in node-fence-store.ts.
+// This file is the loop and its lifecycle; what it sees is in observations.ts, the policy in
+// plan.ts, the steps in actions.ts and cleanup.ts, the NodeFence objects in node-fence-store.ts,
+// the clean-ups of what no fence owns any more in orphans.ts.
 import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
-import { sleep } from "../util/time.js";
+import { sleep, withTimeout } from "../util/time.js";
 import type { ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
 import { workloadsHeld } from "./cleanup.js";
@@ -17,10 +18,12 @@ import type { FenceAction, NodeFence } from "./fence-state.js";
 import type { LeaderElector } from "./leader.js";
 import { METRICS, MetricsRegistry } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
+import { NodeObservations } from "./observations.js";
+import { releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
 import { assessNodes, guardNodes, planNode } from "./plan.js";
-import { readSnapshot } from "./snapshot.js";
+import { readSnapshot, type Snapshot } from "./snapshot.js";
 
-export { FENCING_TAINT } from "./actions.js";
+export { FENCING_TAINT, OUT_OF_SERVICE_VALUE } from "./actions.js";
 
 export interface RecoveryControllerOptions {
   kc: k8s.KubeConfig;
@@ -32,34 +35,55 @@ export interface RecoveryControllerOptions {
   log?: (message: string) => void;
   /** Injectable clock (ms). Default Date.now. */
   now?: () => number;
-  /** Test seam: never perform this action (the controller "dies" right before it). */
-  haltBefore?: FenceAction;
-  /** With several replicas: only the Lease holder reconciles. Default: always active. */
+  /**
+   * Test seam: never perform this action (the controller "dies" right before it), or hold every
+   * action for which the function says true (the scenario releases it later).
+   */
+  haltBefore?: FenceAction | ((action: FenceAction, node: string) => boolean);
+  /** With several replicas: only the Lease holder acts; the others keep observing. Default: always active. */
   leader?: LeaderElector;
 }
+
+/** A snapshot read abandoned after this long counts as failed (the controller was blind). */
+const SNAPSHOT_TIMEOUT_MS = 10_000;
 
 export class RecoveryController {
   readonly metrics: MetricsRegistry;
   readonly #options: RecoveryControllerOptions;
   readonly #context: ActionContext;
+  readonly #observations: NodeObservations;
   /** Per node, the last reason it was held (log and Event once per reason, not every pass). */
   readonly #lastHold = new Map<string, string>();
   /** Lost nodes already reported as having nothing to release (one Event per outage). */
   readonly #nothingToRelease = new Set<string>();
-  #abort: AbortController | undefined;
+  /** Per node, since when this controller has seen it healthy without a break. */
+  readonly #healthySince = new Map<string, number>();
+  /** Node UIDs whose fence a person deleted: not fenced again until they are healthy. */
+  readonly #cancelledByHand = new Set<string>();
+  readonly #stopped = new AbortController();
   #loop: Promise<void> | undefined;
+  #lastPassAt: number | undefined;
+  #lastPassError: string | undefined;
 
   constructor(options: RecoveryControllerOptions) {
     this.#options = options;
     this.metrics = options.metrics ?? new MetricsRegistry();
-    const { kc, config, fenceConfig, drivers } = options;
+    const { kc, config, fenceConfig, drivers, leader } = options;
     const log = options.log ?? (() => undefined);
+    const now = options.now ?? Date.now;
+    this.#observations = new NodeObservations({
+      unhealthyAfterMs: config.unhealthyAfterMs,
+      checkIntervalMs: config.checkIntervalMs,
+      blindAfterMs: Math.max(3 * config.checkIntervalMs, 3_000),
+    });
+    const acting = (): AbortSignal =>
+      leader ? AbortSignal.any([this.#stopped.signal, leader.signal]) : this.#stopped.signal;
     this.#context = {
       kc,
       config,
       store: new NodeFenceStore(kc),
       metrics: this.metrics,
-      now: options.now ?? Date.now,
+      now,
       log,
       event: async (
         node: string,
@@ -72,24 +96,35 @@ export class RecoveryController {
         });
       },
       driver: (node: string) => fenceDriverFor(drivers, kc, fenceConfig, node, config.namespace),
+      acting,
+      driverSignal: () => {
+        const budget = leader
+          ? Math.min(config.driverTimeoutMs, leader.safeActionMs())
+          : config.driverTimeoutMs;
+        return AbortSignal.any([acting(), AbortSignal.timeout(Math.max(1, budget))]);
+      },
     };
   }
 
   /** Runs reconcile passes every checkInterval until `stop()`. Errors are logged and retried. */
   start(): void {
     if (this.#loop) return;
-    const abort = new AbortController();
-    this.#abort = abort;
+    this.#options.leader?.start();
+    const signal = this.#stopped.signal;
     this.#loop = (async () => {
-      while (!abort.signal.aborted) {
+      while (!signal.aborted) {
         try {
-          const leading = this.#options.leader ? await this.#options.leader.tryAcquireOrRenew() : true;
-          if (leading) await this.reconcileOnce();
+          await this.reconcileOnce();
+          this.#lastPassError = undefined;
         } catch (error) {
-          this.#context.log(`reconcile failed (retrying): ${errorMessage(error)}`);
+          this.#lastPassError = errorMessage(error);
+          // A pass cut short by stop() is no failure worth a log line.
+          if (!this.#stopped.signal.aborted) {
+            this.#context.log(`reconcile failed (retrying): ${this.#lastPassError}`);
+          }
         }
         try {
-          await sleep(this.#options.config.checkIntervalMs, abort.signal);
+          await sleep(this.#options.config.checkIntervalMs, signal);
         } catch {
           break;
         }
@@ -98,33 +133,102 @@ export class RecoveryController {
   }
 
   async stop(): Promise<void> {
-    this.#abort?.abort();
+    this.#stopped.abort(new Error("controller stopped"));
     await this.#loop;
-    this.#loop = undefined;
+    await this.#options.leader?.stop();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }
 
+  /** Healthy when a pass (acting or, as a standby, observing) completed recently. */
+  health(): { ok: boolean; message: string } {
+    const { checkIntervalMs } = this.#options.config;
+    const limit = Math.max(5 * checkIntervalMs, SNAPSHOT_TIMEOUT_MS + 2 * checkIntervalMs);
+    const now = this.#context.now();
+    if (this.#lastPassAt === undefined) {
+      return {
+        ok: this.#loop !== undefined,
+        message: this.#lastPassError ?? "starting: no pass completed yet",
+      };
+    }
+    const age = now - this.#lastPassAt;
+    if (age > limit) {
+      return {
+        ok: false,
+        message: `no reconcile pass completed for ${age} ms: ${this.#lastPassError ?? "stalled"}`,
+      };
+    }
+    const role = this.#options.leader ? (this.#options.leader.isLeader ? "leader" : "standby") : "active";
+    return { ok: true, message: `${role}; last pass ${age} ms ago` };
+  }
+
   async reconcileOnce(): Promise<void> {
     const { kc, config, store, log } = this.#context;
-    const snapshot = await readSnapshot(kc, config, store);
-    const health = assessNodes(snapshot, this.#context.now(), config.unhealthyAfterMs);
+    const startedAt = this.#context.now();
+    let snapshot: Snapshot;
+    try {
+      snapshot = await withTimeout(
+        readSnapshot(kc, config, store),
+        SNAPSHOT_TIMEOUT_MS,
+        "the controller's snapshot read",
+      );
+    } catch (error) {
+      this.#observations.recordFailedRead(startedAt);
+      throw error;
+    }
+    const now = this.#context.now();
+    const news = this.#observations.record(snapshot, startedAt, now);
+    if (news.blindForMs !== undefined) {
+      log(
+        `saw the API again after ${Math.round(news.blindForMs / 1000)}s blind: every node gets unhealthyAfter to renew before any new fence`,
+      );
+    }
+    if (news.returned.length > 0) {
+      log(`renewed after a silence: ${news.returned.join(", ")} (nodes silent with them get a fresh chance)`);
+    }
+    const health = assessNodes(snapshot, this.#observations, now, config.unhealthyAfterMs);
+    for (const [name, h] of health) {
+      if (h.state === "healthy") this.#healthySince.set(name, this.#healthySince.get(name) ?? now);
+      else this.#healthySince.delete(name);
+    }
     this.metrics.set(
       METRICS.unhealthy[0],
       METRICS.unhealthy[1],
       [...health.values()].filter((h) => h.state === "unhealthy").length,
     );
+    this.#lastPassAt = now;
+    // A standby keeps observing (so its clocks are warm when it takes over) but never acts.
+    if (this.#options.leader && !this.#options.leader.isLeader) return;
+    await sweepOrphans(this.#context, snapshot);
     const guard = guardNodes(snapshot, health, config.excludeLabel);
     for (const node of snapshot.nodes) {
       const name = node.metadata?.name ?? "";
+      const uid = node.metadata?.uid ?? "";
+      if (health.get(name)?.state === "healthy") this.#cancelledByHand.delete(uid);
       try {
-        const plan = planNode(name, snapshot, health, guard, config);
+        const plan = planNode(name, snapshot, this.#observations, health, guard, config);
         switch (plan.kind) {
-          case "progress":
-            await progressFence(this.#context, plan.fence, plan.nodeHealthy, this.#options.haltBefore);
+          case "release":
+            if (await releaseFence(this.#context, plan.fence)) this.#cancelledByHand.add(uid);
             break;
+          case "supersede":
+            await supersedeFence(this.#context, plan.fence);
+            break;
+          case "progress": {
+            const healthySince = this.#healthySince.get(name);
+            await progressFence(
+              this.#context,
+              plan.fence,
+              {
+                health: plan.health.state,
+                healthyForMs: healthySince === undefined ? 0 : now - healthySince,
+              },
+              this.#options.haltBefore,
+            );
+            break;
+          }
           case "wait-for-peers": {
             const waiting = plan.waiting.join(", ");
             if (this.#holdChanged(name, `waiting:${waiting}`)) {
@@ -133,20 +237,10 @@ export class RecoveryController {
             break;
           }
           case "hold":
-            if (this.#holdChanged(name, plan.reason)) {
-              this.metrics.inc(METRICS.guardHolds[0], METRICS.guardHolds[1], { reason: plan.reason });
-              log(`guard holds ${name}: ${plan.message}`);
-              await this.#context.event(
-                name,
-                EVENT_REASONS.guardHeld,
-                `not fencing ${name} (${plan.lostBecause}): ${plan.message}`,
-                "Warning",
-              );
-            }
+            await this.#hold(name, plan.reason, `not fencing ${name} (${plan.lostBecause}): ${plan.message}`);
             break;
           case "fence":
-            this.#lastHold.delete(name);
-            if (await this.#fence(name, plan.lostBecause, plan.previous)) {
+            if (await this.#fence(node, plan.lostBecause, plan.previous)) {
               // Count it at once, so the guard sees it for the next node in this same pass.
               const entry = guard.find((g) => g.name === name);
               if (entry) entry.fencing = true;
@@ -170,38 +264,76 @@ export class RecoveryController {
     return true;
   }
 
+  /** Logs, counts and records (once per reason) why a lost node is not fenced. */
+  async #hold(
+    node: string,
+    reason: string,
+    message: string,
+    eventReason: EventReason = EVENT_REASONS.guardHeld,
+  ) {
+    if (!this.#holdChanged(node, reason)) return;
+    this.metrics.inc(METRICS.guardHolds[0], METRICS.guardHolds[1], { reason });
+    this.#context.log(`holds ${node}: ${message}`);
+    await this.#context.event(node, eventReason, message, "Warning");
+  }
+
   /**
-   * Fences a lost node the guard allows, unless it holds nothing to release. False only in that
-   * case; otherwise the guard counts the node as fencing for the rest of the pass, even when no
-   * driver could be found for it.
+   * Fences a lost node the guard allows, unless it holds nothing to release, a person cancelled its
+   * fence, or it was fenced too often lately. False only when it holds nothing; otherwise the guard
+   * counts the node as fencing for the rest of the pass, even when it could not be fenced.
    */
-  async #fence(node: string, lostBecause: string, previous: NodeFence | undefined): Promise<boolean> {
-    if ((await workloadsHeld(this.#context.kc, node)) === 0) {
+  async #fence(node: k8s.V1Node, lostBecause: string, previous: NodeFence | undefined): Promise<boolean> {
+    const name = node.metadata?.name ?? "";
+    const { config } = this.#context;
+    if (this.#cancelledByHand.has(node.metadata?.uid ?? "")) {
+      await this.#hold(
+        name,
+        "CancelledByHand",
+        `not fencing ${name} (${lostBecause}): its NodeFence was deleted by hand; it is fenced again only after it has been healthy`,
+      );
+      return true;
+    }
+    if ((await workloadsHeld(this.#context.kc, name)) === 0) {
       // A graceful shutdown ended every pod and released every volume itself; so does an
       // empty node. Fencing would protect nothing, and a node shut down on purpose stays so.
-      if (!this.#nothingToRelease.has(node)) {
-        this.#nothingToRelease.add(node);
+      if (!this.#nothingToRelease.has(name)) {
+        this.#nothingToRelease.add(name);
         await this.#context.event(
-          node,
+          name,
           EVENT_REASONS.nothingToRelease,
-          `not fencing ${node} (${lostBecause}): no running pods and no attached volumes to release`,
+          `not fencing ${name} (${lostBecause}): no running pods and no attached volumes to release`,
         );
       }
       return false;
     }
-    this.#nothingToRelease.delete(node);
+    this.#nothingToRelease.delete(name);
+    const now = this.#context.now();
+    const recent = (previous?.status?.fenceStarts ?? []).filter(
+      (t) => now - Date.parse(t) < config.fenceRateWindowMs,
+    );
+    if (recent.length >= config.maxFencesPerWindow) {
+      await this.#hold(
+        name,
+        "RateLimited",
+        `not fencing ${name} (${lostBecause}): fenced ${recent.length} times in the last ${Math.round(config.fenceRateWindowMs / 60_000)} min (limit ${config.maxFencesPerWindow}); fence it by hand or delete its NodeFence to reset`,
+        EVENT_REASONS.fenceRateLimited,
+      );
+      return true;
+    }
     // No way to fence means no fence at all: never taint or claim a node we cannot power off.
     let driverName: string;
     try {
-      driverName = (await this.#context.driver(node)).driver.name;
+      driverName = (await this.#context.driver(name)).driver.name;
     } catch (error) {
-      const message = `cannot fence ${node}: ${errorMessage(error)}`;
-      if (this.#holdChanged(node, "NoFenceDriver")) {
-        this.#context.log(message);
-        await this.#context.event(node, EVENT_REASONS.fenceFailed, message, "Warning");
-      }
+      await this.#hold(
+        name,
+        "NoFenceDriver",
+        `cannot fence ${name}: ${errorMessage(error)}`,
+        EVENT_REASONS.fenceFailed,
+      );
       return true;
     }
+    this.#lastHold.delete(name);
     await startFence(this.#context, node, lostBecause, driverName, previous);
     return true;
   }

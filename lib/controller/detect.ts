@@ -1,70 +1,69 @@
-// Detection: is a node lost? From its Lease's age and its Ready condition, at a given instant.
-import type { k8s } from "../kube/client.js";
+// Detection: is a node lost? From what this controller observed of its Lease and its Ready
+// condition (observations.ts), on this controller's own clock.
+import type { NodeObservation } from "./observations.js";
 
 export type NodeHealth =
+  /** Seen renewing its Lease (or, without a Lease, Ready), and Ready. */
   | { state: "healthy" }
-  /** Trouble, but not for long enough to act on. */
+  /** Seen renewing, but Ready is not True: alive, in trouble not long enough to act on. */
   | { state: "suspect"; reason: string }
+  /**
+   * Not seen renewing since this controller first saw it or restarted its clock (after a restart,
+   * blindness, or a peer's return), and not silent long enough to be lost: no evidence either way.
+   */
+  | { state: "unobserved"; reason: string }
   | { state: "unhealthy"; reason: string };
 
-function ms(value: unknown): number | undefined {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === "string") {
-    const parsed = Date.parse(value);
-    return Number.isFinite(parsed) ? parsed : undefined;
-  }
-  return undefined;
-}
-
 /**
- * Unhealthy when the Lease has not been renewed for more than `unhealthyAfterMs`, or Ready has not
- * been True for that long. A node without a Lease is judged by Ready alone.
+ * Unhealthy when this controller has seen no Lease renewal for more than `unhealthyAfterMs`, or has
+ * seen Ready not True for that long. A node without a Lease is judged by Ready alone; a node not
+ * observed at all is healthy (nothing will act on it before it is observed).
  */
 export function assessNode(
-  node: k8s.V1Node,
-  lease: k8s.V1Lease | undefined,
+  observation: Readonly<NodeObservation> | undefined,
   nowMs: number,
   unhealthyAfterMs: number,
 ): NodeHealth {
-  const renewed = ms(lease?.spec?.renewTime);
-  const leaseAge = renewed === undefined ? undefined : nowMs - renewed;
-  const ready = node.status?.conditions?.find((c) => c.type === "Ready");
-  const notReadySince = ready && ready.status !== "True" ? ms(ready.lastTransitionTime) : undefined;
-  const notReadyAge = notReadySince === undefined ? undefined : nowMs - notReadySince;
-  if (leaseAge !== undefined && leaseAge > unhealthyAfterMs) {
-    return { state: "unhealthy", reason: `Lease not renewed for ${Math.round(leaseAge / 1000)}s` };
+  if (!observation) return { state: "healthy" };
+  const silentForMs = observation.renewTime === undefined ? undefined : nowMs - observation.lastSignAt;
+  const notReadyForMs =
+    observation.notReadySinceAt === undefined ? undefined : nowMs - observation.notReadySinceAt;
+  if (silentForMs !== undefined && silentForMs > unhealthyAfterMs) {
+    return { state: "unhealthy", reason: `Lease not renewed for ${Math.round(silentForMs / 1000)}s` };
   }
-  if (notReadyAge !== undefined && notReadyAge > unhealthyAfterMs) {
+  if (notReadyForMs !== undefined && notReadyForMs > unhealthyAfterMs) {
     return {
       state: "unhealthy",
-      reason: `Ready=${ready?.status ?? "?"} for ${Math.round(notReadyAge / 1000)}s`,
+      reason: `Ready=${observation.ready ?? "?"} for ${Math.round(notReadyForMs / 1000)}s`,
     };
   }
-  if (notReadyAge !== undefined) return { state: "suspect", reason: `Ready=${ready?.status ?? "?"}` };
+  if (observation.renewTime !== undefined && !observation.seenRenewing) {
+    return { state: "unobserved", reason: "not seen renewing its Lease yet" };
+  }
+  if (notReadyForMs !== undefined) return { state: "suspect", reason: `Ready=${observation.ready ?? "?"}` };
   return { state: "healthy" };
 }
 
 /**
  * Nodes that may have gone silent in the same event as `candidate` but are not judged lost yet:
- * healthy-looking nodes whose last Lease renewal is not later than the candidate's next renewal
- * would have been. Nodes lost together stop within one renewal interval of each other, so until
- * these either renew (alive after the candidate failed) or turn unhealthy, the guard would count
- * too few lost nodes and could let a zone outage be fenced node by node. With unhealthyAfter at
- * least two renewal intervals (20 s vs 10 s upstream), healthy nodes pass at once.
+ * healthy-looking nodes whose last renewal this controller saw is not later than the candidate's
+ * next renewal would have been (plus the observation granularity). Nodes lost together stop within
+ * one renewal interval of each other, so until these either renew (alive after the candidate
+ * failed) or turn unhealthy, the guard would count too few lost nodes and could let a zone outage
+ * be fenced node by node. With unhealthyAfter at least two renewal intervals (20 s vs 10 s
+ * upstream), healthy nodes pass at once.
  */
 export function possiblyLostTogether(
-  candidateLease: k8s.V1Lease | undefined,
-  peers: readonly { name: string; lease: k8s.V1Lease | undefined; unhealthy: boolean }[],
+  candidate: Readonly<NodeObservation> | undefined,
+  peers: readonly { name: string; observation: Readonly<NodeObservation> | undefined; unhealthy: boolean }[],
+  checkIntervalMs: number,
 ): string[] {
-  const renewed = ms(candidateLease?.spec?.renewTime);
-  const durationSeconds = candidateLease?.spec?.leaseDurationSeconds;
-  if (renewed === undefined || durationSeconds === undefined) return [];
-  const nextRenewalDue = renewed + (durationSeconds * 1000) / 4;
+  if (candidate?.renewIntervalMs === undefined || candidate.renewTime === undefined) return [];
+  const nextRenewalDue = candidate.lastSignAt + candidate.renewIntervalMs + checkIntervalMs;
   return peers
     .filter((peer) => {
-      if (peer.unhealthy) return false;
-      const peerRenewed = ms(peer.lease?.spec?.renewTime);
-      return peerRenewed !== undefined && peerRenewed <= nextRenewalDue;
+      if (peer.unhealthy || peer.observation?.renewTime === undefined) return false;
+      return peer.observation.lastSignAt <= nextRenewalDue;
     })
     .map((peer) => peer.name);
 }

@@ -14,6 +14,18 @@ export const EVENT_REASONS = {
   fenceSucceeded: "FenceSucceeded",
   fenceFailed: "FenceFailed",
   fenceAborted: "FenceAborted",
+  /** The node runs again after its confirmed power-off (powered on by someone): no taint, no cleanup. */
+  fenceAbandoned: "FenceAbandoned",
+  /** Per-node fence rate limit reached: a flapping node is held. */
+  fenceRateLimited: "FenceRateLimited",
+  /** The NodeFence was deleted by hand: its taints were lifted. */
+  fenceCancelled: "FenceCancelled",
+  /** The Node was deleted and registered again under its name mid-fence: the fence ended untouched. */
+  fenceSuperseded: "FenceSuperseded",
+  /** Cleanup ended with pods left (finalizers, or the cleanup timeout). */
+  cleanupIncomplete: "CleanupIncomplete",
+  /** A taint of this controller's that no fence owned any more was removed. */
+  orphanTaintRemoved: "OrphanTaintRemoved",
   outOfServiceTainted: "OutOfServiceTaintAdded",
   podsForceDeleted: "PodsForceDeleted",
   volumeAttachmentsRemoved: "VolumeAttachmentsRemoved",

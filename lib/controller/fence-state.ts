@@ -22,6 +22,8 @@ export interface FenceStatus {
   phase: FencePhase;
   retries: number;
   message?: string;
+  /** When recent fences of this node started (newest last): the per-node rate limit counts them. */
+  fenceStarts?: string[];
   detectedAt?: string;
   fencedAt?: string;
   taintedAt?: string;
@@ -33,9 +35,24 @@ export interface FenceStatus {
 export interface NodeFence {
   apiVersion: string;
   kind: "NodeFence";
-  metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
-  spec: { node: string; reason?: string; driver?: string };
+  metadata: {
+    name: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
+  /** `nodeUID`: the Node object this fence belongs to (a node re-registered under the name is another). */
+  spec: { node: string; nodeUID?: string; reason?: string; driver?: string };
   status?: FenceStatus;
+}
+
+/** Keeps a NodeFence until the controller has lifted the taints it put on the node. */
+export const NODE_FENCE_FINALIZER = "rekindle.dev/lift-taints";
+
+/** Does `fence` belong to this Node object? A fence written before UIDs were recorded adopts it. */
+export function fenceOwnsNode(fence: NodeFence, node: { metadata?: { uid?: string } }): boolean {
+  return fence.spec.nodeUID === undefined || fence.spec.nodeUID === node.metadata?.uid;
 }
 
 export type FenceAction =
@@ -43,6 +60,7 @@ export type FenceAction =
   | "confirm-off"
   | "retry"
   | "abort"
+  | "abandon"
   | "taint"
   | "cleanup"
   | "begin-recovery"
@@ -50,8 +68,10 @@ export type FenceAction =
   | "wait";
 
 export interface FenceObservation {
-  /** The node's Lease is fresh and Ready is True. */
-  nodeHealthy: boolean;
+  /** The node as this pass judges it (detect.ts): only "unhealthy" is lost, only "healthy" is back. */
+  health: "healthy" | "suspect" | "unobserved" | "unhealthy";
+  /** How long the node has been healthy without a break, on this controller's clock (0: not healthy). */
+  healthyForMs: number;
   /** Pods still bound to the node with a deletionTimestamp (a returned node must drop them first). */
   stalePods: number;
   nowMs: number;
@@ -60,6 +80,10 @@ export interface FenceObservation {
 export interface DecideOptions {
   fenceRetries: number;
   retryBackoffMs: number;
+  /** A returned node must stay healthy this long before its taints are lifted (damps flapping). */
+  healthyBeforeUnfenceMs: number;
+  /** A returned node healthy this long is let go even if stale pods remain (finalizers, say). */
+  staleWaitMs: number;
 }
 
 /** True once the fence has run its course (and a new loss starts a new fence). */
@@ -68,8 +92,13 @@ export function isFinished(status: FenceStatus | undefined): boolean {
 }
 
 /**
- * What to do next for one NodeFence. Safety rule: the out-of-service taint is only ever added after
- * a confirmed fence (power-management done); a node that is healthy again before that is let go.
+ * What to do next for one NodeFence. Safety rules:
+ * - a side effect on a node (power off, taint, cleanup) needs the node lost *now* ("unhealthy");
+ *   with no evidence either way ("unobserved": right after a restart or blindness) it waits;
+ * - the out-of-service taint is only ever added after a confirmed fence (power-management done);
+ * - a node healthy again before that is let go (abort); a node seen renewing again after it (someone
+ *   powered it on) is neither tainted nor cleaned further (abandon: straight to recovery). The
+ *   taint and cleanup actions also re-read the power state right before they act.
  */
 export function decide(
   status: FenceStatus,
@@ -77,19 +106,29 @@ export function decide(
   options: DecideOptions,
 ): FenceAction {
   const { step, phase } = status;
+  const { health } = observation;
+  const lost = health === "unhealthy";
+  const alive = health === "healthy" || health === "suspect";
   if (step === "power-management") {
-    if (phase === "done") return "taint";
-    if (observation.nodeHealthy) return "abort";
-    if (phase === "new") return "power-off";
+    if (phase === "done") return lost ? "taint" : alive ? "abandon" : "wait";
+    if (health === "healthy") return "abort";
     if (phase === "running") return "confirm-off";
+    if (!lost) return "wait";
+    if (phase === "new") return "power-off";
     // error: retry after a backoff, as long as retries remain
     const since = status.lastTransitionTime ? Date.parse(status.lastTransitionTime) : 0;
     if (status.retries >= options.fenceRetries) return "wait";
     return observation.nowMs - since >= options.retryBackoffMs ? "retry" : "wait";
   }
-  if (step === "taint") return phase === "done" ? "cleanup" : "taint";
-  if (step === "cleanup") return phase === "done" ? "begin-recovery" : "cleanup";
+  if (step === "taint" || (step === "cleanup" && phase !== "done")) {
+    if (!lost) return alive ? "abandon" : "wait";
+    return step === "taint" && phase !== "done" ? "taint" : "cleanup";
+  }
+  if (step === "cleanup") return "begin-recovery";
   // recovery
   if (phase === "done") return "wait";
-  return observation.nodeHealthy && observation.stalePods === 0 ? "finish-recovery" : "wait";
+  if (health !== "healthy" || observation.healthyForMs < options.healthyBeforeUnfenceMs) return "wait";
+  return observation.stalePods === 0 || observation.healthyForMs >= options.staleWaitMs
+    ? "finish-recovery"
+    : "wait";
 }

@@ -1,7 +1,10 @@
-// NodeFence objects in the API: list, read, create or restart, and status writes (merge patches on
-// the status subresource). The controller's memory between passes, restarts and leaders.
+// NodeFence objects in the API: list, read, create or restart, status writes and the finalizer.
+// The controller's memory between passes, restarts and leaders. Every write carries the
+// resourceVersion the writer last saw, so a writer acting on a stale view (a replica that lost the
+// leadership and does not know it yet) fails with a conflict instead of overwriting newer state.
 import { isNotFound, k8s } from "../kube/client.js";
 import {
+  NODE_FENCE_FINALIZER,
   NODE_FENCE_GROUP,
   NODE_FENCE_PLURAL,
   NODE_FENCE_VERSION,
@@ -11,6 +14,8 @@ import {
 
 /** The timestamps of one fence's course, cleared when a later loss reuses the object. */
 const PER_FENCE_TIMESTAMPS = ["fencedAt", "taintedAt", "cleanedAt", "recoveredAt"] as const;
+
+const MERGE_PATCH = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
 
 export class NodeFenceStore {
   readonly #kc: k8s.KubeConfig;
@@ -38,38 +43,69 @@ export class NodeFenceStore {
     }
   }
 
-  async create(spec: NodeFence["spec"]): Promise<void> {
+  /** A new NodeFence, with the finalizer that makes a deletion lift its taints first. */
+  async create(spec: NodeFence["spec"]): Promise<NodeFence> {
     const body: NodeFence = {
       apiVersion: `${NODE_FENCE_GROUP}/${NODE_FENCE_VERSION}`,
       kind: "NodeFence",
-      metadata: { name: spec.node },
+      metadata: { name: spec.node, finalizers: [NODE_FENCE_FINALIZER] },
       spec,
     };
-    await this.#api().createClusterCustomObject({
+    return (await this.#api().createClusterCustomObject({
       group: NODE_FENCE_GROUP,
       version: NODE_FENCE_VERSION,
       plural: NODE_FENCE_PLURAL,
       body,
-    });
+    })) as NodeFence;
   }
 
-  /** A finished fence of an earlier loss starts over on the same object: new spec. */
-  async restart(spec: NodeFence["spec"]): Promise<void> {
-    await this.#api().patchClusterCustomObject(
-      { ...this.#ref(spec.node), body: { spec } },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    );
+  /** A finished fence of an earlier loss starts over on the same object: new spec, the finalizer back. */
+  async restart(fence: NodeFence, spec: NodeFence["spec"]): Promise<NodeFence> {
+    const finalizers = [...new Set([...(fence.metadata.finalizers ?? []), NODE_FENCE_FINALIZER])];
+    const updated = (await this.#api().patchClusterCustomObject(
+      {
+        ...this.#ref(spec.node),
+        body: { metadata: { resourceVersion: fence.metadata.resourceVersion, finalizers }, spec },
+      },
+      MERGE_PATCH,
+    )) as NodeFence;
+    Object.assign(fence, updated);
+    return fence;
   }
 
-  /** Writes the whole status (merge patch); `replace` clears fields of an earlier fence first. */
-  async writeStatus(node: string, status: FenceStatus, replace = false): Promise<void> {
-    const body = replace
-      ? { status: { ...Object.fromEntries(PER_FENCE_TIMESTAMPS.map((k) => [k, null])), ...status } }
-      : { status };
-    await this.#api().patchClusterCustomObjectStatus(
-      { ...this.#ref(node), body },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    );
+  /**
+   * Writes the whole status (merge patch) if nobody wrote the NodeFence since `fence` was read, and
+   * brings `fence` up to date (so one step can write twice). `replace` clears the fields of an
+   * earlier fence first. A stale `fence` fails with 409 Conflict.
+   */
+  async writeStatus(fence: NodeFence, status: FenceStatus, replace = false): Promise<void> {
+    const body = {
+      metadata: { resourceVersion: fence.metadata.resourceVersion },
+      status: replace
+        ? { ...Object.fromEntries(PER_FENCE_TIMESTAMPS.map((k) => [k, null])), ...status }
+        : status,
+    };
+    const updated = (await this.#api().patchClusterCustomObjectStatus(
+      { ...this.#ref(fence.spec.node), body },
+      MERGE_PATCH,
+    )) as NodeFence;
+    Object.assign(fence, updated);
+  }
+
+  /** Lets a NodeFence being deleted go (after its taints were lifted). */
+  async removeFinalizer(fence: NodeFence): Promise<void> {
+    const finalizers = (fence.metadata.finalizers ?? []).filter((f) => f !== NODE_FENCE_FINALIZER);
+    try {
+      await this.#api().patchClusterCustomObject(
+        {
+          ...this.#ref(fence.spec.node),
+          body: { metadata: { resourceVersion: fence.metadata.resourceVersion, finalizers } },
+        },
+        MERGE_PATCH,
+      );
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
   }
 
   #api(): k8s.CustomObjectsApi {

@@ -1,15 +1,21 @@
 // The policy of one reconcile pass, pure: each node's health, the guard's view of all nodes, and
-// what to do about one node (carry on with its fence, wait for its peers, hold, fence, or nothing).
+// what to do about one node (release or supersede a fence, carry on with it, wait for its peers,
+// hold, fence, or nothing).
 import type { ControllerConfig } from "./config.js";
 import { assessNode, possiblyLostTogether, type NodeHealth } from "./detect.js";
-import { isFinished, type NodeFence } from "./fence-state.js";
+import { fenceOwnsNode, isFinished, type NodeFence } from "./fence-state.js";
 import { guardDecision, type GuardHoldReason, type GuardNode } from "./guard.js";
 import { isControlPlaneNode, ZONE_LABEL } from "../kube/queries.js";
+import type { NodeObservations } from "./observations.js";
 import type { Snapshot } from "./snapshot.js";
 
 export type NodePlan =
+  /** The NodeFence is being deleted (by hand): lift what it put on the node, then let it go. */
+  | { kind: "release"; fence: NodeFence }
+  /** The NodeFence belongs to an earlier Node object of this name (re-registered): end it untouched. */
+  | { kind: "supersede"; fence: NodeFence }
   /** A fence is under way: take its next step. */
-  | { kind: "progress"; fence: NodeFence; nodeHealthy: boolean }
+  | { kind: "progress"; fence: NodeFence; health: NodeHealth }
   /** Lost, but other nodes went stale with it and have not been judged yet. */
   | { kind: "wait-for-peers"; waiting: string[] }
   /** Lost, and the guard says not now. */
@@ -24,14 +30,15 @@ function nodeName(node: { metadata?: { name?: string } }): string {
 }
 
 export function assessNodes(
-  snapshot: Snapshot,
+  snapshot: Pick<Snapshot, "nodes">,
+  observations: NodeObservations,
   nowMs: number,
   unhealthyAfterMs: number,
 ): Map<string, NodeHealth> {
   const health = new Map<string, NodeHealth>();
   for (const node of snapshot.nodes) {
     const name = nodeName(node);
-    health.set(name, assessNode(node, snapshot.leases.get(name), nowMs, unhealthyAfterMs));
+    health.set(name, assessNode(observations.get(name), nowMs, unhealthyAfterMs));
   }
   return health;
 }
@@ -50,7 +57,7 @@ export function guardNodes(
       controlPlane: isControlPlaneNode(node),
       excluded: node.metadata?.labels?.[excludeLabel] !== undefined,
       unhealthy: health.get(name)?.state === "unhealthy",
-      fencing: fence !== undefined && !isFinished(fence.status),
+      fencing: fence !== undefined && !isFinished(fence.status) && fenceOwnsNode(fence, node),
     };
   });
 }
@@ -59,21 +66,26 @@ export function guardNodes(
 export function planNode(
   name: string,
   snapshot: Snapshot,
+  observations: NodeObservations,
   health: ReadonlyMap<string, NodeHealth>,
   guard: readonly GuardNode[],
-  config: Pick<ControllerConfig, "maxUnhealthy">,
+  config: Pick<ControllerConfig, "maxUnhealthy" | "checkIntervalMs">,
 ): NodePlan {
   const nodeHealth = health.get(name) ?? { state: "healthy" };
+  const node = snapshot.nodes.find((n) => nodeName(n) === name);
   const fence = snapshot.fences.get(name);
-  if (fence && !isFinished(fence.status)) {
-    return { kind: "progress", fence, nodeHealthy: nodeHealth.state === "healthy" };
+  if (fence?.metadata.deletionTimestamp) return { kind: "release", fence };
+  if (fence && node && !fenceOwnsNode(fence, node) && !isFinished(fence.status)) {
+    return { kind: "supersede", fence };
   }
+  if (fence && !isFinished(fence.status)) return { kind: "progress", fence, health: nodeHealth };
   if (nodeHealth.state !== "unhealthy") return { kind: "none", healthy: nodeHealth.state === "healthy" };
   const waiting = possiblyLostTogether(
-    snapshot.leases.get(name),
+    observations.get(name),
     guard
       .filter((g) => g.name !== name && !g.controlPlane)
-      .map((g) => ({ name: g.name, lease: snapshot.leases.get(g.name), unhealthy: g.unhealthy })),
+      .map((g) => ({ name: g.name, observation: observations.get(g.name), unhealthy: g.unhealthy })),
+    config.checkIntervalMs,
   );
   if (waiting.length > 0) return { kind: "wait-for-peers", waiting };
   const decision = guardDecision(name, {

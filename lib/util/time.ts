@@ -81,3 +81,24 @@ export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, wha
 export function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
+
+/**
+ * Awaits `promise`, or throws as soon as `signal` aborts (with its reason): for calls into code that
+ * may not honour the signal itself (a hung BMC, a webhook with no timeout). The abandoned promise
+ * is left to settle on its own.
+ */
+export async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) throw signal.reason;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}

@@ -73,6 +73,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
               namespace: "rekindle-system",
               identity: extra.leader,
               leaseDurationMs: 4_000,
+              retryPeriodMs: 500,
             }),
           }
         : {}),

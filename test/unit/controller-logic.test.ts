@@ -1,8 +1,6 @@
 import { expect } from "chai";
 import { createServer, type Server } from "node:http";
-import type { k8s } from "../../lib/kube/client.js";
 import { parseDuration, parseMaxUnhealthy, unhealthyBudget } from "../../lib/controller/config.js";
-import { assessNode, possiblyLostTogether } from "../../lib/controller/detect.js";
 import { WebhookFenceDriver } from "../../lib/controller/drivers/webhook.js";
 import { templateFor } from "../../lib/controller/fence-config.js";
 import { decide, isFinished, type FenceStatus } from "../../lib/controller/fence-state.js";
@@ -12,63 +10,6 @@ import { RekindleError } from "../../lib/errors.js";
 
 const T = Date.parse("2026-01-01T00:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function node(ready: "True" | "False" | "Unknown", since: number): k8s.V1Node {
-  return {
-    metadata: { name: "n" },
-    status: { conditions: [{ type: "Ready", status: ready, lastTransitionTime: new Date(since) }] },
-  };
-}
-const lease = (renewed: number): k8s.V1Lease => ({
-  metadata: { name: "n" },
-  spec: { renewTime: new Date(renewed) },
-});
-
-describe("controller: detection", function () {
-  it("a fresh Lease and Ready=True is healthy", function () {
-    expect(assessNode(node("True", T - 60_000), lease(T - 5_000), T, 20_000).state).to.equal("healthy");
-  });
-
-  it("a Lease older than unhealthyAfter is unhealthy, even while Ready still says True", function () {
-    const health = assessNode(node("True", T - 60_000), lease(T - 21_000), T, 20_000);
-    expect(health).to.deep.equal({ state: "unhealthy", reason: "Lease not renewed for 21s" });
-  });
-
-  it("Ready not True for long is unhealthy; briefly is only suspect", function () {
-    expect(assessNode(node("False", T - 30_000), lease(T - 1_000), T, 20_000).state).to.equal("unhealthy");
-    expect(assessNode(node("Unknown", T - 3_000), lease(T - 1_000), T, 20_000).state).to.equal("suspect");
-  });
-});
-
-describe("controller: nodes lost together", function () {
-  // Lease duration 40 s: renewals every 10 s. The candidate last renewed at T - 25 s.
-  const timed = (renewed: number): k8s.V1Lease => ({
-    metadata: { name: "n" },
-    spec: { renewTime: new Date(renewed), leaseDurationSeconds: 40 },
-  });
-  const candidate = timed(T - 25_000);
-
-  it("passes at once when every other node renewed after the candidate's next renewal was due", function () {
-    const peers = [
-      { name: "a", lease: timed(T - 3_000), unhealthy: false },
-      { name: "b", lease: timed(T - 9_000), unhealthy: false },
-    ];
-    expect(possiblyLostTogether(candidate, peers)).to.deep.equal([]);
-  });
-
-  it("waits for a silent peer that may have failed in the same event, until it renews or is judged lost", function () {
-    const silent = { name: "b", lease: timed(T - 18_000), unhealthy: false };
-    expect(possiblyLostTogether(candidate, [silent])).to.deep.equal(["b"]);
-    expect(possiblyLostTogether(candidate, [{ ...silent, unhealthy: true }])).to.deep.equal([]);
-    expect(possiblyLostTogether(candidate, [{ ...silent, lease: timed(T - 1_000) }])).to.deep.equal([]);
-  });
-
-  it("does not wait when the candidate's Lease says nothing about its cadence", function () {
-    const peers = [{ name: "b", lease: timed(T - 18_000), unhealthy: false }];
-    expect(possiblyLostTogether(lease(T - 25_000), peers)).to.deep.equal([]);
-    expect(possiblyLostTogether(undefined, peers)).to.deep.equal([]);
-  });
-});
 
 describe("controller: guard", function () {
   const nodes = (unhealthy: string[], extra: Partial<Record<string, Partial<GuardNode>>> = {}): GuardNode[] =>
@@ -147,7 +88,12 @@ describe("controller: guard", function () {
 });
 
 describe("controller: fence state machine (fake clock)", function () {
-  const options = { fenceRetries: 3, retryBackoffMs: 10_000 };
+  const options = {
+    fenceRetries: 3,
+    retryBackoffMs: 10_000,
+    healthyBeforeUnfenceMs: 10_000,
+    staleWaitMs: 120_000,
+  };
   const status = (s: Partial<FenceStatus>): FenceStatus => ({
     step: "power-management",
     phase: "new",
@@ -155,7 +101,9 @@ describe("controller: fence state machine (fake clock)", function () {
     lastTransitionTime: iso(T),
     ...s,
   });
-  const lost = { nodeHealthy: false, stalePods: 0, nowMs: T };
+  const lost = { health: "unhealthy", healthyForMs: 0, stalePods: 0, nowMs: T } as const;
+  const back = (healthyForMs: number, stalePods = 0) =>
+    ({ health: "healthy", healthyForMs, stalePods, nowMs: T }) as const;
 
   it("walks a lost node through fence → taint → cleanup → recovery", function () {
     expect(decide(status({ phase: "new" }), lost, options)).to.equal("power-off");
@@ -168,11 +116,27 @@ describe("controller: fence state machine (fake clock)", function () {
   });
 
   it("never taints before a confirmed fence: a node back mid-fence is let go", function () {
-    const back = { ...lost, nodeHealthy: true };
     for (const phase of ["new", "running", "error"] as const)
-      expect(decide(status({ phase }), back, options), phase).to.equal("abort");
-    // Once the fence is confirmed the node was really off: proceed even if it is back by now.
-    expect(decide(status({ phase: "done" }), back, options)).to.equal("taint");
+      expect(decide(status({ phase }), back(0), options), phase).to.equal("abort");
+  });
+
+  it("a node running again after its confirmed power-off is neither tainted nor cleaned further", function () {
+    const suspect = { ...lost, health: "suspect" } as const;
+    for (const observation of [back(0), suspect]) {
+      expect(decide(status({ phase: "done" }), observation, options)).to.equal("abandon");
+      expect(decide(status({ step: "taint", phase: "done" }), observation, options)).to.equal("abandon");
+      expect(decide(status({ step: "cleanup", phase: "running" }), observation, options)).to.equal("abandon");
+    }
+    // No evidence either way (a restarted or formerly blind controller): no side effect, no letting go.
+    const unobserved = { ...lost, health: "unobserved" } as const;
+    expect(decide(status({ phase: "new" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ phase: "running" }), unobserved, options)).to.equal("confirm-off");
+    expect(decide(status({ phase: "done" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ step: "taint", phase: "done" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ step: "cleanup", phase: "running" }), unobserved, options)).to.equal("wait");
+    expect(decide(status({ step: "recovery", phase: "running" }), unobserved, options)).to.equal("wait");
+    // Cleanup finished: recovery begins whatever the node does now.
+    expect(decide(status({ step: "cleanup", phase: "done" }), back(0), options)).to.equal("begin-recovery");
   });
 
   it("retries a failed fence after the backoff, up to the retry limit", function () {
@@ -184,12 +148,18 @@ describe("controller: fence state machine (fake clock)", function () {
     );
   });
 
-  it("finishes recovery only when the node is healthy and has no stale pods", function () {
+  it("finishes recovery once the node has been healthy for a while and has no stale pods", function () {
     const recovering = status({ step: "recovery", phase: "running" });
-    expect(decide(recovering, { nodeHealthy: true, stalePods: 2, nowMs: T }, options)).to.equal("wait");
-    expect(decide(recovering, { nodeHealthy: true, stalePods: 0, nowMs: T }, options)).to.equal(
-      "finish-recovery",
-    );
+    expect(decide(recovering, lost, options)).to.equal("wait");
+    expect(decide(recovering, back(9_999), options)).to.equal("wait");
+    expect(decide(recovering, back(10_000, 2), options)).to.equal("wait");
+    expect(decide(recovering, back(10_000), options)).to.equal("finish-recovery");
+  });
+
+  it("bounds the wait for pods stuck in deletion on a returned node", function () {
+    const recovering = status({ step: "recovery", phase: "running" });
+    expect(decide(recovering, back(119_999, 1), options)).to.equal("wait");
+    expect(decide(recovering, back(120_000, 1), options)).to.equal("finish-recovery");
     expect(isFinished(status({ step: "recovery", phase: "done" }))).to.equal(true);
     expect(isFinished(status({ step: "recovery", phase: "running" }))).to.equal(false);
   });

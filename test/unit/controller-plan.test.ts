@@ -1,71 +1,110 @@
 import { expect } from "chai";
-import type { k8s } from "../../lib/kube/client.js";
 import type { NodeFence } from "../../lib/controller/fence-state.js";
 import { assessNodes, guardNodes, planNode } from "../../lib/controller/plan.js";
 import type { Snapshot } from "../../lib/controller/snapshot.js";
+import { nodeObject, observations, replay, snapshotAt, type ScriptedNode } from "../support/node-history.js";
 
-const T = Date.parse("2026-01-01T00:00:00Z");
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+const s = (seconds: number) => T0 + seconds * 1000;
+const NOW = s(60);
 
-function node(name: string, zone: string): k8s.V1Node {
+/** Three workers in three zones renewing every 10 s (phases 0, 1, 6 s); `lastRenewal` stops one. */
+function cluster(lastRenewal: Record<string, number> = {}, extra: Partial<Snapshot> = {}) {
+  const nodes: ScriptedNode[] = ["a", "b", "c"].map((name, i) => ({
+    name,
+    zone: `z${i}`,
+    phaseMs: [0, 1_000, 6_000][i] ?? 0,
+    alive: (t: number) => lastRenewal[name] === undefined || t <= lastRenewal[name],
+  }));
+  const o = observations({ checkIntervalMs: 1_000 });
+  replay(o, nodes, { from: s(0), to: NOW });
+  const snapshot: Snapshot = { ...snapshotAt(nodes, NOW, s(0)), fences: new Map(), paused: false, ...extra };
+  return { o, snapshot };
+}
+
+function plan(name: string, lastRenewal: Record<string, number> = {}, extra: Partial<Snapshot> = {}) {
+  const { o, snapshot } = cluster(lastRenewal, extra);
+  const health = assessNodes(snapshot, o, NOW, 20_000);
+  return planNode(name, snapshot, o, health, guardNodes(snapshot, health, "rekindle.dev/exclude"), {
+    maxUnhealthy: "40%",
+    checkIntervalMs: 1_000,
+  });
+}
+
+function fence(
+  status: NonNullable<NodeFence["status"]>,
+  metadata: Partial<NodeFence["metadata"]> = {},
+  nodeUID?: string,
+): NodeFence {
   return {
-    metadata: { name, labels: { "topology.kubernetes.io/zone": zone } },
-    status: { conditions: [{ type: "Ready", status: "True", lastTransitionTime: new Date(T - 600_000) }] },
+    apiVersion: "rekindle.dev/v1alpha1",
+    kind: "NodeFence",
+    metadata: { name: "a", ...metadata },
+    spec: { node: "a", ...(nodeUID === undefined ? {} : { nodeUID }) },
+    status,
   };
-}
-
-function lease(name: string, renewed: number): k8s.V1Lease {
-  return { metadata: { name }, spec: { renewTime: new Date(renewed), leaseDurationSeconds: 40 } };
-}
-
-/** Three workers in three zones; `renewed` overrides a node's last Lease renewal (default 2 s ago). */
-function snapshot(renewed: Record<string, number> = {}, extra: Partial<Snapshot> = {}): Snapshot {
-  const names = ["a", "b", "c"];
-  return {
-    nodes: names.map((n, i) => node(n, `z${i}`)),
-    leases: new Map(names.map((n) => [n, lease(n, renewed[n] ?? T - 2_000)])),
-    fences: new Map(),
-    paused: false,
-    ...extra,
-  };
-}
-
-function plan(name: string, s: Snapshot) {
-  const health = assessNodes(s, T, 20_000);
-  return planNode(name, s, health, guardNodes(s, health, "rekindle.dev/exclude"), { maxUnhealthy: "40%" });
 }
 
 describe("controller: plan of a pass", function () {
   it("a healthy node needs nothing", function () {
-    expect(plan("a", snapshot())).to.deep.equal({ kind: "none", healthy: true });
+    expect(plan("a")).to.deep.equal({ kind: "none", healthy: true });
   });
 
   it("a lost node the guard allows is to be fenced, with the reason it is lost", function () {
-    const p = plan("a", snapshot({ a: T - 30_000 }));
+    // a renewed last at 30 s; this controller saw it then, 30 s before now.
+    const p = plan("a", { a: s(30) });
     expect(p).to.deep.equal({ kind: "fence", lostBecause: "Lease not renewed for 30s", previous: undefined });
   });
 
   it("a lost node waits for a peer that went silent with it", function () {
-    expect(plan("a", snapshot({ a: T - 21_000, b: T - 12_000 }))).to.deep.equal({
-      kind: "wait-for-peers",
-      waiting: ["b"],
-    });
+    // a renewed last at 30 s and b at 41 s: b stopped before a's next renewal was due (40 s, plus
+    // a check interval), so the same event may have stopped both; b is not judged lost yet at 60 s.
+    expect(plan("a", { a: s(39), b: s(41) })).to.deep.equal({ kind: "wait-for-peers", waiting: ["b"] });
+    // Once both are judged lost, the guard decides (two of three: held).
+    expect(plan("a", { a: s(30), b: s(33) }).kind).to.equal("hold");
+    // b renewed after a's next renewal was due: alive after a failed, no wait.
+    expect(plan("a", { a: s(39), b: s(53) }).kind).to.equal("fence");
   });
 
   it("a lost node is held while the controller is paused", function () {
-    const p = plan("a", snapshot({ a: T - 30_000 }, { paused: true }));
+    const p = plan("a", { a: s(30) }, { paused: true });
     expect(p.kind).to.equal("hold");
     expect(p.kind === "hold" && p.reason).to.equal("Paused");
   });
 
   it("a fence under way is carried on, whatever the guard says", function () {
-    const fence: NodeFence = {
-      apiVersion: "rekindle.dev/v1alpha1",
-      kind: "NodeFence",
-      metadata: { name: "a" },
-      spec: { node: "a" },
-      status: { step: "taint", phase: "done", retries: 0 },
-    };
-    const p = plan("a", snapshot({ a: T - 30_000 }, { paused: true, fences: new Map([["a", fence]]) }));
-    expect(p).to.deep.equal({ kind: "progress", fence, nodeHealthy: false });
+    const f = fence({ step: "taint", phase: "done", retries: 0 });
+    const p = plan("a", { a: s(30) }, { paused: true, fences: new Map([["a", f]]) });
+    expect(p).to.deep.equal({
+      kind: "progress",
+      fence: f,
+      health: { state: "unhealthy", reason: "Lease not renewed for 30s" },
+    });
+  });
+
+  it("a NodeFence deleted by hand is released, at any step", function () {
+    const f = fence(
+      { step: "cleanup", phase: "running", retries: 0 },
+      { deletionTimestamp: new Date(NOW).toISOString() },
+    );
+    expect(plan("a", { a: s(30) }, { fences: new Map([["a", f]]) })).to.deep.equal({
+      kind: "release",
+      fence: f,
+    });
+  });
+
+  it("a fence of an earlier Node object under the name is superseded, not carried on", function () {
+    const f = fence({ step: "power-management", phase: "running", retries: 0 }, {}, "uid-of-the-old-node");
+    expect(plan("a", { a: s(30) }, { fences: new Map([["a", f]]) })).to.deep.equal({
+      kind: "supersede",
+      fence: f,
+    });
+    // The same Node object: carried on.
+    const own = fence(
+      { step: "power-management", phase: "running", retries: 0 },
+      {},
+      nodeObject({ name: "a", alive: () => true }).metadata?.uid,
+    );
+    expect(plan("a", { a: s(30) }, { fences: new Map([["a", own]]) }).kind).to.equal("progress");
   });
 });

@@ -1,0 +1,192 @@
+// The controller's own view of time on other machines. A node's Lease renewTime and its Ready
+// condition's timestamps are written with the node's (or another controller's) clock, so they are
+// only ever compared with their own earlier values: "did it change?". How long ago something
+// happened is measured on this controller's clock, from when this controller saw it — as the node
+// lifecycle controller keeps its own probe timestamps. A kubelet whose clock runs behind is then
+// judged by whether it renews, not by what its clock says.
+//
+// Two more rules give every node a fair chance to renew before it can be judged lost:
+// - Blindness: when a snapshot read failed or took long (the API server paused or was down), no
+//   node could renew either. Every node's clock restarts when the controller sees the API again.
+// - Silent together: nodes whose renewals stopped within one renewal interval of each other may
+//   share one cause (a zone partition, an API outage the controller did not notice). When one of
+//   them renews again, the others' clocks restart at that moment: they are likely back too and
+//   about to renew.
+import type { k8s } from "../kube/client.js";
+
+export interface NodeObservation {
+  /** The Node object's UID when last seen. */
+  uid: string;
+  /** The Lease's renewTime as last read: another machine's clock, compared only for change. */
+  renewTime: string | undefined;
+  /** When this controller saw renewTime change, or first saw the node, or restarted its clock. */
+  lastSignAt: number;
+  /**
+   * This controller saw the Lease renewed since it first saw the node or last restarted its clock.
+   * Until then the node is neither known lost nor known alive (a restarted controller, or one that
+   * was blind, has no evidence either way).
+   */
+  seenRenewing: boolean;
+  /** The node's renewal cadence (leaseDurationSeconds / 4), when its Lease says. */
+  renewIntervalMs: number | undefined;
+  /** Ready's status as last read. */
+  ready: string | undefined;
+  /** When this controller first saw Ready not True in the current spell (restarted like lastSignAt). */
+  notReadySinceAt: number | undefined;
+}
+
+/** A node seen renewing after a silence: the start and end of the silence, on this controller's clock. */
+interface Return {
+  node: string;
+  silentSinceAt: number;
+  returnedAt: number;
+}
+
+export interface ObservationOptions {
+  /** Time without a sign after which a node is lost; also how long "returns" are remembered. */
+  unhealthyAfterMs: number;
+  /** A snapshot read taking longer than this means the controller was blind meanwhile. */
+  blindAfterMs: number;
+  /** Observation granularity (the controller's check interval), added to every "same time" window. */
+  checkIntervalMs: number;
+}
+
+export interface SnapshotView {
+  nodes: readonly k8s.V1Node[];
+  leases: ReadonlyMap<string, k8s.V1Lease>;
+}
+
+/** What changed with a recorded snapshot (for the log). */
+export interface ObservationNews {
+  /** The controller was blind for this long before this read (every node's clock restarted). */
+  blindForMs?: number;
+  /** Nodes seen renewing after a silence longer than their renewal cadence allows. */
+  returned: string[];
+}
+
+function renewTimeOf(lease: k8s.V1Lease | undefined): string | undefined {
+  const value: unknown = lease?.spec?.renewTime;
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === "string" ? value : undefined;
+}
+
+export class NodeObservations {
+  readonly #options: ObservationOptions;
+  readonly #nodes = new Map<string, NodeObservation>();
+  #returns: Return[] = [];
+  /** A read failed (or was abandoned) since the last good one, at this time. */
+  #blindSinceAt: number | undefined;
+
+  constructor(options: ObservationOptions) {
+    this.#options = options;
+  }
+
+  /** A snapshot read failed or was abandoned: the next good read restarts every node's clock. */
+  recordFailedRead(startedAt: number): void {
+    this.#blindSinceAt ??= startedAt;
+  }
+
+  /** Records a snapshot read that started at `startedAt` and completed at `nowMs`. */
+  record(snapshot: SnapshotView, startedAt: number, nowMs: number): ObservationNews {
+    const news: ObservationNews = { returned: [] };
+    const readTook = nowMs - startedAt;
+    const blindSince = this.#blindSinceAt ?? (readTook > this.#options.blindAfterMs ? startedAt : undefined);
+    this.#blindSinceAt = undefined;
+    const seen = new Set<string>();
+    for (const node of snapshot.nodes) {
+      const name = node.metadata?.name ?? "";
+      seen.add(name);
+      const uid = node.metadata?.uid ?? "";
+      const lease = snapshot.leases.get(name);
+      const renewTime = renewTimeOf(lease);
+      const durationSeconds = lease?.spec?.leaseDurationSeconds;
+      const renewIntervalMs = durationSeconds === undefined ? undefined : (durationSeconds * 1000) / 4;
+      const ready = node.status?.conditions?.find((c) => c.type === "Ready")?.status;
+      const previous = this.#nodes.get(name);
+      if (!previous || previous.uid !== uid) {
+        // First sight (or a new Node object under this name): no history, a full unhealthyAfter.
+        this.#nodes.set(name, {
+          uid,
+          renewTime,
+          lastSignAt: nowMs,
+          seenRenewing: false,
+          renewIntervalMs,
+          ready,
+          notReadySinceAt: ready === "True" ? undefined : nowMs,
+        });
+        continue;
+      }
+      if (renewTime !== previous.renewTime) {
+        const silentForMs = nowMs - previous.lastSignAt;
+        if (silentForMs > this.#silenceMs(previous)) {
+          this.#returns.push({ node: name, silentSinceAt: previous.lastSignAt, returnedAt: nowMs });
+          news.returned.push(name);
+        }
+        previous.renewTime = renewTime;
+        previous.lastSignAt = nowMs;
+        previous.seenRenewing = true;
+      }
+      previous.renewIntervalMs = renewIntervalMs;
+      if (ready === "True") previous.notReadySinceAt = undefined;
+      else previous.notReadySinceAt ??= nowMs;
+      previous.ready = ready;
+    }
+    for (const name of [...this.#nodes.keys()]) if (!seen.has(name)) this.#nodes.delete(name);
+    if (blindSince !== undefined) {
+      news.blindForMs = nowMs - blindSince;
+      for (const observation of this.#nodes.values()) this.#restart(observation, nowMs);
+    }
+    this.#applyReturns(nowMs);
+    return news;
+  }
+
+  /** The node's observation, once the node has been seen. */
+  get(node: string): Readonly<NodeObservation> | undefined {
+    return this.#nodes.get(node);
+  }
+
+  /** Time since the node last gave a sign of life (this controller's clock). */
+  silentForMs(node: string, nowMs: number): number | undefined {
+    const observation = this.#nodes.get(node);
+    return observation === undefined ? undefined : nowMs - observation.lastSignAt;
+  }
+
+  /** How long Ready has been seen not True, if it is not. */
+  notReadyForMs(node: string, nowMs: number): number | undefined {
+    const since = this.#nodes.get(node)?.notReadySinceAt;
+    return since === undefined ? undefined : nowMs - since;
+  }
+
+  /** A silence longer than this is more than a late renewal: the node missed renewals. */
+  #silenceMs(observation: NodeObservation): number {
+    const interval = observation.renewIntervalMs ?? this.#options.unhealthyAfterMs / 2;
+    return Math.max(1.5 * interval, interval + 2 * this.#options.checkIntervalMs);
+  }
+
+  /** The window within which two nodes' last renewals count as "stopped together". */
+  #togetherMs(observation: NodeObservation): number {
+    return (
+      (observation.renewIntervalMs ?? this.#options.unhealthyAfterMs / 2) + 2 * this.#options.checkIntervalMs
+    );
+  }
+
+  /** Restarts the clock of every node still silent that went silent with a node that returned. */
+  #applyReturns(nowMs: number): void {
+    this.#returns = this.#returns.filter((r) => nowMs - r.returnedAt <= 2 * this.#options.unhealthyAfterMs);
+    for (const [name, observation] of this.#nodes) {
+      for (const r of this.#returns) {
+        if (r.node === name || observation.lastSignAt >= r.returnedAt) continue;
+        if (Math.abs(observation.lastSignAt - r.silentSinceAt) <= this.#togetherMs(observation)) {
+          this.#restart(observation, r.returnedAt);
+        }
+      }
+    }
+  }
+
+  #restart(observation: NodeObservation, atMs: number): void {
+    if (atMs > observation.lastSignAt) observation.seenRenewing = false;
+    observation.lastSignAt = Math.max(observation.lastSignAt, atMs);
+    if (observation.notReadySinceAt !== undefined)
+      observation.notReadySinceAt = Math.max(observation.notReadySinceAt, atMs);
+  }
+}

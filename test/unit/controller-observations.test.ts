@@ -1,0 +1,162 @@
+import { expect } from "chai";
+import { assessNode, possiblyLostTogether } from "../../lib/controller/detect.js";
+import type { NodeObservations } from "../../lib/controller/observations.js";
+import { observations, replay, RENEW_EVERY_MS, type ScriptedNode } from "../support/node-history.js";
+
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+const s = (seconds: number) => T0 + seconds * 1000;
+const UNHEALTHY_AFTER = 20_000;
+
+function stateAt(o: NodeObservations, node: string, t: number) {
+  return assessNode(o.get(node), t, UNHEALTHY_AFTER).state;
+}
+
+/** Replays second by second, collecting the nodes judged unhealthy at each tick. */
+function unhealthyTicks(
+  o: NodeObservations,
+  nodes: ScriptedNode[],
+  options: Omit<Parameters<typeof replay>[2], "to" | "from"> & { to: number },
+  node: string,
+): number[] {
+  const ticks: number[] = [];
+  for (let t = s(0); t <= options.to; t += 1_000) {
+    replay(o, nodes, { ...options, origin: s(0), from: t, to: t });
+    // The controller judges only after a read completed.
+    if (options.skip?.(t) || options.blind?.(t)) continue;
+    if (stateAt(o, node, t) === "unhealthy") ticks.push((t - T0) / 1000);
+  }
+  return ticks;
+}
+
+describe("controller: observations on its own clock", function () {
+  const always = () => true;
+
+  it("a kubelet whose clock runs 30 s behind stays healthy while it renews", function () {
+    const nodes = [{ name: "skewed", alive: always, skewMs: -30_000 }];
+    expect(unhealthyTicks(observations(), nodes, { to: s(300) }, "skewed")).to.deep.equal([]);
+  });
+
+  it("a node that stops renewing is lost unhealthyAfter after the last renewal this controller saw", function () {
+    // Renewals every 10 s; the last at 30 s.
+    const nodes = [{ name: "a", alive: (t: number) => t <= s(30) }];
+    const o = observations();
+    replay(o, nodes, { from: s(0), to: s(50) });
+    expect(stateAt(o, "a", s(50))).to.equal("healthy");
+    replay(o, nodes, { origin: s(0), from: s(51), to: s(51) });
+    expect(stateAt(o, "a", s(51))).to.equal("unhealthy");
+  });
+
+  it("a node never seen renewing gets a whole unhealthyAfter from first sight (a controller restart)", function () {
+    // Its last renewal was 100 s before this controller started.
+    const nodes = [{ name: "dead", alive: (t: number) => t <= s(-100) }];
+    const fresh = observations();
+    replay(fresh, nodes, { origin: s(-200), from: s(0), to: s(20) });
+    expect(fresh.get("dead")?.renewTime).to.be.a("string");
+    // No evidence either way for unhealthyAfter: neither fenced nor let go.
+    expect(stateAt(fresh, "dead", s(20))).to.equal("unobserved");
+    replay(fresh, nodes, { origin: s(-200), from: s(21), to: s(21) });
+    expect(stateAt(fresh, "dead", s(21))).to.equal("unhealthy");
+  });
+
+  it("after failed reads (API away 60 s) every node gets unhealthyAfter to renew", function () {
+    // Nobody can renew while the API is away (40 s to 100 s); nodes renew again afterwards.
+    const away = (t: number) => t > s(40) && t < s(100);
+    const nodes = ["a", "b", "c"].map((name, i) => ({
+      name,
+      phaseMs: i * 3_000,
+      alive: (t: number) => !away(t),
+    }));
+    const o = observations();
+    const seen: Record<string, number[]> = { a: [], b: [], c: [] };
+    for (let t = s(0); t <= s(160); t += 1_000) {
+      replay(o, nodes, { origin: s(0), from: t, to: t, blind: away });
+      if (away(t)) continue;
+      for (const name of ["a", "b", "c"]) if (stateAt(o, name, t) === "unhealthy") seen[name]!.push(t);
+    }
+    expect(seen).to.deep.equal({ a: [], b: [], c: [] });
+  });
+
+  // Paused from 40 s to 105 s; the node renews at 110 s, 5 s after the API server is back.
+  const paused = (t: number) => t > s(40) && t < s(105);
+  const pausedNodes = [{ name: "a", alive: (t: number) => !paused(t) }];
+
+  it("after blindness a node is unobserved (no evidence either way) until it is seen renewing", function () {
+    const o = observations();
+    const nodes = [{ name: "a", alive: () => true }];
+    replay(o, nodes, { from: s(0), to: s(30) });
+    expect(stateAt(o, "a", s(30))).to.equal("healthy");
+    replay(o, nodes, { origin: s(0), from: s(31), to: s(35), blind: (t) => t < s(35) });
+    expect(stateAt(o, "a", s(35))).to.equal("unobserved");
+    replay(o, nodes, { origin: s(0), from: s(36), to: s(40) });
+    expect(stateAt(o, "a", s(40))).to.equal("healthy");
+  });
+
+  it("a read hanging through an API server pause counts as blindness too", function () {
+    const ticks = unhealthyTicks(
+      observations(),
+      pausedNodes,
+      { to: s(160), skip: paused, readTookMs: (t) => (t === s(105) ? 65_000 : 0) },
+      "a",
+    );
+    expect(ticks).to.deep.equal([]);
+  });
+
+  it("without blindness the same silence is a loss: the rule is what protects the nodes", function () {
+    const ticks = unhealthyTicks(observations(), pausedNodes, { to: s(110), skip: paused }, "a");
+    expect(ticks).to.include(105);
+  });
+
+  it("nodes partitioned together: when one renews, the others get a fresh chance", function () {
+    // a and b (one zone) are cut off from 35 s to 70 s; b renews 8 s after a once healed.
+    const cut = (t: number) => t > s(35) && t < s(70);
+    const nodes = [
+      { name: "a", phaseMs: 0, alive: (t: number) => !cut(t) },
+      { name: "b", phaseMs: 8_000, alive: (t: number) => !cut(t) },
+      { name: "c", phaseMs: 4_000, alive: () => true },
+    ];
+    const o = observations();
+    const bTicks = unhealthyTicks(o, nodes, { to: s(120) }, "b");
+    // b is lost during the partition (the guard's zone budget holds it), never after a returned (70 s).
+    expect(bTicks.length).to.be.greaterThan(0);
+    expect(bTicks.filter((t) => t >= 70)).to.deep.equal([]);
+  });
+
+  it("a node dead on its own is not shielded by peers renewing on time", function () {
+    const nodes = [
+      { name: "dead", phaseMs: 0, alive: (t: number) => t <= s(30) },
+      { name: "b", phaseMs: 5_000, alive: () => true },
+    ];
+    const ticks = unhealthyTicks(observations(), nodes, { to: s(60) }, "dead");
+    expect(ticks[0]).to.equal(51);
+  });
+
+  it("a Node object registered again under the name starts afresh", function () {
+    const o = observations();
+    replay(o, [{ name: "n", alive: () => true, uid: "old" }], { from: s(0), to: s(10) });
+    expect(o.get("n")?.uid).to.equal("old");
+    replay(o, [{ name: "n", alive: () => true, uid: "new" }], { origin: s(0), from: s(11), to: s(11) });
+    expect(o.get("n")?.uid).to.equal("new");
+    expect(o.get("n")?.lastSignAt).to.equal(s(11));
+  });
+
+  describe("nodes lost together", function () {
+    it("waits for a silent peer that may have failed in the same event, until it renews or is judged lost", function () {
+      // Both stopped after their renewals at 20 s and 24 s; c renews on time.
+      const nodes = [
+        { name: "a", phaseMs: 0, alive: (t: number) => t <= s(20) },
+        { name: "b", phaseMs: 4_000, alive: (t: number) => t <= s(24) },
+        { name: "c", phaseMs: 8_000, alive: () => true },
+      ];
+      const o = observations();
+      replay(o, nodes, { from: s(0), to: s(41) });
+      const peers = (unhealthyB: boolean) => [
+        { name: "b", observation: o.get("b"), unhealthy: unhealthyB },
+        { name: "c", observation: o.get("c"), unhealthy: false },
+      ];
+      expect(stateAt(o, "a", s(41))).to.equal("unhealthy");
+      expect(possiblyLostTogether(o.get("a"), peers(false), 1_000)).to.deep.equal(["b"]);
+      expect(possiblyLostTogether(o.get("a"), peers(true), 1_000)).to.deep.equal([]);
+      expect(RENEW_EVERY_MS).to.equal(10_000);
+    });
+  });
+});
