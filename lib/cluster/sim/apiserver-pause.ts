@@ -14,6 +14,7 @@ import { onInterrupt, untrackProcess } from "../../util/cleanup.js";
 import { isDaemonRunning, signalDaemon, type DaemonRecord } from "../../util/daemon.js";
 import { sleep } from "../../util/time.js";
 import type { SimSession } from "./session.js";
+import type { SimApiserverPause, SimClusterState } from "./state.js";
 
 const APISERVER = "kube-apiserver";
 const BACKSTOP = "apiserver-pause-backstop";
@@ -53,6 +54,19 @@ export function validatePauseMs(durationMs: number): void {
   }
 }
 
+/**
+ * The pause in the state, unless it is over: its holder was killed and the backstop has continued
+ * the apiserver since (the record is then stale).
+ */
+export function activePause(
+  state: SimClusterState,
+  nowMs: number = Date.now(),
+): SimApiserverPause | undefined {
+  const pause = state.apiserverPause;
+  if (!pause) return undefined;
+  return Date.parse(pause.until) + PAUSE_BACKSTOP_GRACE_MS < nowMs ? undefined : pause;
+}
+
 /** Freezes kube-apiserver for `durationMs`; resolves once it is continued (an abort ends the pause early and rejects). */
 export async function pauseSimApiServer(
   session: SimSession,
@@ -62,13 +76,16 @@ export async function pauseSimApiServer(
   validatePauseMs(durationMs);
   session.reload();
   const apiserver = apiserverRecord(session);
-  if (session.state.apiserverPause) {
+  const running = activePause(session.state);
+  if (running) {
     throw new RekindleError(
       "CONFLICT",
-      `the kube-apiserver of sim cluster ${session.state.name} is paused already (until ${session.state.apiserverPause.until})`,
+      `the kube-apiserver of sim cluster ${session.state.name} is paused already (until ${running.until})`,
       { hint: `continue it with: rekindle sim apiserver resume --name ${session.state.name}` },
     );
   }
+  // A stale record (its holder was killed; the backstop continued the apiserver): clear it.
+  if (session.state.apiserverPause) resumeSimApiServer(session);
   const backstop = session.spawn(
     {
       name: BACKSTOP,

@@ -1,5 +1,6 @@
 // What `rekindle sim status` shows: each process of the cluster and whether it still runs.
 import { isDaemonRunning } from "../../util/daemon.js";
+import { activePause } from "./apiserver-pause.js";
 import type { ClockSkew } from "./clock-skew.js";
 import type { SimLayout } from "./layout.js";
 import type { SimClusterState, SimNodePower } from "./state.js";
@@ -33,6 +34,7 @@ export interface SimClusterStatus {
 }
 
 export function simClusterStatus(state: SimClusterState, layout: SimLayout): SimClusterStatus {
+  const pause = activePause(state);
   return {
     name: state.name,
     runId: state.runId,
@@ -52,6 +54,6 @@ export function simClusterStatus(state: SimClusterState, layout: SimLayout): Sim
       processRunning: n.process !== undefined && isDaemonRunning(n.process),
       ...(state.clock?.skews[n.name] ? { clock: state.clock.skews[n.name] } : {}),
     })),
-    ...(state.apiserverPause ? { apiserverPausedUntil: state.apiserverPause.until } : {}),
+    ...(pause ? { apiserverPausedUntil: pause.until } : {}),
   };
 }
