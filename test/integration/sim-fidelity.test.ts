@@ -12,10 +12,10 @@ import { RekindleError } from "../../lib/errors.js";
 import { isPodReady, k8s, nodeConditionStatus } from "../../lib/kube/client.js";
 import { isCriticalPod } from "../../lib/kube/pod-kinds.js";
 import { readNode } from "../../lib/kube/queries.js";
-import { findProcessesByRunTag, isDaemonRunning } from "../../lib/util/daemon.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil, sleep, withTimeout } from "../../lib/util/time.js";
 import { testRunDir } from "../support/run-dir.js";
+import { destroyLeavingNothing } from "../support/sim-leftovers.js";
 
 const profile = TIMING_PROFILES.fast;
 const renewMs = (profile.nodeLeaseDurationSeconds * 1000) / 4;
@@ -52,16 +52,9 @@ describe("sim fidelity: node agents and hostile conditions (fast profile)", func
 
   after(async function () {
     if (!cluster) return;
-    const runId = cluster.runId;
-    const records = [
-      ...cluster.state.components,
-      ...cluster.state.nodes.flatMap((n) => (n.process ? [n.process] : [])),
-    ];
-    await underTest.destroy();
     // Nothing started here outlives the cluster: the clock webhook and a pause's backstop included.
-    expect(records.map((r) => r.name)).to.include("sim-clock-webhook");
-    expect(records.filter(isDaemonRunning).map((r) => r.name)).to.deep.equal([]);
-    expect(findProcessesByRunTag(runId)).to.deep.equal([]);
+    const started = await destroyLeavingNothing(cluster, () => underTest.destroy());
+    expect(started).to.include("sim-clock-webhook");
   });
 
   it("runs each node DaemonSet Ready on every worker, the kube-proxy-like one critical and tolerating everything", async function () {

@@ -13,11 +13,11 @@ import {
   volumeAttachmentsFor,
 } from "../../lib/kube/queries.js";
 import { addTaint, removeTaint } from "../../lib/kube/taints.js";
-import { findProcessesByRunTag, isDaemonRunning } from "../../lib/util/daemon.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
 import { deployNodeLossWorkloads, listPods, type DeployedWorkloads } from "../../lib/workloads/deploy.js";
 import { testRunDir } from "../support/run-dir.js";
+import { destroyLeavingNothing } from "../support/sim-leftovers.js";
 
 describe("sim provider: node loss on a real control plane (fast profile)", function () {
   let cluster: SimCluster | undefined;
@@ -42,16 +42,8 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
   });
 
   after(async function () {
-    if (!cluster) return;
-    const runId = cluster.runId;
-    const records = [
-      ...cluster.state.components,
-      ...cluster.state.nodes.flatMap((n) => (n.process ? [n.process] : [])),
-    ];
-    await cluster.destroy();
     // Nothing the test started may outlive it.
-    expect(records.filter(isDaemonRunning).map((r) => r.name)).to.deep.equal([]);
-    expect(findProcessesByRunTag(runId)).to.deep.equal([]);
+    if (cluster) await destroyLeavingNothing(cluster);
   });
 
   it("registers 3 workers across 2 zones with the attach-detach annotation and a providerID", async function () {
