@@ -125,10 +125,29 @@ export async function simNode(args: string[], signal: AbortSignal): Promise<numb
       break;
     }
     case "clock":
-      if (clock) await skewClock(cluster, nodeName, clock, signal);
+      if (clock) return skewClock(cluster, nodeName, clock, signal);
       break;
   }
   return 0;
+}
+
+/**
+ * Runs a fault held in the foreground until it ends or Ctrl-C aborts `signal` (its own cleanup
+ * undoes it either way): 0 when it ran its course, 130 when interrupted, saying what was undone.
+ */
+async function heldInForeground(
+  hold: () => Promise<void>,
+  signal: AbortSignal,
+  undone: string,
+): Promise<number> {
+  try {
+    await hold();
+    return 0;
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    process.stderr.write(`interrupted: ${undone}\n`);
+    return 130;
+  }
 }
 
 interface ClockArguments {
@@ -160,24 +179,31 @@ async function skewClock(
   node: string,
   args: ClockArguments,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<number> {
   await cluster.setClockSkew(node, { offsetMs: args.offsetMs, step: args.step }, signal);
-  if (args.forMs === undefined) {
+  const { forMs } = args;
+  if (forMs === undefined) {
     if (args.offsetMs !== 0) {
       process.stderr.write(
         `node ${node}: clock ${formatOffset(args.offsetMs)} until changed; clear it with: rekindle sim node clock ${node} --offset 0 --name ${cluster.name}\n`,
       );
     }
-    return;
+    return 0;
   }
   process.stderr.write(
-    `node ${node}: clock ${formatOffset(args.offsetMs)} for ${args.forMs / 1000}s (Ctrl-C ends it early)\n`,
+    `node ${node}: clock ${formatOffset(args.offsetMs)} for ${forMs / 1000}s (Ctrl-C ends it early)\n`,
   );
-  try {
-    await sleep(args.forMs, signal);
-  } finally {
-    await cluster.setClockSkew(node, undefined);
-  }
+  return heldInForeground(
+    async () => {
+      try {
+        await sleep(forMs, signal);
+      } finally {
+        await cluster.setClockSkew(node, undefined);
+      }
+    },
+    signal,
+    `node ${node}'s clock is true again`,
+  );
 }
 
 export async function simApiserver(args: string[], signal: AbortSignal): Promise<number> {
@@ -199,8 +225,11 @@ export async function simApiserver(args: string[], signal: AbortSignal): Promise
     const forMs = parseDurationMs(values.for, "--for");
     validatePauseMs(forMs);
     const cluster = SimCluster.open(values.name, consoleProgress());
-    await cluster.pauseApiServer(forMs, signal);
-    return 0;
+    return heldInForeground(
+      () => cluster.pauseApiServer(forMs, signal),
+      signal,
+      "kube-apiserver continued (SIGCONT)",
+    );
   }
   const resumed = SimCluster.open(values.name, consoleProgress()).resumeApiServer();
   if (!resumed) process.stderr.write("kube-apiserver was not paused (sent SIGCONT all the same)\n");
