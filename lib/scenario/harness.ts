@@ -83,6 +83,8 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
 
 export interface DeriveContext {
   faultAtMs: number;
+  /** What the expected timeline was computed from (profile, controller settings…). */
+  inputs: ExpectationInputs;
   /** The nodes the fault hit, the first one primary. */
   faultNodes: string[];
   namespace: string;
@@ -90,7 +92,9 @@ export interface DeriveContext {
 
 /** Everything the scenario needs of the cluster: its `requires`, and a fence driver if it runs the controller. */
 export function scenarioNeeds(definition: ScenarioDefinition): NodeCapability[] {
-  return [...definition.requires, ...(definition.usesController === true ? (["fencing"] as const) : [])];
+  const needs: NodeCapability[] = [...definition.requires];
+  if (definition.usesController === true && !needs.includes("fencing")) needs.push("fencing");
+  return needs;
 }
 
 /** Whether the scenario declared `name` among the milestones it makes itself. */
@@ -264,7 +268,7 @@ export async function runScenario<R extends NodeCapability>(
   let faultAtMs = 0;
   let faultNodes: string[] = [];
   const marks: Milestone[] = [];
-  const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace });
+  const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace, inputs });
   // Read from the scenario's start on, where the provider has the log on this machine.
   const controllerManagerLog = new ForcedDetachLog(
     options.cluster.capabilities["controller-manager-flags"]?.controllerManagerLogPath(),
