@@ -7,6 +7,7 @@ import type { k8s } from "../../kube/client.js";
 import { resolveFenceTarget, type FenceConfig } from "../fence-config.js";
 import { FenceAgentDriver } from "./fence-agent.js";
 import { ManualFenceDriver } from "./manual.js";
+import { powerOnOnlyWhenOff } from "./power-on.js";
 import { RedfishFenceDriver } from "./redfish.js";
 import type { FenceDriver, FenceTarget } from "./types.js";
 import { WebhookFenceDriver } from "./webhook.js";
@@ -35,7 +36,10 @@ export function fenceDriverRegistry(drivers: Iterable<FenceDriver>): FenceDriver
   return registry;
 }
 
-/** The driver the node's fence template names, from `registry`, with the node's target. */
+/**
+ * The driver the node's fence template names, from `registry`, with the node's target. Its powerOn
+ * (for --power-on-after-fence) reads the power state first and acts only on a node that is off.
+ */
 export async function fenceDriverFor(
   registry: FenceDriverRegistry,
   kc: k8s.KubeConfig,
@@ -51,5 +55,5 @@ export async function fenceDriverFor(
       `fence driver "${name}" is not available; available: ${[...registry.keys()].join(", ")}`,
     );
   }
-  return { driver, target };
+  return { driver: powerOnOnlyWhenOff(driver), target };
 }
