@@ -85,6 +85,7 @@ export class RecoveryController {
         try {
           const leading = this.#options.leader ? await this.#options.leader.tryAcquireOrRenew() : true;
           if (leading) await this.reconcileOnce();
+          this.#lastPassAt = (this.#options.now ?? Date.now)();
         } catch (error) {
           this.#context.log(`reconcile failed (retrying): ${errorMessage(error)}`);
         }
@@ -204,5 +205,21 @@ export class RecoveryController {
     }
     await startFence(this.#context, node, lostBecause, driverName, previous);
     return true;
+  }
+
+  // Minimal health for /healthz until the lead's version lands (controller-config branch).
+  #lastPassAt: number | undefined;
+
+  /**
+   * Healthy while a pass (a reconcile, or a standby's Lease check) completed within the last
+   * max(5 check intervals, 30 s); unhealthy before the first one.
+   */
+  health(): { ok: boolean; message: string } {
+    if (this.#lastPassAt === undefined) return { ok: false, message: "no pass completed yet" };
+    const ageMs = (this.#options.now ?? Date.now)() - this.#lastPassAt;
+    const limitMs = Math.max(5 * this.#options.config.checkIntervalMs, 30_000);
+    return ageMs <= limitMs
+      ? { ok: true, message: `last pass ${ageMs} ms ago` }
+      : { ok: false, message: `no pass completed for ${ageMs} ms (limit ${limitMs} ms)` };
   }
 }
