@@ -58,6 +58,11 @@ const OPTIONS = {
 
 type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
 
+/** The command's flags (node:util parseArgs, strict: an unknown flag throws). */
+export function parseControllerFlags(args: string[]): Flags {
+  return parseArgs({ args, options: OPTIONS, strict: true }).values;
+}
+
 /** The controller's settings from its flags, checked (ranges, and against each other). Pure. */
 export function controllerSettings(values: Flags): { config: ControllerConfig; metricsPort: number } {
   const config: ControllerConfig = {
@@ -139,7 +144,7 @@ function fenceConfiguration(values: Flags, drivers: FenceDriverRegistry): FenceC
 }
 
 export async function controllerCommand(args: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({ args, options: OPTIONS, strict: true });
+  const values = parseControllerFlags(args);
   const { config, metricsPort } = controllerSettings(values);
   const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 

@@ -5,7 +5,6 @@
 import { expect } from "chai";
 import { execa } from "execa";
 import { writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
@@ -22,22 +21,10 @@ import { httpGet } from "../../lib/util/http.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil } from "../../lib/util/time.js";
+import { listeningOn } from "../support/assertions.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => {
-      resolve(false);
-    });
-  });
-}
 
 describe("rekindle controller start-up on a fresh sim cluster", function () {
   let cluster: SimCluster | undefined;
@@ -91,7 +78,7 @@ describe("rekindle controller start-up on a fresh sim cluster", function () {
       .and.include('templates.bmc2: unknown option "inscure"')
       .and.include("templates.hook: needs an https:// url")
       .and.include('defaultTemplate: names template "bmc", which does not exist; valid: ipmi, hook, bmc2');
-    expect(await listening(port)).to.equal(false);
+    expect(await listeningOn(port)).to.equal(false);
   });
 
   it("without the CRD and without --install-crd: exit 1 naming the CRD and how to install it, in one line per fact", async function () {
@@ -112,7 +99,7 @@ describe("rekindle controller start-up on a fresh sim cluster", function () {
       .and.include("kubectl apply -f")
       .and.include("--install-crd")
       .and.not.include("Headers");
-    expect(await listening(port)).to.equal(false);
+    expect(await listeningOn(port)).to.equal(false);
   });
 
   it("with --sim-cluster (no kubeconfig): installs the CRD, runs, /healthz 200, exits 0 on SIGTERM", async function () {
@@ -142,7 +129,7 @@ describe("rekindle controller start-up on a fresh sim cluster", function () {
       const result = await child;
       expect(result.exitCode, stderr).to.equal(0);
     }
-    expect(await listening(port)).to.equal(false);
+    expect(await listeningOn(port)).to.equal(false);
   });
 
   it("--power-on-after-fence powers the fenced node back on once its driver reports it off", async function () {

@@ -3,7 +3,6 @@
 // listening; /healthz answers the controller's health; API errors read as one line.
 import { expect } from "chai";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { controllerCommand } from "../../lib/cli/controller-command.js";
@@ -18,6 +17,7 @@ import { isControlPlaneNode } from "../../lib/kube/queries.js";
 import { httpGet } from "../../lib/util/http.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { pollUntil } from "../../lib/util/time.js";
+import { captureStderr, listeningOn, rekindleRejection } from "../support/assertions.js";
 import {
   list,
   startFakeApiServer,
@@ -39,47 +39,6 @@ function secret(data: Record<string, string>): { body: k8s.V1Secret } {
       data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
     },
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<RekindleError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, String(error)).to.be.instanceOf(RekindleError);
-  return error as RekindleError;
-}
-
-/** Whether anything accepts connections on 127.0.0.1:port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => {
-      resolve(false);
-    });
-  });
-}
-
-async function quietly<T>(
-  run: () => Promise<T>,
-): Promise<{ value: T | undefined; error: unknown; stderr: string }> {
-  const original = process.stderr.write.bind(process.stderr);
-  let stderr = "";
-  process.stderr.write = (chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  };
-  try {
-    return { value: await run(), error: undefined, stderr };
-  } catch (error) {
-    return { value: undefined, error, stderr };
-  } finally {
-    process.stderr.write = original;
-  }
 }
 
 const BMC_CONFIG: FenceConfig = {
@@ -131,7 +90,7 @@ describe("controller start-up: every fenceable node resolves", function () {
     });
 
   it("names the node and the Secret that is missing, and skips control-plane and excluded nodes", async function () {
-    const error = await rejection(check(BMC_CONFIG));
+    const error = await rekindleRejection(check(BMC_CONFIG));
     expect(error.code).to.equal("INVALID_INPUT");
     expect(error.message)
       .to.include("the fence configuration does not fit the cluster's nodes")
@@ -147,7 +106,7 @@ describe("controller start-up: every fenceable node resolves", function () {
   it("names a Secret key the driver needs and lacks, and one the controller may not read", async function () {
     bmcCredentials = { username: "admin" };
     try {
-      const error = await rejection(
+      const error = await rekindleRejection(
         check({
           ...BMC_CONFIG,
           templates: {
@@ -198,7 +157,7 @@ describe("controller start-up: the NodeFence CRD", function () {
 
   it("missing, is a clear error naming the CRD and how to install it", async function () {
     await withApi({}, async (api) => {
-      const error = await rejection(ensureNodeFenceCrd(api.kc, { install: false }));
+      const error = await rekindleRejection(ensureNodeFenceCrd(api.kc, { install: false }));
       expect(error.code).to.equal("PRECONDITION");
       expect(error.message).to.include(`the NodeFence CRD (${NODE_FENCE_CRD}) is not installed`);
       expect(error.hint)
@@ -211,7 +170,7 @@ describe("controller start-up: the NodeFence CRD", function () {
     await withApi(
       { [NODE_FENCES]: () => status(403, "Forbidden", "nodefences.rekindle.dev is forbidden") },
       async (api) => {
-        const error = await rejection(ensureNodeFenceCrd(api.kc, { install: false }));
+        const error = await rekindleRejection(ensureNodeFenceCrd(api.kc, { install: false }));
         expect(error.message).to.equal(
           `cannot list NodeFences at ${api.url}: HTTP 403 Forbidden: nodefences.rekindle.dev is forbidden`,
         );
@@ -225,7 +184,7 @@ describe("controller start-up: the NodeFence CRD", function () {
       contexts: [{ name: "x", cluster: "c", user: "u" }],
       currentContext: "x",
     });
-    const unreachable = await rejection(ensureNodeFenceCrd(kc, { install: false }));
+    const unreachable = await rekindleRejection(ensureNodeFenceCrd(kc, { install: false }));
     expect(unreachable.code).to.equal("UNREACHABLE");
     expect(unreachable.message)
       .to.include(`cannot reach http://127.0.0.1:${port}`)
@@ -248,7 +207,7 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
   );
 
   async function run(api: FakeApiServer, port: number, signal: AbortSignal, ...extra: string[]) {
-    return quietly(() =>
+    return captureStderr(() =>
       controllerCommand(
         [
           "--kubeconfig",
@@ -270,7 +229,7 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
     try {
       const { error } = await run(api, port, new AbortController().signal);
       expect((error as RekindleError).message).to.include(NODE_FENCE_CRD);
-      expect(await listening(port)).to.equal(false);
+      expect(await listeningOn(port)).to.equal(false);
     } finally {
       await api.close();
     }
@@ -288,7 +247,7 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
       expect((error as RekindleError).message).to.include(
         'node worker-1: Secret rekindle-system/hook-token, named by fence template "hook" (node worker-1), does not exist',
       );
-      expect(await listening(port)).to.equal(false);
+      expect(await listeningOn(port)).to.equal(false);
     } finally {
       await api.close();
     }
@@ -320,7 +279,7 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
       expect(value, stderr).to.equal(0);
       await api.close();
     }
-    expect(await listening(port)).to.equal(false);
+    expect(await listeningOn(port)).to.equal(false);
   });
 });
 
@@ -342,7 +301,7 @@ describe("/healthz and the metrics port", function () {
   it("a port in use is a CONFLICT naming it, not an unhandled error", async function () {
     const { server, port } = await new MetricsRegistry().serve({ port: 0 });
     try {
-      const error = await rejection(new MetricsRegistry().serve({ port }));
+      const error = await rekindleRejection(new MetricsRegistry().serve({ port }));
       expect(error.code).to.equal("CONFLICT");
       expect(error.message).to.equal(`cannot serve metrics on 127.0.0.1:${port}: EADDRINUSE`);
     } finally {

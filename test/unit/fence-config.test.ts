@@ -4,8 +4,7 @@ import { expect } from "chai";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { controllerSettings } from "../../lib/cli/controller-command.js";
+import { controllerSettings, parseControllerFlags } from "../../lib/cli/controller-command.js";
 import { validateControllerConfig } from "../../lib/controller/config.js";
 import { fenceDriverRegistry, genericFenceDrivers } from "../../lib/controller/drivers/registry.js";
 import type { FenceDriver } from "../../lib/controller/drivers/types.js";
@@ -210,25 +209,7 @@ describe("fence configuration: checked whole at start-up", function () {
 });
 
 describe("controller flags: bounded and consistent", function () {
-  const settings = (...args: string[]) =>
-    controllerSettings(
-      parseArgs({
-        args,
-        options: {
-          kubeconfig: { type: "string" },
-          "fence-config": { type: "string" },
-          "sim-cluster": { type: "string" },
-          "unhealthy-after": { type: "string" },
-          "check-interval": { type: "string" },
-          "max-unhealthy": { type: "string" },
-          namespace: { type: "string" },
-          "metrics-port": { type: "string", default: "9464" },
-          "power-on-after-fence": { type: "boolean", default: false },
-          "leader-elect": { type: "boolean", default: false },
-          "install-crd": { type: "boolean", default: false },
-        },
-      }).values,
-    );
+  const settings = (...args: string[]) => controllerSettings(parseControllerFlags(args));
 
   it("takes the defaults, and valid values", function () {
     expect(settings().config).to.deep.include({ unhealthyAfterMs: 20_000, checkIntervalMs: 1_000 });

@@ -1,7 +1,6 @@
 // The generic fence drivers against local stand-ins: a webhook over HTTPS with a private CA, a
 // Redfish service that points elsewhere, a fence agent that hangs. Every call honours its signal.
 import { expect } from "chai";
-import { execa } from "execa";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -20,7 +19,9 @@ import {
 } from "../../lib/controller/drivers/types.js";
 import { WebhookFenceDriver } from "../../lib/controller/drivers/webhook.js";
 import { RekindleError } from "../../lib/errors.js";
+import { rekindleRejection } from "../support/assertions.js";
 import { startFakeApiServer } from "../support/fake-apiserver.js";
+import { selfSignedLoopbackCertificate } from "../support/tls.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -40,15 +41,6 @@ function withBody(handler: Handler) {
   };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<RekindleError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).to.be.instanceOf(RekindleError);
-  return error as RekindleError;
-}
-
 describe("fence drivers: transport, origin and cancellation", function () {
   this.timeout(20_000);
   const servers: Server[] = [];
@@ -57,31 +49,16 @@ describe("fence drivers: transport, origin and cancellation", function () {
   });
 
   describe("webhook", function () {
-    let dir = "";
     let httpsUrl = "";
+    let caFile = "";
     const calls: string[] = [];
 
     before(async function () {
-      dir = mkdtempSync(join(tmpdir(), "rekindle-webhook-"));
-      await execa("openssl", [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "ca.crt"),
-        "-days",
-        "1",
-        "-subj",
-        "/CN=127.0.0.1",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ]);
+      const dir = mkdtempSync(join(tmpdir(), "rekindle-webhook-"));
+      const { key, cert } = await selfSignedLoopbackCertificate(dir);
+      caFile = cert;
       const server = createHttpsServer(
-        { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "ca.crt")) },
+        { key: readFileSync(key), cert: readFileSync(cert) },
         withBody((req, res, body) => {
           calls.push(`${req.method ?? ""} ${req.url ?? ""} ${req.headers.authorization ?? ""} ${body}`);
           if (req.url?.startsWith("/hang")) return; // never answers
@@ -100,7 +77,7 @@ describe("fence drivers: transport, origin and cancellation", function () {
 
     it("calls an https service verified with caFile, with the Secret's token", async function () {
       const driver = new WebhookFenceDriver();
-      const t = target({ url: `${httpsUrl}/fence`, caFile: join(dir, "ca.crt") });
+      const t = target({ url: `${httpsUrl}/fence`, caFile: caFile });
       await driver.powerOff(t);
       expect(await driver.powerState(t)).to.equal("off");
       expect(calls).to.include(`POST /fence/power-off Bearer t0ken {"node":"worker-1"}`);
@@ -111,23 +88,25 @@ describe("fence drivers: transport, origin and cancellation", function () {
       const driver = new WebhookFenceDriver();
       const unverified = await driver.powerState(target({ url: httpsUrl })).catch((e: unknown) => e);
       expect(String(unverified)).to.match(/self[- ]signed/i);
-      const http = await rejection(driver.powerOff(target({ url: "http://127.0.0.1:1" })));
+      const http = await rekindleRejection(driver.powerOff(target({ url: "http://127.0.0.1:1" })));
       expect(http.message).to.include("needs an https:// url");
     });
 
     it("gives up after its timeout option, and at once when its signal aborts", async function () {
       const driver = new WebhookFenceDriver();
-      const hanging = target({ url: `${httpsUrl}/hang`, caFile: join(dir, "ca.crt"), timeout: "1s" });
+      const hanging = target({ url: `${httpsUrl}/hang`, caFile: caFile, timeout: "1s" });
       let started = Date.now();
-      const timedOut = await rejection(driver.powerState(hanging));
+      const timedOut = await rekindleRejection(driver.powerState(hanging));
       expect(timedOut.code).to.equal("TIMEOUT");
       expect(Date.now() - started).to.be.within(900, 4_000);
 
       started = Date.now();
-      const aborted = await rejection(driver.powerOff({ ...hanging }, AbortSignal.timeout(200)));
+      const aborted = await rekindleRejection(driver.powerOff({ ...hanging }, AbortSignal.timeout(200)));
       expect(aborted.code).to.equal("ABORTED");
       expect(Date.now() - started).to.be.below(900);
-      expect((await rejection(driver.powerOff(hanging, AbortSignal.abort()))).code).to.equal("ABORTED");
+      expect((await rekindleRejection(driver.powerOff(hanging, AbortSignal.abort()))).code).to.equal(
+        "ABORTED",
+      );
     });
   });
 
@@ -183,7 +162,7 @@ describe("fence drivers: transport, origin and cancellation", function () {
       ]) {
         members = [{ "@odata.id": elsewhere }];
         requests.length = 0;
-        const error = await rejection(driver.powerOff(target()));
+        const error = await rekindleRejection(driver.powerOff(target()));
         expect(error.message).to.include("not a path on its own origin: refused");
         expect(requests.map((r) => r.split(" ")[1])).to.deep.equal(["/redfish/v1/Systems"]);
       }
@@ -191,13 +170,13 @@ describe("fence drivers: transport, origin and cancellation", function () {
 
     it("needs its credentials, and stops when its signal aborts", async function () {
       const driver = new RedfishFenceDriver();
-      const noPassword = await rejection(
+      const noPassword = await rekindleRejection(
         driver.powerOff({ ...target(), credentials: { username: "admin" } }),
       );
       expect(noPassword.message).to.include("credentials lack password");
       members = [{ "@odata.id": "/redfish/v1/Systems/slow" }];
       const started = Date.now();
-      const aborted = await rejection(driver.powerState(target(), AbortSignal.timeout(200)));
+      const aborted = await rekindleRejection(driver.powerState(target(), AbortSignal.timeout(200)));
       expect(aborted.code).to.equal("ABORTED");
       expect(Date.now() - started).to.be.below(900);
     });
@@ -262,7 +241,9 @@ describe("fence drivers: transport, origin and cancellation", function () {
     it("kills the agent when its signal aborts", async function () {
       const driver = new FenceAgentDriver(`${dir}:/usr/bin:/bin`);
       const started = Date.now();
-      const error = await rejection(driver.powerOff(target({ mode: "hang" }), AbortSignal.timeout(500)));
+      const error = await rekindleRejection(
+        driver.powerOff(target({ mode: "hang" }), AbortSignal.timeout(500)),
+      );
       expect(error.code).to.equal("ABORTED");
       expect(Date.now() - started).to.be.below(5_000);
       const pid = Number(readFileSync(join(dir, "pid"), "utf8"));
@@ -280,10 +261,12 @@ describe("fence drivers: transport, origin and cancellation", function () {
         const driver = new ManualFenceDriver(api.kc);
         const t = { node: "worker-1", options: {}, credentials: {} };
         expect(await driver.powerState(t)).to.equal("unknown");
-        expect((await rejection(driver.powerState(t, AbortSignal.abort()))).code).to.equal("ABORTED");
+        expect((await rekindleRejection(driver.powerState(t, AbortSignal.abort()))).code).to.equal("ABORTED");
         const started = Date.now();
         const hung = { ...t, node: "worker-2" };
-        expect((await rejection(driver.powerState(hung, AbortSignal.timeout(200)))).code).to.equal("ABORTED");
+        expect((await rekindleRejection(driver.powerState(hung, AbortSignal.timeout(200)))).code).to.equal(
+          "ABORTED",
+        );
         expect(Date.now() - started).to.be.below(900);
       } finally {
         await api.close();
@@ -318,7 +301,7 @@ describe("power on after a fence: only a node its driver reports off", function 
     const on = fakeDriver("on");
     expect(await powerOnIfOff(on, target)).to.equal("already-on");
     const unknown = fakeDriver("unknown");
-    const error = await rejection(powerOnIfOff(unknown, target));
+    const error = await rekindleRejection(powerOnIfOff(unknown, target));
     expect(error.message).to.include("reports its power state unknown, not off");
     expect(on.poweredOn + unknown.poweredOn).to.equal(0);
   });

@@ -2,8 +2,8 @@
 // answer) and never leaves a promise hanging.
 import { expect } from "chai";
 import { createServer, type Server } from "node:http";
-import { RekindleError } from "../../lib/errors.js";
 import { httpRequest } from "../../lib/util/http.js";
+import { rekindleRejection } from "../support/assertions.js";
 
 describe("httpRequest: timeouts, cancellation, size cap", function () {
   let server: Server;
@@ -33,21 +33,12 @@ describe("httpRequest: timeouts, cancellation, size cap", function () {
     server.close();
   });
 
-  async function failure(promise: Promise<unknown>): Promise<RekindleError> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).to.be.instanceOf(RekindleError);
-    return error as RekindleError;
-  }
-
   it("answers status and body", async function () {
     expect(await httpRequest("GET", `${base}/`)).to.deep.equal({ status: 200, body: "ok" });
   });
 
   it("a silent server is a TIMEOUT naming the call, never its credentials", async function () {
-    const error = await failure(
+    const error = await rekindleRejection(
       httpRequest("POST", `${base.replace("//", "//admin:pw@")}/silent?x=1`, { timeoutMs: 200 }),
     );
     expect(error.code).to.equal("TIMEOUT");
@@ -55,14 +46,18 @@ describe("httpRequest: timeouts, cancellation, size cap", function () {
   });
 
   it("an abort before, while waiting, or mid-body is ABORTED with the signal's reason", async function () {
-    const before = await failure(httpRequest("GET", `${base}/`, { signal: AbortSignal.abort("stop") }));
+    const before = await rekindleRejection(
+      httpRequest("GET", `${base}/`, { signal: AbortSignal.abort("stop") }),
+    );
     expect([before.code, before.cause]).to.deep.equal(["ABORTED", "stop"]);
     for (const path of ["/silent", "/trickle"]) {
       const controller = new AbortController();
       setTimeout(() => {
         controller.abort("leadership lost");
       }, 100);
-      const error = await failure(httpRequest("GET", `${base}${path}`, { signal: controller.signal }));
+      const error = await rekindleRejection(
+        httpRequest("GET", `${base}${path}`, { signal: controller.signal }),
+      );
       expect([error.code, error.message, error.cause]).to.deep.equal([
         "ABORTED",
         `GET ${base}${path} aborted`,
@@ -72,7 +67,7 @@ describe("httpRequest: timeouts, cancellation, size cap", function () {
   });
 
   it("an answer larger than maxBodyBytes fails", async function () {
-    const error = await failure(httpRequest("GET", `${base}/big`, { maxBodyBytes: 1024 }));
+    const error = await rekindleRejection(httpRequest("GET", `${base}/big`, { maxBodyBytes: 1024 }));
     expect(error.message).to.equal(`GET ${base}/big answered more than 1024 bytes`);
   });
 });
