@@ -145,7 +145,8 @@ export class RecoveryController {
   /** Healthy when a pass (acting or, as a standby, observing) completed recently. */
   health(): { ok: boolean; message: string } {
     const { checkIntervalMs } = this.#options.config;
-    const limit = Math.max(5 * checkIntervalMs, SNAPSHOT_TIMEOUT_MS + 2 * checkIntervalMs);
+    // A pass may wait SNAPSHOT_TIMEOUT_MS on a hung API server; the liveness probe is lenient too.
+    const limit = Math.max(5 * checkIntervalMs, 30_000);
     const now = this.#context.now();
     if (this.#lastPassAt === undefined) {
       return {
