@@ -478,7 +478,7 @@ export const driverHangsTwoReplicas = defineScenario({
         async () => {
           if ((await holder()) !== "replica-a") context.mark(LEADER_CHANGED);
           const f = await nodeFence(kc, node);
-          return f?.status?.step !== "power-management" || f.status.phase === "done" ? true : undefined;
+          return f?.status?.fencedAt !== undefined ? true : undefined;
         },
         { what: `the fence of ${node} confirmed`, timeoutMs: 120_000, intervalMs: 250 },
       ),

@@ -26,7 +26,7 @@ import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil } from "../util/time.js";
-import { waitFencesFinished } from "./fences.js";
+import { deleteFinishedFences } from "./fences.js";
 import { ScenarioSteps } from "./steps.js";
 import { concludeScenario } from "./verdict.js";
 
@@ -372,7 +372,12 @@ export async function runScenario<R extends NodeCapability>(
       steps.registerUndo(`stop the recovery controller (${config.identity})`, () => controller.stop());
       // Runs before the stop (undo is last-in first-out), after the nodes are back: a fence left
       // half-undone would be resumed by the next scenario's controller.
-      steps.registerUndo("wait for the controller to finish every NodeFence", () => waitFencesFinished(kc));
+      // Deleting them (once finished) leaves the next scenario no fence history: no per-node rate
+      // limit carried over, no earlier fence taken for its own. Idempotent: with several
+      // controllers, the one registered last runs it while every controller still runs.
+      steps.registerUndo("wait for the controller to finish every NodeFence, then delete them", () =>
+        deleteFinishedFences(kc),
+      );
       return controller;
     },
     async waitNodeBack(node, timeoutMs = 180_000) {
