@@ -31,7 +31,9 @@ import { parseCount } from "./args.js";
 export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--fence-config fence.yaml | --sim-cluster DIR]
                     [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%]
                     [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence]
-                    [--leader-elect] [--install-crd]
+                    [--leader-elect] [--install-crd] [--healthy-before-unfence 10s]
+                    [--cleanup-timeout 2m] [--stale-wait 2m] [--driver-timeout 10s]
+                    [--max-fences-per-window 3] [--fence-rate-window 1h]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
       (in a pod, with no --kubeconfig, it uses the in-cluster service account; with --sim-cluster
       and no --kubeconfig, the sim cluster's own). It checks its configuration whole before it
@@ -54,9 +56,37 @@ const OPTIONS = {
   "power-on-after-fence": { type: "boolean", default: false },
   "leader-elect": { type: "boolean", default: false },
   "install-crd": { type: "boolean", default: false },
+  "healthy-before-unfence": { type: "string" },
+  "cleanup-timeout": { type: "string" },
+  "stale-wait": { type: "string" },
+  "driver-timeout": { type: "string" },
+  "max-fences-per-window": { type: "string" },
+  "fence-rate-window": { type: "string" },
 } as const;
 
+/** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
+const DURATION_FLAGS = [
+  ["healthy-before-unfence", "healthyBeforeUnfenceMs"],
+  ["cleanup-timeout", "cleanupTimeoutMs"],
+  ["stale-wait", "staleWaitMs"],
+  ["driver-timeout", "driverTimeoutMs"],
+  ["fence-rate-window", "fenceRateWindowMs"],
+] as const;
+
 type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** --max-fences-per-window: at least 1 (0 would never fence at all: pause the controller instead). */
+function parseFenceLimit(text: string): number {
+  const value = parseCount("--max-fences-per-window", text);
+  if (value < 1) {
+    throw RekindleError.invalidInput(
+      "--max-fences-per-window",
+      text,
+      'a count of 1 or more (to stop fencing, set paused: "true" in the controller\'s ConfigMap)',
+    );
+  }
+  return value;
+}
 
 /** The command's flags (node:util parseArgs, strict: an unknown flag throws). */
 export function parseControllerFlags(args: string[]): Flags {
@@ -85,6 +115,15 @@ export function controllerSettings(values: Flags): { config: ControllerConfig; m
             DURATION_BOUNDS_MS.checkIntervalMs,
           ),
         }
+      : {}),
+    ...Object.fromEntries(
+      DURATION_FLAGS.filter(([flag]) => values[flag] !== undefined).map(([flag, field]) => [
+        field,
+        parseBoundedDuration(`--${flag}`, values[flag] ?? "", DURATION_BOUNDS_MS[field]),
+      ]),
+    ),
+    ...(values["max-fences-per-window"] !== undefined
+      ? { maxFencesPerWindow: parseFenceLimit(values["max-fences-per-window"]) }
       : {}),
     ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
     ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),

@@ -108,14 +108,20 @@ export interface DurationBoundsMs {
 export const DURATION_BOUNDS_MS = {
   checkIntervalMs: { min: 100, max: 60_000 },
   unhealthyAfterMs: { min: 1_000, max: 3_600_000 },
+  healthyBeforeUnfenceMs: { min: 0, max: 3_600_000 },
+  cleanupTimeoutMs: { min: 5_000, max: 3_600_000 },
+  staleWaitMs: { min: 5_000, max: 3_600_000 },
+  driverTimeoutMs: { min: 1_000, max: 300_000 },
+  fenceRateWindowMs: { min: 60_000, max: 86_400_000 },
 } as const satisfies Record<string, DurationBoundsMs>;
 
 /** unhealthyAfter spans at least this many check intervals: a node is looked at several times before it is lost. */
 export const MIN_CHECKS_PER_UNHEALTHY_AFTER = 3;
 
 /**
- * With leader election, the check interval (which is also the leader's renew interval) is at most
- * this fraction of the Lease's duration, so a healthy leader renews several times per Lease.
+ * With leader election, the check interval is at most this fraction of the Lease's duration: a
+ * standby observes the nodes every check, so when it takes over its view is several checks old at
+ * most. (The Lease itself is renewed on its own timer, a fifth of its duration.)
  */
 export const MAX_CHECK_INTERVAL_PER_LEASE = 1 / 3;
 
@@ -178,7 +184,7 @@ export function validateControllerConfig(
     if (config.checkIntervalMs > maxInterval) {
       throw new RekindleError(
         "INVALID_INPUT",
-        `--check-interval ${formatDurationMs(config.checkIntervalMs)} is too long for leader election (Lease ${formatDurationMs(options.leaseDurationMs)}, renewed every check interval); valid: at most ${formatDurationMs(maxInterval)}`,
+        `--check-interval ${formatDurationMs(config.checkIntervalMs)} is too long for leader election (Lease ${formatDurationMs(options.leaseDurationMs)}: a standby takes over with a view of the nodes at most one check old); valid: at most ${formatDurationMs(maxInterval)}`,
       );
     }
   }

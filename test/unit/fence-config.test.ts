@@ -248,9 +248,36 @@ describe("controller flags: bounded and consistent", function () {
     );
     expect(() => settings("--check-interval", "10s", "--unhealthy-after", "1m", "--leader-elect")).to.throw(
       RekindleError,
-      "--check-interval 10s is too long for leader election (Lease 15s, renewed every check interval); valid: at most 5s",
+      "--check-interval 10s is too long for leader election (Lease 15s: a standby takes over with a view of the nodes at most one check old); valid: at most 5s",
     );
     expect(() => settings("--check-interval", "10s", "--unhealthy-after", "1m")).to.not.throw();
+  });
+
+  it("takes the safety settings, bounded", function () {
+    const { config } = settings(
+      "--healthy-before-unfence",
+      "30s",
+      "--cleanup-timeout",
+      "5m",
+      "--stale-wait",
+      "1m",
+      "--driver-timeout",
+      "20s",
+      "--max-fences-per-window",
+      "5",
+      "--fence-rate-window",
+      "2h",
+    );
+    expect(config).to.deep.include({
+      healthyBeforeUnfenceMs: 30_000,
+      cleanupTimeoutMs: 300_000,
+      staleWaitMs: 60_000,
+      driverTimeoutMs: 20_000,
+      maxFencesPerWindow: 5,
+      fenceRateWindowMs: 7_200_000,
+    });
+    expect(() => settings("--driver-timeout", "0s")).to.throw(RekindleError, "--driver-timeout");
+    expect(() => settings("--max-fences-per-window", "0")).to.throw(RekindleError, "a count of 1 or more");
   });
 
   it("refuses a bad port, maxUnhealthy or namespace", function () {
