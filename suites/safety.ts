@@ -37,6 +37,7 @@ import {
   startSafetyController,
 } from "../lib/scenario/safety.js";
 import { ZONE_LABEL } from "../lib/kube/queries.js";
+import { badFenceConfigRefused } from "./safety-bad-config.js";
 
 const NODE_POWERED_ON = "node-powered-on";
 const HOLD_RELEASED = "hold-released";
@@ -256,9 +257,19 @@ export const manualSecondIncident = defineScenario({
   requires: ["lifecycle"],
   usesController: true,
   expected: (inputs) => [
-    ...expectedControllerRecovery(inputs).filter((w) => w.name !== OUT_OF_SERVICE_MILESTONE),
     ...safetyExpectations(0),
     never(STALE_CONFIRMATION, "only a confirmation written after the fence started confirms it"),
+    inputs.within({
+      name: "statefulset:recovered",
+      after: OUT_OF_SERVICE_MILESTONE,
+      minMs: 0,
+      maxMs:
+        inputs.controller.detachGraceMs +
+        4 * inputs.controller.checkIntervalMs +
+        inputs.latencies.attachMs +
+        inputs.latencies.podStartMs,
+      why: "incident 1, confirmed by hand: force delete, detach, attach elsewhere, start",
+    }),
   ],
   workloads: nodeLossWorkloads,
   note: () => "the manual driver: the scenario plays the person who powers the node off and confirms",
@@ -697,6 +708,7 @@ export const zonePartitionHealed = defineScenario({
 
 /** The family's scenarios, in the order `rekindle run` runs them. */
 export const scenarios = [
+  badFenceConfigRefused,
   poweredOnBeforeTaint,
   poweredOnBeforeCleanup,
   daemonSetAndFinalizer,
