@@ -306,9 +306,13 @@ export async function readPowerState(context: ActionContext, node: string): Prom
 }
 
 /** One driver call, bounded by the driver signal even if the driver ignores it. */
-function driverCall<T>(context: ActionContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const signal = context.driverSignal();
-  return untilAborted(call(signal), signal);
+async function driverCall<T>(context: ActionContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const bounded = context.driverSignal();
+  try {
+    return await untilAborted(call(bounded.signal), bounded.signal);
+  } finally {
+    bounded.dispose();
+  }
 }
 
 /** Removes the manual driver's power-state annotation (of this Node object only). */

@@ -13,7 +13,7 @@ export interface FenceTarget {
 /**
  * Every method takes an optional `signal`: when it aborts, the call stops what it is doing (an
  * HTTP request, a fence agent's process) and rejects with an ABORTED RekindleError whose cause is
- * the signal's reason. The controller passes `AbortSignal.timeout(ms)` combined with its leadership.
+ * the signal's reason. The controller passes one that aborts at its driver timeout or when it stops leading.
  */
 export interface FenceDriver {
   readonly name: string;
