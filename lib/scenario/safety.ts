@@ -182,7 +182,11 @@ export async function checkNothingLeftBehind(context: ScenarioContext): Promise<
   });
 }
 
-/** One pause pod bound to each worker, so every node holds something a fence would release. */
+/**
+ * One pause pod bound to each worker, so every node holds something a fence would release. It
+ * tolerates every taint, so the taint manager does not evict it when the node lifecycle controller
+ * marks a node Unknown (the node would then hold nothing and no fence would be tried at all).
+ */
 export async function occupyEveryWorker(context: ScenarioContext): Promise<string[]> {
   const workers = await context.cluster.workerNodes();
   const core = context.kc.makeApiClient(k8s.CoreV1Api);
@@ -195,6 +199,7 @@ export async function occupyEveryWorker(context: ScenarioContext): Promise<strin
           spec: {
             nodeName: node,
             terminationGracePeriodSeconds: 0,
+            tolerations: [{ operator: "Exists" }],
             containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }],
           },
         },
