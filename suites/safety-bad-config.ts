@@ -1,6 +1,6 @@
 // safety/bad-fence-config-refused: `rekindle controller` as users start it, against the cluster
 // under test, with configurations that would only have failed at the first node loss. Each must be
-// refused at start (exit 2 for bad input, 1 for a cluster that does not fit the configuration),
+// refused at start with exit code 2 (a configuration the cluster does not fit is bad input too),
 // name what is wrong, and leave nothing behind: no process, nothing listening, no NodeFence, no taint.
 import { execa } from "execa";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -35,8 +35,8 @@ const BAD_STARTS: readonly BadStart[] = [
     name: "missing-secret",
     fenceConfig:
       "templates:\n  bmc: { driver: redfish, options: { url: 'https://bmc.example' }, secretRef: { name: no-such-secret } }\ndefaultTemplate: bmc\n",
-    exitCode: 1,
-    says: "no-such-secret",
+    exitCode: 2,
+    says: "Secret rekindle-system/no-such-secret",
   },
   {
     name: "newline-in-agent-option",

@@ -99,7 +99,8 @@ export async function resolveFenceTarget(
     const key = `${ref.namespace}/${ref.name}`;
     let data = secrets?.get(key);
     if (!data) {
-      data = readSecretData(kc, ref, `fence template "${name}" (node ${node})`);
+      // Cached for every node of the template: name the template only (the caller names the node).
+      data = readSecretData(kc, ref, `fence template "${name}"`);
       secrets?.set(key, data);
     }
     credentials = await data;

@@ -95,7 +95,7 @@ describe("controller start-up: every fenceable node resolves", function () {
     expect(error.message)
       .to.include("the fence configuration does not fit the cluster's nodes")
       .and.include(
-        'node worker-3: Secret rekindle-system/missing, named by fence template "other" (node worker-3), does not exist',
+        'node worker-3: Secret rekindle-system/missing, named by fence template "other", does not exist',
       )
       .and.not.include("worker-1")
       .and.not.include("cp-old")
@@ -245,7 +245,7 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
       const { error } = await run(api, port, new AbortController().signal);
       expect((error as RekindleError).code).to.equal("INVALID_INPUT");
       expect((error as RekindleError).message).to.include(
-        'node worker-1: Secret rekindle-system/hook-token, named by fence template "hook" (node worker-1), does not exist',
+        'node worker-1: Secret rekindle-system/hook-token, named by fence template "hook", does not exist',
       );
       expect(await listeningOn(port)).to.equal(false);
     } finally {
