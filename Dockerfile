@@ -15,5 +15,7 @@ COPY --from=build /src/node_modules node_modules
 COPY --from=build /src/dist dist
 COPY --from=build /src/bin bin
 COPY --from=build /src/fixtures fixtures
-USER node
+# The node image's user "node", by number: the kubelet can only verify runAsNonRoot for a numeric
+# user (fixtures/controller/deployment.yaml sets the same uid and gid).
+USER 1000:1000
 ENTRYPOINT ["node", "/app/bin/rekindle.js"]

@@ -1,5 +1,6 @@
 // One rich error type for the whole harness: a stable code, a message that names the input,
 // an optional hint saying what would be valid, and structured details for reports.
+import { STATUS_CODES } from "node:http";
 
 export type RekindleErrorCode =
   | "INVALID_INPUT"
@@ -77,6 +78,10 @@ export class RekindleError extends Error {
     if (typeof command === "string") lines.push(`  command: ${command}`);
     const log = this.details["log"];
     if (typeof log === "string") lines.push(`  log: ${log}`);
+    if (this.cause !== undefined) {
+      const cause = errorMessage(this.cause);
+      if (!this.message.includes(cause)) lines.push(`  cause: ${cause}`);
+    }
     const tail = this.details["outputTail"];
     if (typeof tail === "string" && tail.length > 0) {
       lines.push("  last output:", ...tail.split("\n").map((l) => `    ${l}`));
@@ -85,18 +90,59 @@ export class RekindleError extends Error {
   }
 }
 
-/** A readable message for anything thrown (Errors, strings, API error bodies). */
-export function errorMessage(error: unknown): string {
-  // @kubernetes/client-node's ApiException: its message repeats headers; the Status body says it all.
-  if (error instanceof Error && "code" in error && "body" in error && typeof error.body === "string") {
-    try {
-      const status = JSON.parse(error.body) as { message?: string; reason?: string };
-      if (status.message)
-        return `HTTP ${String(error.code)} ${status.reason ?? ""}: ${status.message}`.replace(" :", ":");
-    } catch {
-      // Not a Status body: fall through.
-    }
+/** The shape of @kubernetes/client-node's ApiException (matched by shape: this file sits below lib/kube). */
+export interface ApiErrorLike extends Error {
+  code: number;
+  body: unknown;
+  headers: unknown;
+}
+
+/** An error from a Kubernetes API call: an HTTP status, the response body and all its headers. */
+export function isApiError(error: unknown): error is ApiErrorLike {
+  return (
+    error instanceof Error &&
+    "code" in error &&
+    typeof error.code === "number" &&
+    "body" in error &&
+    "headers" in error
+  );
+}
+
+/** The longest response text quoted when the body is not a Status. */
+const API_BODY_QUOTE_CHARS = 200;
+
+function statusOf(body: unknown): { message?: unknown; reason?: unknown } | undefined {
+  if (typeof body === "object" && body !== null) return body;
+  if (typeof body !== "string") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === "object" && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
   }
+}
+
+/**
+ * One line for an API error: "HTTP 404 NotFound: nodefences.rekindle.dev \"x\" not found" from
+ * the Status body's reason and message, else the status and the start of whatever body came back
+ * ("HTTP 404: 404 page not found", what an apiserver answers for a resource it does not serve).
+ * Never the headers, which client-node's own message repeats in full.
+ */
+export function apiErrorMessage(error: ApiErrorLike): string {
+  const status = statusOf(error.body);
+  if (typeof status?.message === "string" && status.message) {
+    const reason = typeof status.reason === "string" && status.reason ? ` ${status.reason}` : "";
+    return `HTTP ${error.code}${reason}: ${status.message}`;
+  }
+  const text = typeof error.body === "string" ? error.body.trim().split("\n")[0]?.trim() : undefined;
+  if (text) return `HTTP ${error.code}: ${text.slice(0, API_BODY_QUOTE_CHARS)}`;
+  const name = STATUS_CODES[error.code];
+  return `HTTP ${error.code}${name ? ` ${name}` : ""}`;
+}
+
+/** A readable message for anything thrown (Errors, strings, API errors summarised in one line). */
+export function errorMessage(error: unknown): string {
+  if (isApiError(error)) return apiErrorMessage(error);
   if (error instanceof Error) return error.message;
   if (typeof error === "string") return error;
   try {

@@ -9,6 +9,7 @@ import * as nodeLoss from "./node-loss.js";
 import * as nodePressure from "./node-pressure.js";
 import * as partition from "./partition.js";
 import * as preflight from "./preflight.js";
+import * as safety from "./safety.js";
 import * as zoneOutage from "./zone-outage.js";
 
 export const SUITE_FAMILIES = [
@@ -19,6 +20,7 @@ export const SUITE_FAMILIES = [
   "zone-outage",
   "controller-failover",
   "graceful-shutdown",
+  "safety",
 ] as const;
 export type SuiteFamily = (typeof SUITE_FAMILIES)[number];
 
@@ -40,6 +42,7 @@ export const SCENARIOS: Readonly<Record<SuiteFamily, readonly ScenarioDefinition
   "zone-outage": zoneOutage.scenarios,
   "controller-failover": controllerFailover.scenarios,
   "graceful-shutdown": gracefulShutdown.scenarios,
+  safety: safety.scenarios,
 };
 
 /** Every scenario of every family, in run order. */

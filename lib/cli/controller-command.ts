@@ -1,98 +1,218 @@
 // `rekindle controller`: runs the recovery controller out-of-cluster (kubeconfig) or in-cluster.
-import { readFileSync } from "node:fs";
+// Everything is checked before anything starts: flags, the fence configuration file, the NodeFence
+// CRD, and every fenceable node's template, driver and Secret. A refused start exits non-zero with
+// nothing listening and nothing running.
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
-import { parse } from "yaml";
 import {
   DEFAULT_CONTROLLER_CONFIG,
-  parseDuration,
-  parseMaxUnhealthy,
+  DURATION_BOUNDS_MS,
+  parseBoundedDuration,
+  validateControllerConfig,
   type ControllerConfig,
 } from "../controller/config.js";
 import { RecoveryController } from "../controller/controller.js";
-import { LeaderElector } from "../controller/leader.js";
-import { fenceDriverRegistry, genericFenceDrivers } from "../controller/drivers/registry.js";
+import { ensureNodeFenceCrd } from "../controller/crd.js";
+import {
+  fenceDriverRegistry,
+  genericFenceDrivers,
+  type FenceDriverRegistry,
+} from "../controller/drivers/registry.js";
+import type { FenceDriver } from "../controller/drivers/types.js";
 import type { FenceConfig } from "../controller/fence-config.js";
+import { loadFenceConfig } from "../controller/fence-config-parse.js";
+import { checkFenceTargets } from "../controller/fence-preflight.js";
+import { LeaderElector } from "../controller/leader.js";
 import { DockerFenceDriver } from "../cluster/kind/fence-driver.js";
-import { RekindleError } from "../errors.js";
+import { errorMessage, RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
 import { parseCount } from "./args.js";
 
 export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--fence-config fence.yaml | --sim-cluster DIR]
                     [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%]
-                    [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence] [--leader-elect]
+                    [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence]
+                    [--leader-elect] [--install-crd] [--healthy-before-unfence 10s]
+                    [--cleanup-timeout 2m] [--stale-wait 2m] [--driver-timeout 10s]
+                    [--max-fences-per-window 3] [--fence-rate-window 1h]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
-      (in a pod, with no --kubeconfig, it uses the in-cluster service account)`;
+      (in a pod, with no --kubeconfig, it uses the in-cluster service account; with --sim-cluster
+      and no --kubeconfig, the sim cluster's own). It checks its configuration whole before it
+      starts: --check-interval 100ms–1m, --unhealthy-after 1s–1h and at least 3 check intervals;
+      every node's fence template, driver options and Secret. It needs the NodeFence CRD:
+      --install-crd installs it when missing (--sim-cluster always does)`;
 
-function loadFenceConfig(path: string): FenceConfig {
-  let parsed: unknown;
-  try {
-    parsed = parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new RekindleError("INVALID_INPUT", `cannot read fence config ${path}`, { cause: error });
+/** The leader Lease's duration (the LeaderElector's default, passed explicitly so the check-interval bound uses it). */
+const LEADER_LEASE_DURATION_MS = 15_000;
+
+const OPTIONS = {
+  kubeconfig: { type: "string" },
+  "fence-config": { type: "string" },
+  "sim-cluster": { type: "string" },
+  "unhealthy-after": { type: "string" },
+  "check-interval": { type: "string" },
+  "max-unhealthy": { type: "string" },
+  namespace: { type: "string" },
+  "metrics-port": { type: "string", default: "9464" },
+  "power-on-after-fence": { type: "boolean", default: false },
+  "leader-elect": { type: "boolean", default: false },
+  "install-crd": { type: "boolean", default: false },
+  "healthy-before-unfence": { type: "string" },
+  "cleanup-timeout": { type: "string" },
+  "stale-wait": { type: "string" },
+  "driver-timeout": { type: "string" },
+  "max-fences-per-window": { type: "string" },
+  "fence-rate-window": { type: "string" },
+} as const;
+
+/** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
+const DURATION_FLAGS = [
+  ["healthy-before-unfence", "healthyBeforeUnfenceMs"],
+  ["cleanup-timeout", "cleanupTimeoutMs"],
+  ["stale-wait", "staleWaitMs"],
+  ["driver-timeout", "driverTimeoutMs"],
+  ["fence-rate-window", "fenceRateWindowMs"],
+] as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** --max-fences-per-window: at least 1 (0 would never fence at all: pause the controller instead). */
+function parseFenceLimit(text: string): number {
+  const value = parseCount("--max-fences-per-window", text);
+  if (value < 1) {
+    throw RekindleError.invalidInput(
+      "--max-fences-per-window",
+      text,
+      'a count of 1 or more (to stop fencing, set paused: "true" in the controller\'s ConfigMap)',
+    );
   }
-  const config = parsed as Partial<FenceConfig> | null;
-  if (!config || typeof config.templates !== "object") {
-    throw new RekindleError("INVALID_INPUT", `${path} has no "templates" map`, {
-      hint: "templates: { name: { driver: sim|manual|webhook|redfish|fence-agent|docker, options: {...}, secretRef: { name } } }, defaultTemplate: name",
-    });
-  }
-  return config as FenceConfig;
+  return value;
 }
 
-export async function controllerCommand(args: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      kubeconfig: { type: "string" },
-      "fence-config": { type: "string" },
-      "sim-cluster": { type: "string" },
-      "unhealthy-after": { type: "string" },
-      "check-interval": { type: "string" },
-      "max-unhealthy": { type: "string" },
-      namespace: { type: "string" },
-      "metrics-port": { type: "string", default: "9464" },
-      "power-on-after-fence": { type: "boolean", default: false },
-      "leader-elect": { type: "boolean", default: false },
-    },
-    strict: true,
-  });
-  const kc = new k8s.KubeConfig();
-  if (values.kubeconfig) kc.loadFromFile(values.kubeconfig);
-  else kc.loadFromDefault();
-  if (values["max-unhealthy"] !== undefined) parseMaxUnhealthy(values["max-unhealthy"]);
+/** The command's flags (node:util parseArgs, strict: an unknown flag throws). */
+export function parseControllerFlags(args: string[]): Flags {
+  return parseArgs({ args, options: OPTIONS, strict: true }).values;
+}
+
+/** The controller's settings from its flags, checked (ranges, and against each other). Pure. */
+export function controllerSettings(values: Flags): { config: ControllerConfig; metricsPort: number } {
   const config: ControllerConfig = {
     ...DEFAULT_CONTROLLER_CONFIG,
     identity: `${hostname()}-${process.pid}`,
-    ...(values["unhealthy-after"]
-      ? { unhealthyAfterMs: parseDuration("--unhealthy-after", values["unhealthy-after"]) }
+    ...(values["unhealthy-after"] !== undefined
+      ? {
+          unhealthyAfterMs: parseBoundedDuration(
+            "--unhealthy-after",
+            values["unhealthy-after"],
+            DURATION_BOUNDS_MS.unhealthyAfterMs,
+          ),
+        }
       : {}),
-    ...(values["check-interval"]
-      ? { checkIntervalMs: parseDuration("--check-interval", values["check-interval"]) }
+    ...(values["check-interval"] !== undefined
+      ? {
+          checkIntervalMs: parseBoundedDuration(
+            "--check-interval",
+            values["check-interval"],
+            DURATION_BOUNDS_MS.checkIntervalMs,
+          ),
+        }
       : {}),
-    ...(values["max-unhealthy"] ? { maxUnhealthy: values["max-unhealthy"] } : {}),
-    ...(values.namespace ? { namespace: values.namespace } : {}),
+    ...Object.fromEntries(
+      DURATION_FLAGS.filter(([flag]) => values[flag] !== undefined).map(([flag, field]) => [
+        field,
+        parseBoundedDuration(`--${flag}`, values[flag] ?? "", DURATION_BOUNDS_MS[field]),
+      ]),
+    ),
+    ...(values["max-fences-per-window"] !== undefined
+      ? { maxFencesPerWindow: parseFenceLimit(values["max-fences-per-window"]) }
+      : {}),
+    ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
+    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
     powerOnAfterFence: values["power-on-after-fence"],
   };
+  validateControllerConfig(
+    config,
+    values["leader-elect"] ? { leaseDurationMs: LEADER_LEASE_DURATION_MS } : {},
+  );
+  const metricsPort = parseCount("--metrics-port", values["metrics-port"]);
+  if (metricsPort > 65_535) {
+    throw RekindleError.invalidInput(
+      "--metrics-port",
+      values["metrics-port"],
+      "a TCP port from 0 to 65535 (0: any free one)",
+    );
+  }
+  return { config, metricsPort };
+}
+
+/** The sim cluster named by --sim-cluster (its state directory or name): its fence driver and kubeconfig. */
+async function simCluster(nameOrRoot: string): Promise<{ driver: FenceDriver; kubeconfig: string }> {
+  // Loaded only for a sim cluster: the sim runtime stays out of an in-cluster controller.
+  const [{ SimCluster }, { SimFenceDriver }] = await Promise.all([
+    import("../cluster/sim/cluster.js"),
+    import("../cluster/sim/fence-driver.js"),
+  ]);
+  const cluster = SimCluster.open(nameOrRoot);
+  return { driver: new SimFenceDriver(cluster.layout.root), kubeconfig: cluster.kubeconfigPath };
+}
+
+/** The kubeconfig at `path`, or the default one (KUBECONFIG, ~/.kube/config, in-cluster). */
+function loadKubeConfig(path: string | undefined): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  try {
+    if (path !== undefined) kc.loadFromFile(path);
+    else kc.loadFromDefault();
+  } catch (error) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `cannot load the kubeconfig ${path ?? "(default)"}: ${errorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return kc;
+}
+
+function fenceConfiguration(values: Flags, drivers: FenceDriverRegistry): FenceConfig {
+  if (values["fence-config"] !== undefined) return loadFenceConfig(values["fence-config"], drivers);
+  if (values["sim-cluster"] !== undefined)
+    return { templates: { sim: { driver: "sim" } }, defaultTemplate: "sim" };
+  throw new RekindleError("INVALID_INPUT", "no fence configuration", {
+    hint: "pass --fence-config fence.yaml, or --sim-cluster DIR for a sim cluster",
+  });
+}
+
+export async function controllerCommand(args: string[], signal: AbortSignal): Promise<number> {
+  const values = parseControllerFlags(args);
+  const { config, metricsPort } = controllerSettings(values);
+  const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+
+  const sim = values["sim-cluster"] !== undefined ? await simCluster(values["sim-cluster"]) : undefined;
+  const kc = loadKubeConfig(values.kubeconfig ?? sim?.kubeconfig);
+
   // The generic drivers, then the providers' own (registered here, above the controller).
   const drivers = fenceDriverRegistry([
     ...genericFenceDrivers(kc),
     new DockerFenceDriver(),
-    // Loaded only for a sim cluster: the sim runtime stays out of an in-cluster controller.
-    ...(values["sim-cluster"]
-      ? [new (await import("../cluster/sim/fence-driver.js")).SimFenceDriver(values["sim-cluster"])]
-      : []),
+    ...(sim ? [sim.driver] : []),
   ]);
-  const fenceConfig: FenceConfig = values["fence-config"]
-    ? loadFenceConfig(values["fence-config"])
-    : values["sim-cluster"]
-      ? { templates: { sim: { driver: "sim" } }, defaultTemplate: "sim" }
-      : (() => {
-          throw new RekindleError("INVALID_INPUT", "no fence configuration", {
-            hint: "pass --fence-config fence.yaml, or --sim-cluster DIR for a sim cluster",
-          });
-        })();
-  const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+  const fenceConfig = fenceConfiguration(values, drivers);
+
+  // A sim cluster is a local throwaway its user administers: the CRD goes in without asking.
+  const crd = await ensureNodeFenceCrd(kc, { install: values["install-crd"] || sim !== undefined });
+  if (crd === "installed") log("installed the NodeFence CRD (nodefences.rekindle.dev)");
+  const preflight = await checkFenceTargets({
+    kc,
+    fenceConfig,
+    drivers,
+    namespace: config.namespace,
+    excludeLabel: config.excludeLabel,
+  });
+  if (preflight.unknownNodes.length > 0) {
+    log(`fence configuration maps nodes not in the cluster (yet): ${preflight.unknownNodes.join(", ")}`);
+  }
+  if (signal.aborted) return 0;
+
   // Stopped (its loop ended, leadership released) however this function ends.
   await using controller = new RecoveryController({
     kc,
@@ -101,18 +221,26 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     drivers,
     log,
     ...(values["leader-elect"]
-      ? { leader: new LeaderElector({ kc, namespace: config.namespace, identity: config.identity, log }) }
+      ? {
+          leader: new LeaderElector({
+            kc,
+            namespace: config.namespace,
+            identity: config.identity,
+            leaseDurationMs: LEADER_LEASE_DURATION_MS,
+            log,
+          }),
+        }
       : {}),
   });
-  const port = parseCount("--metrics-port", values["metrics-port"]);
-  const { server, port: bound } = await controller.metrics.serve(
-    port,
-    process.env["KUBERNETES_SERVICE_HOST"] ? "0.0.0.0" : "127.0.0.1",
-  );
-  process.stderr.write(
-    `rekindle controller ${config.identity}: unhealthyAfter ${config.unhealthyAfterMs} ms, maxUnhealthy ${config.maxUnhealthy}, drivers ${[...drivers.keys()].join(", ")}; metrics on :${bound}/metrics\n`,
-  );
+  const { server, port: bound } = await controller.metrics.serve({
+    port: metricsPort,
+    host: process.env["KUBERNETES_SERVICE_HOST"] ? "0.0.0.0" : "127.0.0.1",
+    health: () => controller.health(),
+  });
   try {
+    process.stderr.write(
+      `rekindle controller ${config.identity}: unhealthyAfter ${config.unhealthyAfterMs} ms, checkInterval ${config.checkIntervalMs} ms, maxUnhealthy ${config.maxUnhealthy}, drivers ${[...drivers.keys()].join(", ")}; fencing checked for ${preflight.checked.length} nodes; metrics on :${bound}/metrics\n`,
+    );
     controller.start();
     // Runs until Ctrl-C/SIGTERM, which the CLI turns into this signal's abort.
     await new Promise<void>((resolve) => {

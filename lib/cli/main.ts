@@ -1,6 +1,6 @@
 // The `rekindle` command: dispatches to subcommands, turns errors into clear messages and exit codes
 // (0 success, 1 failure, 2 bad input, 130 interrupted).
-import { RekindleError } from "../errors.js";
+import { errorMessage, isApiError, RekindleError } from "../errors.js";
 import { interruptScope } from "../util/cleanup.js";
 import { isParseArgsError } from "./args.js";
 
@@ -94,6 +94,11 @@ async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
       process.stderr.write(`${error.describe()}\n`);
       if (error.code === "ABORTED") return 130;
       return error.code === "INVALID_INPUT" ? 2 : 1;
+    }
+    if (isApiError(error)) {
+      // The API's own words in one line (its Status), not client-node's dump of every header.
+      process.stderr.write(`error [API]: ${errorMessage(error)}\n`);
+      return 1;
     }
     process.stderr.write(
       `rekindle: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -3,6 +3,7 @@
 // controller builds one and hands it to every step.
 import { errorMessage, RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";
+import type { BoundedSignal } from "../util/abort.js";
 import type { ControllerConfig } from "./config.js";
 import type { FenceDriver, FenceTarget } from "./drivers/types.js";
 import type { EventReason } from "./events.js";
@@ -27,7 +28,7 @@ export interface ActionContext {
    * The signal for one driver call: `acting()` plus a timeout of driverTimeoutMs, shortened under
    * leader election so the call ends before a standby could take over.
    */
-  driverSignal: () => AbortSignal;
+  driverSignal: () => BoundedSignal;
 }
 
 /** Throws unless the controller may still act: checked right before every side effect. */

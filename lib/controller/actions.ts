@@ -9,6 +9,7 @@ import { addTaint, removeTaint } from "../kube/taints.js";
 import { assertActing, isoNow, type ActionContext } from "./action-context.js";
 import { cleanUpNode, stalePods } from "./cleanup.js";
 import { POWER_STATE_ANNOTATION } from "./drivers/manual.js";
+import { powerOnIfOff } from "./drivers/power-on.js";
 import { hasPowerOn, type PowerState } from "./drivers/types.js";
 import { EVENT_REASONS } from "./events.js";
 import {
@@ -236,10 +237,13 @@ async function beginRecovery(context: ActionContext, fence: NodeFence, status: F
   const node = fence.spec.node;
   if (context.config.powerOnAfterFence) {
     const { driver, target } = await context.driver(node);
-    // Power on only a node the driver reports off: never cycle one that is already back.
-    if (hasPowerOn(driver) && (await readPowerState(context, node)) === "off") {
+    if (hasPowerOn(driver)) {
       assertActing(context);
-      await driverCall(context, (signal) => driver.powerOn(target, signal));
+      // Only a node the driver reports off is powered on; one already on, or unreadable, is not switched.
+      const outcome = await driverCall(context, (signal) => powerOnIfOff(driver, target, signal)).catch(
+        (error: unknown) => `not powered on: ${errorMessage(error)}`,
+      );
+      context.log(`${node} after its fence: ${outcome}`);
     }
   }
   await context.store.writeStatus(fence, {
@@ -302,9 +306,13 @@ export async function readPowerState(context: ActionContext, node: string): Prom
 }
 
 /** One driver call, bounded by the driver signal even if the driver ignores it. */
-function driverCall<T>(context: ActionContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const signal = context.driverSignal();
-  return untilAborted(call(signal), signal);
+async function driverCall<T>(context: ActionContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const bounded = context.driverSignal();
+  try {
+    return await untilAborted(call(bounded.signal), bounded.signal);
+  } finally {
+    bounded.dispose();
+  }
 }
 
 /** Removes the manual driver's power-state annotation (of this Node object only). */

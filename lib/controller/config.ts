@@ -94,3 +94,106 @@ export function unhealthyBudget(maxUnhealthy: string, total: number): number {
 export function parseDuration(flag: string, text: string): number {
   return parseDurationMs(text, flag);
 }
+
+/** A range of durations in ms, both ends allowed. */
+export interface DurationBoundsMs {
+  min: number;
+  max: number;
+}
+
+/**
+ * The settings' valid ranges: 0 would spin (or judge a node lost at its first look), a day would
+ * mean no recovery at all. Outside them a value is refused at start-up.
+ */
+export const DURATION_BOUNDS_MS = {
+  checkIntervalMs: { min: 100, max: 60_000 },
+  unhealthyAfterMs: { min: 1_000, max: 3_600_000 },
+  healthyBeforeUnfenceMs: { min: 0, max: 3_600_000 },
+  cleanupTimeoutMs: { min: 5_000, max: 3_600_000 },
+  staleWaitMs: { min: 5_000, max: 3_600_000 },
+  driverTimeoutMs: { min: 1_000, max: 300_000 },
+  fenceRateWindowMs: { min: 60_000, max: 86_400_000 },
+} as const satisfies Record<string, DurationBoundsMs>;
+
+/** unhealthyAfter spans at least this many check intervals: a node is looked at several times before it is lost. */
+export const MIN_CHECKS_PER_UNHEALTHY_AFTER = 3;
+
+/**
+ * With leader election, the check interval is at most this fraction of the Lease's duration: a
+ * standby observes the nodes every check, so when it takes over its view is several checks old at
+ * most. (The Lease itself is renewed on its own timer, a fifth of its duration.)
+ */
+export const MAX_CHECK_INTERVAL_PER_LEASE = 1 / 3;
+
+/** 1500 → "1.5s", 60000 → "1m", 100 → "100ms": the short form of a duration for messages. */
+export function formatDurationMs(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 1_000) return `${ms / 1_000}s`;
+  return `${ms}ms`;
+}
+
+/** Refuses `ms` (given as `shown`) outside `bounds`, naming `flag` and the valid range. */
+export function assertDurationInBounds(
+  flag: string,
+  ms: number,
+  bounds: DurationBoundsMs,
+  shown = formatDurationMs(ms),
+): void {
+  if (ms >= bounds.min && ms <= bounds.max) return;
+  const range = `a duration from ${formatDurationMs(bounds.min)} to ${formatDurationMs(bounds.max)}`;
+  throw new RekindleError(
+    "INVALID_INPUT",
+    `${flag} ${JSON.stringify(shown)} is out of range; valid: ${range}`,
+    {
+      details: { what: flag, got: shown, valid: range },
+    },
+  );
+}
+
+/** Parses `text` as a duration for `flag` and refuses it outside `bounds`. */
+export function parseBoundedDuration(flag: string, text: string, bounds: DurationBoundsMs): number {
+  const ms = parseDurationMs(text, flag);
+  assertDurationInBounds(flag, ms, bounds, text);
+  return ms;
+}
+
+/** A Kubernetes namespace name (an RFC 1123 label). */
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * Refuses settings that contradict each other or leave their range: durations (as DURATION_BOUNDS_MS),
+ * unhealthyAfter against the check interval, the check interval against the leader Lease when
+ * `leaseDurationMs` is given, maxUnhealthy, the namespace. Flags are named as the CLI spells them.
+ */
+export function validateControllerConfig(
+  config: Pick<ControllerConfig, "checkIntervalMs" | "unhealthyAfterMs" | "maxUnhealthy" | "namespace">,
+  options: { leaseDurationMs?: number } = {},
+): void {
+  assertDurationInBounds("--check-interval", config.checkIntervalMs, DURATION_BOUNDS_MS.checkIntervalMs);
+  assertDurationInBounds("--unhealthy-after", config.unhealthyAfterMs, DURATION_BOUNDS_MS.unhealthyAfterMs);
+  const minUnhealthyAfter = MIN_CHECKS_PER_UNHEALTHY_AFTER * config.checkIntervalMs;
+  if (config.unhealthyAfterMs < minUnhealthyAfter) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--unhealthy-after ${formatDurationMs(config.unhealthyAfterMs)} is shorter than ${MIN_CHECKS_PER_UNHEALTHY_AFTER} check intervals (--check-interval ${formatDurationMs(config.checkIntervalMs)}); valid: at least ${formatDurationMs(minUnhealthyAfter)}, so a node is looked at several times before it is judged lost`,
+    );
+  }
+  if (options.leaseDurationMs !== undefined) {
+    const maxInterval = Math.floor(options.leaseDurationMs * MAX_CHECK_INTERVAL_PER_LEASE);
+    if (config.checkIntervalMs > maxInterval) {
+      throw new RekindleError(
+        "INVALID_INPUT",
+        `--check-interval ${formatDurationMs(config.checkIntervalMs)} is too long for leader election (Lease ${formatDurationMs(options.leaseDurationMs)}: a standby takes over with a view of the nodes at most one check old); valid: at most ${formatDurationMs(maxInterval)}`,
+      );
+    }
+  }
+  parseMaxUnhealthy(config.maxUnhealthy);
+  if (!NAMESPACE_NAME.test(config.namespace)) {
+    throw RekindleError.invalidInput(
+      "namespace",
+      config.namespace,
+      "a Kubernetes namespace name (lower-case letters, digits and -, at most 63)",
+    );
+  }
+}

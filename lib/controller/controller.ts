@@ -6,6 +6,7 @@
 // the clean-ups of what no fence owns any more in orphans.ts.
 import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
+import { boundedSignal } from "../util/abort.js";
 import { sleep, withTimeout } from "../util/time.js";
 import type { ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
@@ -101,7 +102,7 @@ export class RecoveryController {
         const budget = leader
           ? Math.min(config.driverTimeoutMs, leader.safeActionMs())
           : config.driverTimeoutMs;
-        return AbortSignal.any([acting(), AbortSignal.timeout(Math.max(1, budget))]);
+        return boundedSignal(acting(), Math.max(1, budget), "the fence driver call");
       },
     };
   }
@@ -145,7 +146,8 @@ export class RecoveryController {
   /** Healthy when a pass (acting or, as a standby, observing) completed recently. */
   health(): { ok: boolean; message: string } {
     const { checkIntervalMs } = this.#options.config;
-    const limit = Math.max(5 * checkIntervalMs, SNAPSHOT_TIMEOUT_MS + 2 * checkIntervalMs);
+    // A pass may wait SNAPSHOT_TIMEOUT_MS on a hung API server; the liveness probe is lenient too.
+    const limit = Math.max(5 * checkIntervalMs, 30_000);
     const now = this.#context.now();
     if (this.#lastPassAt === undefined) {
       return {

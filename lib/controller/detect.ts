@@ -15,8 +15,11 @@ export type NodeHealth =
   | { state: "unhealthy"; reason: string };
 
 /**
- * Unhealthy when this controller has seen no Lease renewal for more than `unhealthyAfterMs`, or has
- * seen Ready not True for that long. A node without a Lease is judged by Ready alone; a node not
+ * Unhealthy when this controller has seen no Lease renewal for more than `unhealthyAfterMs`. A node
+ * that renews is reachable and never lost, whatever its Ready condition says: Ready=Unknown is the
+ * node lifecycle controller's own guess (it stops counting renewals whose renewTime goes backwards,
+ * as after a kubelet clock step) and Ready=False is the kubelet itself speaking. Such a node is
+ * "suspect". Only a node without a Lease is judged by Ready (not True for that long). A node not
  * observed at all is healthy (nothing will act on it before it is observed).
  */
 export function assessNode(
@@ -25,19 +28,20 @@ export function assessNode(
   unhealthyAfterMs: number,
 ): NodeHealth {
   if (!observation) return { state: "healthy" };
-  const silentForMs = observation.renewTime === undefined ? undefined : nowMs - observation.lastSignAt;
+  const hasLease = observation.renewTime !== undefined;
+  const silentForMs = hasLease ? nowMs - observation.lastSignAt : undefined;
   const notReadyForMs =
     observation.notReadySinceAt === undefined ? undefined : nowMs - observation.notReadySinceAt;
   if (silentForMs !== undefined && silentForMs > unhealthyAfterMs) {
     return { state: "unhealthy", reason: `Lease not renewed for ${Math.round(silentForMs / 1000)}s` };
   }
-  if (notReadyForMs !== undefined && notReadyForMs > unhealthyAfterMs) {
+  if (!hasLease && notReadyForMs !== undefined && notReadyForMs > unhealthyAfterMs) {
     return {
       state: "unhealthy",
-      reason: `Ready=${observation.ready ?? "?"} for ${Math.round(notReadyForMs / 1000)}s`,
+      reason: `no Lease, and Ready=${observation.ready ?? "?"} for ${Math.round(notReadyForMs / 1000)}s`,
     };
   }
-  if (observation.renewTime !== undefined && !observation.seenRenewing) {
+  if (hasLease && !observation.seenRenewing) {
     return { state: "unobserved", reason: "not seen renewing its Lease yet" };
   }
   if (notReadyForMs !== undefined) return { state: "suspect", reason: `Ready=${observation.ready ?? "?"}` };

@@ -1,5 +1,7 @@
-// A small Prometheus registry (counters and gauges with labels) and its text exposition on /metrics.
+// A small Prometheus registry (counters and gauges with labels) and its text exposition on /metrics,
+// served with /healthz, which answers the controller's own health (200 or 503).
 import { createServer, type Server } from "node:http";
+import { errorMessage, RekindleError } from "../errors.js";
 
 type Labels = Record<string, string>;
 
@@ -58,22 +60,70 @@ export class MetricsRegistry {
     return `${lines.join("\n")}\n`;
   }
 
-  /** Serves /metrics on 127.0.0.1 (or `host`); port 0 picks a free one. */
-  async serve(port: number, host = "127.0.0.1"): Promise<{ server: Server; port: number }> {
+  /**
+   * Serves /metrics and /healthz on `options.host` and `options.port` (0 picks a free one). Resolves
+   * once listening; rejects, listening on nothing, when the port cannot be bound.
+   */
+  async serve(options: ServeOptions): Promise<{ server: Server; port: number }> {
+    const host = options.host ?? "127.0.0.1";
+    const health = options.health ?? (() => ({ ok: true, message: "ok" }));
     const server = createServer((req, res) => {
       if (req.url?.startsWith("/metrics")) {
         res.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
         res.end(this.exposition());
       } else if (req.url?.startsWith("/healthz")) {
-        res.writeHead(200).end("ok");
+        let state: HealthState;
+        try {
+          state = health();
+        } catch (error) {
+          state = { ok: false, message: `health check failed: ${errorMessage(error)}` };
+        }
+        res.writeHead(state.ok ? 200 : 503, { "content-type": "text/plain; charset=utf-8" });
+        res.end(`${state.ok ? "ok" : "unhealthy"}: ${state.message}\n`);
       } else {
         res.writeHead(404).end();
       }
     });
-    await new Promise<void>((resolve) => server.listen(port, host, resolve));
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: NodeJS.ErrnoException) => {
+        server.close();
+        reject(
+          new RekindleError(
+            error.code === "EADDRINUSE" ? "CONFLICT" : "COMMAND_FAILED",
+            `cannot serve metrics on ${host}:${options.port}: ${error.code ?? error.message}`,
+            {
+              cause: error,
+              ...(error.code === "EADDRINUSE"
+                ? { hint: "pick another --metrics-port, or 0 for any free one" }
+                : {}),
+            },
+          ),
+        );
+      };
+      server.once("error", failed);
+      server.listen(options.port, host, () => {
+        server.off("error", failed);
+        resolve();
+      });
+    });
     const address = server.address();
-    return { server, port: typeof address === "object" && address ? address.port : port };
+    return { server, port: typeof address === "object" && address ? address.port : options.port };
   }
+}
+
+/** What /healthz answers: 200 when ok, else 503; the message is the body. */
+export interface HealthState {
+  ok: boolean;
+  message: string;
+}
+
+export interface ServeOptions {
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Address to listen on. Default "127.0.0.1" (in a pod, "0.0.0.0" so the kubelet's probes reach it). */
+  host?: string;
+  /** Asked on every /healthz request. Default: always ok. */
+  health?: () => HealthState;
 }
 
 export const METRICS = {

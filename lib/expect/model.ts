@@ -269,7 +269,9 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
   const c = options.controller;
   const { window, renewMs, podStartMs } = k;
   const taintMin = Math.max(0, c.unhealthyAfterMs - renewMs);
-  const taintMax = c.unhealthyAfterMs + c.checkIntervalMs + c.fenceMs;
+  // The controller's clock starts when it sees the last renewal (up to one check after it happened),
+  // and it notices the silence at a check: two check intervals on top of unhealthyAfter at worst.
+  const taintMax = c.unhealthyAfterMs + 2 * c.checkIntervalMs + c.fenceMs;
   // Deployment: controller path (taint + cleanup) or eviction path (Unknown + toleration), the earlier.
   const evictMin = k.graceMs - renewMs + k.toleranceMs;
   const evictMax = k.graceMs + k.periodMs + k.evictionGapMs + k.toleranceMs + 1000;
@@ -279,7 +281,7 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
       "fault-injected",
       taintMin,
       taintMax,
-      `controller: Lease older than ${c.unhealthyAfterMs} ms (checked every ${c.checkIntervalMs} ms), then a confirmed fence (${c.fenceMs} ms)`,
+      `controller: no renewal seen for ${c.unhealthyAfterMs} ms (checked every ${c.checkIntervalMs} ms), then a confirmed fence (${c.fenceMs} ms)`,
     ),
     window(
       "deployment:recovered",

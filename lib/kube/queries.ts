@@ -21,8 +21,31 @@ export const ZONE_LABEL = "topology.kubernetes.io/zone";
 /** The label kubeadm (and kind) put on control-plane nodes. */
 export const CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
 
+/**
+ * Role labels that mark a node of the control plane or of its etcd, whatever their value:
+ * kubeadm's current one; "master", which kubeadm set before 1.24 and OpenShift, k3s and RKE2 still
+ * set; RKE1's "controlplane" and "etcd" (RKE2 and k3s put "etcd" on etcd-only servers too).
+ */
+export const CONTROL_PLANE_ROLE_LABELS = [
+  CONTROL_PLANE_LABEL,
+  "node-role.kubernetes.io/master",
+  "node-role.kubernetes.io/controlplane",
+  "node-role.kubernetes.io/etcd",
+] as const;
+
+/** The pre-1.16 role label (kops, old clusters): `kubernetes.io/role=master`. */
+export const LEGACY_ROLE_LABEL = "kubernetes.io/role";
+
+/**
+ * A node of the control plane (or an etcd member): never fenced by the controller and never
+ * disturbed by a scenario. A role label marks it whatever its value, as kubectl's ROLES column reads it.
+ */
 export function isControlPlaneNode(node: k8s.V1Node): boolean {
-  return node.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined;
+  const labels = node.metadata?.labels ?? {};
+  return (
+    CONTROL_PLANE_ROLE_LABELS.some((label) => labels[label] !== undefined) ||
+    labels[LEGACY_ROLE_LABEL] === "master"
+  );
 }
 
 /** Every pod bound to the node, in all namespaces. */

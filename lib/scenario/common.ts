@@ -111,12 +111,15 @@ export function leaseRenewMs(inputs: ExpectationInputs): number {
   return leaseRenewIntervalMs(inputs.profile);
 }
 
-/** The controller's detection window: Lease age past unhealthyAfter, seen at its next check. */
+/**
+ * The controller's detection window: no renewal seen for unhealthyAfter, noticed at a check. Its
+ * clock starts when it sees the last renewal, up to one check interval after the renewal itself.
+ */
 export function detectionWindow(inputs: ExpectationInputs): { minMs: number; maxMs: number } {
   const c = inputs.controller;
   return {
     minMs: Math.max(0, c.unhealthyAfterMs - leaseRenewMs(inputs) - inputs.slackMs),
-    maxMs: c.unhealthyAfterMs + 2 * c.checkIntervalMs + inputs.slackMs,
+    maxMs: c.unhealthyAfterMs + 3 * c.checkIntervalMs + inputs.slackMs,
   };
 }
 

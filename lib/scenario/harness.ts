@@ -26,7 +26,7 @@ import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil } from "../util/time.js";
-import { waitFencesFinished } from "./fences.js";
+import { deleteFinishedFences } from "./fences.js";
 import { ScenarioSteps } from "./steps.js";
 import { concludeScenario } from "./verdict.js";
 
@@ -83,6 +83,8 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
 
 export interface DeriveContext {
   faultAtMs: number;
+  /** What the expected timeline was computed from (profile, controller settings…). */
+  inputs: ExpectationInputs;
   /** The nodes the fault hit, the first one primary. */
   faultNodes: string[];
   namespace: string;
@@ -90,7 +92,9 @@ export interface DeriveContext {
 
 /** Everything the scenario needs of the cluster: its `requires`, and a fence driver if it runs the controller. */
 export function scenarioNeeds(definition: ScenarioDefinition): NodeCapability[] {
-  return [...definition.requires, ...(definition.usesController === true ? (["fencing"] as const) : [])];
+  const needs: NodeCapability[] = [...definition.requires];
+  if (definition.usesController === true && !needs.includes("fencing")) needs.push("fencing");
+  return needs;
 }
 
 /** Whether the scenario declared `name` among the milestones it makes itself. */
@@ -264,7 +268,7 @@ export async function runScenario<R extends NodeCapability>(
   let faultAtMs = 0;
   let faultNodes: string[] = [];
   const marks: Milestone[] = [];
-  const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace });
+  const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace, inputs });
   // Read from the scenario's start on, where the provider has the log on this machine.
   const controllerManagerLog = new ForcedDetachLog(
     options.cluster.capabilities["controller-manager-flags"]?.controllerManagerLogPath(),
@@ -368,7 +372,12 @@ export async function runScenario<R extends NodeCapability>(
       steps.registerUndo(`stop the recovery controller (${config.identity})`, () => controller.stop());
       // Runs before the stop (undo is last-in first-out), after the nodes are back: a fence left
       // half-undone would be resumed by the next scenario's controller.
-      steps.registerUndo("wait for the controller to finish every NodeFence", () => waitFencesFinished(kc));
+      // Deleting them (once finished) leaves the next scenario no fence history: no per-node rate
+      // limit carried over, no earlier fence taken for its own. Idempotent: with several
+      // controllers, the one registered last runs it while every controller still runs.
+      steps.registerUndo("wait for the controller to finish every NodeFence, then delete them", () =>
+        deleteFinishedFences(kc),
+      );
       return controller;
     },
     async waitNodeBack(node, timeoutMs = 180_000) {

@@ -11,6 +11,7 @@ import { httpGet } from "../../lib/util/http.js";
 import { cacheRoot } from "../../lib/util/paths.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { pollUntil } from "../../lib/util/time.js";
+import { selfSignedLoopbackCertificate } from "./tls.js";
 
 export interface RedfishEmulator {
   url: string;
@@ -34,23 +35,7 @@ export async function startRedfishEmulator(names: string[]): Promise<RedfishEmul
   const dir = mkdtempSync(join(tmpdir(), "rekindle-redfish-"));
   const emulator = emulatorPath();
   const python = join(dirname(emulator), "python");
-  await execa("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    join(dir, "key.pem"),
-    "-out",
-    join(dir, "cert.pem"),
-    "-days",
-    "1",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1",
-  ]);
+  const { key, cert } = await selfSignedLoopbackCertificate(dir);
   const username = "admin";
   const password = `pw-${randomUUID().slice(0, 8)}`;
   const hash = await execa(existsSync(python) ? python : "python3", [
@@ -90,9 +75,9 @@ export async function startRedfishEmulator(names: string[]): Promise<RedfishEmul
         "-p",
         String(port),
         "--ssl-certificate",
-        join(dir, "cert.pem"),
+        cert,
         "--ssl-key",
-        join(dir, "key.pem"),
+        key,
       ],
       logPath: join(dir, "sushy.log"),
     },

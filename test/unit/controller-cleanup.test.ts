@@ -1,6 +1,9 @@
 import { expect } from "chai";
 import type { k8s } from "../../lib/kube/client.js";
 import { belongsToNode, heldOnlyByFinalizers, releasablePods } from "../../lib/controller/cleanup.js";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { boundedSignal } from "../../lib/util/abort.js";
 import { untilAborted } from "../../lib/util/time.js";
 
 function pod(name: string, extra: Partial<k8s.V1ObjectMeta> = {}, phase = "Running"): k8s.V1Pod {
@@ -58,5 +61,29 @@ describe("util: untilAborted", function () {
     }
     expect((caught as Error).message).to.equal("deadline");
     expect(await untilAborted(Promise.resolve("done"), new AbortController().signal)).to.equal("done");
+  });
+});
+
+describe("util: boundedSignal", function () {
+  it("aborts at its timeout even after a garbage collection (AbortSignal.any with a timeout did not, on Node 20)", async function () {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const { signal } = boundedSignal(new AbortController().signal, 100, "the test call");
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(signal.aborted).to.equal(true);
+    expect((signal.reason as Error).message).to.equal("the test call abandoned after 100 ms");
+  });
+
+  it("aborts with its parent, and a disposed one never times out", async function () {
+    const parent = new AbortController();
+    const child = boundedSignal(parent.signal, 60_000, "x");
+    parent.abort(new Error("leadership lost"));
+    expect((child.signal.reason as Error).message).to.equal("leadership lost");
+    child.dispose();
+    const quiet = boundedSignal(new AbortController().signal, 50, "y");
+    quiet.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(quiet.signal.aborted).to.equal(false);
   });
 });

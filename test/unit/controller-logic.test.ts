@@ -215,7 +215,11 @@ describe("controller: fence config, metrics, webhook driver", function () {
 
     it("powers off with the Secret's token and confirms from power-state", async function () {
       const driver = new WebhookFenceDriver();
-      const target = { node: "worker-1", options: { url }, credentials: { token: "s3cret" } };
+      const target = {
+        node: "worker-1",
+        options: { url, allowHttp: "true" },
+        credentials: { token: "s3cret" },
+      };
       expect(await driver.powerState(target)).to.equal("on");
       await driver.powerOff(target);
       expect(await driver.powerState(target)).to.equal("off");

@@ -160,3 +160,23 @@ describe("controller: observations on its own clock", function () {
     });
   });
 });
+
+describe("controller: Ready is no verdict on a node that renews", function () {
+  it("a renewing node with Ready=Unknown (the node lifecycle controller's guess) or False is suspect, never lost", function () {
+    for (const ready of ["Unknown", "False"] as const) {
+      const o = observations();
+      const nodes = [{ name: "a", alive: () => true, ready }];
+      replay(o, nodes, { from: s(0), to: s(120) });
+      expect(stateAt(o, "a", s(120)), ready).to.equal("suspect");
+    }
+  });
+
+  it("a node without a Lease is judged by Ready", function () {
+    const o = observations();
+    const nodes = [{ name: "a", alive: () => false, ready: "Unknown" as const }];
+    replay(o, nodes, { from: s(0), to: s(20) });
+    expect(stateAt(o, "a", s(20))).to.equal("suspect");
+    replay(o, nodes, { origin: s(0), from: s(21), to: s(21) });
+    expect(stateAt(o, "a", s(21))).to.equal("unhealthy");
+  });
+});

@@ -1,14 +1,79 @@
 // Fencing with the ClusterLabs fence agents (Debian's fence-agents): runs `fence_<agent>` with its
 // parameters on stdin (key=value lines, so no secret shows in a process list). Options: agent
 // (e.g. fence_redfish) plus any agent parameter (ip, ipport, systems_uri, ssl_insecure…);
-// credentials username/password from the Secret. Status exit codes: 0 on, 2 off, 1 failure.
+// credentials (e.g. username, password) from the Secret, each key passed as a parameter. Status
+// exit codes: 0 on, 2 off, 1 failure. The agent reads one parameter a line and strips each line, so
+// a name must be a plain word and a value may hold no control character (a newline would start a
+// parameter of its own) nor surrounding whitespace; both are refused.
 import { execa } from "execa";
 import { RekindleError } from "../../errors.js";
-import type { FenceDriver, FenceTarget, PowerState } from "./types.js";
+import { assertValidTarget, hasControlCharacter } from "./target-check.js";
+import type { FenceDriver, FenceDriverSpec, FenceTarget, PowerState } from "./types.js";
 
 const AGENT_NAME = /^fence_[a-z0-9_]+$/;
+/** A fence agent parameter name (fencing.py accepts both - and _ spellings). */
+const PARAMETER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** Set by the driver for each call; a template or Secret may not choose it. */
+const RESERVED_PARAMETERS = ["action"];
+/** How long one agent run may take before it is stopped. */
+const AGENT_TIMEOUT_MS = 60_000;
+/** How long a stopped agent (SIGTERM) gets before its process group is killed (SIGKILL). */
+const AGENT_KILL_GRACE_MS = 5_000;
 
+/** Signals the process group `pid` leads (an agent started detached); one already gone is fine. */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group has ended.
+  }
+}
+
+function parameterProblems(kind: "option" | "credential", name: string, value: string): string[] {
+  const problems: string[] = [];
+  if (!PARAMETER_NAME.test(name)) {
+    problems.push(`${kind} name ${JSON.stringify(name)} is not a fence agent parameter name ([A-Za-z0-9_-])`);
+  } else if (RESERVED_PARAMETERS.includes(name)) {
+    problems.push(`${kind} ${name} is set by the controller, not by the fence configuration`);
+  }
+  // Credentials are never echoed: only their key is named.
+  const shown = kind === "option" ? ` (${JSON.stringify(value)})` : "";
+  if (hasControlCharacter(value)) {
+    problems.push(
+      `${kind} ${name}${shown} holds a newline or other control character: the agent reads one parameter a line`,
+    );
+  } else if (value !== value.trim()) {
+    problems.push(`${kind} ${name}${shown} has surrounding whitespace, which the agent strips`);
+  }
+  return problems;
+}
+
+export const FENCE_AGENT_SPEC: FenceDriverSpec = {
+  options: {
+    agent: {
+      required: true,
+      valid: "a ClusterLabs agent name such as fence_redfish or fence_ipmilan",
+      test: (v) => AGENT_NAME.test(v),
+    },
+  },
+  passThroughOptions: true,
+  checkTarget: (target) => [
+    ...Object.entries(target.options)
+      .filter(([name]) => name !== "agent")
+      .flatMap(([name, value]) => parameterProblems("option", name, value)),
+    ...Object.entries(target.credentials).flatMap(([name, value]) =>
+      parameterProblems("credential", name, value),
+    ),
+  ],
+};
+
+/**
+ * The agent's stdin: one key=value line per option (but `agent`) and credential, then the action.
+ * Throws INVALID_INPUT when a name or value could break out of its line.
+ */
 export function agentInput(target: FenceTarget, action: "on" | "off" | "status"): string {
+  assertValidTarget({ name: "fence-agent", spec: FENCE_AGENT_SPEC }, target);
   const params: Record<string, string> = { ...target.options, ...target.credentials, action };
   delete params["agent"];
   return `${Object.entries(params)
@@ -18,6 +83,7 @@ export function agentInput(target: FenceTarget, action: "on" | "off" | "status")
 
 export class FenceAgentDriver implements FenceDriver {
   readonly name = "fence-agent";
+  readonly spec = FENCE_AGENT_SPEC;
   readonly #searchPath: string;
 
   /** `searchPath`: where the agents live. Default "/usr/sbin:/usr/bin:$PATH". */
@@ -25,7 +91,7 @@ export class FenceAgentDriver implements FenceDriver {
     this.#searchPath = searchPath;
   }
 
-  async #run(target: FenceTarget, action: "on" | "off" | "status"): Promise<number> {
+  async #run(target: FenceTarget, action: "on" | "off" | "status", signal?: AbortSignal): Promise<number> {
     const agent = target.options["agent"] ?? "";
     if (!AGENT_NAME.test(agent))
       throw RekindleError.invalidInput(
@@ -33,13 +99,59 @@ export class FenceAgentDriver implements FenceDriver {
         agent,
         "a ClusterLabs agent name such as fence_redfish or fence_ipmilan",
       );
-    const result = await execa(agent, [], {
-      input: agentInput(target, action),
+    const input = agentInput(target, action);
+    if (signal?.aborted) {
+      throw new RekindleError("ABORTED", `${agent} action=${action} for ${target.node} aborted`, {
+        cause: signal.reason,
+      });
+    }
+    // Its own process group, so a stop reaches whatever the agent started too (ipmitool, ssh…):
+    // one left behind would hold the output pipes open, and the call would not end.
+    const subprocess = execa(agent, [], {
+      input,
       reject: false,
-      timeout: 60_000,
+      detached: true,
       env: { PATH: this.#searchPath },
       all: true,
     });
+    let stoppedBy: "abort" | "timeout" | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = (why: "abort" | "timeout") => {
+      if (stoppedBy) return;
+      stoppedBy = why;
+      killGroup(subprocess.pid, "SIGTERM");
+      killTimer = setTimeout(() => {
+        killGroup(subprocess.pid, "SIGKILL");
+      }, AGENT_KILL_GRACE_MS);
+    };
+    const onAbort = () => {
+      stop("abort");
+    };
+    const timeoutTimer = setTimeout(() => {
+      stop("timeout");
+    }, AGENT_TIMEOUT_MS);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let result: Awaited<typeof subprocess>;
+    try {
+      result = await subprocess;
+    } finally {
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    if (stoppedBy === "abort") {
+      throw new RekindleError("ABORTED", `${agent} action=${action} for ${target.node} aborted`, {
+        cause: signal?.reason,
+        details: { outputTail: result.all.slice(-2000) },
+      });
+    }
+    if (stoppedBy === "timeout") {
+      throw new RekindleError(
+        "TIMEOUT",
+        `${agent} action=${action} for ${target.node} ran longer than ${AGENT_TIMEOUT_MS} ms and was killed`,
+        { details: { outputTail: result.all.slice(-2000) } },
+      );
+    }
     if (result.failed && result.exitCode === undefined) {
       throw new RekindleError(
         "COMMAND_FAILED",
@@ -58,16 +170,16 @@ export class FenceAgentDriver implements FenceDriver {
     return code;
   }
 
-  async powerOff(target: FenceTarget): Promise<void> {
-    await this.#run(target, "off");
+  async powerOff(target: FenceTarget, signal?: AbortSignal): Promise<void> {
+    await this.#run(target, "off", signal);
   }
 
-  async powerOn(target: FenceTarget): Promise<void> {
-    await this.#run(target, "on");
+  async powerOn(target: FenceTarget, signal?: AbortSignal): Promise<void> {
+    await this.#run(target, "on", signal);
   }
 
-  async powerState(target: FenceTarget): Promise<PowerState> {
-    const code = await this.#run(target, "status");
+  async powerState(target: FenceTarget, signal?: AbortSignal): Promise<PowerState> {
+    const code = await this.#run(target, "status", signal);
     return code === 0 ? "on" : code === 2 ? "off" : "unknown";
   }
 }

@@ -35,7 +35,9 @@ export function fenceDriverRegistry(drivers: Iterable<FenceDriver>): FenceDriver
   return registry;
 }
 
-/** The driver the node's fence template names, from `registry`, with the node's target. */
+/**
+ * The driver the node's fence template names, from `registry`, with the node's target.
+ */
 export async function fenceDriverFor(
   registry: FenceDriverRegistry,
   kc: k8s.KubeConfig,

@@ -1,0 +1,720 @@
+// Safety: the recovery controller under hostile conditions. Each scenario injects one condition a
+// real cluster has and today's sim would not show, and asserts from the API that no reachable node
+// is fenced, no out-of-service taint comes before a confirmed fence, one incident gives one
+// power-off, and nothing of the controller's is left once the node is back (lib/scenario/safety.ts).
+import { DEFAULT_LEADER_LEASE, LeaderElector } from "../lib/controller/leader.js";
+import { ManualFenceDriver, POWER_STATE_ANNOTATION } from "../lib/controller/drivers/manual.js";
+import type { FenceDriver, FenceTarget } from "../lib/controller/drivers/types.js";
+import {
+  NODE_FENCE_GROUP,
+  NODE_FENCE_PLURAL,
+  NODE_FENCE_VERSION,
+  type FenceAction,
+  type NodeFence,
+} from "../lib/controller/fence-state.js";
+import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
+import { isNotFound, k8s } from "../lib/kube/client.js";
+import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../lib/kube/queries.js";
+import type { Milestone } from "../lib/observe/milestones.js";
+import { pollUntil, sleep } from "../lib/util/time.js";
+import { ensureNamespace } from "../lib/workloads/deploy.js";
+import {
+  deployWebAndDb,
+  detectionWindow,
+  expectedControllerRecovery,
+  never,
+  noFence,
+  nodeLossWorkloads,
+  stopNodeAbruptly,
+} from "../lib/scenario/common.js";
+import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
+import {
+  checkNothingLeftBehind,
+  deriveUnsafe,
+  occupyEveryWorker,
+  SAFETY_MILESTONES,
+  safetyExpectations,
+  startSafetyController,
+} from "../lib/scenario/safety.js";
+import { ZONE_LABEL } from "../lib/kube/queries.js";
+import { badFenceConfigRefused } from "./safety-bad-config.js";
+
+const NODE_POWERED_ON = "node-powered-on";
+const HOLD_RELEASED = "hold-released";
+
+async function nodeFence(kc: k8s.KubeConfig, node: string): Promise<NodeFence | undefined> {
+  try {
+    return (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject({
+      group: NODE_FENCE_GROUP,
+      version: NODE_FENCE_VERSION,
+      plural: NODE_FENCE_PLURAL,
+      name: node,
+    })) as NodeFence;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** How long a "must not fence" scenario keeps watching after the condition ends. */
+function watchAfterMs(inputs: ExpectationInputs): number {
+  return (
+    inputs.controller.unhealthyAfterMs +
+    inputs.profile.nodeLeaseDurationSeconds * 250 +
+    4 * inputs.controller.checkIntervalMs
+  );
+}
+
+/**
+ * The node is powered back on while the controller is held right before `action` (taint or
+ * cleanup): released, the same controller must notice the node running and abandon the fence.
+ */
+function poweredOnBefore(action: "taint" | "cleanup") {
+  const reached = action === "taint" ? "fence:power-management:done" : OUT_OF_SERVICE_MILESTONE;
+  return defineScenario({
+    id: `safety/powered-on-before-${action}`,
+    title: `the node is powered back on between ${action === "taint" ? "fence and taint" : "taint and cleanup"}: no ${action === "taint" ? "out-of-service taint" : "force deletion"}, the fence is abandoned`,
+    requires: ["lifecycle", "fencing"],
+    usesController: true,
+    expected: (inputs) => {
+      const c = inputs.controller;
+      return [
+        ...safetyExpectations(1),
+        ...(action === "taint"
+          ? [never(OUT_OF_SERVICE_MILESTONE, "the node runs again: it is never tainted out-of-service")]
+          : []),
+        never("event:PodsForceDeleted", "no pod of a running node is force-deleted by the controller"),
+        never("event:VolumeAttachmentsRemoved", "no volume of a running node is released by the controller"),
+        inputs.within({
+          name: "event:FenceAbandoned",
+          after: HOLD_RELEASED,
+          minMs: 0,
+          maxMs: 2 * c.checkIntervalMs,
+          why: "the controller re-checks before it acts, sees the node renewing, and abandons the fence",
+        }),
+        inputs.within({
+          name: "fence:recovery:done",
+          after: HOLD_RELEASED,
+          minMs: 0,
+          maxMs:
+            c.healthyBeforeUnfenceMs +
+            4 * c.checkIntervalMs +
+            inputs.profile.defaultNotReadyTolerationSeconds * 1000,
+          why: `its taints are lifted once it has been healthy ${c.healthyBeforeUnfenceMs / 1000}s (it was back before the release) and its evicted pods are gone`,
+        }),
+      ];
+    },
+    workloads: nodeLossWorkloads,
+    recoveryOf: [],
+    async run(context) {
+      const { steps, cluster } = context;
+      const { statefulSetNode: node } = await deployWebAndDb(context);
+      let held = true;
+      const powerOffs = { count: 0 };
+      await startSafetyController(context, powerOffs, {
+        haltBefore: (a: FenceAction) => held && a === action,
+      });
+      await stopNodeAbruptly(context, node);
+      await context.awaitMilestone(reached);
+      await steps.step(`power ${node} back on while the controller is held before ${action}`, async () => {
+        await cluster.capabilities.lifecycle.startNode(node);
+        context.mark(NODE_POWERED_ON);
+        await context.waitNodeBack(node);
+      });
+      await steps.step("release the controller", () => {
+        held = false;
+        context.mark(HOLD_RELEASED);
+        return Promise.resolve();
+      });
+      await context.awaitMilestone("event:FenceAbandoned");
+      await context.awaitMilestone("fence:recovery:done");
+      await checkNothingLeftBehind(context);
+    },
+    ownMilestones: [...SAFETY_MILESTONES, NODE_POWERED_ON, HOLD_RELEASED],
+    derive: deriveUnsafe,
+  });
+}
+
+export const poweredOnBeforeTaint = poweredOnBefore("taint");
+export const poweredOnBeforeCleanup = poweredOnBefore("cleanup");
+
+const FINALIZER = "rekindle.dev/test-keeps-this-pod";
+
+export const daemonSetAndFinalizer = defineScenario({
+  id: "safety/daemonset-and-finalizer",
+  title:
+    "a DaemonSet that tolerates everything and a pod kept by a finalizer on the lost node: cleanup still ends, the taints are lifted",
+  requires: ["lifecycle", "fencing"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    return [
+      ...expectedControllerRecovery(inputs),
+      ...safetyExpectations(1),
+      inputs.within({
+        name: "fence:cleanup:done",
+        after: OUT_OF_SERVICE_MILESTONE,
+        minMs: 0,
+        maxMs: c.detachGraceMs + 4 * c.checkIntervalMs,
+        why: "DaemonSet pods are the node's own and a finalizer-held pod is released: nothing blocks cleanup",
+      }),
+      inputs.within({
+        name: "event:CleanupIncomplete",
+        after: OUT_OF_SERVICE_MILESTONE,
+        minMs: 0,
+        maxMs: c.detachGraceMs + 4 * c.checkIntervalMs,
+        why: "the pod its finalizer keeps is named, once",
+      }),
+      inputs.within({
+        name: "fence:recovery:done",
+        after: NODE_POWERED_ON,
+        minMs: c.healthyBeforeUnfenceMs,
+        maxMs: c.healthyBeforeUnfenceMs + inputs.profile.nodeLeaseDurationSeconds * 250 + 10_000,
+        why: "the returned node's taints are lifted; the finalizer-held pod does not hold them",
+      }),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  async run(context) {
+    const { steps, kc, namespace, cluster } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const apps = kc.makeApiClient(k8s.AppsV1Api);
+    await steps.step(
+      "run a DaemonSet that tolerates everything (as kube-proxy and every CNI do)",
+      async () => {
+        await apps.createNamespacedDaemonSet({
+          namespace,
+          body: {
+            metadata: { name: "tolerates-everything" },
+            spec: {
+              selector: { matchLabels: { app: "tolerates-everything" } },
+              template: {
+                metadata: { labels: { app: "tolerates-everything" } },
+                spec: {
+                  tolerations: [{ operator: "Exists" }],
+                  terminationGracePeriodSeconds: 0,
+                  containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }],
+                },
+              },
+            },
+          },
+        });
+        await pollUntil(
+          async () => {
+            const pods = await core.listNamespacedPod({
+              namespace,
+              labelSelector: "app=tolerates-everything",
+            });
+            return pods.items.some((p) => p.spec?.nodeName === node && p.status?.phase === "Running")
+              ? true
+              : undefined;
+          },
+          { what: `the DaemonSet's pod Running on ${node}`, timeoutMs: 60_000 },
+        );
+      },
+    );
+    await steps.step(`put a pod that a finalizer keeps on ${node}`, async () => {
+      await core.createNamespacedPod({
+        namespace,
+        body: {
+          metadata: { name: "kept-by-finalizer", finalizers: [FINALIZER] },
+          spec: { nodeName: node, containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }] },
+        },
+      });
+    });
+    steps.registerUndo("remove the test finalizer", async () => {
+      await core
+        .patchNamespacedPod(
+          { namespace, name: "kept-by-finalizer", body: { metadata: { finalizers: null } } },
+          k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+        )
+        .catch(() => undefined);
+    });
+    await startSafetyController(context, { count: 0 });
+    await stopNodeAbruptly(context, node);
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("fence:cleanup:done");
+    await steps.step(`power ${node} back on`, async () => {
+      await cluster.capabilities.lifecycle.startNode(node);
+      context.mark(NODE_POWERED_ON);
+      await context.waitNodeBack(node);
+    });
+    await context.awaitMilestone("fence:recovery:done");
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, NODE_POWERED_ON],
+  derive: deriveUnsafe,
+});
+
+const SECOND_INCIDENT = "second-incident";
+const STALE_CONFIRMATION = "unsafe:confirmed-by-an-earlier-incident";
+
+export const manualSecondIncident = defineScenario({
+  id: "safety/manual-fence-second-incident",
+  title:
+    "a second incident on a node fenced by hand before: the earlier power-off confirmation does not confirm the new fence",
+  requires: ["lifecycle"],
+  usesController: true,
+  expected: (inputs) => [
+    ...safetyExpectations(0),
+    never(STALE_CONFIRMATION, "only a confirmation written after the fence started confirms it"),
+    inputs.within({
+      name: "statefulset:recovered",
+      after: OUT_OF_SERVICE_MILESTONE,
+      minMs: 0,
+      maxMs:
+        inputs.controller.detachGraceMs +
+        4 * inputs.controller.checkIntervalMs +
+        inputs.latencies.attachMs +
+        inputs.latencies.podStartMs,
+      why: "incident 1, confirmed by hand: force delete, detach, attach elsewhere, start",
+    }),
+  ],
+  workloads: nodeLossWorkloads,
+  note: () => "the manual driver: the scenario plays the person who powers the node off and confirms",
+  async run(context) {
+    const { steps, kc, cluster, inputs } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const manual = new ManualFenceDriver(kc);
+    await context.startController({
+      drivers: new Map([[manual.name, manual]]),
+      fenceConfig: { templates: { manual: { driver: "manual" } }, defaultTemplate: "manual" },
+      config: { fenceConfirmTimeoutMs: 300_000 },
+    });
+    const confirm = (value: "off" | null) =>
+      core.patchNode(
+        { name: node, body: { metadata: { annotations: { [POWER_STATE_ANNOTATION]: value } } } },
+        k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+      );
+    steps.registerUndo(`remove ${POWER_STATE_ANNOTATION} from ${node}`, async () => {
+      await confirm(null).catch(() => undefined);
+    });
+    // Incident 1, confirmed by the person once the fence started.
+    await stopNodeAbruptly(context, node);
+    await context.awaitMilestone("event:FenceStarted");
+    await steps.step(`confirm ${node} off by hand (incident 1)`, () => confirm("off"));
+    await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
+    await context.awaitMilestone("statefulset:recovered");
+    await steps.step(`power ${node} back on and wait for its fence to finish`, async () => {
+      await cluster.capabilities.lifecycle.startNode(node);
+      await context.waitNodeBack(node);
+      await pollUntil(
+        async () =>
+          (await nodeFence(kc, node))?.status?.phase === "done" &&
+          (await nodeFence(kc, node))?.status?.step === "recovery"
+            ? true
+            : undefined,
+        { what: `the first fence of ${node} finished`, timeoutMs: 120_000 },
+      );
+    });
+    // Its workloads moved away in incident 1: give it something to release again.
+    await steps.step(`run a pod on ${node} again`, async () => {
+      await core.createNamespacedPod({
+        namespace: context.namespace,
+        body: {
+          metadata: { name: "second-incident-occupant" },
+          spec: { nodeName: node, containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }] },
+        },
+      });
+      await pollUntil(
+        async () =>
+          (await core.readNamespacedPod({ namespace: context.namespace, name: "second-incident-occupant" }))
+            .status?.phase === "Running"
+            ? true
+            : undefined,
+        { what: `a pod Running on ${node}`, timeoutMs: 30_000 },
+      );
+    });
+    // A sloppy runbook leaves (or puts back) the old confirmation.
+    await steps.step(`leave ${POWER_STATE_ANNOTATION}=off on ${node} from incident 1`, () => confirm("off"));
+    await steps.step(`incident 2: stop ${node} again`, async () => {
+      await cluster.capabilities.lifecycle.stopNode(node);
+      context.mark(SECOND_INCIDENT);
+    });
+    steps.registerUndo(`start ${node} after incident 2 and wait until it is back`, async () => {
+      await cluster.capabilities.lifecycle.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    const secondStart = Date.now();
+    await steps.step("wait for the second fence to start", () =>
+      pollUntil(
+        async () => {
+          const f = await nodeFence(kc, node);
+          const detected = Date.parse(f?.status?.detectedAt ?? "");
+          return detected >= secondStart - 1_000 ? f : undefined;
+        },
+        { what: `the second fence of ${node}`, timeoutMs: 2 * inputs.controller.unhealthyAfterMs + 30_000 },
+      ),
+    );
+    await steps.step("give the controller time to (wrongly) accept the old confirmation", async () => {
+      await sleep(6 * inputs.controller.checkIntervalMs, context.signal);
+      const f = await nodeFence(kc, node);
+      const tainted = hasTaint(await readNode(kc, node), OUT_OF_SERVICE_TAINT);
+      if (f?.status?.step !== "power-management" || f.status.phase === "done" || tainted) {
+        context.mark(STALE_CONFIRMATION);
+      }
+    });
+    await steps.step(`confirm ${node} off by hand (incident 2)`, () => confirm("off"));
+    await steps.step(`wait for ${node} to be tainted out-of-service again`, () =>
+      pollUntil(async () => (hasTaint(await readNode(kc, node), OUT_OF_SERVICE_TAINT) ? true : undefined), {
+        what: `${node} tainted after the second confirmation`,
+        timeoutMs: 30_000,
+      }),
+    );
+    await steps.step(`power ${node} back on`, async () => {
+      await cluster.capabilities.lifecycle.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, SECOND_INCIDENT, STALE_CONFIRMATION],
+  derive: deriveUnsafe,
+});
+
+const LEADER_CHANGED = "unsafe:leadership-changed";
+
+/**
+ * A fence driver whose first power-off hangs, ignoring its signal, until `released` settles (the
+ * scenario's undo), and then fails without acting: a BMC that never answers. The later calls go
+ * through.
+ */
+function hangingOnce(inner: FenceDriver, released: Promise<void>): FenceDriver {
+  let hung = false;
+  return {
+    ...inner,
+    name: inner.name,
+    powerState: (target: FenceTarget, signal?: AbortSignal) => inner.powerState(target, signal),
+    async powerOff(target: FenceTarget, signal?: AbortSignal) {
+      if (!hung) {
+        hung = true;
+        await released;
+        throw new Error("the BMC never answered");
+      }
+      await inner.powerOff(target, signal);
+    },
+  };
+}
+
+export const driverHangsTwoReplicas = defineScenario({
+  id: "safety/fence-driver-hangs-two-replicas",
+  title:
+    "the fence driver hangs far past the leader Lease with two replicas: the leader keeps its Lease, abandons the call and retries; one power-off",
+  requires: ["lifecycle", "fencing"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    const detect = detectionWindow(inputs);
+    return [
+      ...safetyExpectations(1),
+      never(LEADER_CHANGED, "the standby never takes over: the Lease is renewed on its own timer"),
+      never("fence-started-twice", "one fence for one incident"),
+      inputs.within({
+        name: "fence:power-management:error",
+        after: "fault-injected",
+        minMs: detect.minMs,
+        maxMs: detect.maxMs + inputs.profile.failoverLeaseMs + 2 * c.checkIntervalMs,
+        why: "the hanging call is abandoned within the leader's safe time (less than the Lease)",
+      }),
+      inputs.within({
+        name: "fence:power-management:done",
+        after: "fence:power-management:error",
+        minMs: 0,
+        maxMs: 2_000 + 4 * c.checkIntervalMs,
+        why: "retried after the backoff (2 s here), the power-off goes through",
+      }),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  recoveryOf: [],
+  async run(context) {
+    const { kc, inputs, cluster, steps } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    const namespace = inputs.controller.namespace;
+    await ensureNamespace(kc, namespace, cluster.runId);
+    steps.registerUndo("delete the leader election Lease", async () => {
+      await kc
+        .makeApiClient(k8s.CoordinationV1Api)
+        .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
+        .catch(() => undefined);
+    });
+    const elector = (identity: string) =>
+      new LeaderElector({
+        kc,
+        namespace,
+        identity,
+        leaseDurationMs: inputs.profile.failoverLeaseMs,
+        retryPeriodMs: inputs.controller.checkIntervalMs,
+      });
+    const powerOffs = { count: 0 };
+    const hang = new AbortController();
+    const released = new Promise<void>((resolve) => {
+      hang.signal.addEventListener("abort", () => {
+        resolve();
+      });
+    });
+    steps.registerUndo("let the hung fence driver call end (it fails without acting)", () => {
+      hang.abort();
+      return Promise.resolve();
+    });
+    const config = { retryBackoffMs: 2_000 };
+    await startSafetyController(context, powerOffs, {
+      config: { ...config, identity: "replica-a" },
+      leader: elector("replica-a"),
+      wrap: (d) => hangingOnce(d, released),
+    });
+    const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+    const holder = async () =>
+      (
+        await coordination
+          .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
+          .catch(() => undefined)
+      )?.spec?.holderIdentity;
+    await steps.step("let replica-a take the Lease", () =>
+      pollUntil(async () => ((await holder()) === "replica-a" ? true : undefined), {
+        what: "replica-a to hold the leader Lease",
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      }),
+    );
+    await startSafetyController(context, powerOffs, {
+      config: { ...config, identity: "replica-b" },
+      leader: elector("replica-b"),
+      wrap: (d) => hangingOnce(d, released),
+    });
+    await stopNodeAbruptly(context, node);
+    await steps.step("watch the Lease holder until the fence is confirmed", () =>
+      pollUntil(
+        async () => {
+          if ((await holder()) !== "replica-a") context.mark(LEADER_CHANGED);
+          const f = await nodeFence(kc, node);
+          return f?.status?.fencedAt !== undefined ? true : undefined;
+        },
+        { what: `the fence of ${node} confirmed`, timeoutMs: 120_000, intervalMs: 250 },
+      ),
+    );
+    await context.awaitMilestone("statefulset:recovered", 120_000);
+    await steps.step(`power ${node} back on`, async () => {
+      await cluster.capabilities.lifecycle.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, LEADER_CHANGED, "fence-started-twice"],
+  derive: (transitions, ctx) => [
+    ...deriveUnsafe(transitions, ctx),
+    ...fenceStartedTwice(transitions, ctx.faultAtMs),
+  ],
+});
+
+function fenceStartedTwice(transitions: Parameters<typeof deriveUnsafe>[0], faultAtMs: number): Milestone[] {
+  const starts = transitions.filter(
+    (t) => t.atMs >= faultAtMs && t.name === "event" && t.detail?.["reason"] === "FenceStarted",
+  );
+  const second = starts[1];
+  return second ? [{ name: "fence-started-twice", atMs: second.atMs - faultAtMs }] : [];
+}
+
+const NODEFENCE_DELETED = "nodefence-deleted";
+
+export const nodeFenceDeletedByHand = defineScenario({
+  id: "safety/nodefence-deleted-by-hand",
+  title:
+    "a person deletes the NodeFence of a tainted node: its taints are lifted, the node is not fenced again while it stays down",
+  requires: ["lifecycle", "fencing"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    return [
+      ...safetyExpectations(1),
+      never("fence-started-twice", "a cancelled fence is not started again until the node has been healthy"),
+      inputs.within({
+        name: "taint-removed:node.kubernetes.io/out-of-service",
+        after: NODEFENCE_DELETED,
+        minMs: 0,
+        maxMs: 2 * c.checkIntervalMs,
+        why: "the NodeFence's finalizer: its taints are lifted before it goes",
+      }),
+      inputs.within({
+        name: "event:FenceCancelled",
+        after: NODEFENCE_DELETED,
+        minMs: 0,
+        maxMs: 2 * c.checkIntervalMs,
+        why: "the controller says what it did",
+      }),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  recoveryOf: [],
+  async run(context) {
+    const { kc, steps, inputs, cluster } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    await startSafetyController(context, { count: 0 });
+    await stopNodeAbruptly(context, node);
+    await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
+    await steps.step(`delete the NodeFence of ${node} by hand`, async () => {
+      await kc.makeApiClient(k8s.CustomObjectsApi).deleteClusterCustomObject({
+        group: NODE_FENCE_GROUP,
+        version: NODE_FENCE_VERSION,
+        plural: NODE_FENCE_PLURAL,
+        name: node,
+      });
+      context.mark(NODEFENCE_DELETED);
+    });
+    await context.awaitMilestone("taint-removed:node.kubernetes.io/out-of-service");
+    await steps.step("the NodeFence is gone", () =>
+      pollUntil(async () => ((await nodeFence(kc, node)) === undefined ? true : undefined), {
+        what: `NodeFence ${node} deleted`,
+        timeoutMs: 10_000,
+      }),
+    );
+    await steps.step(`keep ${node} down ${watchAfterMs(inputs) / 1000}s: no new fence`, () =>
+      sleep(watchAfterMs(inputs), context.signal),
+    );
+    await steps.step(`power ${node} back on`, async () => {
+      await cluster.capabilities.lifecycle.startNode(node);
+      await context.waitNodeBack(node);
+    });
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, NODEFENCE_DELETED, "fence-started-twice"],
+  derive: (transitions, ctx) => [
+    ...deriveUnsafe(transitions, ctx),
+    ...fenceStartedTwice(transitions, ctx.faultAtMs),
+  ],
+});
+
+/** The fence's state right before each action: a controller halted before it stops there. */
+const KILL_POINTS: readonly { before: FenceAction; step: string; phase: string }[] = [
+  { before: "power-off", step: "power-management", phase: "new" },
+  { before: "confirm-off", step: "power-management", phase: "running" },
+  { before: "taint", step: "power-management", phase: "done" },
+  { before: "cleanup", step: "taint", phase: "done" },
+  { before: "begin-recovery", step: "cleanup", phase: "done" },
+  { before: "finish-recovery", step: "recovery", phase: "running" },
+];
+
+export const controllerKilledAtEveryStep = defineScenario({
+  id: "safety/controller-killed-at-every-step",
+  title:
+    "the controller is killed right before each fence action and restarted: every restart resumes the NodeFence, one fence, one power-off",
+  requires: ["lifecycle", "fencing"],
+  usesController: true,
+  expected: () => [
+    ...safetyExpectations(1),
+    never("fence-started-twice", "every restarted controller resumes the one NodeFence"),
+  ],
+  workloads: nodeLossWorkloads,
+  recoveryOf: [],
+  note: (inputs) =>
+    `${KILL_POINTS.length} restarts; each waits unhealthyAfter (${inputs.controller.unhealthyAfterMs / 1000}s) for evidence before acting`,
+  async run(context) {
+    const { kc, steps, cluster, inputs } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    const powerOffs = { count: 0 };
+    let controller = await startSafetyController(context, powerOffs, {
+      haltBefore: KILL_POINTS[0]?.before ?? "power-off",
+    });
+    await stopNodeAbruptly(context, node);
+    for (const [i, point] of KILL_POINTS.entries()) {
+      await steps.step(`wait for the fence at ${point.step}/${point.phase} (next: ${point.before})`, () =>
+        pollUntil(
+          async () => {
+            const f = await nodeFence(kc, node);
+            return f?.status?.step === point.step && f.status.phase === point.phase ? true : undefined;
+          },
+          {
+            what: `NodeFence ${node} at ${point.step}/${point.phase}`,
+            timeoutMs: 4 * inputs.controller.unhealthyAfterMs + 60_000,
+            intervalMs: 200,
+          },
+        ),
+      );
+      if (point.before === "finish-recovery") {
+        await steps.step(`power ${node} back on`, async () => {
+          await cluster.capabilities.lifecycle.startNode(node);
+          await context.waitNodeBack(node);
+        });
+      }
+      await steps.step(`kill the controller before ${point.before} and start a new one`, async () => {
+        await sleep(2 * inputs.controller.checkIntervalMs, context.signal);
+        await controller.stop();
+        const next = KILL_POINTS[i + 1];
+        controller = await startSafetyController(context, powerOffs, next ? { haltBefore: next.before } : {});
+      });
+    }
+    await context.awaitMilestone("fence:recovery:done", 4 * inputs.controller.unhealthyAfterMs + 60_000);
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, "fence-started-twice"],
+  derive: (transitions, ctx) => [
+    ...deriveUnsafe(transitions, ctx),
+    ...fenceStartedTwice(transitions, ctx.faultAtMs),
+  ],
+});
+
+/** Every worker of the zone with the most workers. */
+async function largestZone(context: ScenarioContext): Promise<string[]> {
+  const workers = new Set(await context.cluster.workerNodes());
+  const zones = new Map<string, string[]>();
+  for (const n of (await context.kc.makeApiClient(k8s.CoreV1Api).listNode()).items) {
+    const name = n.metadata?.name ?? "";
+    const zone = n.metadata?.labels?.[ZONE_LABEL];
+    if (zone && workers.has(name)) zones.set(zone, [...(zones.get(zone) ?? []), name]);
+  }
+  return [...zones.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+}
+
+const PARTITION_HEALED = "partition-healed";
+
+export const zonePartitionHealed = defineScenario({
+  id: "safety/zone-partition-healed",
+  title:
+    "a zone partitioned past unhealthyAfter, then healed: the guard holds meanwhile, and no node is fenced while they renew one by one",
+  requires: ["partition", "fencing"],
+  usesController: true,
+  expected: () => [...safetyExpectations(0), ...noFence("the zone's nodes are alive and renew once healed")],
+  workloads: () => [],
+  recoveryOf: [],
+  async run(context) {
+    const { steps, cluster, inputs } = context;
+    await occupyEveryWorker(context);
+    const zone = await largestZone(context);
+    await startSafetyController(context, { count: 0 });
+    await steps.step(`partition zone nodes ${zone.join(", ")}`, async () => {
+      context.faultStarts(zone);
+      for (const node of zone) await cluster.capabilities.partition.partitionNode(node);
+    });
+    steps.registerUndo(`heal ${zone.join(", ")}`, async () => {
+      for (const node of zone) await cluster.capabilities.partition.healNode(node);
+    });
+    const cutMs = 2 * inputs.controller.unhealthyAfterMs;
+    await steps.step(`keep the zone cut off ${cutMs / 1000}s (past unhealthyAfter)`, () =>
+      sleep(cutMs, context.signal),
+    );
+    await steps.step(`heal ${zone.join(", ")}`, async () => {
+      for (const node of zone) await cluster.capabilities.partition.healNode(node);
+      context.mark(PARTITION_HEALED);
+    });
+    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
+      sleep(watchAfterMs(inputs), context.signal),
+    );
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, PARTITION_HEALED],
+  derive: deriveUnsafe,
+});
+
+/** The family's scenarios, in the order `rekindle run` runs them. */
+export const scenarios = [
+  badFenceConfigRefused,
+  poweredOnBeforeTaint,
+  poweredOnBeforeCleanup,
+  daemonSetAndFinalizer,
+  manualSecondIncident,
+  driverHangsTwoReplicas,
+  nodeFenceDeletedByHand,
+  controllerKilledAtEveryStep,
+  zonePartitionHealed,
+];
