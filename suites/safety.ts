@@ -12,6 +12,7 @@ import {
   type FenceAction,
   type NodeFence,
 } from "../lib/controller/fence-state.js";
+import { leaseRenewIntervalMs } from "../lib/cluster/profiles.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
 import { isNotFound, k8s } from "../lib/kube/client.js";
 import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../lib/kube/queries.js";
@@ -706,6 +707,134 @@ export const zonePartitionHealed = defineScenario({
   derive: deriveUnsafe,
 });
 
+const CLOCK_OFFSET_MS = -30_000;
+
+export const kubeletClockBehind = defineScenario({
+  id: "safety/kubelet-clock-behind",
+  title:
+    "a kubelet clock steps 30 s behind: its Lease looks 30 s old to a clock-comparing controller, but it renews and is never fenced",
+  requires: ["clock-skew", "fencing"],
+  usesController: true,
+  expected: () => [...safetyExpectations(0), ...noFence("the node renews; only its clock is wrong")],
+  workloads: () => [],
+  recoveryOf: [],
+  note: (inputs) =>
+    `watches ${(3 * inputs.controller.unhealthyAfterMs) / 1000 + 5}s with the clock 30 s behind`,
+  async run(context) {
+    const { steps, cluster, inputs } = context;
+    const [node = ""] = await occupyEveryWorker(context);
+    await startSafetyController(context, { count: 0 });
+    await steps.step("let the controller see every node renew", () =>
+      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
+    );
+    const clock = cluster.capabilities["clock-skew"];
+    await steps.step(`step ${node}'s kubelet clock ${-CLOCK_OFFSET_MS / 1000}s behind`, async () => {
+      context.faultStarts([node]);
+      await clock.setClockOffset(node, CLOCK_OFFSET_MS, { step: true });
+    });
+    steps.registerUndo(`set ${node}'s kubelet clock right`, () => clock.clearClockOffset(node));
+    const watchMs = 3 * inputs.controller.unhealthyAfterMs + 5_000;
+    await steps.step(`watch ${watchMs / 1000}s: no fence may start`, () => sleep(watchMs, context.signal));
+    await steps.step(`set ${node}'s kubelet clock right`, () => clock.clearClockOffset(node));
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES],
+  derive: deriveUnsafe,
+});
+
+const API_RESUMED = "apiserver-resumed";
+
+export const apiServerPaused = defineScenario({
+  id: "safety/apiserver-paused",
+  title:
+    "kube-apiserver freezes for three times unhealthyAfter: every Lease is stale when it answers again, and no node is fenced while they renew",
+  requires: ["apiserver-pause", "fencing"],
+  usesController: true,
+  expected: () => [
+    ...safetyExpectations(0),
+    ...noFence("nobody could renew while the API server was frozen"),
+  ],
+  workloads: () => [],
+  recoveryOf: [],
+  async run(context) {
+    const { steps, cluster, inputs } = context;
+    const workers = await occupyEveryWorker(context);
+    await startSafetyController(context, { count: 0 });
+    await steps.step("let the controller see every node renew", () =>
+      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
+    );
+    const pauseMs = 3 * inputs.controller.unhealthyAfterMs;
+    await steps.step(`freeze kube-apiserver for ${pauseMs / 1000}s`, async () => {
+      context.faultStarts(workers);
+      await cluster.capabilities["apiserver-pause"].pauseApiServer(pauseMs);
+      context.mark(API_RESUMED);
+    });
+    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
+      sleep(watchAfterMs(inputs), context.signal),
+    );
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, API_RESUMED],
+  derive: deriveUnsafe,
+});
+
+const REREGISTERED = "node-reregistered";
+
+export const nodeReregisteredMidFence = defineScenario({
+  id: "safety/node-reregistered-mid-fence",
+  title:
+    "the node is deleted and registered again (a new UID) between fence and taint: the fence ends without touching the new Node object",
+  requires: ["lifecycle", "node-reregistration", "fencing"],
+  usesController: true,
+  expected: (inputs) => [
+    ...safetyExpectations(1),
+    never(OUT_OF_SERVICE_MILESTONE, "the new Node object is never tainted for the old one's fence"),
+    inputs.within({
+      name: "event:FenceSuperseded",
+      after: HOLD_RELEASED,
+      minMs: 0,
+      maxMs: 2 * inputs.controller.checkIntervalMs,
+      why: "the fence is bound to the old Node's UID: it ends at the next pass",
+    }),
+  ],
+  workloads: nodeLossWorkloads,
+  recoveryOf: [],
+  async run(context) {
+    const { steps, cluster, kc } = context;
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    let held = true;
+    await startSafetyController(
+      context,
+      { count: 0 },
+      { haltBefore: (a: FenceAction) => held && a === "taint" },
+    );
+    await stopNodeAbruptly(context, node);
+    await context.awaitMilestone("fence:power-management:done");
+    await steps.step(`delete ${node} and register it again`, async () => {
+      const uid = await cluster.capabilities["node-reregistration"].reregisterNode(node);
+      context.progress.info(`${node} registered again as ${uid}`);
+      context.mark(REREGISTERED);
+      await context.waitNodeBack(node);
+    });
+    await steps.step("release the controller", () => {
+      held = false;
+      context.mark(HOLD_RELEASED);
+      return Promise.resolve();
+    });
+    await context.awaitMilestone("event:FenceSuperseded");
+    await steps.step(`watch 3 checks: ${node} stays untainted`, async () => {
+      await sleep(3 * context.inputs.controller.checkIntervalMs, context.signal);
+      const tainted = (await readNode(kc, node)).spec?.taints?.some(
+        (t) => t.key.startsWith("rekindle.dev/") || t.key === OUT_OF_SERVICE_TAINT,
+      );
+      if (tainted === true) context.progress.info(`${node} carries a taint of the controller's`);
+    });
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, REREGISTERED, HOLD_RELEASED],
+  derive: deriveUnsafe,
+});
+
 /** The family's scenarios, in the order `rekindle run` runs them. */
 export const scenarios = [
   badFenceConfigRefused,
@@ -717,4 +846,7 @@ export const scenarios = [
   nodeFenceDeletedByHand,
   controllerKilledAtEveryStep,
   zonePartitionHealed,
+  kubeletClockBehind,
+  apiServerPaused,
+  nodeReregisteredMidFence,
 ];

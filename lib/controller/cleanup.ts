@@ -8,20 +8,16 @@
 // keeps after its force deletion is released as far as the node goes (its containers are gone with
 // the power); it is named in the Events, never waited for, and cleanup is bounded in time.
 import { isNotFound, isPodTerminal, k8s } from "../kube/client.js";
+import { isDaemonSetPod, isMirrorPod } from "../kube/pod-kinds.js";
 import { podsOnNode, volumeAttachmentsOnNode } from "../kube/queries.js";
 import { assertActing, isoNow, type ActionContext } from "./action-context.js";
 import { EVENT_REASONS } from "./events.js";
 import type { FenceStatus, NodeFence } from "./fence-state.js";
 import { METRICS } from "./metrics.js";
 
-const MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
-
 /** A pod the node itself owns: a DaemonSet's or a static pod's mirror. */
 export function belongsToNode(pod: k8s.V1Pod): boolean {
-  return (
-    pod.metadata?.ownerReferences?.some((o) => o.kind === "DaemonSet") === true ||
-    pod.metadata?.annotations?.[MIRROR_POD_ANNOTATION] !== undefined
-  );
+  return isDaemonSetPod(pod) || isMirrorPod(pod);
 }
 
 /** Force-deleted (grace 0) and kept only by finalizers: nothing on the node holds it any more. */

@@ -12,7 +12,9 @@ function pod(name: string, extra: Partial<k8s.V1ObjectMeta> = {}, phase = "Runni
 
 describe("controller: what cleanup releases", function () {
   const daemon = pod("kube-proxy-x", {
-    ownerReferences: [{ kind: "DaemonSet", name: "kube-proxy", apiVersion: "apps/v1", uid: "u" }],
+    ownerReferences: [
+      { kind: "DaemonSet", name: "kube-proxy", apiVersion: "apps/v1", uid: "u", controller: true },
+    ],
   });
   const mirror = pod("etcd-node", { annotations: { "kubernetes.io/config.mirror": "abc" } });
   const app = pod("db-0", {
