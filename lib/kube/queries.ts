@@ -1,6 +1,6 @@
 // Read-only questions the harness asks the API about node loss.
 import { pollUntil } from "../util/time.js";
-import { k8s, nodeConditionStatus } from "./client.js";
+import { isNotFound, k8s, nodeConditionStatus } from "./client.js";
 
 export const UNREACHABLE_TAINT = "node.kubernetes.io/unreachable";
 export const NOT_READY_TAINT = "node.kubernetes.io/not-ready";
@@ -90,12 +90,24 @@ export async function waitForNodeBack(
   options: NodeBackOptions,
 ): Promise<void> {
   const leases = kc.makeApiClient(k8s.CoordinationV1Api);
+  // A renewal seen while polling counts as fresh too: a node whose clock is off writes a renewTime
+  // this machine's clock would call old (or new) whatever its age.
+  let firstRenewTime: string | undefined;
   await pollUntil(
     async () => {
-      const ready = nodeConditionStatus(await readNode(kc, node), "Ready") === "True";
-      const lease = await leases.readNamespacedLease({ name: node, namespace: "kube-node-lease" });
-      const renewed = lease.spec?.renewTime ? new Date(lease.spec.renewTime).getTime() : 0;
-      return ready && Date.now() - renewed < options.freshWithinMs ? true : undefined;
+      try {
+        const ready = nodeConditionStatus(await readNode(kc, node), "Ready") === "True";
+        const lease = await leases.readNamespacedLease({ name: node, namespace: "kube-node-lease" });
+        const renewTime = lease.spec?.renewTime ? new Date(lease.spec.renewTime).toISOString() : undefined;
+        firstRenewTime ??= renewTime;
+        const renewed = renewTime ? Date.parse(renewTime) : 0;
+        const fresh = Date.now() - renewed < options.freshWithinMs || renewTime !== firstRenewTime;
+        return ready && fresh ? true : undefined;
+      } catch (error) {
+        // Registered again, or its agent not up yet: the Node or its Lease is still to come.
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
     },
     {
       what: `${node} back (Ready, Lease fresh)`,
