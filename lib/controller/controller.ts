@@ -65,6 +65,8 @@ export class RecoveryController {
   #loop: Promise<void> | undefined;
   #lastPassAt: number | undefined;
   #lastPassError: string | undefined;
+  /** Nodes of the last pass with no evidence either way yet ("unobserved"). */
+  #unobserved: string[] | undefined;
 
   constructor(options: RecoveryControllerOptions) {
     this.#options = options;
@@ -143,6 +145,16 @@ export class RecoveryController {
     await this.stop();
   }
 
+  /**
+   * Nodes this controller has no evidence about yet (not seen renewing since it started, nor silent
+   * for unhealthyAfter); undefined before its first pass. A fresh controller knows nothing of the
+   * renewals before it started, so it detects a loss up to one renewal interval later than a warm
+   * one: scenarios wait until this is empty before they inject a fault.
+   */
+  unobservedNodes(): readonly string[] | undefined {
+    return this.#unobserved;
+  }
+
   /** Healthy when a pass (acting or, as a standby, observing) completed recently. */
   health(): { ok: boolean; message: string } {
     const { checkIntervalMs } = this.#options.config;
@@ -201,6 +213,7 @@ export class RecoveryController {
       [...health.values()].filter((h) => h.state === "unhealthy").length,
     );
     this.#lastPassAt = now;
+    this.#unobserved = [...health].filter(([, h]) => h.state === "unobserved").map(([name]) => name);
     // A standby keeps observing (so its clocks are warm when it takes over) but never acts.
     if (this.#options.leader && !this.#options.leader.isLeader) return;
     await sweepOrphans(this.#context, snapshot);

@@ -369,6 +369,19 @@ export async function runScenario<R extends NodeCapability>(
           return Promise.resolve();
         },
       );
+      // As in production, where the controller runs long before a fault: it has seen every node
+      // renew (or judged it lost), so it detects a loss from the last renewal, not from its start.
+      await steps.step("let the controller see every node renew", () =>
+        pollUntil(
+          async () => Promise.resolve(controller.unobservedNodes()?.length === 0 ? true : undefined),
+          {
+            what: "the recovery controller to have seen every node renew",
+            timeoutMs: config.unhealthyAfterMs + 2 * leaseRenewIntervalMs(cluster.profile) + 30_000,
+            intervalMs: 100,
+            ...(signal ? { signal } : {}),
+          },
+        ),
+      );
       steps.registerUndo(`stop the recovery controller (${config.identity})`, () => controller.stop());
       // Runs before the stop (undo is last-in first-out), after the nodes are back: a fence left
       // half-undone would be resumed by the next scenario's controller.
