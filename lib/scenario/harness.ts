@@ -25,7 +25,7 @@ import type { Transition } from "../observe/types.js";
 import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
-import { pollUntil } from "../util/time.js";
+import { pollUntil, sleep } from "../util/time.js";
 import { deleteFinishedFences } from "./fences.js";
 import { ScenarioSteps } from "./steps.js";
 import { concludeScenario } from "./verdict.js";
@@ -371,17 +371,20 @@ export async function runScenario<R extends NodeCapability>(
       );
       // As in production, where the controller runs long before a fault: it has seen every node
       // renew (or judged it lost), so it detects a loss from the last renewal, not from its start.
-      await steps.step("let the controller see every node renew", () =>
-        pollUntil(
+      // A fixed wait of one renewal interval first, not "until the last node renewed": that would
+      // put every fault right after a renewal, the slowest case, and bias the timings.
+      await steps.step("let the controller see every node renew", async () => {
+        await sleep(leaseRenewIntervalMs(cluster.profile) + 2 * config.checkIntervalMs, signal);
+        await pollUntil(
           async () => Promise.resolve(controller.unobservedNodes()?.length === 0 ? true : undefined),
           {
             what: "the recovery controller to have seen every node renew",
-            timeoutMs: config.unhealthyAfterMs + 2 * leaseRenewIntervalMs(cluster.profile) + 30_000,
+            timeoutMs: config.unhealthyAfterMs + 30_000,
             intervalMs: 100,
             ...(signal ? { signal } : {}),
           },
-        ),
-      );
+        );
+      });
       steps.registerUndo(`stop the recovery controller (${config.identity})`, () => controller.stop());
       // Runs before the stop (undo is last-in first-out), after the nodes are back: a fence left
       // half-undone would be resumed by the next scenario's controller.
