@@ -4,10 +4,10 @@
 import { DEFAULT_LEADER_LEASE, LeaderElector } from "../lib/controller/leader.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
 import { k8s } from "../lib/kube/client.js";
-import type { Milestone } from "../lib/observe/milestones.js";
 import { pollUntil } from "../lib/util/time.js";
 import { ensureNamespace } from "../lib/workloads/deploy.js";
 import { defineScenario } from "../lib/scenario/harness.js";
+import { fenceStartedTwice } from "../lib/scenario/safety.js";
 import {
   deployWebAndDb,
   detectionWindow,
@@ -106,15 +106,7 @@ export const leaderKilledMidFence = defineScenario({
     await context.awaitMilestone("deployment:recovered");
   },
   ownMilestones: ["leader-killed", "fence-started-twice"],
-  derive: (transitions, { faultAtMs }) => {
-    const starts = transitions.filter(
-      (t) => t.atMs >= faultAtMs && t.name === "event" && t.detail?.["reason"] === "FenceStarted",
-    );
-    const second = starts[1];
-    const out: Milestone[] = [];
-    if (second) out.push({ name: "fence-started-twice", atMs: second.atMs - faultAtMs });
-    return out;
-  },
+  derive: (transitions, { faultAtMs }) => fenceStartedTwice(transitions, faultAtMs),
 });
 
 /** The family's scenarios, in the order `rekindle run` runs them. */

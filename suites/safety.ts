@@ -16,7 +16,6 @@ import { leaseRenewIntervalMs } from "../lib/cluster/profiles.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
 import { isNotFound, k8s } from "../lib/kube/client.js";
 import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../lib/kube/queries.js";
-import type { Milestone } from "../lib/observe/milestones.js";
 import { pollUntil, sleep } from "../lib/util/time.js";
 import { ensureNamespace } from "../lib/workloads/deploy.js";
 import {
@@ -31,6 +30,8 @@ import {
 import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
 import {
   checkNothingLeftBehind,
+  fenceStartedTwice,
+  powerBackOn,
   deriveUnsafe,
   occupyEveryWorker,
   SAFETY_MILESTONES,
@@ -364,10 +365,7 @@ export const manualSecondIncident = defineScenario({
         timeoutMs: 30_000,
       }),
     );
-    await steps.step(`power ${node} back on`, async () => {
-      await cluster.capabilities.lifecycle.startNode(node);
-      await context.waitNodeBack(node);
-    });
+    await powerBackOn(context, node);
     await checkNothingLeftBehind(context);
   },
   ownMilestones: [...SAFETY_MILESTONES, SECOND_INCIDENT, STALE_CONFIRMATION],
@@ -496,10 +494,7 @@ export const driverHangsTwoReplicas = defineScenario({
       ),
     );
     await context.awaitMilestone("statefulset:recovered", 120_000);
-    await steps.step(`power ${node} back on`, async () => {
-      await cluster.capabilities.lifecycle.startNode(node);
-      await context.waitNodeBack(node);
-    });
+    await powerBackOn(context, node);
     await checkNothingLeftBehind(context);
   },
   ownMilestones: [...SAFETY_MILESTONES, LEADER_CHANGED, "fence-started-twice"],
@@ -508,14 +503,6 @@ export const driverHangsTwoReplicas = defineScenario({
     ...fenceStartedTwice(transitions, ctx.faultAtMs),
   ],
 });
-
-function fenceStartedTwice(transitions: Parameters<typeof deriveUnsafe>[0], faultAtMs: number): Milestone[] {
-  const starts = transitions.filter(
-    (t) => t.atMs >= faultAtMs && t.name === "event" && t.detail?.["reason"] === "FenceStarted",
-  );
-  const second = starts[1];
-  return second ? [{ name: "fence-started-twice", atMs: second.atMs - faultAtMs }] : [];
-}
 
 const NODEFENCE_DELETED = "nodefence-deleted";
 
@@ -549,7 +536,7 @@ export const nodeFenceDeletedByHand = defineScenario({
   workloads: nodeLossWorkloads,
   recoveryOf: [],
   async run(context) {
-    const { kc, steps, inputs, cluster } = context;
+    const { kc, steps, inputs } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
     await startSafetyController(context, { count: 0 });
     await stopNodeAbruptly(context, node);
@@ -573,10 +560,7 @@ export const nodeFenceDeletedByHand = defineScenario({
     await steps.step(`keep ${node} down ${watchAfterMs(inputs) / 1000}s: no new fence`, () =>
       sleep(watchAfterMs(inputs), context.signal),
     );
-    await steps.step(`power ${node} back on`, async () => {
-      await cluster.capabilities.lifecycle.startNode(node);
-      await context.waitNodeBack(node);
-    });
+    await powerBackOn(context, node);
     await checkNothingLeftBehind(context);
   },
   ownMilestones: [...SAFETY_MILESTONES, NODEFENCE_DELETED, "fence-started-twice"],

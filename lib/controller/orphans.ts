@@ -39,18 +39,27 @@ export async function releaseFence(context: ActionContext, fence: NodeFence): Pr
   return underWay;
 }
 
-/** The Node was deleted and registered again: the fence was for the old object; end it untouched. */
-export async function supersedeFence(context: ActionContext, fence: NodeFence): Promise<void> {
-  const node = fence.spec.node;
+/** Marks a fence finished (recovery/done) with `message`, touching nothing else. */
+async function endFence(context: ActionContext, fence: NodeFence, message: string): Promise<void> {
   assertActing(context);
   await context.store.writeStatus(fence, {
     ...(fence.status ?? { step: "power-management", phase: "new", retries: 0 }),
     step: "recovery",
     phase: "done",
     recoveredAt: isoNow(context),
-    message: `Node ${node} was registered again (new UID): this fence ended without touching the new Node object`,
+    message,
     lastTransitionTime: isoNow(context),
   });
+}
+
+/** The Node was deleted and registered again: the fence was for the old object; end it untouched. */
+export async function supersedeFence(context: ActionContext, fence: NodeFence): Promise<void> {
+  const node = fence.spec.node;
+  await endFence(
+    context,
+    fence,
+    `Node ${node} was registered again (new UID): this fence ended without touching the new Node object`,
+  );
   context.log(`${node} registered again mid-fence: fence ended`);
   await context.event(
     node,
@@ -75,15 +84,7 @@ export async function sweepOrphans(context: ActionContext, snapshot: Snapshot): 
   for (const fence of snapshot.fences.values()) {
     if (names.has(fence.spec.node) || isFinished(fence.status) || fence.metadata.deletionTimestamp) continue;
     try {
-      assertActing(context);
-      await context.store.writeStatus(fence, {
-        ...(fence.status ?? { step: "power-management", phase: "new", retries: 0 }),
-        step: "recovery",
-        phase: "done",
-        recoveredAt: isoNow(context),
-        message: `Node ${fence.spec.node} was deleted: fence ended`,
-        lastTransitionTime: isoNow(context),
-      });
+      await endFence(context, fence, `Node ${fence.spec.node} was deleted: fence ended`);
       context.log(`${fence.spec.node} deleted mid-fence: fence ended`);
     } catch (error) {
       context.log(`ending the fence of deleted node ${fence.spec.node}: ${errorMessage(error)}`);

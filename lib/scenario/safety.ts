@@ -208,3 +208,20 @@ export async function occupyEveryWorker(context: ScenarioContext): Promise<strin
   });
   return workers;
 }
+
+/** Powers the node back on and waits until it is back (Ready, renewing), as one step. */
+export async function powerBackOn(context: ScenarioContext<"lifecycle">, node: string): Promise<void> {
+  await context.steps.step(`power ${node} back on`, async () => {
+    await context.cluster.capabilities.lifecycle.startNode(node);
+    await context.waitNodeBack(node);
+  });
+}
+
+/** "fence-started-twice" at the second FenceStarted Event after the fault: one incident, one fence. */
+export function fenceStartedTwice(transitions: readonly Transition[], faultAtMs: number): Milestone[] {
+  const starts = transitions.filter(
+    (t) => t.atMs >= faultAtMs && t.name === "event" && t.detail?.["reason"] === "FenceStarted",
+  );
+  const second = starts[1];
+  return second ? [{ name: "fence-started-twice", atMs: second.atMs - faultAtMs }] : [];
+}
