@@ -82,7 +82,18 @@ function ours(taint: k8s.V1Taint): boolean {
 export async function sweepOrphans(context: ActionContext, snapshot: Snapshot): Promise<void> {
   const names = new Set(snapshot.nodes.map((n) => n.metadata?.name ?? ""));
   for (const fence of snapshot.fences.values()) {
-    if (names.has(fence.spec.node) || isFinished(fence.status) || fence.metadata.deletionTimestamp) continue;
+    if (names.has(fence.spec.node)) continue;
+    if (fence.metadata.deletionTimestamp) {
+      // Deleted with its Node gone: nothing to lift; let it go (the node loop never sees it).
+      try {
+        assertActing(context);
+        await context.store.removeFinalizer(fence);
+      } catch (error) {
+        context.log(`releasing the NodeFence of deleted node ${fence.spec.node}: ${errorMessage(error)}`);
+      }
+      continue;
+    }
+    if (isFinished(fence.status)) continue;
     try {
       await endFence(context, fence, `Node ${fence.spec.node} was deleted: fence ended`);
       context.log(`${fence.spec.node} deleted mid-fence: fence ended`);
