@@ -1,13 +1,10 @@
 // Controller failover: two replicas with leader election; the leader dies after powering the node
 // off and before tainting it. The standby must take the Lease, pick the NodeFence up where it
 // stands, and finish without fencing a second time.
-import { DEFAULT_LEADER_LEASE, LeaderElector } from "../lib/controller/leader.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
-import { k8s } from "../lib/kube/client.js";
 import { pollUntil } from "../lib/util/time.js";
-import { ensureNamespace } from "../lib/workloads/deploy.js";
 import { defineScenario } from "../lib/scenario/harness.js";
-import { fenceStartedTwice } from "../lib/scenario/safety.js";
+import { fenceStartedTwice, scenarioLeaderElection } from "../lib/scenario/safety.js";
 import {
   deployWebAndDb,
   detectionWindow,
@@ -57,25 +54,10 @@ export const leaderKilledMidFence = defineScenario({
   },
   workloads: nodeLossWorkloads,
   async run(context) {
-    const { cluster, steps, inputs, kc } = context;
+    const { steps } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
-    const namespace = inputs.controller.namespace;
-    await ensureNamespace(kc, namespace, cluster.runId);
-    const elector = (identity: string) =>
-      new LeaderElector({
-        kc,
-        namespace,
-        identity,
-        leaseDurationMs: inputs.profile.failoverLeaseMs,
-        // Renewed (and watched for expiry) every check interval: the takeover window below assumes it.
-        retryPeriodMs: inputs.controller.checkIntervalMs,
-      });
-    steps.registerUndo("delete the leader election Lease", async () => {
-      await kc
-        .makeApiClient(k8s.CoordinationV1Api)
-        .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
-        .catch(() => undefined);
-    });
+    // Renewed (and watched for expiry) every check interval: the takeover window below assumes it.
+    const { elector, holder } = await scenarioLeaderElection(context);
     // The seam: replica-a stops acting right before the taint, as if it crashed there.
     const leader = await context.startController({
       config: { identity: "replica-a" },
@@ -83,16 +65,11 @@ export const leaderKilledMidFence = defineScenario({
       leader: elector("replica-a"),
     });
     await steps.step("let replica-a take the Lease", () =>
-      pollUntil(
-        async () => {
-          const lease = await kc
-            .makeApiClient(k8s.CoordinationV1Api)
-            .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
-            .catch(() => undefined);
-          return lease?.spec?.holderIdentity === "replica-a" ? true : undefined;
-        },
-        { what: "replica-a to hold the leader Lease", timeoutMs: 10_000, intervalMs: 200 },
-      ),
+      pollUntil(async () => ((await holder()) === "replica-a" ? true : undefined), {
+        what: "replica-a to hold the leader Lease",
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      }),
     );
     await context.startController({ config: { identity: "replica-b" }, leader: elector("replica-b") });
     await stopNodeAbruptly(context, node);

@@ -2,7 +2,6 @@
 // real cluster has and today's sim would not show, and asserts from the API that no reachable node
 // is fenced, no out-of-service taint comes before a confirmed fence, one incident gives one
 // power-off, and nothing of the controller's is left once the node is back (lib/scenario/safety.ts).
-import { DEFAULT_LEADER_LEASE, LeaderElector } from "../lib/controller/leader.js";
 import { ManualFenceDriver, POWER_STATE_ANNOTATION } from "../lib/controller/drivers/manual.js";
 import type { FenceDriver, FenceTarget } from "../lib/controller/drivers/types.js";
 import {
@@ -14,10 +13,9 @@ import {
 } from "../lib/controller/fence-state.js";
 import { leaseRenewIntervalMs } from "../lib/cluster/profiles.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
-import { isNotFound, k8s } from "../lib/kube/client.js";
+import { k8s } from "../lib/kube/client.js";
 import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../lib/kube/queries.js";
 import { pollUntil, sleep } from "../lib/util/time.js";
-import { ensureNamespace } from "../lib/workloads/deploy.js";
 import {
   deployWebAndDb,
   detectionWindow,
@@ -36,26 +34,18 @@ import {
   occupyEveryWorker,
   SAFETY_MILESTONES,
   safetyExpectations,
+  scenarioLeaderElection,
   startSafetyController,
 } from "../lib/scenario/safety.js";
+import { NodeFenceStore } from "../lib/controller/node-fence-store.js";
 import { ZONE_LABEL } from "../lib/kube/queries.js";
 import { badFenceConfigRefused } from "./safety-bad-config.js";
 
 const NODE_POWERED_ON = "node-powered-on";
 const HOLD_RELEASED = "hold-released";
 
-async function nodeFence(kc: k8s.KubeConfig, node: string): Promise<NodeFence | undefined> {
-  try {
-    return (await kc.makeApiClient(k8s.CustomObjectsApi).getClusterCustomObject({
-      group: NODE_FENCE_GROUP,
-      version: NODE_FENCE_VERSION,
-      plural: NODE_FENCE_PLURAL,
-      name: node,
-    })) as NodeFence;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+function nodeFence(kc: k8s.KubeConfig, node: string): Promise<NodeFence | undefined> {
+  return new NodeFenceStore(kc).read(node);
 }
 
 /** How long a "must not fence" scenario keeps watching after the condition ends. */
@@ -428,24 +418,9 @@ export const driverHangsTwoReplicas = defineScenario({
   workloads: nodeLossWorkloads,
   recoveryOf: [],
   async run(context) {
-    const { kc, inputs, cluster, steps } = context;
+    const { kc, steps } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
-    const namespace = inputs.controller.namespace;
-    await ensureNamespace(kc, namespace, cluster.runId);
-    steps.registerUndo("delete the leader election Lease", async () => {
-      await kc
-        .makeApiClient(k8s.CoordinationV1Api)
-        .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
-        .catch(() => undefined);
-    });
-    const elector = (identity: string) =>
-      new LeaderElector({
-        kc,
-        namespace,
-        identity,
-        leaseDurationMs: inputs.profile.failoverLeaseMs,
-        retryPeriodMs: inputs.controller.checkIntervalMs,
-      });
+    const { elector, holder } = await scenarioLeaderElection(context);
     const powerOffs = { count: 0 };
     const hang = new AbortController();
     const released = new Promise<void>((resolve) => {
@@ -463,13 +438,6 @@ export const driverHangsTwoReplicas = defineScenario({
       leader: elector("replica-a"),
       wrap: (d) => hangingOnce(d, released),
     });
-    const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
-    const holder = async () =>
-      (
-        await coordination
-          .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
-          .catch(() => undefined)
-      )?.spec?.holderIdentity;
     await steps.step("let replica-a take the Lease", () =>
       pollUntil(async () => ((await holder()) === "replica-a" ? true : undefined), {
         what: "replica-a to hold the leader Lease",

@@ -14,6 +14,7 @@ import { hasPowerOn, type PowerState } from "./drivers/types.js";
 import { EVENT_REASONS } from "./events.js";
 import {
   decide,
+  recentFenceStarts,
   type FenceAction,
   type FenceObservation,
   type FenceStatus,
@@ -45,11 +46,8 @@ export async function startFence(
 ): Promise<void> {
   const name = node.metadata?.name ?? "";
   const uid = node.metadata?.uid ?? "";
-  const nowMs = context.now();
   const fenceStarts = [
-    ...(previous?.status?.fenceStarts ?? []).filter(
-      (t) => nowMs - Date.parse(t) < context.config.fenceRateWindowMs,
-    ),
+    ...recentFenceStarts(previous?.status, context.now(), context.config.fenceRateWindowMs),
     isoNow(context),
   ];
   const status: FenceStatus = {

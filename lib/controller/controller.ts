@@ -15,7 +15,7 @@ import type { ControllerConfig } from "./config.js";
 import { fenceDriverFor, type FenceDriverRegistry } from "./drivers/registry.js";
 import { EVENT_REASONS, recordNodeEvent, type EventReason } from "./events.js";
 import type { FenceConfig } from "./fence-config.js";
-import type { FenceAction, NodeFence } from "./fence-state.js";
+import { recentFenceStarts, type FenceAction, type NodeFence } from "./fence-state.js";
 import type { LeaderElector } from "./leader.js";
 import { METRICS, MetricsRegistry } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
@@ -323,9 +323,7 @@ export class RecoveryController {
     }
     this.#nothingToRelease.delete(name);
     const now = this.#context.now();
-    const recent = (previous?.status?.fenceStarts ?? []).filter(
-      (t) => now - Date.parse(t) < config.fenceRateWindowMs,
-    );
+    const recent = recentFenceStarts(previous?.status, now, config.fenceRateWindowMs);
     if (recent.length >= config.maxFencesPerWindow) {
       await this.#hold(
         name,

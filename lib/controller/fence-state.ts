@@ -86,6 +86,15 @@ export interface DecideOptions {
   staleWaitMs: number;
 }
 
+/** The fence starts of `status` within `windowMs` before `nowMs` (the per-node rate limit counts them). */
+export function recentFenceStarts(
+  status: FenceStatus | undefined,
+  nowMs: number,
+  windowMs: number,
+): string[] {
+  return (status?.fenceStarts ?? []).filter((t) => nowMs - Date.parse(t) < windowMs);
+}
+
 /** True once the fence has run its course (and a new loss starts a new fence). */
 export function isFinished(status: FenceStatus | undefined): boolean {
   return status?.step === "recovery" && status.phase === "done";

@@ -14,7 +14,8 @@ import {
   type FenceAction,
   type NodeFence,
 } from "../controller/fence-state.js";
-import type { LeaderElector } from "../controller/leader.js";
+import { DEFAULT_LEADER_LEASE, LeaderElector } from "../controller/leader.js";
+import { ensureNamespace } from "../workloads/deploy.js";
 import { never, type ExpectedMilestone } from "../expect/windows.js";
 import { k8s } from "../kube/client.js";
 import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
@@ -224,4 +225,40 @@ export function fenceStartedTwice(transitions: readonly Transition[], faultAtMs:
   );
   const second = starts[1];
   return second ? [{ name: "fence-started-twice", atMs: second.atMs - faultAtMs }] : [];
+}
+
+/**
+ * Leader election for a scenario's controller replicas, on the profile's failover Lease renewed
+ * every check interval (the takeover windows assume it). The Lease is deleted by the undo.
+ */
+export async function scenarioLeaderElection(context: ScenarioContext): Promise<{
+  elector: (identity: string) => LeaderElector;
+  /** The Lease's holder now (undefined while there is none). */
+  holder: () => Promise<string | undefined>;
+}> {
+  const { kc, inputs, cluster, steps } = context;
+  const namespace = inputs.controller.namespace;
+  await ensureNamespace(kc, namespace, cluster.runId);
+  const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+  steps.registerUndo("delete the leader election Lease", async () => {
+    await coordination
+      .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
+      .catch(() => undefined);
+  });
+  return {
+    elector: (identity) =>
+      new LeaderElector({
+        kc,
+        namespace,
+        identity,
+        leaseDurationMs: inputs.profile.failoverLeaseMs,
+        retryPeriodMs: inputs.controller.checkIntervalMs,
+      }),
+    holder: async () =>
+      (
+        await coordination
+          .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace })
+          .catch(() => undefined)
+      )?.spec?.holderIdentity,
+  };
 }
