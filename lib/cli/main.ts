@@ -10,13 +10,15 @@ const commands = {
   run: () => import("./run-commands.js"),
   sim: () => import("./sim-commands.js"),
   controller: () => import("./controller-command.js"),
+  kind: () => import("./kind-commands.js"),
 };
 
 export async function usage(): Promise<string> {
-  const [{ RUN_USAGE }, { CONTROLLER_USAGE }, { SIM_USAGE }] = await Promise.all([
+  const [{ RUN_USAGE }, { CONTROLLER_USAGE }, { SIM_USAGE }, { KIND_USAGE }] = await Promise.all([
     commands.run(),
     commands.controller(),
     commands.sim(),
+    commands.kind(),
   ]);
   return `rekindle: chaos-testing and conformance harness for Kubernetes node loss
 
@@ -27,13 +29,16 @@ usage: rekindle <command> [options]
   compare      compare two runs' summary.json; non-zero on a regression
   controller   the bundled recovery controller
   sim …        build and run a local sim cluster (real control plane, KWOK workers)
+  kind …       rekindle's offline kind node image
   help         this text
 
 ${RUN_USAGE}
 
 ${CONTROLLER_USAGE}
 
-${SIM_USAGE}`;
+${SIM_USAGE}
+
+${KIND_USAGE}`;
 }
 
 /** How long Ctrl-C waits for the command to undo its work (a scenario's undo restarts nodes, lifts taints). */
@@ -65,6 +70,8 @@ async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
         return (await commands.run()).compareCommand(rest);
       case "controller":
         return await (await commands.controller()).controllerCommand(rest, signal);
+      case "kind":
+        return await (await commands.kind()).kindCommand(rest, signal);
       case "help":
       case "--help":
       case "-h":
@@ -80,6 +87,7 @@ async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
           "compare",
           "controller",
           "sim",
+          "kind",
           "help",
         ]);
     }

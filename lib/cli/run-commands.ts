@@ -12,11 +12,13 @@ import { parseCount } from "./args.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
-             [--cluster-name N] [--kubeconfig F] [--context C]
+             [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, charts/, allure-report/)
       families: ${SUITE_FAMILIES.join(", ")}
       defaults: --provider kind when the kind CLI and Docker/Podman answer, else sim; every suite;
                 --profile default; --repeat 1; kind --cluster-name rekindle (reused if it exists);
+                kind --image $REKINDLE_KIND_IMAGE or auto (kindest/node if it can be pulled, else
+                rekindle's offline image, built once: see rekindle kind build-image);
                 existing --kubeconfig $KUBECONFIG or ~/.kube/config, its current --context
 rekindle list [--profile P] [--suite <family>]...
       the scenarios and their expected timelines
@@ -36,6 +38,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "no-html": { type: "boolean", default: false },
       scenario: { type: "string" },
       "cluster-name": { type: "string" },
+      image: { type: "string" },
       kubeconfig: { type: "string" },
       context: { type: "string" },
     },
@@ -43,6 +46,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
   });
   const result = await runConformance({
     ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
+    ...(values.image !== undefined ? { kindImage: values.image } : {}),
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
     ...(values.provider !== undefined ? { provider: values.provider } : {}),

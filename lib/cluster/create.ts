@@ -2,13 +2,13 @@
 // engine answer (real nodes), sim otherwise (real control plane, KWOK workers), or an existing
 // cluster from a kubeconfig.
 import { join } from "node:path";
-import { getContainerRuntimeClient } from "testcontainers";
 import { RekindleError } from "../errors.js";
 import { runCommand } from "../util/command.js";
+import { findOnPath } from "../util/paths.js";
 import type { Progress } from "../util/progress.js";
-import { withTimeout } from "../util/time.js";
 import { ExistingCluster } from "./existing.js";
-import { defaultKindBinary } from "./kind/cli.js";
+import { probeEngine } from "./kind/engine.js";
+import { findKindBinary } from "./kind/kind-binary.js";
 import { startKindCluster } from "./kind/start.js";
 import type { TimingProfile } from "./profiles.js";
 import { PROVIDER_NAMES, type ClusterUnderTest, type ProviderName } from "./provider.js";
@@ -26,6 +26,8 @@ export interface ClusterChoiceOptions {
   keep?: boolean;
   /** kind: cluster name (reused when it exists). Default "rekindle". */
   clusterName?: string;
+  /** kind: node image choice. Default $REKINDLE_KIND_IMAGE or "auto". */
+  kindImage?: string;
   /** existing: kubeconfig path and context. */
   kubeconfig?: string;
   context?: string;
@@ -33,20 +35,38 @@ export interface ClusterChoiceOptions {
   signal: AbortSignal;
 }
 
-/** Whether the kind CLI and a container engine both answer, and if not, why. */
+/**
+ * Whether kind can run here, and if not, why: a kind CLI (REKINDLE_KIND, PATH or rekindle's cached
+ * build) and an engine that runs privileged containers, or the means to run rekindle's private one.
+ */
 export async function kindAvailable(): Promise<{ available: boolean; why: string }> {
-  const binary = defaultKindBinary();
+  const binary = findKindBinary();
+  if (binary === undefined)
+    return { available: false, why: "no kind CLI found (REKINDLE_KIND, PATH, rekindle's cache)" };
   try {
     await runCommand(binary, ["version"], { timeoutMs: 10_000 });
   } catch {
-    return { available: false, why: `no kind CLI answers (${binary})` };
+    return { available: false, why: `the kind CLI ${binary} does not run` };
   }
-  try {
-    await withTimeout(getContainerRuntimeClient(), 15_000, "a container engine");
-  } catch {
-    return { available: false, why: "kind is installed but no Docker/Podman engine answers" };
+  switch (await probeEngine()) {
+    case "ok":
+      return {
+        available: true,
+        why: `kind (${binary}) and a container engine that runs privileged containers`,
+      };
+    case "privileged-fails":
+      return {
+        available: true,
+        why: `kind (${binary}); privileged containers fail on the default engine, so rekindle's private engine will run them`,
+      };
+    case "none":
+      return findOnPath("dockerd") !== undefined && process.getuid?.() === 0
+        ? {
+            available: true,
+            why: `kind (${binary}); no engine answers, rekindle's private engine will be started`,
+          }
+        : { available: false, why: "kind is installed but no Docker/Podman engine answers" };
   }
-  return { available: true, why: `kind (${binary}) and a container engine answer` };
 }
 
 export async function chooseProvider(
@@ -86,6 +106,7 @@ export async function openClusterUnderTest(
     case "kind":
       return startKindCluster({
         name: options.clusterName ?? "rekindle",
+        ...(options.kindImage !== undefined ? { image: options.kindImage } : {}),
         profile: options.profile,
         keep: options.keep === true,
         progress,

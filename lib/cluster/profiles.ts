@@ -77,7 +77,11 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
     nodeMonitorGracePeriodSeconds: 10,
     nodeMonitorPeriodSeconds: 1,
     nodeStartupGracePeriodSeconds: 20,
-    nodeEvictionRate: 1,
+    // Not 1: after every zone was fully disrupted (a fresh cluster's nodes are all NotReady until
+    // the CNI is up), kube-controller-manager swaps each zone's taint limiter back to this rate,
+    // and a swap to exactly 1 is a no-op against its "never" limiter (which reports QPS 1): no
+    // NoExecute taint would ever be added again (shared/notes/kind-offline.md).
+    nodeEvictionRate: 2,
     defaultNotReadyTolerationSeconds: 5,
     defaultUnreachableTolerationSeconds: 5,
     slackMs: 3_000,

@@ -36,6 +36,8 @@ export interface RunOptions {
   keepCluster?: boolean;
   /** kind: the cluster's name, reused when it exists. Default "rekindle". */
   clusterName?: string;
+  /** kind: node image choice for a new cluster (see startKindCluster). Default $REKINDLE_KIND_IMAGE or "auto". */
+  kindImage?: string;
   /** existing: kubeconfig (default $KUBECONFIG or ~/.kube/config) and context (default current). */
   kubeconfig?: string;
   context?: string;
@@ -136,6 +138,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       runId,
       keep: options.keepCluster === true,
       ...(options.clusterName !== undefined ? { clusterName: options.clusterName } : {}),
+      ...(options.kindImage !== undefined ? { kindImage: options.kindImage } : {}),
       ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
       ...(options.context !== undefined ? { context: options.context } : {}),
       progress,

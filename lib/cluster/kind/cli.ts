@@ -6,6 +6,9 @@ import { commandLine, runCommand } from "../../util/command.js";
 /** The kind release rekindle's tests build and CI installs (`go install sigs.k8s.io/kind@…`). */
 export const PINNED_KIND_VERSION = "v0.33.0";
 
+/** The node image the pinned kind creates clusters with when given none (its defaults/image.go). */
+export const KIND_DEFAULT_NODE_IMAGE = "kindest/node:v1.37.0";
+
 /** How long `kind create cluster` waits for the control plane to be Ready (its --wait). */
 export const DEFAULT_KIND_WAIT = "5m";
 
@@ -20,6 +23,7 @@ export const kindArgs = {
     configPath: string,
     kubeconfigPath: string,
     wait = DEFAULT_KIND_WAIT,
+    image?: string,
   ): string[] => [
     "create",
     "cluster",
@@ -31,6 +35,7 @@ export const kindArgs = {
     kubeconfigPath,
     "--wait",
     wait,
+    ...(image !== undefined ? ["--image", image] : []),
   ],
   // --kubeconfig: remove the context from the file create wrote, never from ~/.kube/config.
   deleteCluster: (name: string, kubeconfigPath: string): string[] => [

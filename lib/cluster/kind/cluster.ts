@@ -71,6 +71,10 @@ export interface KindClusterInit {
   maxFillBytes?: number;
   fillPlanner?: FillPlanner;
   agentProbe?: readonly string[] | null;
+  /** Run after destroy() deleted the cluster (host settings restored, a private engine stopped). */
+  afterDelete?: () => Promise<void>;
+  /** Added to the hint a kept or reused cluster gets. */
+  keepNote?: string;
   progress?: Progress;
 }
 
@@ -97,6 +101,8 @@ export class KindCluster implements ClusterUnderTest {
   readonly #planner: FillPlanner;
   readonly #agentProbe: readonly string[] | null;
   readonly #progress: Progress;
+  readonly #afterDelete: (() => Promise<void>) | undefined;
+  readonly #keepNote: string | undefined;
   #kubeConfig: k8s.KubeConfig | undefined;
   #destroyed = false;
   #releaseInterrupt: (() => void) | undefined;
@@ -141,6 +147,8 @@ export class KindCluster implements ClusterUnderTest {
     this.#planner = init.fillPlanner ?? ((node, kind) => this.#planFromKubelet(node, kind));
     this.#agentProbe = init.agentProbe === undefined ? DEFAULT_AGENT_PROBE : init.agentProbe;
     this.#progress = init.progress ?? silentProgress;
+    this.#afterDelete = init.afterDelete;
+    this.#keepNote = init.keepNote;
     this.eviction = {
       pressureTransitionPeriodMs: init.config.kubelet.pressureTransitionPeriodMs,
       monitoringIntervalMs: KIND_MONITORING_INTERVAL_MS,
@@ -281,10 +289,14 @@ export class KindCluster implements ClusterUnderTest {
       return;
     }
     const phase = this.#progress.phase(`deleting kind cluster ${this.name}`);
-    await this.cli.run(kindArgs.deleteCluster(this.name, this.#kubeconfigFile()), {
-      timeoutMs: KIND_TIMEOUTS.deleteMs,
-    });
-    phase.end("deleted");
+    try {
+      await this.cli.run(kindArgs.deleteCluster(this.name, this.#kubeconfigFile()), {
+        timeoutMs: KIND_TIMEOUTS.deleteMs,
+      });
+      phase.end("deleted");
+    } finally {
+      await this.#afterDelete?.();
+    }
   }
 
   #kubeconfigFile(): string {
@@ -294,9 +306,10 @@ export class KindCluster implements ClusterUnderTest {
   keepHint(): string {
     const reach = this.kubeconfigPath !== undefined ? `export KUBECONFIG=${this.kubeconfigPath}; ` : "";
     const remove = `kind delete cluster --name ${this.name}`;
+    const note = this.#keepNote !== undefined ? `; ${this.#keepNote}` : "";
     return this.created
-      ? `kind cluster ${this.name} kept: ${reach}delete it with: ${remove}`
-      : `kind cluster ${this.name} was reused and stays running: ${reach}delete it with: ${remove}`;
+      ? `kind cluster ${this.name} kept: ${reach}delete it with: ${remove}${note}`
+      : `kind cluster ${this.name} was reused and stays running: ${reach}delete it with: ${remove}${note}`;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

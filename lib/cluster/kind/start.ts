@@ -13,6 +13,10 @@ import { silentProgress, type Progress } from "../../util/progress.js";
 import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
 import type { NodeCapability } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
+import { ensureKindEngine, type KindEngine } from "./engine.js";
+import { prepareHostSettings, type HostSettings } from "./host-settings.js";
+import { ensureKindBinary, findKindBinary } from "./kind-binary.js";
+import { defaultNodeImageChoice, NODE_IMAGE_CHOICES, resolveNodeImage } from "./node-image-choice.js";
 import { KIND_TIMEOUTS, KindCluster } from "./cluster.js";
 import { DEFAULT_KIND_CONFIG, renderKindConfig, writeKindConfig, type RenderedKindConfig } from "./config.js";
 import type { FillPlanner } from "./fill.js";
@@ -33,8 +37,14 @@ export interface KindClusterOptions {
   profile?: TimingProfile;
   /** The kind config rendered for the profile. Default <repo>/kind-config.yaml. */
   configPath?: string;
-  /** kind binary. Default $REKINDLE_KIND, else "kind" on PATH. */
+  /** kind binary. Default $REKINDLE_KIND, else "kind" on PATH, else rekindle's cached build (built when missing). */
   kindBinary?: string;
+  /**
+   * Node image for a new cluster: "auto" (kindest/node when the engine has or can pull it, else
+   * rekindle's offline image), "kindest", "rekindle", or an image reference.
+   * Default $REKINDLE_KIND_IMAGE, else "auto".
+   */
+  image?: string;
   /** Use a cluster `kind get clusters` already lists (never deleted by destroy). Default true. */
   reuse?: boolean;
   /** Leave a cluster this run created running on destroy() (keepHint says how to remove it). Default false. */
@@ -49,7 +59,10 @@ export interface KindClusterOptions {
   fillPlanner?: FillPlanner;
   /** Exec'd in a node after startNode until it exits 0; null: do not wait. Default DEFAULT_AGENT_PROBE. */
   agentProbe?: readonly string[] | null;
-  /** Default: testcontainers' getContainerRuntimeClient. */
+  /**
+   * Default: testcontainers' getContainerRuntimeClient, on the engine ensureKindEngine picks (the
+   * user's own, or rekindle's private one where privileged containers fail). Given: used as is.
+   */
   containerEngine?: RuntimeClientFactory;
   /** Install the rekindle-shared StorageClass and run its provisioner (needs the API server). Default true. */
   sharedStorage?: boolean;
@@ -120,65 +133,104 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
       "lowercase letters, digits and '-', at most 50",
     );
   }
+  const imageChoice = options.image ?? defaultNodeImageChoice();
+  if (!(NODE_IMAGE_CHOICES as readonly string[]).includes(imageChoice) && !/[:/]/.test(imageChoice)) {
+    throw RekindleError.invalidInput("--image", imageChoice, [...NODE_IMAGE_CHOICES, "<image reference>"]);
+  }
   const profile = options.profile ?? TIMING_PROFILES.default;
   const progress = options.progress ?? silentProgress;
   const signal = options.signal;
   const stateDir = options.stateDir ?? join(stateRoot(), "kind", name);
-  const engine = options.containerEngine ?? getContainerRuntimeClient;
-  const cli = new KindCli(options.kindBinary !== undefined ? { binary: options.kindBinary } : {});
-
-  await connectContainerEngine(engine); // a clear error now rather than kind's own later
-  progress.info(`${await cli.version(signal)} (${cli.binary}); state in ${stateDir}`);
-  const sourcePath = options.configPath ?? DEFAULT_KIND_CONFIG;
-  const config = renderKindConfig(readSourceConfig(sourcePath), profile, { name, source: sourcePath });
-  const configPath = writeKindConfig(config, stateDir);
-  const kubeconfigPath = join(stateDir, "kubeconfig");
-
-  const existing = await cli.clusters(signal);
+  // Before anything connects to an engine: DOCKER_HOST may change here.
+  const kindEngine: KindEngine | undefined =
+    options.containerEngine === undefined ? await ensureKindEngine(progress, signal) : undefined;
+  let hostSettings: HostSettings | undefined;
   let created = false;
-  if (existing.includes(name)) {
-    if (options.reuse === false) {
-      throw new RekindleError("CONFLICT", `kind cluster ${name} already exists and reuse is off`, {
-        hint: `delete it (kind delete cluster --name ${name}), pick another name, or allow reuse`,
-      });
-    }
-    progress.info(
-      `reusing kind cluster ${name} (kind get clusters lists it); it keeps the timing knobs it was created with and stays running afterwards`,
-    );
-  } else {
-    await createCluster(cli, { name, configPath, kubeconfigPath, config, profile, progress, signal });
-    created = true;
-  }
-
+  const undoSetup = async (): Promise<void> => {
+    hostSettings?.restore();
+    await kindEngine?.stop();
+  };
   try {
-    writeFileSync(kubeconfigPath, await cli.kubeconfig(name, signal), { mode: 0o600 });
-    const nodes = new KindNodes(name, engine);
-    const firstWorker = (await nodes.workers())[0];
-    const unsupported = await probeUnsupported(nodes, firstWorker);
-    if (!created) {
-      const mismatch = await reusedLeaseMismatch(nodes, firstWorker, profile);
-      if (mismatch !== undefined) progress.info(mismatch);
+    const engine = options.containerEngine ?? getContainerRuntimeClient;
+    const binary =
+      options.kindBinary ??
+      findKindBinary() ??
+      (await ensureKindBinary(undefined, { progress, ...(signal ? { signal } : {}) }));
+    const cli = new KindCli({ binary });
+
+    await connectContainerEngine(engine); // a clear error now rather than kind's own later
+    progress.info(`${await cli.version(signal)} (${cli.binary}); state in ${stateDir}`);
+    const sourcePath = options.configPath ?? DEFAULT_KIND_CONFIG;
+    const config = renderKindConfig(readSourceConfig(sourcePath), profile, { name, source: sourcePath });
+    const configPath = writeKindConfig(config, stateDir);
+    const kubeconfigPath = join(stateDir, "kubeconfig");
+
+    const existing = await cli.clusters(signal);
+    if (existing.includes(name)) {
+      if (options.reuse === false) {
+        throw new RekindleError("CONFLICT", `kind cluster ${name} already exists and reuse is off`, {
+          hint: `delete it (kind delete cluster --name ${name}), pick another name, or allow reuse`,
+        });
+      }
+      progress.info(
+        `reusing kind cluster ${name} (kind get clusters lists it); it keeps the timing knobs it was created with and stays running afterwards`,
+      );
+    } else {
+      const image = await resolveNodeImage(imageChoice, { progress, ...(signal ? { signal } : {}) });
+      hostSettings = prepareHostSettings(progress);
+      await createCluster(cli, {
+        name,
+        configPath,
+        kubeconfigPath,
+        config,
+        profile,
+        image,
+        progress,
+        signal,
+      });
+      created = true;
     }
-    const cluster = new KindCluster({
-      name,
-      runId: options.runId ?? `kind-${randomBytes(3).toString("hex")}`,
-      profile,
-      config,
-      kubeconfigPath,
-      created,
-      keep: options.keep === true,
-      cli,
-      nodes,
-      unsupported,
-      ...(options.maxFillBytes !== undefined ? { maxFillBytes: options.maxFillBytes } : {}),
-      ...(options.fillPlanner !== undefined ? { fillPlanner: options.fillPlanner } : {}),
-      ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
-      progress,
-    });
-    if (options.sharedStorage !== false) await cluster.startStorage();
-    return cluster;
+
+    try {
+      writeFileSync(kubeconfigPath, await cli.kubeconfig(name, signal), { mode: 0o600 });
+      const nodes = new KindNodes(name, engine);
+      const firstWorker = (await nodes.workers())[0];
+      const unsupported = await probeUnsupported(nodes, firstWorker);
+      if (!created) {
+        const mismatch = await reusedLeaseMismatch(nodes, firstWorker, profile);
+        if (mismatch !== undefined) progress.info(mismatch);
+      }
+      const cluster = new KindCluster({
+        name,
+        runId: options.runId ?? `kind-${randomBytes(3).toString("hex")}`,
+        profile,
+        config,
+        kubeconfigPath,
+        created,
+        keep: options.keep === true,
+        cli,
+        nodes,
+        unsupported,
+        ...(options.maxFillBytes !== undefined ? { maxFillBytes: options.maxFillBytes } : {}),
+        ...(options.fillPlanner !== undefined ? { fillPlanner: options.fillPlanner } : {}),
+        ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
+        afterDelete: undoSetup,
+        ...(kindEngine?.dockerHost !== undefined
+          ? {
+              keepNote: `its nodes run on rekindle's private engine: export DOCKER_HOST=${kindEngine.dockerHost}; stop it with scripts/kind-engine.sh stop after deleting the cluster`,
+            }
+          : {}),
+        progress,
+      });
+      if (options.sharedStorage !== false) await cluster.startStorage();
+      return cluster;
+    } catch (error) {
+      if (created && options.keep !== true) await deleteQuietly(cli, name, kubeconfigPath);
+      throw error;
+    }
   } catch (error) {
-    if (created && options.keep !== true) await deleteQuietly(cli, name, kubeconfigPath);
+    // Nothing of this run is left: no cluster (deleted above), host settings back, engine stopped.
+    if (!created || options.keep !== true) await undoSetup();
     throw error;
   }
 }
@@ -191,23 +243,28 @@ async function createCluster(
     kubeconfigPath: string;
     config: RenderedKindConfig;
     profile: TimingProfile;
+    /** undefined: kind's default node image. */
+    image: string | undefined;
     progress: Progress;
     signal: AbortSignal | undefined;
   },
 ): Promise<void> {
   const { name, configPath, kubeconfigPath, progress, signal } = args;
   const phase = progress.phase(
-    `creating kind cluster ${name} (${args.config.workers} workers, profile ${args.profile.name}; takes minutes)`,
+    `creating kind cluster ${name} (${args.config.workers} workers, profile ${args.profile.name}, image ${args.image ?? "kind's default"}; takes minutes)`,
   );
   // Ctrl-C while kind works leaves a half-made cluster: delete it on the way out.
   const release = onInterrupt(() => deleteQuietly(cli, name, kubeconfigPath));
   try {
-    await cli.run(kindArgs.createCluster(name, configPath, kubeconfigPath, KIND_TIMEOUTS.createWait), {
-      ...(signal ? { signal } : {}),
-      onLine: (line) => {
-        if (line.trim() !== "") phase.update(line.trim());
+    await cli.run(
+      kindArgs.createCluster(name, configPath, kubeconfigPath, KIND_TIMEOUTS.createWait, args.image),
+      {
+        ...(signal ? { signal } : {}),
+        onLine: (line) => {
+          if (line.trim() !== "") phase.update(line.trim());
+        },
       },
-    });
+    );
     phase.end("created");
   } catch (error) {
     phase.end("failed");

@@ -32,8 +32,13 @@ export interface BuildManifest {
   binaries: Record<string, { sha256: string }>;
 }
 
-export function componentDir(cacheDir: string, component: ComponentName, version: string): string {
-  return join(cacheDir, "sim", `${component}-${version}`);
+export function componentDir(
+  cacheDir: string,
+  component: ComponentName,
+  version: string,
+  group = "sim",
+): string {
+  return join(cacheDir, group, `${component}-${version}`);
 }
 
 function readManifest(dir: string): BuildManifest | undefined {

@@ -11,11 +11,15 @@ import {
 } from "./go-wrapper-modules.js";
 import type { SimVersions } from "./versions.js";
 
-export type ComponentName = "kubernetes" | "etcd" | "kwok";
+/** The sim's components, then the offline kind node image's (built the same way). */
+export type ComponentName =
+  "kubernetes" | "etcd" | "kwok" | "kubernetes-node" | "coredns" | "local-path-provisioner" | "pause";
 
 export interface ComponentPlan {
   component: ComponentName;
   version: string;
+  /** Cache subdirectory: <cache>/<group>/<component>-<version>. Default "sim". */
+  cacheGroup?: string;
   /** Main packages to build; each yields a binary named after its last path element. */
   packages: string[];
   binaries: string[];
@@ -25,7 +29,7 @@ export interface ComponentPlan {
 }
 
 /** Stamps the version Kubernetes binaries report (`kubectl version`, /version), as its release build does. */
-function kubeLdflags(version: string): string {
+export function kubeLdflags(version: string): string {
   const match = /^v(\d+)\.(\d+)\./.exec(version);
   const major = match?.[1] ?? "1";
   const minor = match?.[2] ?? "0";

@@ -23,8 +23,9 @@ export async function buildComponent(
   progress: Progress,
   signal?: AbortSignal,
 ): Promise<void> {
-  const finalDir = componentDir(cacheDir, plan.component, plan.version);
-  const workDir = join(cacheDir, "sim", "work", `${plan.component}-${plan.version}`);
+  const group = plan.cacheGroup ?? "sim";
+  const finalDir = componentDir(cacheDir, plan.component, plan.version, group);
+  const workDir = join(cacheDir, group, "work", `${plan.component}-${plan.version}`);
   const stagingDir = `${finalDir}.partial`;
   rmSync(stagingDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });

@@ -23,7 +23,11 @@ export function stagingModulesFromGoMod(goMod: string): string[] {
 }
 
 /** go.mod of the wrapper module that lets `go build` resolve k8s.io/kubernetes from the proxy. */
-export function kubernetesWrapperGoMod(version: string, stagingModules: readonly string[]): string {
+export function kubernetesWrapperGoMod(
+  version: string,
+  stagingModules: readonly string[],
+  commands: readonly string[] = KUBE_COMMANDS,
+): string {
   const staging = stagingVersionFor(version);
   return [
     "module rekindle.local/kubernetes-build",
@@ -36,7 +40,7 @@ export function kubernetesWrapperGoMod(version: string, stagingModules: readonly
     `require k8s.io/kubernetes ${version}`,
     "",
     "tool (",
-    ...KUBE_COMMANDS.map((c) => `\tk8s.io/kubernetes/cmd/${c}`),
+    ...commands.map((c) => `\tk8s.io/kubernetes/cmd/${c}`),
     ")",
     "",
     "replace (",
@@ -85,6 +89,7 @@ export async function writeKubernetesWrapper(
   version: string,
   env: NodeJS.ProcessEnv,
   signal?: AbortSignal,
+  commands: readonly string[] = KUBE_COMMANDS,
 ): Promise<void> {
   const info = await runCommand(go.command, ["mod", "download", "-json", `k8s.io/kubernetes@${version}`], {
     env,
@@ -104,5 +109,5 @@ export async function writeKubernetesWrapper(
       `found no staging modules in k8s.io/kubernetes@${version}'s go.mod`,
     );
   }
-  writeFileSync(join(workDir, "go.mod"), kubernetesWrapperGoMod(version, staging));
+  writeFileSync(join(workDir, "go.mod"), kubernetesWrapperGoMod(version, staging, commands));
 }
