@@ -1,25 +1,26 @@
-// The docker fence driver against a real Docker Engine (Debian's docker.io, started by .ci/run),
+// The docker fence driver against a real Docker Engine (Debian's docker.io, found or started by
+// `npm test`; skipped with the reason where none answers, failed on CI),
 // on stand-in node containers named and labelled the way kind names and labels its nodes.
 import { expect } from "chai";
 import { DockerFenceDriver } from "../../lib/cluster/kind/fence-driver.js";
 import { RekindleError } from "../../lib/errors.js";
-import { dockerAvailable, removeStandInNodes, startStandInNodes } from "../support/docker.js";
+import { removeStandInNodes, startStandInNodes } from "../support/docker.js";
+import { dockerMissing, requirePrerequisite } from "../support/prerequisites.js";
 
 const CLUSTER = "rekindle-it-docker";
 
 describe("docker fence driver (real Docker Engine, stand-in kind nodes)", function () {
+  let started = false;
+
   before(async function () {
-    if (!(await dockerAvailable())) {
-      throw new Error(
-        "no Docker Engine answers: .ci/run installs docker.io and starts dockerd; start it by hand for a local run",
-      );
-    }
+    requirePrerequisite(this, await dockerMissing());
+    started = true;
     await removeStandInNodes(CLUSTER);
     await startStandInNodes(CLUSTER, 2);
   });
 
   after(async function () {
-    await removeStandInNodes(CLUSTER);
+    if (started) await removeStandInNodes(CLUSTER);
   });
 
   it("stops a node's container, confirms it off, and starts it again", async function () {

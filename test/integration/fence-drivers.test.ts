@@ -7,7 +7,12 @@ import { RedfishFenceDriver } from "../../lib/controller/drivers/redfish.js";
 import type { FenceDriver, FenceTarget, PowerState } from "../../lib/controller/drivers/types.js";
 import { RekindleError } from "../../lib/errors.js";
 import { pollUntil } from "../../lib/util/time.js";
-import { startRedfishEmulator, type RedfishEmulator } from "../support/redfish-emulator.js";
+import { fenceAgentMissing, requirePrerequisite } from "../support/prerequisites.js";
+import {
+  startRedfishEmulator,
+  sushyEmulatorMissing,
+  type RedfishEmulator,
+} from "../support/redfish-emulator.js";
 
 async function waitPower(driver: FenceDriver, target: FenceTarget, state: PowerState): Promise<void> {
   // The emulator applies power changes 1–11 s later, like real hardware.
@@ -20,13 +25,16 @@ async function waitPower(driver: FenceDriver, target: FenceTarget, state: PowerS
 
 describe("fence drivers against a Redfish emulator (sushy-tools)", function () {
   let bmc: RedfishEmulator;
+  let started = false;
 
   before(async function () {
+    requirePrerequisite(this, await sushyEmulatorMissing());
     bmc = await startRedfishEmulator(["worker-1", "worker-2"]);
+    started = true;
   });
 
   after(async function () {
-    await bmc.stop();
+    if (started) await bmc.stop();
   });
 
   const redfishTarget = (node: string, password = bmc.password): FenceTarget => ({
@@ -57,6 +65,7 @@ describe("fence drivers against a Redfish emulator (sushy-tools)", function () {
   });
 
   it("fence-agent: fence_redfish with parameters on stdin powers off and reports status", async function () {
+    requirePrerequisite(this, fenceAgentMissing("fence_redfish"));
     const driver = new FenceAgentDriver();
     const target: FenceTarget = {
       node: "worker-2",
@@ -75,8 +84,11 @@ describe("fence drivers against a Redfish emulator (sushy-tools)", function () {
     await driver.powerOn(target);
     expect(await driver.powerState(target)).to.equal("on");
   });
+});
 
-  it("fence-agent: refuses a program that is not a fence agent", async function () {
+// Needs no emulator: runs wherever the suite runs.
+describe("fence-agent driver without an agent", function () {
+  it("refuses a program that is not a fence agent", async function () {
     const error = await new FenceAgentDriver()
       .powerOff({ node: "x", options: { agent: "rm" }, credentials: {} })
       .catch((e: unknown) => e);

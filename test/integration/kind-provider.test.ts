@@ -18,7 +18,6 @@ import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
 import type { Progress } from "../../lib/util/progress.js";
 import {
-  dockerAvailable,
   privilegedExecWorks,
   removeStandInNodes,
   startStandInControlPlane,
@@ -26,6 +25,7 @@ import {
   STAND_IN_TOOLS_IMAGE,
 } from "../support/docker.js";
 import { ensureKindBinary, PINNED_KIND_VERSION } from "../support/kind-cli.js";
+import { dockerMissing, requirePrerequisite } from "../support/prerequisites.js";
 
 const CLUSTER = "rekindle-it-kind";
 const NO_MOUNT_CLUSTER = "rekindle-it-kind-nomount";
@@ -100,12 +100,11 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
   let stateDir: string;
   let cluster: KindCluster;
 
+  let started = false;
+
   before(async function () {
-    if (!(await dockerAvailable())) {
-      throw new Error(
-        "no Docker Engine answers: .ci/run installs docker.io and starts dockerd; start it by hand for a local run (dockerd >/tmp/dockerd.log 2>&1 &)",
-      );
-    }
+    requirePrerequisite(this, await dockerMissing());
+    started = true;
     kind = await ensureKindBinary();
     stateDir = mkdtempSync(join(tmpdir(), "rekindle-kind-it-"));
     for (const name of [CLUSTER, NO_MOUNT_CLUSTER, CREATE_CLUSTER]) await removeStandInNodes(name);
@@ -116,6 +115,7 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
   });
 
   after(async function () {
+    if (!started) return;
     for (const name of [CLUSTER, NO_MOUNT_CLUSTER, CREATE_CLUSTER]) await removeStandInNodes(name);
     rmSync(stateDir, { recursive: true, force: true });
   });

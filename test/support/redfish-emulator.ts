@@ -1,16 +1,17 @@
 // Starts the sushy-tools Redfish emulator (fake driver) on loopback over HTTPS with basic auth, one
 // fake system per name. Looks for sushy-emulator in $REKINDLE_SUSHY_EMULATOR, then in the venv
-// .ci/run installs (<cache>/tools/sushy-venv), then on PATH.
+// scripts/prepare-test-env.sh makes (<cache>/tools/sushy-venv), then on PATH.
 import { execa } from "execa";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { isDaemonRunning, logTail, spawnDaemon, stopDaemon } from "../../lib/util/daemon.js";
 import { httpGet } from "../../lib/util/http.js";
 import { cacheRoot } from "../../lib/util/paths.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { pollUntil } from "../../lib/util/time.js";
+import { HINT } from "./prerequisites.js";
 import { selfSignedLoopbackCertificate } from "./tls.js";
 
 export interface RedfishEmulator {
@@ -22,23 +23,53 @@ export interface RedfishEmulator {
   stop(): Promise<void>;
 }
 
-function emulatorPath(): string {
+function emulatorPath(): string | undefined {
   const candidates = [
     process.env["REKINDLE_SUSHY_EMULATOR"],
     join(cacheRoot(), "tools", "sushy-venv", "bin", "sushy-emulator"),
+    ...(process.env["PATH"] ?? "").split(delimiter).map((dir) => dir && join(dir, "sushy-emulator")),
   ].filter((p): p is string => !!p);
-  const found = candidates.find((p) => existsSync(p));
-  return found ?? "sushy-emulator";
+  return candidates.find((p) => existsSync(p));
+}
+
+/**
+ * The Python that runs `emulator` (it hashes the password with sushy-tools' own bcrypt): the
+ * venv's beside it, else the one its #! line names. Never a bare python3 when the emulator is not
+ * found: the system's has no bcrypt, and "No module named 'bcrypt'" hid the real problem.
+ */
+function emulatorPython(emulator: string | undefined): string | undefined {
+  if (emulator === undefined) return undefined;
+  const beside = join(dirname(emulator), "python");
+  if (existsSync(beside)) return beside;
+  try {
+    const shebang = /^#!\s*(\S+)/.exec(readFileSync(emulator, "utf8").split("\n")[0] ?? "")?.[1];
+    return shebang !== undefined && existsSync(shebang) ? shebang : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the emulator cannot run here, or undefined when it can. */
+export async function sushyEmulatorMissing(): Promise<string | undefined> {
+  const emulator = emulatorPath();
+  const python = emulatorPython(emulator);
+  if (emulator === undefined || python === undefined)
+    return `no sushy-emulator (looked in $REKINDLE_SUSHY_EMULATOR, ${join(cacheRoot(), "tools", "sushy-venv")}, PATH); ${HINT}`;
+  const probe = await execa(python, ["-c", "import bcrypt, sushy_tools.emulator.main"], { reject: false });
+  if (probe.exitCode !== 0)
+    return `${emulator} cannot run: ${probe.stderr.trim().split("\n").at(-1) ?? ""}; ${HINT}`;
+  const openssl = await execa("openssl", ["version"], { reject: false });
+  return openssl.exitCode === 0 ? undefined : `no openssl for the emulator's certificate; ${HINT}`;
 }
 
 export async function startRedfishEmulator(names: string[]): Promise<RedfishEmulator> {
   const dir = mkdtempSync(join(tmpdir(), "rekindle-redfish-"));
-  const emulator = emulatorPath();
-  const python = join(dirname(emulator), "python");
+  const emulator = emulatorPath() ?? "sushy-emulator";
+  const python = emulatorPython(emulator) ?? "python3";
   const { key, cert } = await selfSignedLoopbackCertificate(dir);
   const username = "admin";
   const password = `pw-${randomUUID().slice(0, 8)}`;
-  const hash = await execa(existsSync(python) ? python : "python3", [
+  const hash = await execa(python, [
     "-c",
     `import bcrypt,sys; print(bcrypt.hashpw(sys.argv[1].encode(), bcrypt.gensalt()).decode())`,
     password,

@@ -1,5 +1,6 @@
 // Mocha's spec reporter plus one plain closing line, "<suite>: N passed, N failed", that CI systems
-// read without knowing mocha's wording. Pending (skipped) tests are counted too.
+// read without knowing mocha's wording. Pending (skipped) tests are counted too, and each reason a
+// missing prerequisite gave (test/support/prerequisites.ts) follows on a line of its own.
 "use strict";
 const Mocha = require("mocha");
 
@@ -12,6 +13,8 @@ class SpecWithTotals extends Mocha.reporters.Spec {
       process.stdout.write(
         `\n${label}: ${passes} passed, ${failures} failed${pending ? `, ${pending} skipped` : ""}\n`,
       );
+      for (const reason of globalThis.rekindleSkipReasons || [])
+        process.stdout.write(`  skipped ${reason}\n`);
     });
   }
 }

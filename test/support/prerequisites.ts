@@ -1,0 +1,58 @@
+// What an integration test needs from the machine (a Docker Engine, busybox, the Redfish emulator,
+// a fence agent), and the rule when it is missing. `npm test` prepares all of it where it can
+// (scripts/prepare-test-env.sh, scripts/kind-engine.sh ensure).
+import { execa } from "execa";
+import { existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+
+/**
+ * Skips the tests of `context` (a hook's or test's `this`) when `missing` names a missing
+ * prerequisite, printing the reason, since mocha prints only the titles of skipped tests.
+ * On CI (CI=true) it fails instead: CI runs as root, where `npm test` installs everything, so a
+ * missing prerequisite there is a broken setup that a skip would hide.
+ */
+export function requirePrerequisite(context: Mocha.Context, missing: string | undefined): void {
+  if (missing === undefined) return;
+  if (process.env["CI"] === "true")
+    throw new Error(`missing prerequisite (CI=true, so not skipped): ${missing}`);
+  // In a hook, the tests skipped are its suite's.
+  const runnable = context.test;
+  const inHook = (runnable as { type?: string } | undefined)?.type === "hook";
+  const title = (inHook ? runnable?.parent?.fullTitle() : runnable?.fullTitle()) ?? "";
+  console.log(`  skipped ${title}: ${missing}`);
+  recordSkip(title, missing);
+  context.skip();
+}
+
+/** Reasons given so far, for the totals reporter's closing lines. */
+export function recordSkip(title: string, reason: string): void {
+  const reasons = ((globalThis as { rekindleSkipReasons?: string[] }).rekindleSkipReasons ??= []);
+  reasons.push(`${title}: ${reason}`);
+}
+
+export const HINT =
+  "`npm test` prepares it (scripts/prepare-test-env.sh, scripts/kind-engine.sh; packages and the engine need root)";
+
+/** Why no Docker Engine can run stand-in nodes here, or undefined when one can. */
+export async function dockerMissing(): Promise<string | undefined> {
+  if (!existsSync("/bin/busybox"))
+    return `no /bin/busybox for the stand-in node image (Debian: busybox-static); ${HINT}`;
+  const info = await execa("docker", ["info", "--format", "{{.ServerVersion}}"], {
+    reject: false,
+    timeout: 10_000,
+  });
+  if (info.exitCode === 0) return undefined;
+  const where = process.env["DOCKER_HOST"] ?? "the default socket";
+  const detail =
+    info.failed && info.exitCode === undefined ? "no docker CLI" : info.stderr.trim().split("\n").at(-1);
+  return `no Docker Engine answers at ${where} (${detail ?? "no output"}); ${HINT}`;
+}
+
+/** Why a fence agent cannot run here, or undefined when it can. */
+export function fenceAgentMissing(agent: string): string | undefined {
+  // Where the fence-agent driver looks.
+  const dirs = ["/usr/sbin", "/usr/bin", ...(process.env["PATH"] ?? "").split(delimiter)];
+  return dirs.some((dir) => dir !== "" && existsSync(join(dir, agent)))
+    ? undefined
+    : `no ${agent} on /usr/sbin:/usr/bin:$PATH (Debian: fence-agents); ${HINT}`;
+}
