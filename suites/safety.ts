@@ -186,7 +186,7 @@ export const daemonSetAndFinalizer = defineScenario({
                 spec: {
                   tolerations: [{ operator: "Exists" }],
                   terminationGracePeriodSeconds: 0,
-                  containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }],
+                  containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10.1" }],
                 },
               },
             },
@@ -211,7 +211,7 @@ export const daemonSetAndFinalizer = defineScenario({
         namespace,
         body: {
           metadata: { name: "kept-by-finalizer", finalizers: [FINALIZER] },
-          spec: { nodeName: node, containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }] },
+          spec: { nodeName: node, containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10.1" }] },
         },
       });
     });
@@ -307,7 +307,7 @@ export const manualSecondIncident = defineScenario({
         namespace: context.namespace,
         body: {
           metadata: { name: "second-incident-occupant" },
-          spec: { nodeName: node, containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }] },
+          spec: { nodeName: node, containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10.1" }] },
         },
       });
       await pollUntil(

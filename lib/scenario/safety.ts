@@ -201,7 +201,7 @@ export async function occupyEveryWorker(context: ScenarioContext): Promise<strin
             nodeName: node,
             terminationGracePeriodSeconds: 0,
             tolerations: [{ operator: "Exists" }],
-            containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10" }],
+            containers: [{ name: "pause", image: "registry.k8s.io/pause:3.10.1" }],
           },
         },
       });

@@ -141,7 +141,7 @@ describe("rekindle controller start-up on a fresh sim cluster", function () {
       namespace: "power-on",
       body: {
         metadata: { name: "occupant" },
-        spec: { nodeName: "worker-1", containers: [{ name: "c", image: "registry.k8s.io/pause:3.10" }] },
+        spec: { nodeName: "worker-1", containers: [{ name: "c", image: "registry.k8s.io/pause:3.10.1" }] },
       },
     });
     await pollUntil(

@@ -114,7 +114,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
       namespace: "ctl-occupants",
       body: {
         metadata: { name },
-        spec: { nodeName: node, containers: [{ name: "c", image: "registry.k8s.io/pause:3.10" }] },
+        spec: { nodeName: node, containers: [{ name: "c", image: "registry.k8s.io/pause:3.10.1" }] },
       },
     });
     await pollUntil(

@@ -19,7 +19,7 @@ const NAMESPACE = "recorder";
 function pod(name: string, node: string): k8s.V1Pod {
   return {
     metadata: { name, namespace: NAMESPACE, labels: { app: name } },
-    spec: { nodeName: node, containers: [{ name: "c", image: "registry.k8s.io/pause:3.10" }] },
+    spec: { nodeName: node, containers: [{ name: "c", image: "registry.k8s.io/pause:3.10.1" }] },
   };
 }
 

@@ -17,6 +17,7 @@ describe("kind-config.yaml", function () {
   const config = parse(readFileSync(join(PROJECT_ROOT, "kind-config.yaml"), "utf8")) as {
     kind: string;
     nodes: KindNode[];
+    kubeadmConfigPatches?: string[];
   };
 
   it("has 1 control plane and 3 workers spread over 2 zones", function () {
@@ -37,27 +38,32 @@ describe("kind-config.yaml", function () {
     expect(mounts[0]).to.be.a("string").and.match(/^\//);
   });
 
-  it("sets the default profile's knobs on the control plane and kubelets", function () {
+  it("sets the default profile's knobs cluster-wide, where kubeadm hands them to every kubelet", function () {
     const p = TIMING_PROFILES.default;
-    const controlPlane = (config.nodes[0]?.kubeadmConfigPatches ?? []).join("\n");
-    expect(controlPlane).to.include(`node-monitor-grace-period: "${p.nodeMonitorGracePeriodSeconds}s"`);
-    expect(controlPlane).to.include(
+    const patches = config.kubeadmConfigPatches ?? [];
+    const clusterConfiguration = patches.find((t) => t.includes("kind: ClusterConfiguration")) ?? "";
+    expect(clusterConfiguration).to.include(
+      `node-monitor-grace-period: "${p.nodeMonitorGracePeriodSeconds}s"`,
+    );
+    expect(clusterConfiguration).to.include(
       `default-unreachable-toleration-seconds: "${p.defaultUnreachableTolerationSeconds}"`,
     );
-    for (const worker of config.nodes.slice(1)) {
-      const kubelet = parse(worker.kubeadmConfigPatches?.[0] ?? "") as {
-        kind: string;
-        nodeLeaseDurationSeconds: number;
-        evictionHard: Record<string, string>;
-      };
-      expect(kubelet.kind).to.equal("KubeletConfiguration");
-      expect(kubelet.nodeLeaseDurationSeconds).to.equal(p.nodeLeaseDurationSeconds);
-      expect(kubelet.evictionHard).to.have.keys(
-        "memory.available",
-        "nodefs.available",
-        "nodefs.inodesFree",
-        "imagefs.available",
-      );
+    const kubelet = parse(patches.find((t) => t.includes("kind: KubeletConfiguration")) ?? "") as {
+      nodeLeaseDurationSeconds: number;
+      evictionHard: Record<string, string>;
+      failCgroupV1: boolean;
+    };
+    expect(kubelet.nodeLeaseDurationSeconds).to.equal(p.nodeLeaseDurationSeconds);
+    expect(kubelet.evictionHard).to.have.keys(
+      "memory.available",
+      "nodefs.available",
+      "nodefs.inodesFree",
+      "imagefs.available",
+    );
+    expect(kubelet.failCgroupV1).to.equal(false);
+    // A node-level KubeletConfiguration patch would never reach a joining worker's kubelet.
+    for (const node of config.nodes) {
+      expect((node.kubeadmConfigPatches ?? []).join("\n")).not.to.include("KubeletConfiguration");
     }
   });
 });

@@ -89,9 +89,12 @@ describe("kind provider", function () {
       expect(out.nodes.map((n) => n.role)).to.deep.equal(source.nodes.map((n) => n.role));
       expect(out.nodes.map((n) => n.labels)).to.deep.equal(source.nodes.map((n) => n.labels));
       // Patch by patch, the same YAML once parsed: the default profile is what the file writes.
-      for (let i = 0; i < source.nodes.length; i++)
-        expect(patchesOf(out, i)).to.deep.equal(patchesOf(source, i));
-      expect(out.kubeadmConfigPatches).to.equal(undefined);
+      const parsePatches = (c: ClusterConfig): unknown[] =>
+        (c.kubeadmConfigPatches ?? []).map((t) => parse(t));
+      expect(parsePatches(out)).to.deep.equal(parsePatches(source));
+      expect(out.nodes.map((n) => n.kubeadmConfigPatches)).to.deep.equal(
+        source.nodes.map((n) => n.kubeadmConfigPatches),
+      );
       expect(rendered.text).to.match(
         /^# Rendered by rekindle from kind-config\.yaml for timing profile "default"/,
       );
@@ -102,30 +105,28 @@ describe("kind provider", function () {
       const fast = TIMING_PROFILES.fast;
       const out = parse(renderKindConfig(SOURCE, fast, { name: "rk" }).text) as ClusterConfig;
       const source = parse(SOURCE) as ClusterConfig;
-      const [cluster] = patchesOf(out, 0) as [
+      const [cluster, kubelet] = (out.kubeadmConfigPatches ?? []).map((t) => parse(t)) as [
         {
           controllerManager: { extraArgs: Record<string, string> };
           apiServer: { extraArgs: Record<string, string> };
         },
+        Record<string, unknown>,
       ];
       expect(cluster.controllerManager.extraArgs).to.deep.equal({
         "node-monitor-grace-period": "10s",
         "node-monitor-period": "1s",
-        "node-eviction-rate": "1",
+        "node-eviction-rate": String(fast.nodeEvictionRate),
       });
       expect(cluster.apiServer.extraArgs).to.deep.equal({
         "default-not-ready-toleration-seconds": "5",
         "default-unreachable-toleration-seconds": "5",
       });
-      for (let i = 1; i < out.nodes.length; i++) {
-        const [kubelet] = patchesOf(out, i);
-        const [original] = patchesOf(source, i);
-        expect(kubelet).to.deep.equal({
-          ...original,
-          nodeLeaseDurationSeconds: fast.nodeLeaseDurationSeconds,
-        });
-        expect(out.nodes[i]?.labels).to.deep.equal(source.nodes[i]?.labels);
-      }
+      const originalKubelet = parse(source.kubeadmConfigPatches?.[1] ?? "") as Record<string, unknown>;
+      expect(kubelet).to.deep.equal({
+        ...originalKubelet,
+        nodeLeaseDurationSeconds: fast.nodeLeaseDurationSeconds,
+      });
+      expect(out.nodes.map((n) => n.labels)).to.deep.equal(source.nodes.map((n) => n.labels));
     });
 
     it("updates kubeadm v1beta4 name/value extraArgs lists in place", function () {
@@ -153,7 +154,7 @@ describe("kind provider", function () {
         { name: "node-monitor-period", value: "1s" },
         { name: "v", value: "2" },
         { name: "node-monitor-grace-period", value: "10s" },
-        { name: "node-eviction-rate", value: "1" },
+        { name: "node-eviction-rate", value: String(TIMING_PROFILES.fast.nodeEvictionRate) },
       ]);
     });
 

@@ -171,7 +171,16 @@ export async function ensureNodeImage(options: NodeImageOptions = {}): Promise<N
         "kill $pid; wait $pid; rm -f /tmp/containerd.log",
       ].join("\n"),
     ]);
-    await docker.run(["commit", preloader, preloaded]);
+    // The preloader ran `sleep infinity`: give the node its entrypoint back.
+    await docker.run([
+      "commit",
+      "--change",
+      'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]',
+      "--change",
+      "CMD []",
+      preloader,
+      preloaded,
+    ]);
     // docker commit cannot set STOPSIGNAL; a one-line build on top can (metadata only). kind
     // nodes halt in order on SIGRTMIN+3, systemd's signal for it.
     await docker.run(["build", "-q", "-t", tag, "-"], `FROM ${preloaded}\nSTOPSIGNAL SIGRTMIN+3\n`);
