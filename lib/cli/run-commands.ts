@@ -7,6 +7,7 @@ import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { expectationInputs } from "../scenario/harness.js";
 import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
+import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { RekindleError } from "../errors.js";
 import { parseCount } from "./args.js";
 
@@ -44,6 +45,8 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     },
     strict: true,
   });
+  // Bad input fails before anything starts (no report directory, no engine, no cluster).
+  if (values.image !== undefined) checkNodeImageChoice(values.image);
   const result = await runConformance({
     ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
     ...(values.image !== undefined ? { kindImage: values.image } : {}),

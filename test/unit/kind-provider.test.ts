@@ -90,7 +90,7 @@ describe("kind provider", function () {
       expect(out.nodes.map((n) => n.labels)).to.deep.equal(source.nodes.map((n) => n.labels));
       // Patch by patch, the same YAML once parsed: the default profile is what the file writes.
       const parsePatches = (c: ClusterConfig): unknown[] =>
-        (c.kubeadmConfigPatches ?? []).map((t) => parse(t));
+        (c.kubeadmConfigPatches ?? []).map((t): unknown => parse(t));
       expect(parsePatches(out)).to.deep.equal(parsePatches(source));
       expect(out.nodes.map((n) => n.kubeadmConfigPatches)).to.deep.equal(
         source.nodes.map((n) => n.kubeadmConfigPatches),
@@ -105,7 +105,7 @@ describe("kind provider", function () {
       const fast = TIMING_PROFILES.fast;
       const out = parse(renderKindConfig(SOURCE, fast, { name: "rk" }).text) as ClusterConfig;
       const source = parse(SOURCE) as ClusterConfig;
-      const [cluster, kubelet] = (out.kubeadmConfigPatches ?? []).map((t) => parse(t)) as [
+      const [cluster, kubelet] = (out.kubeadmConfigPatches ?? []).map((t): unknown => parse(t)) as [
         {
           controllerManager: { extraArgs: Record<string, string> };
           apiServer: { extraArgs: Record<string, string> };

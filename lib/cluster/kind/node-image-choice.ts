@@ -14,6 +14,12 @@ export function defaultNodeImageChoice(env: NodeJS.ProcessEnv = process.env): st
   return value !== undefined && value !== "" ? value : "auto";
 }
 
+/** Throws INVALID_INPUT unless `choice` is one of NODE_IMAGE_CHOICES or an image reference. */
+export function checkNodeImageChoice(choice: string): void {
+  if ((NODE_IMAGE_CHOICES as readonly string[]).includes(choice) || /[:/]/.test(choice)) return;
+  throw RekindleError.invalidInput("--image", choice, [...NODE_IMAGE_CHOICES, "<image reference>"]);
+}
+
 /**
  * The image reference to hand kind (undefined: kind's default). "kindest": kind's default;
  * "rekindle": the offline image (built when the engine lacks it); "auto": kind's default when the
@@ -44,7 +50,7 @@ export async function resolveNodeImage(
       }
     }
     default:
-      if (choice.includes(":") || choice.includes("/")) return choice;
-      throw RekindleError.invalidInput("--image", choice, [...NODE_IMAGE_CHOICES, "<image reference>"]);
+      checkNodeImageChoice(choice);
+      return choice;
   }
 }

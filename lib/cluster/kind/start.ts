@@ -16,7 +16,7 @@ import { KindCli, kindArgs } from "./cli.js";
 import { ensureKindEngine, type KindEngine } from "./engine.js";
 import { prepareHostSettings, type HostSettings } from "./host-settings.js";
 import { ensureKindBinary, findKindBinary } from "./kind-binary.js";
-import { defaultNodeImageChoice, NODE_IMAGE_CHOICES, resolveNodeImage } from "./node-image-choice.js";
+import { checkNodeImageChoice, defaultNodeImageChoice, resolveNodeImage } from "./node-image-choice.js";
 import { KIND_TIMEOUTS, KindCluster } from "./cluster.js";
 import { DEFAULT_KIND_CONFIG, renderKindConfig, writeKindConfig, type RenderedKindConfig } from "./config.js";
 import type { FillPlanner } from "./fill.js";
@@ -134,9 +134,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
     );
   }
   const imageChoice = options.image ?? defaultNodeImageChoice();
-  if (!(NODE_IMAGE_CHOICES as readonly string[]).includes(imageChoice) && !/[:/]/.test(imageChoice)) {
-    throw RekindleError.invalidInput("--image", imageChoice, [...NODE_IMAGE_CHOICES, "<image reference>"]);
-  }
+  checkNodeImageChoice(imageChoice);
   const profile = options.profile ?? TIMING_PROFILES.default;
   const progress = options.progress ?? silentProgress;
   const signal = options.signal;

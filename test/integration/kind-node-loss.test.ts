@@ -1,0 +1,111 @@
+// Node loss on a real kind cluster: real kubelets in kind node containers, booted from rekindle's
+// offline node image (built here from Debian packages and Go modules, then cached), 1 control plane
+// and 3 workers in 2 zones, the fast profile. `rekindle run` as a user types it, then a check that
+// nothing is left: no cluster, no node containers, the host's inotify limits as they were.
+import { expect } from "chai";
+import { execa } from "execa";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { probeEngine } from "../../lib/cluster/kind/engine.js";
+import { INOTIFY_MINIMUMS } from "../../lib/cluster/kind/host-settings.js";
+import { ensureNodeImage } from "../../lib/cluster/kind/image/build.js";
+import { ensureKindBinary } from "../../lib/cluster/kind/kind-binary.js";
+import type { RunSummary } from "../../lib/report/summary.js";
+import { findOnPath } from "../../lib/util/paths.js";
+import { consoleProgress } from "../../lib/util/progress.js";
+import { HINT, requirePrerequisite } from "../support/prerequisites.js";
+import { REKINDLE_BIN } from "../support/rekindle-run.js";
+import { testRunDir } from "../support/run-dir.js";
+
+const CLUSTER = "rekindle-it-kind";
+const SCENARIOS = ["node-loss/baseline", "node-loss/manual-out-of-service", "node-loss/controller"];
+
+async function kindMissing(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return `building the offline node image needs root; ${HINT}`;
+  if (findOnPath("mmdebstrap") === undefined) return `no mmdebstrap (Debian package); ${HINT}`;
+  const engine = await probeEngine();
+  if (engine !== "ok") return `no container engine runs privileged containers (${engine}); ${HINT}`;
+  return undefined;
+}
+
+function inotifyLimits(): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(INOTIFY_MINIMUMS).map((name) => [
+      name,
+      readFileSync(`/proc/sys/${name.replaceAll(".", "/")}`, "utf8").trim(),
+    ]),
+  );
+}
+
+describe("node loss on a real kind cluster (offline node image, fast profile)", function () {
+  let kind: string;
+
+  before(async function () {
+    // A cold machine builds the kind CLI and the node image's parts first (minutes; cached after).
+    this.timeout(45 * 60_000);
+    requirePrerequisite(this, await kindMissing());
+    kind = await ensureKindBinary();
+    await ensureNodeImage({ progress: consoleProgress() });
+  });
+
+  it("refuses an unknown --image before touching any engine, naming the valid choices", async function () {
+    const result = await execa(
+      process.execPath,
+      [REKINDLE_BIN, "run", "--provider", "kind", "--image", "nope", "--cluster-name", CLUSTER],
+      { reject: false, timeout: 60_000 },
+    );
+    expect(result.exitCode).to.equal(2);
+    expect(result.stderr).to.include(
+      'unknown --image "nope"; valid: auto, kindest, rekindle, <image reference>',
+    );
+  });
+
+  it("baseline, manual out-of-service and the controller pass; the cluster and host settings are gone after", async function () {
+    this.timeout(30 * 60_000);
+    const reportDir = testRunDir("kind-node-loss");
+    const before = inotifyLimits();
+    const result = await execa(
+      process.execPath,
+      [
+        REKINDLE_BIN,
+        "run",
+        "--provider",
+        "kind",
+        "--image",
+        "rekindle",
+        "--profile",
+        "fast",
+        "--suite",
+        "node-loss",
+        "--scenario",
+        "node-loss/(baseline|manual-out-of-service|controller)",
+        "--cluster-name",
+        CLUSTER,
+        "--report-dir",
+        reportDir,
+        "--no-html",
+      ],
+      { reject: false, timeout: 25 * 60_000, all: true },
+    );
+    if (result.exitCode !== 0) console.log(result.all);
+    expect(result.exitCode, "rekindle run exit code").to.equal(0);
+    const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+    expect(summary.provider).to.equal("kind");
+    expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal(
+      SCENARIOS.map((id) => [id, "passed"]),
+    );
+    // The baseline's StatefulSet with a volume never comes back by itself; the others do.
+    expect(summary.scenarios.map((s) => s.recoveryMs === null)).to.deep.equal([true, false, false]);
+
+    const clusters = await execa(kind, ["get", "clusters"], { reject: false });
+    expect(clusters.stdout.split("\n")).not.to.include(CLUSTER);
+    const containers = await execa("docker", [
+      "ps",
+      "-aq",
+      "--filter",
+      `label=io.x-k8s.kind.cluster=${CLUSTER}`,
+    ]);
+    expect(containers.stdout.trim(), "node containers left").to.equal("");
+    expect(inotifyLimits()).to.deep.equal(before);
+  });
+});
