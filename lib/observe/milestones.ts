@@ -184,7 +184,11 @@ export function deriveNodeLossMilestones(
     add(`event:${t.detail?.["reason"] ?? ""}`, t);
     const message = t.detail?.["message"];
     const added = out.at(-1);
-    if (typeof message === "string" && message !== "" && added?.name === `event:${t.detail?.["reason"] ?? ""}`)
+    if (
+      typeof message === "string" &&
+      message !== "" &&
+      added?.name === `event:${t.detail?.["reason"] ?? ""}`
+    )
       added.message = message;
   }
   for (const t of after.filter((x) => x.name === "fence-changed" && onLost(x) && x.detail?.["step"])) {

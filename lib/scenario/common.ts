@@ -25,6 +25,8 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
     deployNodeLossWorkloads(context.kc, {
       namespace: context.namespace,
       runId: context.cluster.runId,
+      // Real kubelets only: see fixtures/workloads/presence.yaml.
+      presenceOnEveryNode: context.cluster.provider === "kind",
       ...(context.cluster.storage ? { storageClass: context.cluster.storage.storageClass } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     }),

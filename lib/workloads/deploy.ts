@@ -15,6 +15,8 @@ export interface NodeLossWorkloadOptions {
   runId: string;
   /** StorageClass of the StatefulSet's volume. Default "rekindle-sim" (the sim provider's). */
   storageClass?: string;
+  /** A pod of the namespace on every schedulable node first (fixtures/workloads/presence.yaml). Default false. */
+  presenceOnEveryNode?: boolean;
   /** Deployment replicas. Default 2. */
   replicas?: number;
   /** How long to wait for everything Ready. Default 120 s. */
@@ -60,6 +62,21 @@ export async function deployNodeLossWorkloads(
   const signal = options.signal ? { signal: options.signal } : {};
   const labels = { [RUN_LABEL]: runId };
   await ensureNamespace(kc, namespace, runId);
+  if (options.presenceOnEveryNode === true) {
+    await applyManifestFile(kc, fixturePath("workloads", "presence.yaml"), {
+      labels,
+      substitutions: { NAMESPACE: namespace },
+    });
+    const apps = kc.makeApiClient(k8s.AppsV1Api);
+    await pollUntil(
+      async () => {
+        const status = (await apps.readNamespacedDaemonSet({ namespace, name: "presence" })).status;
+        const desired = status?.desiredNumberScheduled ?? 0;
+        return desired > 0 && status?.numberReady === desired ? true : undefined;
+      },
+      { what: `DaemonSet ${namespace}/presence Ready on every node`, timeoutMs, ...signal },
+    );
+  }
   await applyManifestFile(kc, fixturePath("workloads", "statefulset-pvc.yaml"), {
     labels,
     substitutions: { NAMESPACE: namespace, STORAGE_CLASS: options.storageClass ?? "rekindle-sim" },
