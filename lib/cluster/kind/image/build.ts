@@ -8,10 +8,11 @@ import { RekindleError } from "../../../errors.js";
 import { cacheRoot } from "../../../util/paths.js";
 import { silentProgress, type Progress } from "../../../util/progress.js";
 import { ensureSimBinaries } from "../../sim/build.js";
+import { withBuildLock } from "../../sim/build-lock.js";
 import { findGoToolchain } from "../../sim/go-toolchain.js";
 import { buildComponentImages } from "./component-images.js";
 import { DockerCli } from "./docker-cli.js";
-import { ensureNodeImageBinaries } from "./go-parts.js";
+import { ensureNodeImageBinaries, type NodeImageBinaries } from "./go-parts.js";
 import { kindModuleDir, prepareNodeRoot } from "./node-root.js";
 import {
   NODE_IMAGE_VERSIONS,
@@ -88,25 +89,73 @@ export async function ensureNodeImage(options: NodeImageOptions = {}): Promise<N
   const signalOption = signal ? { signal } : {};
   await ensureSimBinaries({ cacheDir, progress, ...signalOption });
   const binaries = await ensureNodeImageBinaries({ versions, cacheDir, progress, ...signalOption });
-  const nodeRootfs = await ensureRootfs({
-    cacheDir,
-    name: "node",
-    suite: versions.debian,
-    packages: NODE_PACKAGES,
-    progress,
-    ...signalOption,
-  });
-  const userlandRootfs = await ensureRootfs({
-    cacheDir,
-    name: "userland",
-    suite: versions.debian,
-    packages: USERLAND_PACKAGES,
-    progress,
-    ...signalOption,
-  });
   const go = await findGoToolchain({ minimumVersion: "1.17" });
   const kindModule = await kindModuleDir(go, versions.kind, signal);
 
+  // One rootfs and assembly at a time per cache (their files and container names are the
+  // recipe's); a build that waited may find the image made by the other.
+  return withBuildLock(cacheDir, progress, signal, async () => {
+    const id = options.force === true ? undefined : await docker.imageId(tag);
+    if (id !== undefined) return { tag, id, built: false };
+    const nodeRootfs = await ensureRootfs({
+      cacheDir,
+      name: "node",
+      suite: versions.debian,
+      packages: NODE_PACKAGES,
+      progress,
+      ...signalOption,
+    });
+    const userlandRootfs = await ensureRootfs({
+      cacheDir,
+      name: "userland",
+      suite: versions.debian,
+      packages: USERLAND_PACKAGES,
+      progress,
+      ...signalOption,
+    });
+    return assemble({
+      docker,
+      tag,
+      versions,
+      cacheDir,
+      progress,
+      signal,
+      binaries,
+      nodeRootfs,
+      userlandRootfs,
+      kindModule,
+      started,
+    });
+  });
+}
+
+async function assemble(args: {
+  docker: DockerCli;
+  tag: string;
+  versions: NodeImageVersions;
+  cacheDir: string;
+  progress: Progress;
+  signal: AbortSignal | undefined;
+  binaries: NodeImageBinaries;
+  nodeRootfs: string;
+  userlandRootfs: string;
+  kindModule: string;
+  started: number;
+}): Promise<NodeImage> {
+  const {
+    docker,
+    tag,
+    versions,
+    cacheDir,
+    progress,
+    signal,
+    binaries,
+    nodeRootfs,
+    userlandRootfs,
+    kindModule,
+    started,
+  } = args;
+  const signalOption = signal ? { signal } : {};
   const workDir = join(cacheDir, "kind", "work", `node-${recipeHash(versions)}`);
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(join(workDir, "root"), { recursive: true });
