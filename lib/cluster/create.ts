@@ -4,7 +4,6 @@
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";
 import { runCommand } from "../util/command.js";
-import { findOnPath } from "../util/paths.js";
 import type { Progress } from "../util/progress.js";
 import { ExistingCluster } from "./existing.js";
 import { probeEngine } from "./kind/engine.js";
@@ -60,12 +59,8 @@ export async function kindAvailable(): Promise<{ available: boolean; why: string
         why: `kind (${binary}); privileged containers fail on the default engine, so rekindle's private engine will run them`,
       };
     case "none":
-      return findOnPath("dockerd") !== undefined && process.getuid?.() === 0
-        ? {
-            available: true,
-            why: `kind (${binary}); no engine answers, rekindle's private engine will be started`,
-          }
-        : { available: false, why: "kind is installed but no Docker/Podman engine answers" };
+      // No engine of the user's answers: the sim, rather than starting an engine unasked.
+      return { available: false, why: "kind is installed but no Docker/Podman engine answers" };
   }
 }
 
