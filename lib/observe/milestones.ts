@@ -9,8 +9,6 @@ export interface Milestone {
   /** The API's own timestamp for the same change, ms since the fault, when the object carried one. */
   apiAtMs?: number;
   node?: string;
-  /** An Event's message (event:* milestones): why a FailedMount or a Multi-Attach happened. */
-  message?: string;
 }
 
 export interface WorkloadRef {
@@ -182,14 +180,6 @@ export function deriveNodeLossMilestones(
       (onLost(x) || context.workloads.some((w) => x.detail?.["involvedNamespace"] === w.namespace)),
   )) {
     add(`event:${t.detail?.["reason"] ?? ""}`, t);
-    const message = t.detail?.["message"];
-    const added = out.at(-1);
-    if (
-      typeof message === "string" &&
-      message !== "" &&
-      added?.name === `event:${t.detail?.["reason"] ?? ""}`
-    )
-      added.message = message;
   }
   for (const t of after.filter((x) => x.name === "fence-changed" && onLost(x) && x.detail?.["step"])) {
     add(`fence:${t.detail?.["step"] ?? ""}:${t.detail?.["phase"] ?? ""}`, t);

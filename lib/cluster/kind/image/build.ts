@@ -129,7 +129,8 @@ export async function ensureNodeImage(options: NodeImageOptions = {}): Promise<N
   });
 }
 
-async function assemble(args: {
+/** What the assembly works from: every part already built or fetched. */
+interface AssemblyInputs {
   docker: DockerCli;
   tag: string;
   versions: NodeImageVersions;
@@ -140,8 +141,11 @@ async function assemble(args: {
   nodeRootfs: string;
   userlandRootfs: string;
   kindModule: string;
+  /** When the build began (Date.now()), for the manifest's duration. */
   started: number;
-}): Promise<NodeImage> {
+}
+
+async function assemble(inputs: AssemblyInputs): Promise<NodeImage> {
   const {
     docker,
     tag,
@@ -153,8 +157,7 @@ async function assemble(args: {
     nodeRootfs,
     userlandRootfs,
     kindModule,
-    started,
-  } = args;
+  } = inputs;
   const signalOption = signal ? { signal } : {};
   const workDir = join(cacheDir, "kind", "work", `node-${recipeHash(versions)}`);
   rmSync(workDir, { recursive: true, force: true });
@@ -236,7 +239,7 @@ async function assemble(args: {
     const id = await docker.imageId(tag);
     if (id === undefined)
       throw new RekindleError("BUILD_FAILED", `the engine has no ${tag} after building it`);
-    const seconds = Math.round((Date.now() - started) / 1000);
+    const seconds = Math.round((Date.now() - inputs.started) / 1000);
     writeFileSync(
       join(cacheDir, "kind", `node-image-${recipeHash(versions)}.json`),
       JSON.stringify({ tag, id, versions, builtAt: new Date().toISOString(), seconds }, null, 2),

@@ -73,15 +73,5 @@ export async function buildComponentImages(options: {
     ['ENTRYPOINT ["/usr/local/bin/local-path-provisioner"]'],
   );
   await docker.removeImages([userlandBase]);
-  return [
-    refs.apiserver,
-    refs.controllerManager,
-    refs.scheduler,
-    refs.etcd,
-    refs.coredns,
-    refs.pause,
-    refs.userland,
-    refs.proxy,
-    refs.localPath,
-  ];
+  return Object.values(refs);
 }
