@@ -42,6 +42,16 @@ async function inspectState(name: string): Promise<{ Running: boolean; Paused: b
   return JSON.parse(stdout) as { Running: boolean; Paused: boolean; ExitCode: number };
 }
 
+async function restartPolicy(name: string): Promise<unknown> {
+  const { stdout } = await execa("docker", [
+    "inspect",
+    "--format",
+    "{{json .HostConfig.RestartPolicy}}",
+    name,
+  ]);
+  return JSON.parse(stdout) as unknown;
+}
+
 async function inNode(name: string, script: string): Promise<{ exitCode: number; stdout: string }> {
   const result = await execa("docker", ["exec", name, "sh", "-c", script], { reject: false });
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout };
@@ -163,17 +173,45 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
       expect((await inNode(node, "true")).exitCode).to.equal(0);
     });
 
-    it("shutdownNode stops the container, waiting shutdownGracePeriod + 30 s before SIGKILL", async function () {
-      const node = `${CLUSTER}-worker3`;
-      expect(cluster.eviction.shutdownGracePeriodMs).to.equal(1_000);
-      // PID 1 here is sleep, which ignores SIGTERM: the engine waits the whole timeout, then kills.
-      const started = Date.now();
-      await cluster.shutdownNode(node);
-      const elapsed = Date.now() - started;
+    it("stopNode on a partitioned node kills it frozen: nothing in it runs again on the way down", async function () {
+      const node = `${CLUSTER}-worker2`;
+      // A process writing a line to the container's log every 50 ms.
+      await execa("docker", [
+        "exec",
+        "-d",
+        node,
+        "sh",
+        "-c",
+        "i=0; while :; do i=$((i+1)); echo tick-$i >/proc/1/fd/1; usleep 50000; done",
+      ]);
+      const ticks = async () =>
+        (await execa("docker", ["logs", node])).stdout.split("\n").filter((line) => line.startsWith("tick-"))
+          .length;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await cluster.partitionNode(node);
+      // The engine's log copier is not frozen: give it time to take in what was written before.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const whileFrozen = await ticks();
+      expect(whileFrozen, "the writer ran before the partition").to.be.greaterThan(0);
+      await cluster.stopNode(node);
       expect((await inspectState(node)).Running).to.equal(false);
-      expect(elapsed).to.be.within(30_000, 50_000);
+      // Thawed to be killed (as docker stop and docker kill do), it wrote 1–12 more lines here.
+      expect(await ticks(), "lines written after the freeze").to.equal(whileFrozen);
       await cluster.startNode(node);
       expect((await inspectState(node)).Running).to.equal(true);
+    });
+
+    it("shutdownNode asks the node's logind to power off: a node without systemctl is refused, left running, its restart policy kept", async function () {
+      const node = `${CLUSTER}-worker3`;
+      const policyBefore = await restartPolicy(node);
+      expect(policyBefore).to.deep.include({ Name: "on-failure" });
+      const error = await rejected(cluster.shutdownNode(node));
+      expect(error.code).to.equal("COMMAND_FAILED");
+      expect(error.message).to.match(
+        new RegExp(`^node ${node} cannot power off through systemd-logind: systemctl poweroff exited \\d+`),
+      );
+      expect((await inspectState(node)).Running).to.equal(true);
+      expect(await restartPolicy(node)).to.deep.equal(policyBefore);
     });
 
     it("refuses the control plane and unknown nodes, naming the workers", async function () {

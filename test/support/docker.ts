@@ -74,6 +74,9 @@ function standInRunArgs(cluster: string, name: string, role: string, options: St
     `io.x-k8s.kind.role=${role}`,
     "--label",
     "rekindle.dev/run=test",
+    // kind's own restart policy for its node containers.
+    "--restart",
+    "on-failure:1",
     ...(options.canMount === true
       ? ["--cap-add", "ALL", "--cap-drop", "SYS_RESOURCE", "--security-opt", "apparmor=unconfined"]
       : []),

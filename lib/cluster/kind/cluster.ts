@@ -34,7 +34,7 @@ export const KIND_TIMEOUTS = {
   createWait: "5m",
   /** After startNode: the node's kubelet service active again (systemd boots in seconds). */
   agentActiveMs: 120_000,
-  /** docker stop grace beyond the kubelet's shutdownGracePeriod before the engine SIGKILLs. */
+  /** Time beyond the kubelet's shutdownGracePeriod for systemd to halt the node before SIGKILL. */
   shutdownExtraSeconds: 30,
   /** kind delete cluster. */
   deleteMs: 300_000,
@@ -222,13 +222,18 @@ export class KindCluster implements ClusterUnderTest {
   }
 
   /**
-   * docker stop with a timeout longer than the kubelet's shutdownGracePeriod: the engine sends
-   * kindest/node's stop signal (SIGRTMIN+3), systemd halts in order, SIGKILL only after the timeout.
+   * `systemctl poweroff` in the node (see KindNodes.shutDown): the kubelet's shutdown manager ends
+   * its pods first. SIGKILL only if the node is still up shutdownGracePeriod + 30 s later.
    */
   async shutdownNode(name: string): Promise<void> {
     const timeoutSeconds =
       Math.ceil(this.eviction.shutdownGracePeriodMs / 1000) + KIND_TIMEOUTS.shutdownExtraSeconds;
-    await this.nodes.stop(await this.#worker(name), timeoutSeconds);
+    const { forced } = await this.nodes.shutDown(await this.#worker(name), timeoutSeconds);
+    if (forced) {
+      this.#progress.info(
+        `warning: node ${name} was still up ${timeoutSeconds}s after systemctl poweroff; killed it (a unit that ignores SIGTERM holds the halt)`,
+      );
+    }
   }
 
   async #planFromKubelet(node: string, kind: PressureKind) {

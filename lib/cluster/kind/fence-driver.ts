@@ -1,11 +1,13 @@
-// Fences a kind node: stops its container (`docker stop -t 0`) through testcontainers' container
-// runtime client, which finds Docker, Podman or Colima; confirmed when the container is not running.
+// Fences a kind node: stops its container (`docker stop -t 0`; a paused one is killed without being
+// thawed first, see frozen-kill.ts) through testcontainers' container runtime client, which finds
+// Docker, Podman or Colima; confirmed when the container is not running.
 // Options: cluster (kind cluster name, matched on the io.x-k8s.kind.cluster label; default any),
 // container (default: the node name, which is the kind container's name).
 import type { ContainerRuntimeClient } from "testcontainers";
 import { getContainerRuntimeClient } from "testcontainers";
 import { RekindleError } from "../../errors.js";
 import type { FenceDriver, FenceTarget, PowerState } from "../../controller/drivers/types.js";
+import { killFrozenContainer } from "./frozen-kill.js";
 import { KIND_CLUSTER_LABEL } from "./nodes.js";
 
 export class DockerFenceDriver implements FenceDriver {
@@ -32,13 +34,16 @@ export class DockerFenceDriver implements FenceDriver {
         `no container "${name}"${cluster ? ` in kind cluster ${cluster}` : ""} for node ${target.node}`,
       );
     }
-    return { client, container: client.container.getById(match.Id) };
+    return { client, container: client.container.getById(match.Id), id: match.Id };
   }
 
   async powerOff(target: FenceTarget): Promise<void> {
-    const { client, container } = await this.#container(target);
+    const { client, container, id } = await this.#container(target);
     const state = await client.container.inspect(container);
-    if (state.State.Running) await client.container.stop(container, { timeout: 0 });
+    if (!state.State.Running) return;
+    // A partitioned (paused) node must not run again on its way down: see frozen-kill.ts.
+    if (state.State.Paused) await killFrozenContainer(container, id);
+    else await client.container.stop(container, { timeout: 0 });
   }
 
   async powerOn(target: FenceTarget): Promise<void> {

@@ -4,13 +4,15 @@ import type { ContainerRuntimeClient } from "testcontainers";
 import { getContainerRuntimeClient } from "testcontainers";
 import { errorMessage, RekindleError } from "../../errors.js";
 import { commandLine } from "../../util/command.js";
+import { sleep } from "../../util/time.js";
+import { killFrozenContainer, type EngineContainer } from "./frozen-kill.js";
 
 /** The label kind puts on every container of a cluster: its value is the cluster name. */
 export const KIND_CLUSTER_LABEL = "io.x-k8s.kind.cluster";
 export const KIND_ROLE_LABEL = "io.x-k8s.kind.role";
 
+type Container = EngineContainer;
 // dockerode's types as testcontainers exposes them (dockerode is its dependency, not ours).
-type Container = ReturnType<ContainerRuntimeClient["container"]["getById"]>;
 type ContainerState = Awaited<ReturnType<ContainerRuntimeClient["container"]["inspect"]>>["State"];
 
 export type RuntimeClientFactory = () => Promise<ContainerRuntimeClient>;
@@ -39,6 +41,9 @@ export interface KindNodeContainer {
   /** Docker's state: "running", "paused", "exited", "created"… */
   state: string;
 }
+
+/** Asks logind for a power-off, which honours the kubelet's shutdown inhibitor. */
+export const POWEROFF_COMMAND = ["systemctl", "poweroff"] as const;
 
 export interface NodeExecResult {
   exitCode: number;
@@ -88,7 +93,12 @@ export class KindNodes {
   async #withContainer<T>(
     name: string,
     what: string,
-    fn: (container: Container, state: ContainerState, client: ContainerRuntimeClient) => Promise<T>,
+    fn: (
+      container: Container,
+      state: ContainerState,
+      client: ContainerRuntimeClient,
+      id: string,
+    ) => Promise<T>,
   ): Promise<T> {
     const client = await this.#client();
     const nodes = await this.list();
@@ -105,7 +115,7 @@ export class KindNodes {
     }
     try {
       const container = client.container.getById(node.id);
-      return await fn(container, (await client.container.inspect(container)).State, client);
+      return await fn(container, (await client.container.inspect(container)).State, client, node.id);
     } catch (error) {
       if (error instanceof RekindleError) throw error;
       throw new RekindleError("COMMAND_FAILED", `${what} node ${name} failed: ${errorMessage(error)}`, {
@@ -124,10 +134,11 @@ export class KindNodes {
 
   /** SIGKILL to the container's init: the node dies with no warning. No-op when not running. */
   async kill(name: string): Promise<void> {
-    await this.#withContainer(name, "killing", async (container, state) => {
+    await this.#withContainer(name, "killing", async (container, state, _client, id) => {
       if (!state.Running) return;
-      if (state.Paused) await container.unpause(); // a frozen process cannot be killed until thawed
-      await container.kill({ signal: "SIGKILL" });
+      // Thawing first would let a partitioned node run (and renew its Lease) before it dies.
+      if (state.Paused) await killFrozenContainer(container, id);
+      else await container.kill({ signal: "SIGKILL" });
     });
   }
 
@@ -161,17 +172,44 @@ export class KindNodes {
   }
 
   /**
-   * `docker stop -t timeoutSeconds`: the engine sends the image's stop signal (kindest/node sets
-   * SIGRTMIN+3, systemd's orderly halt), and SIGKILL only after the timeout. No-op when not running.
+   * An orderly power-off the kubelet sees coming: `systemctl poweroff` in the node has logind
+   * announce PrepareForShutdown, the kubelet's shutdown manager ends its pods within its inhibitor
+   * delay, then systemd halts and the container exits. (`docker stop` sends systemd SIGRTMIN+3,
+   * which halts without asking logind: the kubelet is never told, measured on kind v0.33.0 nodes.)
+   * The restart policy is "no" while the node goes down, since systemd leaves the container with
+   * exit code 130 and kind's on-failure:1 would boot it again, and is put back once it is down.
+   * SIGKILL after `timeoutSeconds` if it has not exited then (`forced`). No-op when not running.
    */
-  async stop(name: string, timeoutSeconds: number): Promise<void> {
-    await this.#withContainer(name, "stopping", async (container, state) => {
-      if (!state.Running) return;
+  async shutDown(name: string, timeoutSeconds: number): Promise<{ forced: boolean }> {
+    return this.#withContainer(name, "shutting down", async (container, state, client) => {
+      if (!state.Running) return { forced: false };
       if (state.Paused) await container.unpause();
-      // dockerode directly: its `t` is seconds (the runtime client's stop() takes milliseconds).
-      await container.stop({ t: timeoutSeconds }).catch((error: unknown) => {
-        if ((error as { statusCode?: unknown }).statusCode !== 304) throw error; // 304: already stopped
-      });
+      const policy = (await client.container.inspect(container)).HostConfig.RestartPolicy;
+      await container.update({ RestartPolicy: { Name: "no" } });
+      try {
+        const poweroff = await client.container.exec(container, [...POWEROFF_COMMAND]);
+        if (poweroff.exitCode !== 0) {
+          throw new RekindleError(
+            "COMMAND_FAILED",
+            `node ${name} cannot power off through systemd-logind: ${POWEROFF_COMMAND.join(" ")} exited ${poweroff.exitCode}: ${poweroff.output.trim().split("\n").at(-1) ?? ""}`,
+            {
+              hint: "the node image needs systemd with D-Bus and systemd-logind (rekindle's offline image has them: --image rekindle)",
+              details: { node: name, cluster: this.cluster },
+            },
+          );
+        }
+        const deadline = Date.now() + timeoutSeconds * 1000;
+        while (Date.now() < deadline) {
+          if (!(await client.container.inspect(container)).State.Running) return { forced: false };
+          await sleep(500);
+        }
+        await container.kill({ signal: "SIGKILL" }).catch((error: unknown) => {
+          if ((error as { statusCode?: unknown }).statusCode !== 409) throw error; // 409: exited meanwhile
+        });
+        return { forced: true };
+      } finally {
+        await container.update({ RestartPolicy: policy });
+      }
     });
   }
 

@@ -1,7 +1,8 @@
-// Node loss on a real kind cluster: real kubelets in kind node containers, booted from rekindle's
-// offline node image (built here from Debian packages and Go modules, then cached), 1 control plane
-// and 3 workers in 2 zones, the fast profile. `rekindle run` as a user types it, then a check that
-// nothing is left: no cluster, no node containers, the host's inotify limits as they were.
+// The suite families on a real kind cluster: real kubelets in kind node containers, booted from
+// rekindle's offline node image (built here from Debian packages and Go modules, then cached), 1
+// control plane and 3 workers in 2 zones, the fast profile. One `rekindle run` as a user types it,
+// then a check that nothing is left: no cluster, no node containers, the host's inotify limits as
+// they were.
 import { expect } from "chai";
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
@@ -18,7 +19,18 @@ import { REKINDLE_BIN } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const CLUSTER = "rekindle-it-kind";
-const SCENARIOS = ["node-loss/baseline", "node-loss/manual-out-of-service", "node-loss/controller"];
+/** In the order `rekindle run` runs them (the suites' order on the command line). */
+const SCENARIOS = [
+  "node-loss/baseline",
+  "node-loss/manual-out-of-service",
+  "node-loss/controller",
+  "partition/healed-before-detection",
+  "partition/healed-after-fence",
+  "zone-outage/guard-holds",
+  "controller-failover/leader-killed-mid-fence",
+  "graceful-shutdown/no-fence",
+];
+const SUITES = ["node-loss", "partition", "zone-outage", "controller-failover", "graceful-shutdown"];
 
 async function kindMissing(): Promise<string | undefined> {
   if (process.getuid?.() !== 0) return `building the offline node image needs root; ${HINT}`;
@@ -37,7 +49,7 @@ function inotifyLimits(): Record<string, string> {
   );
 }
 
-describe("node loss on a real kind cluster (offline node image, fast profile)", function () {
+describe("the suite families on a real kind cluster (offline node image, fast profile)", function () {
   let kind: string;
 
   before(async function () {
@@ -60,9 +72,9 @@ describe("node loss on a real kind cluster (offline node image, fast profile)", 
     );
   });
 
-  it("baseline, manual out-of-service and the controller pass; the cluster and host settings are gone after", async function () {
-    this.timeout(30 * 60_000);
-    const reportDir = testRunDir("kind-node-loss");
+  it("node loss, partition, zone outage, controller failover and graceful shutdown pass; the cluster and host settings are gone after", async function () {
+    this.timeout(40 * 60_000);
+    const reportDir = testRunDir("kind-suites");
     const before = inotifyLimits();
     const result = await execa(
       process.execPath,
@@ -75,17 +87,16 @@ describe("node loss on a real kind cluster (offline node image, fast profile)", 
         "rekindle",
         "--profile",
         "fast",
-        "--suite",
-        "node-loss",
+        ...SUITES.flatMap((suite) => ["--suite", suite]),
         "--scenario",
-        "node-loss/(baseline|manual-out-of-service|controller)",
+        `(${SCENARIOS.join("|")})`,
         "--cluster-name",
         CLUSTER,
         "--report-dir",
         reportDir,
         "--no-html",
       ],
-      { reject: false, timeout: 25 * 60_000, all: true },
+      { reject: false, timeout: 35 * 60_000, all: true },
     );
     if (result.exitCode !== 0) console.log(result.all);
     expect(result.exitCode, "rekindle run exit code").to.equal(0);
@@ -94,8 +105,12 @@ describe("node loss on a real kind cluster (offline node image, fast profile)", 
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal(
       SCENARIOS.map((id) => [id, "passed"]),
     );
-    // The baseline's StatefulSet with a volume never comes back by itself; the others do.
-    expect(summary.scenarios.map((s) => s.recoveryMs === null)).to.deep.equal([true, false, false]);
+    // The baseline's StatefulSet with a volume never comes back by itself; the other node losses do.
+    expect(summary.scenarios.slice(0, 3).map((s) => s.recoveryMs === null)).to.deep.equal([
+      true,
+      false,
+      false,
+    ]);
 
     const clusters = await execa(kind, ["get", "clusters"], { reject: false });
     expect(clusters.stdout.split("\n")).not.to.include(CLUSTER);
