@@ -208,6 +208,7 @@ export async function ensureControllerImage(options: ControllerImageOptions = {}
           "BUILD_FAILED",
           `the engine has no ${plan.tag} from inputs ${plan.inputs} after building it`,
         );
+      if (plan.runtime !== undefined) await removeStaleBuilds(docker, plan.nodeImage);
       phase.end(`${plan.tag} built`);
       return { ...image, built: true };
     } catch (error) {
@@ -223,4 +224,24 @@ export async function ensureControllerImage(options: ControllerImageOptions = {}
       rmSync(contextDir, { recursive: true, force: true });
     }
   });
+}
+
+/**
+ * Removes what earlier builds left untagged (their build stage, the image the tag named before):
+ * with the lib/ copy ahead of `npm ci`, a changed source rebuilds them all anyway, so they are
+ * no cache, only some 400 MB each. Only images descending from the stand-in base count (nobody
+ * else builds on it), and none in use (no force).
+ */
+async function removeStaleBuilds(docker: DockerCli, base: string): Promise<void> {
+  const baseId = await docker.imageId(base);
+  if (baseId === undefined) return;
+  const dangling = (await docker.run(["images", "--quiet", "--no-trunc", "--filter", "dangling=true"]))
+    .split("\n")
+    .filter((id) => id !== "");
+  const stale: string[] = [];
+  for (const id of dangling) {
+    const history = await docker.run(["history", "--quiet", "--no-trunc", id]).catch(() => "");
+    if (history.split("\n").includes(baseId)) stale.push(id);
+  }
+  if (stale.length > 0) await docker.removeImages(stale);
 }
