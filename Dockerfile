@@ -1,14 +1,26 @@
 # The rekindle image (controller in-cluster): compiled dist/ and production dependencies only.
-FROM node:22-slim AS build
+# NODE_IMAGE is the base of both stages; `rekindle kind build-controller-image` passes a stand-in
+# made on the machine (Debian minbase and the local Node.js) where node:22-slim cannot be pulled.
+ARG NODE_IMAGE=node:22-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+# npm's cache: empty in the repository (docker/npm-cache/README.md says who fills it and why).
+COPY docker/npm-cache /root/.npm/
 COPY lib lib
 COPY suites suites
 COPY fixtures fixtures
 COPY bin bin
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+# true: install only from the cache above (a build without network).
+ARG NPM_OFFLINE=false
+# The image runs as uid 1000 and its files belong to root: readable by all, whatever the umask of
+# the checkout they came from.
+RUN npm ci --no-audit --no-fund --offline=${NPM_OFFLINE} \
+    && npm prune --omit=dev --offline=${NPM_OFFLINE} \
+    && chmod -R a+rX package.json node_modules dist bin fixtures
 
-FROM node:22-slim
+FROM ${NODE_IMAGE}
 WORKDIR /app
 COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules node_modules

@@ -45,6 +45,7 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--fence-c
 const LEADER_LEASE_DURATION_MS = 15_000;
 
 const OPTIONS = {
+  help: { type: "boolean", short: "h", default: false },
   kubeconfig: { type: "string" },
   "fence-config": { type: "string" },
   "sim-cluster": { type: "string" },
@@ -184,6 +185,10 @@ function fenceConfiguration(values: Flags, drivers: FenceDriverRegistry): FenceC
 
 export async function controllerCommand(args: string[], signal: AbortSignal): Promise<number> {
   const values = parseControllerFlags(args);
+  if (values.help) {
+    process.stdout.write(`${CONTROLLER_USAGE}\n`);
+    return 0;
+  }
   const { config, metricsPort } = controllerSettings(values);
   const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 

@@ -13,12 +13,24 @@ const commands = {
   kind: () => import("./kind-commands.js"),
 };
 
+/**
+ * A subcommand's usage text, or a line saying why its module cannot load: the controller image
+ * has production dependencies only (no mocha for `run`), and its `--help` must still answer.
+ */
+async function usageOf(name: string, load: () => Promise<string>): Promise<string> {
+  try {
+    return await load();
+  } catch (error) {
+    return `rekindle ${name} …: not available in this installation (${errorMessage(error)})`;
+  }
+}
+
 export async function usage(): Promise<string> {
-  const [{ RUN_USAGE }, { CONTROLLER_USAGE }, { SIM_USAGE }, { KIND_USAGE }] = await Promise.all([
-    commands.run(),
-    commands.controller(),
-    commands.sim(),
-    commands.kind(),
+  const [RUN_USAGE, CONTROLLER_USAGE, SIM_USAGE, KIND_USAGE] = await Promise.all([
+    usageOf("run", async () => (await commands.run()).RUN_USAGE),
+    usageOf("controller", async () => (await commands.controller()).CONTROLLER_USAGE),
+    usageOf("sim", async () => (await commands.sim()).SIM_USAGE),
+    usageOf("kind", async () => (await commands.kind()).KIND_USAGE),
   ]);
   return `rekindle: chaos-testing and conformance harness for Kubernetes node loss
 
@@ -29,7 +41,7 @@ usage: rekindle <command> [options]
   compare      compare two runs' summary.json; non-zero on a regression
   controller   the bundled recovery controller
   sim …        build and run a local sim cluster (real control plane, KWOK workers)
-  kind …       rekindle's offline kind node image
+  kind …       rekindle's offline kind node image and controller image
   help         this text
 
 ${RUN_USAGE}

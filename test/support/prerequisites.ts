@@ -37,6 +37,11 @@ export const HINT =
 export async function dockerMissing(): Promise<string | undefined> {
   if (!existsSync("/bin/busybox"))
     return `no /bin/busybox for the stand-in node image (Debian: busybox-static); ${HINT}`;
+  return engineMissing();
+}
+
+/** Why no Docker Engine answers (DOCKER_HOST or the default socket), or undefined when one does. */
+export async function engineMissing(): Promise<string | undefined> {
   const info = await execa("docker", ["info", "--format", "{{.ServerVersion}}"], {
     reject: false,
     timeout: 10_000,

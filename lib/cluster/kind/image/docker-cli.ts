@@ -1,6 +1,6 @@
 // The few container engine commands the image build needs, through the docker CLI (DOCKER_HOST
 // picks the engine, as for kind itself).
-import { runCommand } from "../../../util/command.js";
+import { runCommand, type RunCommandOptions } from "../../../util/command.js";
 
 export interface DockerCliOptions {
   /** Default "docker". */
@@ -19,18 +19,40 @@ export class DockerCli {
 
   async run(args: readonly string[], input?: string): Promise<string> {
     const result = await runCommand(this.binary, args, {
-      ...(this.signal ? { signal: this.signal } : {}),
+      ...this.commandOptions(),
       ...(input !== undefined ? { input } : {}),
-      // The legacy builder: it needs no buildx plugin, and a STOPSIGNAL-only build pulls nothing.
-      env: { ...process.env, DOCKER_BUILDKIT: "0" },
     });
     return result.stdout.trim();
+  }
+
+  /** Like run(), each line of output passed to `onLine` as it comes (builds, for progress). */
+  async stream(args: readonly string[], onLine: (line: string) => void): Promise<void> {
+    await runCommand(this.binary, args, { ...this.commandOptions(), onLine });
+  }
+
+  private commandOptions(): RunCommandOptions {
+    return {
+      ...(this.signal ? { signal: this.signal } : {}),
+      // The legacy builder: it needs no buildx plugin, and a STOPSIGNAL-only build pulls nothing.
+      env: { ...process.env, DOCKER_BUILDKIT: "0" },
+    };
   }
 
   /** The image's ID, or undefined when the engine has no such image. */
   async imageId(ref: string): Promise<string | undefined> {
     try {
       return await this.run(["image", "inspect", "--format", "{{.Id}}", ref]);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The value of one of the image's labels: undefined when the image or the label is missing. */
+  async imageLabel(ref: string, label: string): Promise<string | undefined> {
+    try {
+      const value = await this.run(["image", "inspect", "--format", "{{json .Config.Labels}}", ref]);
+      const labels = JSON.parse(value) as Record<string, string> | null;
+      return labels?.[label];
     } catch {
       return undefined;
     }
