@@ -22,6 +22,7 @@ import { ForcedDetachLog } from "../observe/forced-detach.js";
 import { isRecordedMilestoneName } from "../observe/milestone-names.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
+import { volumeWarningLine } from "../observe/volume-warnings.js";
 import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
@@ -419,7 +420,13 @@ export async function runScenario<R extends NodeCapability>(
       await steps.step("install the NodeFence CRD", () => installNodeFenceCrd(kc));
     }
     recorder = await steps.step("start the timeline recorder", () =>
-      TimelineRecorder.start(kc, { namespaces: [namespace] }),
+      TimelineRecorder.start(kc, {
+        namespaces: [namespace],
+        onTransition: (transition) => {
+          const warning = volumeWarningLine(transition);
+          if (warning !== undefined) progress.info(`${definition.id}: [event] ${warning}`);
+        },
+      }),
     );
     await definition.run(context);
     observedUntilMs = Date.now();
