@@ -43,41 +43,49 @@ export async function kindCommand(args: string[], signal: AbortSignal): Promise<
   }
 }
 
-async function buildImage(args: string[], signal: AbortSignal): Promise<number> {
+/**
+ * Parses `[--check] [--force]` and runs `build` with the engine kind uses (the user's, or a private
+ * one started for this command only: its data root, and so the image, stays in the cache; `kind
+ * load docker-image` takes images from there).
+ */
+async function withImageEngine(
+  args: string[],
+  signal: AbortSignal,
+  build: (
+    flags: { check: boolean; force: boolean },
+    progress: ReturnType<typeof consoleProgress>,
+  ) => Promise<number>,
+): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { check: { type: "boolean", default: false }, force: { type: "boolean", default: false } },
     strict: true,
   });
   const progress = consoleProgress();
-  // The image goes into the engine kind will use; a private engine started for it stays up only
-  // while this command runs (its data root, and so the image, is kept in the cache).
   const engine = await ensureKindEngine(progress, signal);
   try {
-    if (values.check) {
-      const cached = await cachedNodeImage();
-      process.stdout.write(cached ? `${cached.tag} ${cached.id}\n` : `${nodeImageTag()} not built\n`);
-      return cached ? 0 : 1;
-    }
-    const image = await ensureNodeImage({ force: values.force, progress, signal });
-    process.stdout.write(`${image.tag}\n`);
-    return 0;
+    return await build({ check: values.check, force: values.force }, progress);
   } finally {
     await engine.stop();
   }
 }
 
-async function buildControllerImage(args: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { check: { type: "boolean", default: false }, force: { type: "boolean", default: false } },
-    strict: true,
+function buildImage(args: string[], signal: AbortSignal): Promise<number> {
+  return withImageEngine(args, signal, async ({ check, force }, progress) => {
+    if (check) {
+      const cached = await cachedNodeImage();
+      process.stdout.write(cached ? `${cached.tag} ${cached.id}\n` : `${nodeImageTag()} not built\n`);
+      return cached ? 0 : 1;
+    }
+    const image = await ensureNodeImage({ force, progress, signal });
+    process.stdout.write(`${image.tag}\n`);
+    return 0;
   });
-  const progress = consoleProgress();
-  // Into the engine kind runs on, as build-image: `kind load docker-image` takes it from there.
-  const engine = await ensureKindEngine(progress, signal);
-  try {
-    if (values.check) {
+}
+
+function buildControllerImage(args: string[], signal: AbortSignal): Promise<number> {
+  return withImageEngine(args, signal, async ({ check, force }, progress) => {
+    if (check) {
       const cached = await cachedControllerImage({ signal });
       if (cached) {
         process.stdout.write(`${cached.tag} ${cached.id}\n`);
@@ -87,10 +95,8 @@ async function buildControllerImage(args: string[], signal: AbortSignal): Promis
       process.stdout.write(`${tag} not built from the current sources\n`);
       return 1;
     }
-    const image = await ensureControllerImage({ force: values.force, progress, signal });
+    const image = await ensureControllerImage({ force, progress, signal });
     process.stdout.write(`${image.tag}\n`);
     return 0;
-  } finally {
-    await engine.stop();
-  }
+  });
 }
