@@ -75,9 +75,13 @@ export async function killFrozenContainer(
       // Gone already (ESRCH): nothing to kill.
     }
   }
+  await killContainer(container);
+  return { killed, local: ours.length > 0 };
+}
+
+/** The engine's SIGKILL; a container that exited meanwhile (409: not running) is not an error. */
+export async function killContainer(container: EngineContainer): Promise<void> {
   await container.kill({ signal: "SIGKILL" }).catch((error: unknown) => {
-    // 409: not running any more (every process died on thaw before the engine's kill arrived).
     if ((error as { statusCode?: unknown }).statusCode !== 409) throw error;
   });
-  return { killed, local: ours.length > 0 };
 }

@@ -4,15 +4,15 @@ import type { ContainerRuntimeClient } from "testcontainers";
 import { getContainerRuntimeClient } from "testcontainers";
 import { errorMessage, RekindleError } from "../../errors.js";
 import { commandLine } from "../../util/command.js";
-import { sleep } from "../../util/time.js";
-import { killFrozenContainer, type EngineContainer } from "./frozen-kill.js";
+import { pollUntil } from "../../util/time.js";
+import { killContainer, killFrozenContainer, type EngineContainer } from "./frozen-kill.js";
 
 /** The label kind puts on every container of a cluster: its value is the cluster name. */
 export const KIND_CLUSTER_LABEL = "io.x-k8s.kind.cluster";
 export const KIND_ROLE_LABEL = "io.x-k8s.kind.role";
 
-type Container = EngineContainer;
 // dockerode's types as testcontainers exposes them (dockerode is its dependency, not ours).
+type Container = EngineContainer;
 type ContainerState = Awaited<ReturnType<ContainerRuntimeClient["container"]["inspect"]>>["State"];
 
 export type RuntimeClientFactory = () => Promise<ContainerRuntimeClient>;
@@ -198,15 +198,15 @@ export class KindNodes {
             },
           );
         }
-        const deadline = Date.now() + timeoutSeconds * 1000;
-        while (Date.now() < deadline) {
-          if (!(await client.container.inspect(container)).State.Running) return { forced: false };
-          await sleep(500);
-        }
-        await container.kill({ signal: "SIGKILL" }).catch((error: unknown) => {
-          if ((error as { statusCode?: unknown }).statusCode !== 409) throw error; // 409: exited meanwhile
+        const exited = await pollUntil(
+          async () => ((await client.container.inspect(container)).State.Running ? undefined : true),
+          { what: `node ${name} to power off`, timeoutMs: timeoutSeconds * 1000, intervalMs: 500 },
+        ).catch((error: unknown) => {
+          if (error instanceof RekindleError && error.code === "TIMEOUT") return false;
+          throw error;
         });
-        return { forced: true };
+        if (!exited) await killContainer(container);
+        return { forced: !exited };
       } finally {
         await container.update({ RestartPolicy: policy });
       }

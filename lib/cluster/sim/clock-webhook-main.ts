@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import { parseArgs } from "node:util";
+import { readBoundedBody } from "../../util/request-body.js";
 import { admissionResponse, parseSkewPath, type AdmissionRequest } from "./clock-skew.js";
 
 const { values } = parseArgs({
@@ -32,29 +33,29 @@ const server = createServer(
       res.writeHead(404).end();
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () => {
-      try {
-        if (size > MAX_BODY_BYTES) throw new Error(`AdmissionReview of ${size} bytes is too large`);
-        const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { request?: AdmissionRequest };
-        if (!review.request) throw new Error("AdmissionReview without a request");
-        const answer = admissionResponse(review.request, skew);
-        if (answer.response.patch !== undefined) {
-          const kind = review.request.kind?.kind ?? "?";
-          const patch = Buffer.from(answer.response.patch, "base64").toString("utf8");
-          log(`${kind} ${review.request.subResource ?? ""} offset ${skew.offsetMs} ms: ${patch}`);
+    void readBoundedBody(req, MAX_BODY_BYTES).then(
+      (body) => {
+        try {
+          if (body === undefined) throw new Error(`AdmissionReview over ${MAX_BODY_BYTES} bytes`);
+          const review = JSON.parse(body) as { request?: AdmissionRequest };
+          if (!review.request) throw new Error("AdmissionReview without a request");
+          const answer = admissionResponse(review.request, skew);
+          if (answer.response.patch !== undefined) {
+            const kind = review.request.kind?.kind ?? "?";
+            const patch = Buffer.from(answer.response.patch, "base64").toString("utf8");
+            log(`${kind} ${review.request.subResource ?? ""} offset ${skew.offsetMs} ms: ${patch}`);
+          }
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+        } catch (error) {
+          log(`bad request: ${error instanceof Error ? error.message : String(error)}`);
+          res.writeHead(400).end();
         }
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
-      } catch (error) {
-        log(`bad request: ${error instanceof Error ? error.message : String(error)}`);
-        res.writeHead(400).end();
-      }
-    });
+      },
+      (error: unknown) => {
+        log(`request dropped: ${error instanceof Error ? error.message : String(error)}`);
+        res.destroy();
+      },
+    );
   },
 );
 server.listen(Number(values.port), "127.0.0.1", () => {

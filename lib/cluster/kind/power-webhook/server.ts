@@ -3,12 +3,13 @@
 // (lib/controller/drivers/webhook.ts). An in-cluster controller cannot reach the engine socket the
 // docker driver needs; it can reach this, at the kind network's gateway, with a token and a CA.
 import { randomBytes } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import { isIP, isIPv6 } from "node:net";
 import { errorMessage, RekindleError } from "../../../errors.js";
 import type { FenceDriver } from "../../../controller/drivers/types.js";
 import { silentProgress, type Progress } from "../../../util/progress.js";
+import { readBoundedBody } from "../../../util/request-body.js";
 import { DockerFenceDriver } from "../fence-driver.js";
 import { kindNetworkGateway } from "../network.js";
 import { PowerRequestHandler, type PowerResponse } from "./handler.js";
@@ -55,22 +56,6 @@ function send(res: ServerResponse, response: PowerResponse): void {
   res.writeHead(response.status, response.headers).end(`${JSON.stringify(response.body)}\n`);
 }
 
-/** The body, or undefined when it is longer than MAX_BODY_BYTES (the caller is then told 413). */
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () => {
-      resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString("utf8"));
-    });
-    req.on("error", reject);
-  });
-}
-
 /** Starts the service; resolves once it listens. */
 export async function startKindPowerWebhook(options: KindPowerWebhookOptions): Promise<KindPowerWebhook> {
   const { cluster } = options;
@@ -101,7 +86,7 @@ export async function startKindPowerWebhook(options: KindPowerWebhookOptions): P
     (req, res) => {
       void (async () => {
         try {
-          const body = await readBody(req);
+          const body = await readBoundedBody(req, MAX_BODY_BYTES);
           if (body === undefined) {
             send(res, {
               status: 413,
