@@ -69,6 +69,8 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     const recovery =
       s.recoveryMs === null ? "not recovered" : `recovered in ${(s.recoveryMs / 1000).toFixed(1)}s`;
     process.stdout.write(`  ${s.outcome === "passed" ? "PASS" : "FAIL"}  ${s.id}  (${recovery})\n`);
+    for (const note of s.runs.flatMap((r) => r.explained ?? []))
+      process.stdout.write(`        late, explained: ${note}\n`);
   }
   for (const skip of result.summary.skipped ?? []) {
     process.stdout.write(`  SKIP  ${skip.id}  (${skip.reason})\n`);

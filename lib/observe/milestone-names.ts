@@ -30,6 +30,8 @@ export const WORKLOAD_MILESTONE_SUFFIXES = [
   "replacement-running",
   "replacement-ready",
   "recovered",
+  /** The replacement's volume setup refused by a known transient race; the kubelet retries. */
+  "kubelet-retry",
 ] as const;
 
 const PATTERNS: readonly RegExp[] = [

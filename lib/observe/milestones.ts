@@ -1,6 +1,7 @@
 // Named milestones of a node-loss scenario, derived from recorded transitions. Times are ms since
 // the fault (negative = before it). Names are part of the summary.json contract.
 import type { Transition } from "./types.js";
+import { transientVolumeErrorCause } from "./volume-warnings.js";
 
 export interface Milestone {
   name: string;
@@ -133,6 +134,17 @@ export function deriveNodeLossMilestones(
     add(
       `${workload.id}:replacement-running`,
       after.find((t) => t.name === "pod-running" && ofReplacement(t)),
+    );
+    // A replacement's volume setup refused by a known race (see volume-warnings.ts): the kubelet
+    // retries after its pod-worker backoff, which the expected windows allow for (assert.ts).
+    add(
+      `${workload.id}:kubelet-retry`,
+      after.find(
+        (t) =>
+          transientVolumeErrorCause(t) !== undefined &&
+          t.detail?.["involvedNamespace"] === workload.namespace &&
+          replacementUids.has(t.detail["involvedUid"]),
+      ),
     );
     const ready = after.filter((t) => t.name === "pod-ready" && ofReplacement(t));
     add(`${workload.id}:replacement-ready`, ready[0]);

@@ -236,6 +236,7 @@ function eventTransitions(
         involvedKind: involved.kind ?? "",
         involvedName: involved.name ?? "",
         involvedNamespace: involved.namespace ?? "",
+        involvedUid: involved.uid ?? "",
         message: after.message ?? "",
         source: after.source?.component ?? after.reportingComponent ?? "",
       },

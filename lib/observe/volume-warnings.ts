@@ -1,10 +1,42 @@
-// The kubelet's volume warnings, as lines for the run's log. A pod whose volume setup fails once
-// (say a PVC the kubelet may not read yet) waits out the kubelet's 10–15 s pod-worker backoff
-// before its next try; the milestones show only that it was late, the event's message says why.
+// The kubelet's volume warnings: lines for the run's log, and the transient ones that explain a
+// late pod start. A pod whose volume setup fails once (say a PVC the kubelet may not read yet)
+// waits out the kubelet's pod-worker backoff before its next try; the milestones show only that
+// it was late, the event's message says why.
 import type { Transition } from "./types.js";
 
 /** Event reasons whose message explains a late pod start. */
 export const VOLUME_WARNING_REASONS = ["FailedMount", "FailedAttachVolume", "FailedMapVolume"] as const;
+
+/**
+ * The kubelet's pod-worker backoff after a failed sync: `backOffPeriod` 10 s with jitter factor
+ * 0.5 (kubelet.go, pod_workers.go, v1.34), so the retry comes 10–15 s after the failure.
+ */
+export const KUBELET_POD_RETRY_MIN_MS = 10_000;
+export const KUBELET_POD_RETRY_MAX_MS = 15_000;
+
+/**
+ * Volume errors that are known races of a real cluster, not faults of the scenario: the kubelet
+ * retries after its backoff and the pod starts. Each is matched on the kubelet's message.
+ */
+const TRANSIENT_VOLUME_ERRORS: readonly { pattern: RegExp; cause: string }[] = [
+  {
+    // The kube-apiserver's Node authorizer lets a kubelet read a PVC only once its graph links
+    // the pod to the node; the kubelet can see the bound pod before the graph does. Measured on
+    // kind here: 1 in ~70 StatefulSet pod moves (kubernetes/kubernetes#113429, #104108).
+    pattern: /no relationship found between node '[^']*' and this object/,
+    cause:
+      "the Node authorizer had not yet linked the pod to its node (upstream race, kubernetes/kubernetes#113429)",
+  },
+];
+
+/** Why a volume warning is transient (the kubelet retries on its own), or undefined if it is not known to be. */
+export function transientVolumeErrorCause(transition: Transition): string | undefined {
+  if (transition.name !== "event") return undefined;
+  const reason = transition.detail?.["reason"] ?? "";
+  if (!(VOLUME_WARNING_REASONS as readonly string[]).includes(reason)) return undefined;
+  const message = transition.detail?.["message"] ?? "";
+  return TRANSIENT_VOLUME_ERRORS.find((known) => known.pattern.test(message))?.cause;
+}
 
 /** "FailedMount pod ns/db-0: <message>" for a volume warning event; undefined for anything else. */
 export function volumeWarningLine(transition: Transition): string | undefined {
@@ -13,5 +45,9 @@ export function volumeWarningLine(transition: Transition): string | undefined {
   const reason = detail["reason"] ?? "";
   if (!(VOLUME_WARNING_REASONS as readonly string[]).includes(reason)) return undefined;
   const object = `${(detail["involvedKind"] ?? "").toLowerCase()} ${detail["involvedNamespace"] ?? ""}/${detail["involvedName"] ?? ""}`;
-  return `${reason} ${object}: ${detail["message"] ?? ""}`;
+  const line = `${reason} ${object}: ${detail["message"] ?? ""}`;
+  const cause = transientVolumeErrorCause(transition);
+  return cause === undefined
+    ? line
+    : `${line} [transient: ${cause}; the kubelet retries after its ${KUBELET_POD_RETRY_MIN_MS / 1000}–${KUBELET_POD_RETRY_MAX_MS / 1000} s pod-worker backoff]`;
 }

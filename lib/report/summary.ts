@@ -27,6 +27,8 @@ export interface ScenarioRun {
   recoveryMs: number | null;
   milestones: Milestone[];
   error?: string;
+  /** Milestones that passed only because a known transient delay extended their window, and why. */
+  explained?: string[];
 }
 
 export interface ScenarioSummary {

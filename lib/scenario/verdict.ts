@@ -38,11 +38,17 @@ export async function concludeScenario(input: ScenarioVerdictInput): Promise<Sce
   await allure.attachment("timeline.svg", chart, "image/svg+xml");
   await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
   await allure.attachment("milestones.json", JSON.stringify(milestones, null, 2), "application/json");
+  const explained = checks.flatMap((c) =>
+    c.explained !== undefined
+      ? [`${c.name} at ${((c.actualMs ?? 0) / 1000).toFixed(1)}s: ${c.explained}`]
+      : [],
+  );
   return {
     outcome: errorText === undefined ? "passed" : "failed",
     recoveryMs: recovered ?? null,
     milestones,
     ...(errorText !== undefined ? { error: errorText } : {}),
+    ...(explained.length > 0 ? { explained } : {}),
     checks,
     chart,
   };

@@ -136,6 +136,50 @@ describe("expected-timeline model", function () {
       });
     });
 
+    describe("a kubelet retry after a transient volume error", function () {
+      const recovered = (ms: number) =>
+        base.map((m) => (m.name === "deployment:recovered" ? { ...m, atMs: ms } : m));
+      const window = checkTimeline(expected, base).find((c) => c.name === "deployment:recovered");
+      const anchorMs =
+        (window?.minMs ?? 0) - (expected.find((e) => e.name === "deployment:recovered")?.minMs ?? 0);
+      const maxMs = window?.maxMs ?? 0;
+      const check = (milestones: Milestone[], name = "deployment:recovered") =>
+        checkTimeline(expected, milestones).find((c) => c.name === name);
+
+      it("gives that workload's late pod milestones one backoff (15 s) more, and says so", function () {
+        const late = [
+          ...recovered(maxMs + 12_000),
+          { name: "deployment:kubelet-retry", atMs: anchorMs + 500 },
+        ];
+        const result = check(late);
+        expect(result).to.deep.include({ verdict: "ok", maxMs: maxMs + 15_000 });
+        expect(result?.explained).to.match(/^window \+ 15s: the kubelet retried .*deployment:kubelet-retry/);
+      });
+
+      it("is still late past the backoff, without a retry, or with a retry outside the window", function () {
+        const retry = { name: "deployment:kubelet-retry", atMs: anchorMs + 500 };
+        expect(check([...recovered(maxMs + 15_500), retry])?.verdict).to.equal("late");
+        expect(check(recovered(maxMs + 5_000))?.verdict).to.equal("late");
+        expect(check([...recovered(maxMs + 5_000), { ...retry, atMs: anchorMs - 100 }])?.verdict).to.equal(
+          "late",
+        );
+        expect(check([...recovered(maxMs + 5_000), { ...retry, atMs: maxMs + 6_000 }])?.verdict).to.equal(
+          "late",
+        );
+      });
+
+      it("excuses neither another workload nor a milestone that is not the replacement's", function () {
+        const otherRetry = { name: "statefulset:kubelet-retry", atMs: anchorMs + 500 };
+        expect(check([...recovered(maxMs + 5_000), otherRetry])?.verdict).to.equal("late");
+        const lateUnknown = base.map((m) => (m.name === "node-ready-unknown" ? { ...m, atMs: 30_000 } : m));
+        const result = check(
+          [...lateUnknown, { name: "node-kubelet-retry", atMs: 9_000 }],
+          "node-ready-unknown",
+        );
+        expect(result?.verdict).to.equal("late");
+      });
+    });
+
     it("reports a TimelineMismatchError that shows expected and actual side by side", function () {
       const late = base.map((m) => (m.name === "node-ready-unknown" ? { ...m, atMs: 30_000 } : m));
       const error = timelineMismatch("node-loss/baseline", checkTimeline(expected, late));

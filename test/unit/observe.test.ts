@@ -153,4 +153,41 @@ describe("node-loss milestones", function () {
     expect(recoveryMs(milestones, ["deployment"])).to.equal(15_200);
     expect(recoveryMs(milestones, ["deployment", "statefulset"])).to.equal(undefined);
   });
+
+  describe("a replacement's transient volume error (kubelet-retry)", function () {
+    const refused =
+      'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: error processing PVC ns/data-s: failed to fetch PVC from API server: persistentvolumeclaims "data-s" is forbidden: User "system:node:worker-2" cannot get resource "persistentvolumeclaims" in API group "" in the namespace "ns": no relationship found between node \'worker-2\' and this object';
+    const mountEvent = (atMs: number, involvedUid: string, message: string) =>
+      t("event", atMs, {
+        subject: { kind: "Event", name: "e", namespace: "ns" },
+        detail: {
+          reason: "FailedMount",
+          involvedKind: "Pod",
+          involvedName: "s",
+          involvedNamespace: "ns",
+          involvedUid,
+          message,
+        },
+      });
+    const withReplacement = [
+      ...transitions,
+      t("pod-created", 14_100, pod("s2", "db")),
+      t("pod-scheduled", 14_200, { ...pod("s2", "db"), node: "worker-2" }),
+    ];
+    const retryOf = (extra: Transition[]) =>
+      deriveNodeLossMilestones([...withReplacement, ...extra], context).find(
+        (m) => m.name === "statefulset:kubelet-retry",
+      )?.atMs;
+
+    it("is recorded when the Node authorizer refused the replacement's PVC read", function () {
+      expect(retryOf([mountEvent(14_900, "s2", refused)])).to.equal(14_900);
+    });
+
+    it("is not recorded for another volume error, or for a pod that is not a replacement", function () {
+      expect(
+        retryOf([mountEvent(14_900, "s2", "MountVolume.SetUp failed: mount failed: exit status 32")]),
+      ).to.equal(undefined);
+      expect(retryOf([mountEvent(14_900, "s1", refused)])).to.equal(undefined);
+    });
+  });
 });

@@ -27,6 +27,22 @@ describe("volume warnings in the run's log", function () {
     );
   });
 
+  it("marks the Node authorizer race as transient, with the kubelet's backoff", function () {
+    const line = volumeWarningLine(
+      event({
+        reason: "FailedMount",
+        involvedKind: "Pod",
+        involvedNamespace: "ns",
+        involvedName: "db-0",
+        message:
+          "error processing PVC ns/data-db-0: failed to fetch PVC from API server: forbidden: no relationship found between node 'w2' and this object",
+      }),
+    );
+    expect(line).to.match(
+      /\[transient: the Node authorizer had not yet linked the pod to its node .*10–15 s pod-worker backoff\]$/,
+    );
+  });
+
   it("says nothing of other events or other transitions", function () {
     expect(
       volumeWarningLine(event({ reason: "Scheduled", involvedKind: "Pod", involvedName: "db-0" })),
