@@ -16,7 +16,9 @@
 // restarts (running pods are untouched). With nodefs on its own device the kubelet has a dedicated
 // imagefs: nodefs pressure then reclaims nothing node-level and never garbage-collects images
 // (which could not be pulled again offline). Putting it back also restarts the kubelet, which
-// forgets the pressure it saw: the provider does that only once the condition has cleared.
+// forgets the pressure it saw: the provider does that only once the condition has cleared. Both
+// restarts end any other pressure condition of that node early, and its node events (Starting,
+// NodeAllocatableEnforced, …) show in the timeline.
 import { MiB, GiB, thresholdBytes, type EvictionThreshold } from "./quantity.js";
 
 export const SMALL_NODE_PATHS = {
