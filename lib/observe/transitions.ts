@@ -33,6 +33,29 @@ function maker(context: ChangeContext, object: k8s.KubernetesObject): Make {
   return (name, extra = {}) => ({ name, atMs: context.atMs, subject, source: context.source, ...extra });
 }
 
+/** The kubelet's DisruptionTarget messages (pkg/kubelet/eviction, nodeshutdown), by the reason they stand for. */
+const KUBELET_DISRUPTION_REASONS: readonly (readonly [prefix: string, reason: string])[] = [
+  ["The node was low on resource", "Evicted"],
+  ["The node had condition", "Evicted"],
+  ["Pod was terminated in response to imminent node shutdown", "Terminated"],
+];
+
+/**
+ * Why a terminal pod ended: status.reason, or, when the kubelet left it empty, the reason its
+ * DisruptionTarget condition (TerminationByKubelet) stands for. A v1.34 kubelet that evicts a pod
+ * whose containers exit 0 on SIGTERM records phase Succeeded and no status.reason (measured on
+ * kind): only the condition and the Evicted event say it was an eviction.
+ */
+export function terminalReason(pod: k8s.V1Pod): string {
+  const reason = pod.status?.reason ?? "";
+  if (reason !== "") return reason;
+  const disruption = pod.status?.conditions?.find(
+    (c) => c.type === "DisruptionTarget" && c.status === "True" && c.reason === "TerminationByKubelet",
+  );
+  const message = disruption?.message ?? "";
+  return KUBELET_DISRUPTION_REASONS.find(([prefix]) => message.startsWith(prefix))?.[1] ?? "";
+}
+
 function nodeTransitions(
   make: Make,
   before: k8s.V1Node | undefined,
@@ -169,7 +192,7 @@ function podTransitions(
         detail: {
           ...detail,
           phase: after.status?.phase ?? "",
-          reason: after.status?.reason ?? "",
+          reason: terminalReason(after),
           message: after.status?.message ?? "",
         },
       }),

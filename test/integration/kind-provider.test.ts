@@ -99,6 +99,8 @@ function standInCluster(name: string, options: { maxFillBytes?: number } = {}): 
     cli: new KindCli(),
     nodes: new KindNodes(name),
     fillPlanner: fixedFill(FILL_BYTES),
+    // Stand-ins run no kubelet to show a small node to.
+    smallNode: null,
     // Stand-ins run no systemd; `true` stands for "the kubelet unit is active".
     agentProbe: ["true"],
     ...(options.maxFillBytes !== undefined ? { maxFillBytes: options.maxFillBytes } : {}),
@@ -264,13 +266,13 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
       await cluster.relievePressure(node, "memory"); // idempotent
     });
 
-    it("disk: a file on the node's /var, gone after relieve", async function () {
+    it("disk: a file in the kubelet's root directory, gone after relieve", async function () {
       await cluster.applyPressure(node, "disk");
-      expect((await inNode(node, "stat -c %s /var/rekindle-pressure.fill")).stdout.trim()).to.equal(
-        String(FILL_BYTES),
-      );
+      expect(
+        (await inNode(node, "stat -c %s /var/lib/kubelet/rekindle-pressure.fill")).stdout.trim(),
+      ).to.equal(String(FILL_BYTES));
       await cluster.relievePressure(node, "disk");
-      expect((await inNode(node, "test -e /var/rekindle-pressure.fill")).exitCode).to.equal(1);
+      expect((await inNode(node, "test -e /var/lib/kubelet/rekindle-pressure.fill")).exitCode).to.equal(1);
       await cluster.relievePressure(node, "disk");
     });
 

@@ -52,6 +52,7 @@ describe("kind-config.yaml", function () {
       nodeLeaseDurationSeconds: number;
       evictionHard: Record<string, string>;
       failCgroupV1: boolean;
+      imageMinimumGCAge: string;
     };
     expect(kubelet.nodeLeaseDurationSeconds).to.equal(p.nodeLeaseDurationSeconds);
     expect(kubelet.evictionHard).to.have.keys(
@@ -61,6 +62,8 @@ describe("kind-config.yaml", function () {
       "imagefs.available",
     );
     expect(kubelet.failCgroupV1).to.equal(false);
+    // Offline: no image younger than a day (since the kubelet first saw it) is garbage-collected.
+    expect(kubelet.imageMinimumGCAge).to.equal("24h");
     // A node-level KubeletConfiguration patch would never reach a joining worker's kubelet.
     for (const node of config.nodes) {
       expect((node.kubeadmConfigPatches ?? []).join("\n")).not.to.include("KubeletConfiguration");

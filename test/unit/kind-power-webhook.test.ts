@@ -127,6 +127,25 @@ describe("kind power webhook", function () {
       expect(progress.lines.join("\n")).not.to.include(TOKEN);
     });
 
+    it("powers only the nodes it is given (the workers): the control plane is 404 and never touched", async function () {
+      const workersOnly = new PowerRequestHandler({
+        cluster: CLUSTER,
+        token: TOKEN,
+        driver,
+        progress,
+        powerableNodes: () => Promise.resolve([`${CLUSTER}-worker`]),
+      });
+      const refused = await workersOnly.handle(post("/power-off", { node: `${CLUSTER}-control-plane` }));
+      expect(refused.status).to.equal(404);
+      expect(refused.body).to.deep.equal({
+        error: `no worker node "${CLUSTER}-control-plane" in kind cluster ${CLUSTER}; workers: ${CLUSTER}-worker`,
+      });
+      expect(driver.calls).to.deep.equal([]);
+      expect((await workersOnly.handle(post("/power-off", { node: `${CLUSTER}-worker` }))).status).to.equal(
+        200,
+      );
+    });
+
     it("accepts the scheme in any case (RFC 7235)", async function () {
       const response = await handler.handle(get(`/power-state?node=${CLUSTER}-worker`, `bearer ${TOKEN}`));
       expect(response.status).to.equal(200);
@@ -278,6 +297,7 @@ describe("kind power webhook", function () {
         tls,
         driver,
         progress,
+        powerableNodes: null,
       });
     });
 
@@ -324,7 +344,13 @@ describe("kind power webhook", function () {
     });
 
     it("generates a token when given none, and stops listening on close (twice is fine)", async function () {
-      const own = await startKindPowerWebhook({ cluster: CLUSTER, host: "127.0.0.1", tls, driver });
+      const own = await startKindPowerWebhook({
+        cluster: CLUSTER,
+        host: "127.0.0.1",
+        tls,
+        driver,
+        powerableNodes: null,
+      });
       expect(own.token).to.match(/^[A-Za-z0-9_-]{43}$/);
       const port = Number(new URL(own.url).port);
       expect(await listeningOn(port)).to.equal(true);
@@ -347,6 +373,7 @@ describe("kind power webhook", function () {
         tls,
         driver,
         signal: controller.signal,
+        powerableNodes: null,
       });
       const port = Number(new URL(own.url).port);
       const off = new WebhookFenceDriver().powerOff({
@@ -362,7 +389,13 @@ describe("kind power webhook", function () {
     });
 
     it("makes its own certificate for the host it listens on", async function () {
-      const own = await startKindPowerWebhook({ cluster: CLUSTER, host: "127.0.0.1", token: TOKEN, driver });
+      const own = await startKindPowerWebhook({
+        cluster: CLUSTER,
+        host: "127.0.0.1",
+        token: TOKEN,
+        driver,
+        powerableNodes: null,
+      });
       try {
         const response = await httpRequest("GET", `${own.url}/power-state?node=${CLUSTER}-worker`, {
           ca: own.caPem,

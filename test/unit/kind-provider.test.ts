@@ -444,14 +444,19 @@ describe("kind provider", function () {
       expect(script).to.include("dd if=/dev/zero");
     });
 
-    it("disk: a file on the node's /var", function () {
-      expect(fillCommand("disk", 10 * MiB + 1)[2]).to.include(
-        `fallocate -l ${11 * MiB} /var/rekindle-pressure.fill`,
+    it("disk: a file in the kubelet's root directory (nodefs is the filesystem holding it)", function () {
+      expect(fillCommand("disk", 10 * MiB + 1)[2]).to.equal(
+        `set -e; mkdir -p /var/lib/kubelet; fallocate -l ${11 * MiB} /var/lib/kubelet/rekindle-pressure.fill 2>/dev/null || ` +
+          `dd if=/dev/zero of=/var/lib/kubelet/rekindle-pressure.fill bs=1048576 count=11 2>&1`,
       );
     });
 
     it("relieving removes the file and unmounts only what is mounted", function () {
-      expect(relieveCommand("disk")).to.deep.equal(["sh", "-c", "rm -f /var/rekindle-pressure.fill"]);
+      expect(relieveCommand("disk")).to.deep.equal([
+        "sh",
+        "-c",
+        "rm -f /var/lib/kubelet/rekindle-pressure.fill",
+      ]);
       expect(relieveCommand("memory")[2]).to.equal(
         "rm -f /run/rekindle-pressure/fill; if grep -q ' /run/rekindle-pressure ' /proc/mounts; then umount /run/rekindle-pressure; fi; rmdir /run/rekindle-pressure 2>/dev/null || true",
       );

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { k8s } from "../../lib/kube/client.js";
 import { deriveNodeLossMilestones, recoveryMs } from "../../lib/observe/milestones.js";
-import { transitionsOf } from "../../lib/observe/transitions.js";
+import { terminalReason, transitionsOf } from "../../lib/observe/transitions.js";
 import type { Transition } from "../../lib/observe/types.js";
 
 const node = (conditions: [string, string][], taints: string[] = []): k8s.V1Node => ({
@@ -189,5 +189,54 @@ describe("node-loss milestones", function () {
       ).to.equal(undefined);
       expect(retryOf([mountEvent(14_900, "s1", refused)])).to.equal(undefined);
     });
+  });
+});
+
+describe("why a terminal pod ended", function () {
+  const ended = (status: k8s.V1PodStatus): k8s.V1Pod => ({ metadata: { name: "p", uid: "u" }, status });
+  const disruption = (message: string, reason = "TerminationByKubelet"): k8s.V1PodCondition => ({
+    type: "DisruptionTarget",
+    status: "True",
+    reason,
+    message,
+  });
+
+  it("takes status.reason when the kubelet set it", function () {
+    expect(terminalReason(ended({ phase: "Failed", reason: "Evicted" }))).to.equal("Evicted");
+  });
+
+  it("reads an eviction or a shutdown from DisruptionTarget when the pod ended Succeeded without a reason", function () {
+    const evicted = ended({
+      phase: "Succeeded",
+      conditions: [
+        disruption("The node was low on resource: memory. Threshold quantity: 200Mi, available: 180Mi. "),
+      ],
+    });
+    expect(terminalReason(evicted)).to.equal("Evicted");
+    const shutdown = ended({
+      phase: "Succeeded",
+      conditions: [disruption("Pod was terminated in response to imminent node shutdown.")],
+    });
+    expect(terminalReason(shutdown)).to.equal("Terminated");
+  });
+
+  it("names no reason for a pod that simply finished, or one disrupted by someone else", function () {
+    expect(terminalReason(ended({ phase: "Succeeded" }))).to.equal("");
+    const preempted = ended({
+      phase: "Failed",
+      conditions: [disruption("Preempted in order to admit critical pod", "PreemptionByScheduler")],
+    });
+    expect(terminalReason(preempted)).to.equal("");
+  });
+
+  it("carries the reason on the pod-terminal transition", function () {
+    const ctx = { kind: "Pod" as const, atMs: 5, source: "watch" as const };
+    const running = ended({ phase: "Running" });
+    const evicted = ended({
+      phase: "Succeeded",
+      conditions: [disruption("The node was low on resource: ephemeral-storage. ")],
+    });
+    const terminal = transitionsOf(ctx, running, evicted).find((t) => t.name === "pod-terminal");
+    expect(terminal?.detail?.["reason"]).to.equal("Evicted");
   });
 });

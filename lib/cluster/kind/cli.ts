@@ -18,6 +18,8 @@ export const kindArgs = {
   getClusters: (): string[] => ["get", "clusters"],
   getNodes: (name: string): string[] => ["get", "nodes", "--name", name],
   getKubeconfig: (name: string): string[] => ["get", "kubeconfig", "--name", name],
+  /** Copies an image from the engine into every node's containerd (docker save | ctr import). */
+  loadDockerImage: (name: string, image: string): string[] => ["load", "docker-image", image, "--name", name],
   createCluster: (
     name: string,
     configPath: string,
@@ -142,6 +144,14 @@ export class KindCli {
   /** Node (container) names of cluster `name`, from `kind get nodes`. */
   async nodes(name: string, signal?: AbortSignal): Promise<string[]> {
     return lines(await this.run(kindArgs.getNodes(name), signal ? { signal } : {}));
+  }
+
+  /** Loads `image` from the engine into every node of cluster `name` (nothing is pulled). */
+  async loadImage(name: string, image: string, signal?: AbortSignal): Promise<void> {
+    await this.run(kindArgs.loadDockerImage(name, image), {
+      timeoutMs: 600_000,
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /** The external kubeconfig of cluster `name` (server on a host port). */

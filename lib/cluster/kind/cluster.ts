@@ -1,11 +1,13 @@
 // The kind provider's cluster: real kubelets in kind node containers (started by start.ts). Node
-// faults go to the containers through testcontainers' runtime client; pressure fills are sized
-// from the kubelet's own stats and thresholds.
+// faults go to the containers through testcontainers' runtime client; for pressure the node is
+// first made to look small to its kubelet (small-node.ts), then filled past the kubelet's own
+// threshold as its stats report it.
 import { join } from "node:path";
 import { DockerFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
-import { RekindleError } from "../../errors.js";
+import { errorMessage, RekindleError } from "../../errors.js";
 import { loadKubeConfig, type k8s } from "../../kube/client.js";
+import { readNode } from "../../kube/queries.js";
 import { onInterrupt } from "../../util/cleanup.js";
 import { defaultKubectl, stateRoot } from "../../util/paths.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
@@ -24,8 +26,10 @@ import { DEFAULT_KIND_CONFIG, type RenderedKindConfig } from "./config.js";
 import { checkFillCap, defaultMaxFillBytes, planFill, PRESSURE_SIGNALS, type FillPlanner } from "./fill.js";
 import type { KindNodes } from "./nodes.js";
 import { fillNode, hasFill, relieveNode } from "./pressure.js";
-import { formatBytes, parseThreshold } from "./quantity.js";
+import { formatBytes, parseThreshold, type EvictionThreshold } from "./quantity.js";
 import { installSharedStorageClass, SHARED_STORAGE_CLASS, startSharedProvisioner } from "./shared-storage.js";
+import { DEFAULT_SMALL_NODE, type SmallNodeSettings } from "./small-node.js";
+import { SmallNodes } from "./small-nodes.js";
 import { fetchSignalStats, statsFor } from "./stats.js";
 
 /** Every wait of the kind provider, units in the names. */
@@ -52,6 +56,12 @@ export const KIND_LATENCIES = { podStartMs: 3_000, attachMs: 0 } as const;
 /** The kubelet eviction manager's housekeeping interval (fixed in the kubelet, 10 s). */
 export const KIND_MONITORING_INTERVAL_MS = 10_000;
 
+/** The node condition each pressure kind raises. */
+const PRESSURE_CONDITIONS: Readonly<Record<PressureKind, string>> = {
+  memory: "MemoryPressure",
+  disk: "DiskPressure",
+};
+
 /** Run in a node after startNode until it exits 0: the kubelet unit is running again. */
 export const DEFAULT_AGENT_PROBE = ["systemctl", "is-active", "--quiet", "kubelet.service"] as const;
 
@@ -70,6 +80,12 @@ export interface KindClusterInit {
   unsupported?: Partial<Record<NodeCapability, string>>;
   maxFillBytes?: number;
   fillPlanner?: FillPlanner;
+  /**
+   * How small a pressured node looks to its kubelet (small-node.ts). null: nodes keep their real
+   * size (stand-in nodes without a kubelet; on a real node the fill must then be host-sized).
+   * Default DEFAULT_SMALL_NODE.
+   */
+  smallNode?: SmallNodeSettings | null;
   agentProbe?: readonly string[] | null;
   /** Run after destroy() deleted the cluster (host settings restored, a private engine stopped). */
   afterDelete?: () => Promise<void>;
@@ -99,6 +115,7 @@ export class KindCluster implements ClusterUnderTest {
   readonly cli: KindCli;
   readonly maxFillBytes: number;
   readonly #planner: FillPlanner;
+  readonly #small: SmallNodes | undefined;
   readonly #agentProbe: readonly string[] | null;
   readonly #progress: Progress;
   readonly #afterDelete: (() => Promise<void>) | undefined;
@@ -145,6 +162,19 @@ export class KindCluster implements ClusterUnderTest {
     );
     this.maxFillBytes = init.maxFillBytes ?? defaultMaxFillBytes();
     this.#planner = init.fillPlanner ?? ((node, kind) => this.#planFromKubelet(node, kind));
+    this.#small =
+      init.smallNode === null
+        ? undefined
+        : new SmallNodes({
+            nodes: this.nodes,
+            settings: init.smallNode ?? DEFAULT_SMALL_NODE,
+            stats: (node) => fetchSignalStats(this.kubeConfig(), node),
+            condition: async (node, type) =>
+              (await readNode(this.kubeConfig(), node)).status?.conditions?.find((c) => c.type === type)
+                ?.status,
+            pressureTransitionPeriodMs: init.config.kubelet.pressureTransitionPeriodMs,
+            progress: init.progress ?? silentProgress,
+          });
     this.#agentProbe = init.agentProbe === undefined ? DEFAULT_AGENT_PROBE : init.agentProbe;
     this.#progress = init.progress ?? silentProgress;
     this.#afterDelete = init.afterDelete;
@@ -236,7 +266,8 @@ export class KindCluster implements ClusterUnderTest {
     }
   }
 
-  async #planFromKubelet(node: string, kind: PressureKind) {
+  /** The evictionHard threshold of `kind`'s signal, as the kind config sets it. */
+  #threshold(kind: PressureKind): EvictionThreshold {
     const signal = PRESSURE_SIGNALS[kind];
     const written = this.config.kubelet.evictionHard[signal];
     if (written === undefined) {
@@ -248,29 +279,94 @@ export class KindCluster implements ClusterUnderTest {
         },
       );
     }
+    return parseThreshold(written);
+  }
+
+  async #planFromKubelet(node: string, kind: PressureKind) {
+    const threshold = this.#threshold(kind);
     const stats = statsFor(await fetchSignalStats(this.kubeConfig(), node), kind);
-    return planFill(kind, stats, parseThreshold(written));
+    return planFill(kind, stats, threshold);
+  }
+
+  /** Makes the node look small to its kubelet (small-node.ts); says how, for the progress line. */
+  async #shrink(small: SmallNodes, name: string, kind: PressureKind): Promise<string> {
+    if (kind === "memory") {
+      const { memTotalBytes, guard } = await small.shrinkMemory(name, this.#threshold(kind));
+      return `MemTotal shown to the kubelet ${formatBytes(memTotalBytes)}, ${guard}`;
+    }
+    await small.shrinkNodefs(name);
+    return `kubelet moved onto a ${formatBytes(small.settings.nodefsBytes)} filesystem (restarted)`;
+  }
+
+  /** Puts back what #shrink changed, at once (disk: without waiting for the condition to clear). */
+  async #unshrinkNow(small: SmallNodes, name: string, kind: PressureKind): Promise<void> {
+    if (kind === "memory") return small.restoreMemory(name);
+    await small.settle(name, { hurry: true });
+    await small.restoreNodefs(name);
   }
 
   /**
-   * Writes a fill sized past the kubelet's evictionHard threshold (see pressure.ts). Idempotent:
-   * a node that already carries this kind's fill is left as it is.
+   * Makes the node small to its kubelet, then writes a fill sized past the kubelet's evictionHard
+   * threshold (see pressure.ts and small-node.ts). Idempotent: a node that already carries this
+   * kind's fill is left as it is. A failure puts back what was changed.
    */
   async applyPressure(name: string, kind: PressureKind): Promise<void> {
     await this.#worker(name);
+    await this.#small?.settle(name);
     if (await hasFill(this.nodes, name, kind)) {
       this.#progress.info(`${kind} pressure on ${name}: already applied`);
       return;
     }
-    const plan = await this.#planner(name, kind);
-    checkFillCap(name, plan, this.maxFillBytes);
-    await fillNode(this.nodes, name, kind, plan.fillBytes);
-    this.#progress.info(`${kind} pressure on ${name}: wrote ${formatBytes(plan.fillBytes)} (${plan.signal})`);
+    const small = this.#small;
+    try {
+      const shrunk = small ? `${await this.#shrink(small, name, kind)}; ` : "";
+      const plan = await this.#planner(name, kind);
+      checkFillCap(name, plan, this.maxFillBytes);
+      await fillNode(this.nodes, name, kind, plan.fillBytes);
+      this.#progress.info(
+        `${kind} pressure on ${name}: ${shrunk}wrote ${formatBytes(plan.fillBytes)} (${plan.signal})`,
+      );
+    } catch (error) {
+      if (small) await this.#unshrinkNow(small, name, kind).catch(() => undefined);
+      throw error;
+    }
   }
 
-  /** Removes the fill (and the tmpfs); idempotent. */
+  /**
+   * Removes the fill (and its tmpfs) at once, so the kubelet sees the signal recover. Memory: the
+   * node's real meminfo and limits are back before this returns. Disk: the kubelet goes back to its
+   * own filesystem once DiskPressure has cleared (a kubelet restart would end the condition
+   * early); a later applyPressure, relievePressure or destroy waits for that. Idempotent.
+   */
   async relievePressure(name: string, kind: PressureKind): Promise<void> {
-    await relieveNode(this.nodes, await this.#worker(name), kind);
+    await this.#worker(name);
+    const small = this.#small;
+    // Memory: the real MemTotal first, the signal's quicker way back (the kubelet re-reads it
+    // within 5 s; the working set without the fill shows at its next stats housekeeping).
+    if (small && kind === "memory") await small.restoreMemory(name);
+    const filled = await hasFill(this.nodes, name, kind);
+    await relieveNode(this.nodes, name, kind);
+    if (!small || kind === "memory") return;
+    if (!filled) {
+      // Relieved before: wait for that restore (or do it now if nothing is pending).
+      await small.settle(name);
+      return small.restoreNodefs(name);
+    }
+    small.restoreNodefsWhenCleared(name, PRESSURE_CONDITIONS[kind]);
+  }
+
+  /** A kept or reused cluster: every node this run made small is its real size again. */
+  async #restoreSmallNodes(small: SmallNodes): Promise<void> {
+    for (const name of small.touched) {
+      try {
+        for (const kind of ["memory", "disk"] as const) {
+          await relieveNode(this.nodes, name, kind);
+          await this.#unshrinkNow(small, name, kind);
+        }
+      } catch (error) {
+        this.#progress.info(`could not put node ${name} back to its real size: ${errorMessage(error)}`);
+      }
+    }
   }
 
   /** $REKINDLE_KUBECTL, else kubectl on PATH (a kind run needs none otherwise). */
@@ -289,7 +385,12 @@ export class KindCluster implements ClusterUnderTest {
     this.#releaseInterrupt?.();
     await this.#provisioner?.stop();
     this.#provisioner = undefined;
-    if (!this.created || this.keep) {
+    const deleting = this.created && !this.keep;
+    if (this.#small) {
+      if (deleting) this.#small.abandon();
+      else await this.#restoreSmallNodes(this.#small);
+    }
+    if (!deleting) {
       this.#progress.info(this.keepHint());
       return;
     }

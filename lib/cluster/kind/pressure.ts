@@ -1,6 +1,7 @@
 // Real kubelet pressure inside a kind node container: memory = a file in a tmpfs mounted in the
 // node (tmpfs pages are charged to the node's memory cgroup, which the kubelet measures), disk =
-// a file on the node's /var (the filesystem holding /var/lib/kubelet, the kubelet's nodefs).
+// a file in /var/lib/kubelet (the kubelet's nodefs is the filesystem holding it). small-node.ts
+// makes both signals small enough for a fill of about a GiB.
 import type { PressureKind } from "../provider.js";
 import { MiB } from "./quantity.js";
 import type { KindNodes } from "./nodes.js";
@@ -8,7 +9,9 @@ import type { KindNodes } from "./nodes.js";
 export const PRESSURE_PATHS = {
   memoryMount: "/run/rekindle-pressure",
   memoryFile: "/run/rekindle-pressure/fill",
-  diskFile: "/var/rekindle-pressure.fill",
+  /** The kubelet's root directory: its filesystem is nodefs. */
+  diskDir: "/var/lib/kubelet",
+  diskFile: "/var/lib/kubelet/rekindle-pressure.fill",
 } as const;
 
 function fillFile(kind: PressureKind): string {
@@ -24,7 +27,10 @@ function writeFile(file: string, bytes: number): string {
 /** The command that fills the node (argv for exec). `bytes` is rounded up to whole MiB. */
 export function fillCommand(kind: PressureKind, bytes: number): string[] {
   const mib = Math.ceil(bytes / MiB);
-  if (kind === "disk") return ["sh", "-c", `set -e; ${writeFile(PRESSURE_PATHS.diskFile, bytes)}`];
+  if (kind === "disk") {
+    const { diskDir, diskFile } = PRESSURE_PATHS;
+    return ["sh", "-c", `set -e; mkdir -p ${diskDir}; ${writeFile(diskFile, bytes)}`];
+  }
   const mount = PRESSURE_PATHS.memoryMount;
   // The tmpfs is 1 MiB larger than the file: room for its own metadata.
   return [

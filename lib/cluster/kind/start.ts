@@ -20,6 +20,7 @@ import { checkNodeImageChoice, defaultNodeImageChoice, resolveNodeImage } from "
 import { KIND_TIMEOUTS, KindCluster } from "./cluster.js";
 import { DEFAULT_KIND_CONFIG, renderKindConfig, writeKindConfig, type RenderedKindConfig } from "./config.js";
 import type { FillPlanner } from "./fill.js";
+import type { SmallNodeSettings } from "./small-node.js";
 import { connectContainerEngine, KindNodes, type RuntimeClientFactory } from "./nodes.js";
 
 /** systemd-logind talks over the system bus; without it the kubelet gets no shutdown inhibitor. */
@@ -57,6 +58,8 @@ export interface KindClusterOptions {
   maxFillBytes?: number;
   /** Sizes pressure fills. Default: kubelet stats summary − evictionHard threshold + margin. */
   fillPlanner?: FillPlanner;
+  /** How small a pressured node looks to its kubelet; null: real size. Default DEFAULT_SMALL_NODE. */
+  smallNode?: SmallNodeSettings | null;
   /** Exec'd in a node after startNode until it exits 0; null: do not wait. Default DEFAULT_AGENT_PROBE. */
   agentProbe?: readonly string[] | null;
   /**
@@ -211,6 +214,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
         unsupported,
         ...(options.maxFillBytes !== undefined ? { maxFillBytes: options.maxFillBytes } : {}),
         ...(options.fillPlanner !== undefined ? { fillPlanner: options.fillPlanner } : {}),
+        ...(options.smallNode !== undefined ? { smallNode: options.smallNode } : {}),
         ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
         afterDelete: undoSetup,
         ...(kindEngine?.dockerHost !== undefined

@@ -38,6 +38,11 @@ export interface PowerRequestHandlerOptions {
   driver: FenceDriver;
   /** Receives one line per power action and per refused caller. */
   progress: Progress;
+  /**
+   * The node names it may power (404 for the rest), asked at each request. Default: every node
+   * the driver finds. The server passes the cluster's workers: a control plane is never fenced.
+   */
+  powerableNodes?: () => Promise<readonly string[]>;
 }
 
 type Action = "power-off" | "power-on";
@@ -151,6 +156,12 @@ export class PowerRequestHandler {
     if ("problem" in named) return json(400, { error: named.problem });
     if (!NODE_NAME.test(named.node)) {
       return json(400, { error: `${JSON.stringify(named.node)} is not a node name (a DNS subdomain)` });
+    }
+    const powerable = await this.#options.powerableNodes?.();
+    if (powerable !== undefined && !powerable.includes(named.node)) {
+      return json(404, {
+        error: `no worker node "${named.node}" in kind cluster ${this.#options.cluster}; workers: ${powerable.join(", ") || "none"}`,
+      });
     }
     const target: FenceTarget = {
       node: named.node,

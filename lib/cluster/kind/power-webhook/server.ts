@@ -12,6 +12,7 @@ import { silentProgress, type Progress } from "../../../util/progress.js";
 import { readBoundedBody } from "../../../util/request-body.js";
 import { DockerFenceDriver } from "../fence-driver.js";
 import { kindNetworkGateway } from "../network.js";
+import { KindNodes } from "../nodes.js";
 import { PowerRequestHandler, type PowerResponse } from "./handler.js";
 import { servingCertificate, type ServingTls } from "./tls.js";
 
@@ -32,6 +33,11 @@ export interface KindPowerWebhookOptions {
   signal?: AbortSignal;
   /** What powers the nodes. Default: DockerFenceDriver (the engine testcontainers finds). */
   driver?: FenceDriver;
+  /**
+   * The nodes it may power. Default: the cluster's workers (kind's role label), never its control
+   * plane; null: every node the driver finds (tests with a fake driver).
+   */
+  powerableNodes?: (() => Promise<readonly string[]>) | null;
 }
 
 export interface KindPowerWebhook extends AsyncDisposable {
@@ -79,6 +85,9 @@ export async function startKindPowerWebhook(options: KindPowerWebhookOptions): P
     token,
     driver: options.driver ?? new DockerFenceDriver(),
     progress,
+    ...(options.powerableNodes !== null
+      ? { powerableNodes: options.powerableNodes ?? (() => new KindNodes(cluster).workers()) }
+      : {}),
   });
 
   const server = createServer(
