@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { shippedControllerSettings } from "../lib/controller/shipped-deployment.js";
 import { RekindleError } from "../lib/errors.js";
 import {
   DRAIN_STARTED_MILESTONE,
@@ -39,6 +40,7 @@ import {
   stopNodeAbruptly,
 } from "../lib/scenario/common.js";
 import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
+import { deployControllerInCluster } from "../lib/scenario/in-cluster-controller.js";
 import { runCommand } from "../lib/util/command.js";
 import { sleep } from "../lib/util/time.js";
 
@@ -113,6 +115,30 @@ async function awaitVolumeMoved(context: ScenarioContext): Promise<void> {
 export const nodeLossBaseline = nodeLossScenario("baseline");
 export const nodeLossManualOutOfService = nodeLossScenario("manual-out-of-service");
 export const nodeLossController = nodeLossScenario("controller");
+
+/**
+ * The controller as users run it: its image built from the Dockerfile, fixtures/controller/
+ * applied unchanged (2 replicas, leader election, the manifest's --unhealthy-after, which the
+ * expected timeline reads from it), the webhook fence driver powering the node off. No replica
+ * runs on the lost node: losing the leader is controller-failover's scenario.
+ */
+export const nodeLossControllerInCluster = defineScenario({
+  id: "node-loss/controller-in-cluster",
+  title:
+    "recovery controller in-cluster (fixtures/controller/, 2 replicas, leader election): fence, out-of-service taint, force delete",
+  requires: ["lifecycle", "in-cluster-controller"],
+  expected: (inputs) =>
+    expectedControllerRecovery({ ...inputs, controller: shippedControllerSettings().config }),
+  workloads: nodeLossWorkloads,
+  async run(context) {
+    const { statefulSetNode: node } = await deployWebAndDb(context);
+    await deployControllerInCluster(context, node);
+    await stopNodeAbruptly(context, node);
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("statefulset-plain:recovered");
+    await context.awaitMilestone("deployment:recovered");
+  },
+});
 
 // --- released by hand ---
 
@@ -328,6 +354,7 @@ export const scenarios = [
   nodeLossBaseline,
   nodeLossManualOutOfService,
   nodeLossController,
+  nodeLossControllerInCluster,
   nodeLossForceDeleteByHand,
   nodeLossDrainByHand,
   nodeLossForceDeleteDetachDisabled,

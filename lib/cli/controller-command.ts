@@ -2,15 +2,6 @@
 // Everything is checked before anything starts: flags, the fence configuration file, the NodeFence
 // CRD, and every fenceable node's template, driver and Secret. A refused start exits non-zero with
 // nothing listening and nothing running.
-import { hostname } from "node:os";
-import { parseArgs } from "node:util";
-import {
-  DEFAULT_CONTROLLER_CONFIG,
-  DURATION_BOUNDS_MS,
-  parseBoundedDuration,
-  validateControllerConfig,
-  type ControllerConfig,
-} from "../controller/config.js";
 import { RecoveryController } from "../controller/controller.js";
 import { ensureNodeFenceCrd } from "../controller/crd.js";
 import {
@@ -21,12 +12,17 @@ import {
 import type { FenceDriver } from "../controller/drivers/types.js";
 import type { FenceConfig } from "../controller/fence-config.js";
 import { loadFenceConfig } from "../controller/fence-config-parse.js";
+import {
+  controllerSettings,
+  LEADER_LEASE_DURATION_MS,
+  parseControllerFlags,
+  type ControllerFlags,
+} from "../controller/flags.js";
 import { checkFenceTargets } from "../controller/fence-preflight.js";
 import { LeaderElector } from "../controller/leader.js";
 import { DockerFenceDriver } from "../cluster/kind/fence-driver.js";
 import { errorMessage, RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
-import { parseCount } from "./args.js";
 
 export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--fence-config fence.yaml | --sim-cluster DIR]
                     [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%]
@@ -40,110 +36,6 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--fence-c
       starts: --check-interval 100ms–1m, --unhealthy-after 1s–1h and at least 3 check intervals;
       every node's fence template, driver options and Secret. It needs the NodeFence CRD:
       --install-crd installs it when missing (--sim-cluster always does)`;
-
-/** The leader Lease's duration (the LeaderElector's default, passed explicitly so the check-interval bound uses it). */
-const LEADER_LEASE_DURATION_MS = 15_000;
-
-const OPTIONS = {
-  help: { type: "boolean", short: "h", default: false },
-  kubeconfig: { type: "string" },
-  "fence-config": { type: "string" },
-  "sim-cluster": { type: "string" },
-  "unhealthy-after": { type: "string" },
-  "check-interval": { type: "string" },
-  "max-unhealthy": { type: "string" },
-  namespace: { type: "string" },
-  "metrics-port": { type: "string", default: "9464" },
-  "power-on-after-fence": { type: "boolean", default: false },
-  "leader-elect": { type: "boolean", default: false },
-  "install-crd": { type: "boolean", default: false },
-  "healthy-before-unfence": { type: "string" },
-  "cleanup-timeout": { type: "string" },
-  "stale-wait": { type: "string" },
-  "driver-timeout": { type: "string" },
-  "max-fences-per-window": { type: "string" },
-  "fence-rate-window": { type: "string" },
-} as const;
-
-/** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
-const DURATION_FLAGS = [
-  ["healthy-before-unfence", "healthyBeforeUnfenceMs"],
-  ["cleanup-timeout", "cleanupTimeoutMs"],
-  ["stale-wait", "staleWaitMs"],
-  ["driver-timeout", "driverTimeoutMs"],
-  ["fence-rate-window", "fenceRateWindowMs"],
-] as const;
-
-type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
-
-/** --max-fences-per-window: at least 1 (0 would never fence at all: pause the controller instead). */
-function parseFenceLimit(text: string): number {
-  const value = parseCount("--max-fences-per-window", text);
-  if (value < 1) {
-    throw RekindleError.invalidInput(
-      "--max-fences-per-window",
-      text,
-      'a count of 1 or more (to stop fencing, set paused: "true" in the controller\'s ConfigMap)',
-    );
-  }
-  return value;
-}
-
-/** The command's flags (node:util parseArgs, strict: an unknown flag throws). */
-export function parseControllerFlags(args: string[]): Flags {
-  return parseArgs({ args, options: OPTIONS, strict: true }).values;
-}
-
-/** The controller's settings from its flags, checked (ranges, and against each other). Pure. */
-export function controllerSettings(values: Flags): { config: ControllerConfig; metricsPort: number } {
-  const config: ControllerConfig = {
-    ...DEFAULT_CONTROLLER_CONFIG,
-    identity: `${hostname()}-${process.pid}`,
-    ...(values["unhealthy-after"] !== undefined
-      ? {
-          unhealthyAfterMs: parseBoundedDuration(
-            "--unhealthy-after",
-            values["unhealthy-after"],
-            DURATION_BOUNDS_MS.unhealthyAfterMs,
-          ),
-        }
-      : {}),
-    ...(values["check-interval"] !== undefined
-      ? {
-          checkIntervalMs: parseBoundedDuration(
-            "--check-interval",
-            values["check-interval"],
-            DURATION_BOUNDS_MS.checkIntervalMs,
-          ),
-        }
-      : {}),
-    ...Object.fromEntries(
-      DURATION_FLAGS.filter(([flag]) => values[flag] !== undefined).map(([flag, field]) => [
-        field,
-        parseBoundedDuration(`--${flag}`, values[flag] ?? "", DURATION_BOUNDS_MS[field]),
-      ]),
-    ),
-    ...(values["max-fences-per-window"] !== undefined
-      ? { maxFencesPerWindow: parseFenceLimit(values["max-fences-per-window"]) }
-      : {}),
-    ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
-    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
-    powerOnAfterFence: values["power-on-after-fence"],
-  };
-  validateControllerConfig(
-    config,
-    values["leader-elect"] ? { leaseDurationMs: LEADER_LEASE_DURATION_MS } : {},
-  );
-  const metricsPort = parseCount("--metrics-port", values["metrics-port"]);
-  if (metricsPort > 65_535) {
-    throw RekindleError.invalidInput(
-      "--metrics-port",
-      values["metrics-port"],
-      "a TCP port from 0 to 65535 (0: any free one)",
-    );
-  }
-  return { config, metricsPort };
-}
 
 /** The sim cluster named by --sim-cluster (its state directory or name): its fence driver and kubeconfig. */
 async function simCluster(nameOrRoot: string): Promise<{ driver: FenceDriver; kubeconfig: string }> {
@@ -174,7 +66,7 @@ function loadKubeConfig(path: string | undefined): k8s.KubeConfig {
   return kc;
 }
 
-function fenceConfiguration(values: Flags, drivers: FenceDriverRegistry): FenceConfig {
+function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistry): FenceConfig {
   if (values["fence-config"] !== undefined) return loadFenceConfig(values["fence-config"], drivers);
   if (values["sim-cluster"] !== undefined)
     return { templates: { sim: { driver: "sim" } }, defaultTemplate: "sim" };

@@ -51,6 +51,7 @@ export class ExistingCluster implements ClusterUnderTest {
     "clock-skew": HANDS_OFF,
     "apiserver-pause": HANDS_OFF,
     "node-reregistration": HANDS_OFF,
+    "in-cluster-controller": HANDS_OFF,
   };
   /** None: rekindle keeps its hands off an existing cluster's nodes. */
   readonly capabilities = {};

@@ -26,6 +26,8 @@ export const NODE_CAPABILITIES = [
   "apiserver-pause",
   /** Delete a Node and register it again under the same name with a new UID. */
   "node-reregistration",
+  /** The recovery controller as users deploy it: its image and fixtures/controller/, in the cluster. */
+  "in-cluster-controller",
 ] as const satisfies readonly (keyof CapabilityMap)[];
 export type NodeCapability = keyof CapabilityMap;
 
@@ -111,6 +113,24 @@ export interface NodeFencing {
   fenceDriver(): FenceDriver;
 }
 
+/** The recovery controller running in the cluster, deployed from its image and fixtures/controller/. */
+export interface DeployedController {
+  /** The controller image the pods run. */
+  readonly image: string;
+  /** The namespace of its pods and its leader election Lease. */
+  readonly namespace: string;
+  /** Its pods that are Ready now, with their nodes. */
+  readyPods(): Promise<{ name: string; node: string }[]>;
+  /** Takes the controller (and whatever serves it outside the cluster) away. Idempotent. */
+  remove(): Promise<void>;
+}
+
+/** Deploys the bundled controller the way users do, with a fence driver that reaches this provider's nodes. */
+export interface InClusterControllerDeployment {
+  /** Resolves once every replica is Ready; on failure nothing is left running. */
+  deployController(signal?: AbortSignal): Promise<DeployedController>;
+}
+
 /** Each capability's object, by the name scenarios declare in `requires`. */
 export interface CapabilityMap {
   lifecycle: NodeLifecycle;
@@ -122,6 +142,7 @@ export interface CapabilityMap {
   "clock-skew": NodeClockSkew;
   "apiserver-pause": ApiServerPause;
   "node-reregistration": NodeReregistration;
+  "in-cluster-controller": InClusterControllerDeployment;
 }
 
 /**

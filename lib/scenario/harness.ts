@@ -125,6 +125,10 @@ function undeclaredMilestone(definition: ScenarioDefinition, name: string): Reki
   );
 }
 
+function needsCapability(definition: ScenarioDefinition, capability: NodeCapability): boolean {
+  return definition.requires.includes(capability);
+}
+
 /** Infers a scenario's capabilities from its `requires` list. */
 export function defineScenario<const R extends NodeCapability = never>(
   definition: ScenarioDefinition<R>,
@@ -416,7 +420,8 @@ export async function runScenario<R extends NodeCapability>(
         .deleteNamespace({ name: namespace })
         .catch(() => undefined);
     });
-    if (definition.usesController === true) {
+    // The in-cluster controller's manifests bring the CRD too, but only after the recorder starts.
+    if (definition.usesController === true || needsCapability(definition, "in-cluster-controller")) {
       await steps.step("install the NodeFence CRD", () => installNodeFenceCrd(kc));
     }
     recorder = await steps.step("start the timeline recorder", () =>

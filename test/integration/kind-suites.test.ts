@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { probeEngine } from "../../lib/cluster/kind/engine.js";
 import { INOTIFY_MINIMUMS } from "../../lib/cluster/kind/host-settings.js";
 import { ensureNodeImage } from "../../lib/cluster/kind/image/build.js";
+import { ensureControllerImage } from "../../lib/cluster/kind/image/controller-image.js";
 import { ensureKindBinary } from "../../lib/cluster/kind/kind-binary.js";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { findOnPath } from "../../lib/util/paths.js";
@@ -24,6 +25,7 @@ const SCENARIOS = [
   "node-loss/baseline",
   "node-loss/manual-out-of-service",
   "node-loss/controller",
+  "node-loss/controller-in-cluster",
   "partition/healed-before-detection",
   "partition/healed-after-fence",
   "zone-outage/guard-holds",
@@ -58,6 +60,8 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
     requirePrerequisite(this, await kindMissing());
     kind = await ensureKindBinary();
     await ensureNodeImage({ progress: consoleProgress() });
+    // The in-cluster controller's image (node-loss/controller-in-cluster would build it itself).
+    await ensureControllerImage({ progress: consoleProgress() });
   });
 
   it("refuses an unknown --image before touching any engine, naming the valid choices", async function () {
@@ -72,7 +76,7 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
     );
   });
 
-  it("node loss, partition, zone outage, controller failover and graceful shutdown pass; the cluster and host settings are gone after", async function () {
+  it("node loss (the controller in-process and in-cluster), partition, zone outage, controller failover and graceful shutdown pass; the cluster and host settings are gone after", async function () {
     this.timeout(40 * 60_000);
     const reportDir = testRunDir("kind-suites");
     const before = inotifyLimits();
@@ -106,8 +110,9 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
       SCENARIOS.map((id) => [id, "passed"]),
     );
     // The baseline's StatefulSet with a volume never comes back by itself; the other node losses do.
-    expect(summary.scenarios.slice(0, 3).map((s) => s.recoveryMs === null)).to.deep.equal([
+    expect(summary.scenarios.slice(0, 4).map((s) => s.recoveryMs === null)).to.deep.equal([
       true,
+      false,
       false,
       false,
     ]);

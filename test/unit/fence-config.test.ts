@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { controllerSettings, parseControllerFlags } from "../../lib/cli/controller-command.js";
+import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { validateControllerConfig } from "../../lib/controller/config.js";
 import { fenceDriverRegistry, genericFenceDrivers } from "../../lib/controller/drivers/registry.js";
 import type { FenceDriver } from "../../lib/controller/drivers/types.js";

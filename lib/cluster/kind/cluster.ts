@@ -17,11 +17,13 @@ import {
   offeredCapabilities,
   type CapabilityMap,
   type ClusterUnderTest,
+  type DeployedController,
   type EvictionSettings,
   type NodeCapability,
   type PressureKind,
 } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
+import { deployInClusterController } from "./in-cluster-controller.js";
 import { DEFAULT_KIND_CONFIG, type RenderedKindConfig } from "./config.js";
 import { checkFillCap, defaultMaxFillBytes, planFill, PRESSURE_SIGNALS, type FillPlanner } from "./fill.js";
 import type { KindNodes } from "./nodes.js";
@@ -157,6 +159,7 @@ export class KindCluster implements ClusterUnderTest {
         pressure: this,
         "graceful-shutdown": this,
         fencing: this,
+        "in-cluster-controller": this,
       },
       this.unsupported,
     );
@@ -367,6 +370,21 @@ export class KindCluster implements ClusterUnderTest {
         this.#progress.info(`could not put node ${name} back to its real size: ${errorMessage(error)}`);
       }
     }
+  }
+
+  /**
+   * The bundled controller as users deploy it: its image built here and loaded into the nodes,
+   * fixtures/controller/ applied unchanged, the webhook fence driver pointed at the kind power
+   * webhook (in-cluster-controller.ts).
+   */
+  async deployController(signal?: AbortSignal): Promise<DeployedController> {
+    return deployInClusterController({
+      cluster: this.name,
+      kc: this.kubeConfig(),
+      cli: this.cli,
+      progress: this.#progress,
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /** $REKINDLE_KUBECTL, else kubectl on PATH (a kind run needs none otherwise). */

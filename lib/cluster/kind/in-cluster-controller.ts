@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { RekindleError } from "../../errors.js";
 import { applyManifestFile, applyManifests } from "../../kube/apply.js";
+import { DEFAULT_LEADER_LEASE } from "../../controller/leader.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { PROJECT_ROOT } from "../../util/fixtures.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
@@ -32,9 +33,11 @@ export const CONTROLLER_FIXTURES = ["crd.yaml", "rbac.yaml", "deployment.yaml"] 
 export interface InClusterControllerTimeouts {
   /** Both replicas Ready after the restart. Default 180 s (image already in the nodes). */
   readyMs: number;
+  /** Its pods gone after the Deployment's deletion (their grace period is 30 s). Default 60 s. */
+  goneMs: number;
 }
 
-export const IN_CLUSTER_TIMEOUTS: InClusterControllerTimeouts = { readyMs: 180_000 };
+export const IN_CLUSTER_TIMEOUTS: InClusterControllerTimeouts = { readyMs: 180_000, goneMs: 60_000 };
 
 /** The fence configuration a user of a kind cluster writes: every node through the power webhook. */
 export function webhookFenceConfig(url: string, caFile: string = MOUNTED_CA_FILE): string {
@@ -94,26 +97,31 @@ export interface InClusterControllerOptions {
 
 export interface InClusterController extends AsyncDisposable {
   readonly image: string;
+  readonly namespace: string;
   readonly webhook: KindPowerWebhook;
-  /** Names of the controller's pods that are Ready now. */
-  readyPods(): Promise<string[]>;
+  /** The controller's pods that are Ready now, with their nodes. */
+  readyPods(): Promise<{ name: string; node: string }[]>;
   /** Deletes the Deployment (its pods stop fencing) and closes the power webhook. Idempotent. */
   remove(): Promise<void>;
 }
 
-async function readyControllerPods(kc: k8s.KubeConfig): Promise<string[]> {
+async function controllerPods(kc: k8s.KubeConfig): Promise<k8s.V1Pod[]> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const pods = await core.listNamespacedPod({
     namespace: CONTROLLER_NAMESPACE,
     labelSelector: `app.kubernetes.io/name=${CONTROLLER_DEPLOYMENT}`,
   });
-  return pods.items
+  return pods.items;
+}
+
+async function readyControllerPods(kc: k8s.KubeConfig): Promise<{ name: string; node: string }[]> {
+  return (await controllerPods(kc))
     .filter(
       (pod) =>
         pod.metadata?.deletionTimestamp === undefined &&
         pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
     )
-    .map((pod) => pod.metadata?.name ?? "");
+    .map((pod) => ({ name: pod.metadata?.name ?? "", node: pod.spec?.nodeName ?? "" }));
 }
 
 /**
@@ -142,9 +150,28 @@ export async function deployInClusterController(
     if (removed) return;
     removed = true;
     try {
-      await apps.deleteNamespacedDeployment({ name: CONTROLLER_DEPLOYMENT, namespace: CONTROLLER_NAMESPACE });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
+      try {
+        await apps.deleteNamespacedDeployment({
+          name: CONTROLLER_DEPLOYMENT,
+          namespace: CONTROLLER_NAMESPACE,
+        });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      // The controller does not release its leader Lease when it stops: once its pods are gone the
+      // Lease goes too, or controllers started next (the in-process ones of later scenarios use the
+      // same Lease) would wait for it to expire.
+      await pollUntil(async () => ((await controllerPods(kc)).length === 0 ? true : undefined), {
+        what: `the controller pods in ${CONTROLLER_NAMESPACE} gone`,
+        timeoutMs: timeouts.goneMs,
+        intervalMs: 500,
+      });
+      await kc
+        .makeApiClient(k8s.CoordinationV1Api)
+        .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace: CONTROLLER_NAMESPACE })
+        .catch((error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        });
     } finally {
       await webhook.close();
     }
@@ -203,6 +230,7 @@ export async function deployInClusterController(
   }
   return {
     image: image.tag,
+    namespace: CONTROLLER_NAMESPACE,
     webhook,
     readyPods: () => readyControllerPods(kc),
     remove,

@@ -28,9 +28,12 @@ export interface SimUnderTestOptions {
 export class SimClusterUnderTest implements ClusterUnderTest {
   readonly provider = "sim" as const;
   readonly cluster: SimCluster;
-  readonly unsupported = {};
+  readonly unsupported = {
+    "in-cluster-controller":
+      "the sim's KWOK nodes run no containers, so no controller pod can run there (the sim runs the controller in-process)",
+  };
   /** The sim can do every fault family, restart its controller manager and fence its nodes. */
-  readonly capabilities: CapabilityMap = {
+  readonly capabilities: Omit<CapabilityMap, "in-cluster-controller"> = {
     lifecycle: this,
     partition: this,
     pressure: this,

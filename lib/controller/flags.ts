@@ -1,0 +1,121 @@
+// The controller's command-line flags and the settings they make, checked. Pure: used by
+// `rekindle controller` and by whatever must know how a shipped manifest's args configure the
+// controller (the in-cluster scenario's expected timeline).
+import { hostname } from "node:os";
+import { parseArgs } from "node:util";
+import { RekindleError } from "../errors.js";
+import { parseCount } from "../util/parse-count.js";
+import {
+  DEFAULT_CONTROLLER_CONFIG,
+  DURATION_BOUNDS_MS,
+  parseBoundedDuration,
+  validateControllerConfig,
+  type ControllerConfig,
+} from "./config.js";
+
+/** The leader Lease's duration (the LeaderElector's default, passed explicitly so the check-interval bound uses it). */
+export const LEADER_LEASE_DURATION_MS = 15_000;
+
+const OPTIONS = {
+  help: { type: "boolean", short: "h", default: false },
+  kubeconfig: { type: "string" },
+  "fence-config": { type: "string" },
+  "sim-cluster": { type: "string" },
+  "unhealthy-after": { type: "string" },
+  "check-interval": { type: "string" },
+  "max-unhealthy": { type: "string" },
+  namespace: { type: "string" },
+  "metrics-port": { type: "string", default: "9464" },
+  "power-on-after-fence": { type: "boolean", default: false },
+  "leader-elect": { type: "boolean", default: false },
+  "install-crd": { type: "boolean", default: false },
+  "healthy-before-unfence": { type: "string" },
+  "cleanup-timeout": { type: "string" },
+  "stale-wait": { type: "string" },
+  "driver-timeout": { type: "string" },
+  "max-fences-per-window": { type: "string" },
+  "fence-rate-window": { type: "string" },
+} as const;
+
+/** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
+const DURATION_FLAGS = [
+  ["healthy-before-unfence", "healthyBeforeUnfenceMs"],
+  ["cleanup-timeout", "cleanupTimeoutMs"],
+  ["stale-wait", "staleWaitMs"],
+  ["driver-timeout", "driverTimeoutMs"],
+  ["fence-rate-window", "fenceRateWindowMs"],
+] as const;
+
+export type ControllerFlags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** --max-fences-per-window: at least 1 (0 would never fence at all: pause the controller instead). */
+function parseFenceLimit(text: string): number {
+  const value = parseCount("--max-fences-per-window", text);
+  if (value < 1) {
+    throw RekindleError.invalidInput(
+      "--max-fences-per-window",
+      text,
+      'a count of 1 or more (to stop fencing, set paused: "true" in the controller\'s ConfigMap)',
+    );
+  }
+  return value;
+}
+
+/** The command's flags (node:util parseArgs, strict: an unknown flag throws). */
+export function parseControllerFlags(args: string[]): ControllerFlags {
+  return parseArgs({ args, options: OPTIONS, strict: true }).values;
+}
+
+/** The controller's settings from its flags, checked (ranges, and against each other). Pure. */
+export function controllerSettings(values: ControllerFlags): {
+  config: ControllerConfig;
+  metricsPort: number;
+} {
+  const config: ControllerConfig = {
+    ...DEFAULT_CONTROLLER_CONFIG,
+    identity: `${hostname()}-${process.pid}`,
+    ...(values["unhealthy-after"] !== undefined
+      ? {
+          unhealthyAfterMs: parseBoundedDuration(
+            "--unhealthy-after",
+            values["unhealthy-after"],
+            DURATION_BOUNDS_MS.unhealthyAfterMs,
+          ),
+        }
+      : {}),
+    ...(values["check-interval"] !== undefined
+      ? {
+          checkIntervalMs: parseBoundedDuration(
+            "--check-interval",
+            values["check-interval"],
+            DURATION_BOUNDS_MS.checkIntervalMs,
+          ),
+        }
+      : {}),
+    ...Object.fromEntries(
+      DURATION_FLAGS.filter(([flag]) => values[flag] !== undefined).map(([flag, field]) => [
+        field,
+        parseBoundedDuration(`--${flag}`, values[flag] ?? "", DURATION_BOUNDS_MS[field]),
+      ]),
+    ),
+    ...(values["max-fences-per-window"] !== undefined
+      ? { maxFencesPerWindow: parseFenceLimit(values["max-fences-per-window"]) }
+      : {}),
+    ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
+    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
+    powerOnAfterFence: values["power-on-after-fence"],
+  };
+  validateControllerConfig(
+    config,
+    values["leader-elect"] ? { leaseDurationMs: LEADER_LEASE_DURATION_MS } : {},
+  );
+  const metricsPort = parseCount("--metrics-port", values["metrics-port"]);
+  if (metricsPort > 65_535) {
+    throw RekindleError.invalidInput(
+      "--metrics-port",
+      values["metrics-port"],
+      "a TCP port from 0 to 65535 (0: any free one)",
+    );
+  }
+  return { config, metricsPort };
+}

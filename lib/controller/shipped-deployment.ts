@@ -1,0 +1,56 @@
+// How fixtures/controller/deployment.yaml configures the controller: its container's args, read
+// from the manifest users apply and parsed by the controller's own flag parser, so a timeline
+// expected of the in-cluster controller follows the manifest (today --unhealthy-after 20s).
+import { readFileSync } from "node:fs";
+import { parseAllDocuments } from "yaml";
+import { RekindleError } from "../errors.js";
+import { fixturePath } from "../util/fixtures.js";
+import type { ControllerConfig } from "./config.js";
+import { controllerSettings, parseControllerFlags } from "./flags.js";
+
+export const SHIPPED_DEPLOYMENT_FILE = fixturePath("controller", "deployment.yaml");
+const DEPLOYMENT_NAME = "rekindle-controller";
+const CONTAINER_NAME = "controller";
+
+export interface ShippedControllerSettings {
+  /** The args after the `controller` command. */
+  args: string[];
+  config: ControllerConfig;
+  leaderElect: boolean;
+  replicas: number;
+}
+
+interface DeploymentShape {
+  kind?: unknown;
+  metadata?: { name?: unknown };
+  spec?: {
+    replicas?: unknown;
+    template?: { spec?: { containers?: { name?: unknown; args?: unknown }[] } };
+  };
+}
+
+/** The controller's settings as the shipped Deployment (or `text`, a manifest like it) runs it. */
+export function shippedControllerSettings(
+  text: string = readFileSync(SHIPPED_DEPLOYMENT_FILE, "utf8"),
+  file = SHIPPED_DEPLOYMENT_FILE,
+): ShippedControllerSettings {
+  const deployment = parseAllDocuments(text)
+    .map((doc) => doc.toJS() as DeploymentShape | null)
+    .find((doc) => doc?.kind === "Deployment" && doc.metadata?.name === DEPLOYMENT_NAME);
+  const container = deployment?.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME);
+  const args = container?.args;
+  if (!Array.isArray(args) || args[0] !== "controller" || !args.every((a) => typeof a === "string")) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `${file}: no Deployment ${DEPLOYMENT_NAME} whose container "${CONTAINER_NAME}" runs args [controller, …]`,
+      { hint: "the in-cluster controller's expected timeline is read from that manifest" },
+    );
+  }
+  const flags = parseControllerFlags(args.slice(1));
+  return {
+    args: args.slice(1),
+    config: controllerSettings(flags).config,
+    leaderElect: flags["leader-elect"],
+    replicas: typeof deployment?.spec?.replicas === "number" ? deployment.spec.replicas : 1,
+  };
+}
