@@ -13,6 +13,8 @@ const DEPLOYMENT_NAME = "rekindle-controller";
 const CONTAINER_NAME = "controller";
 
 export interface ShippedControllerSettings {
+  /** The container's image reference. */
+  image: string;
   /** The args after the `controller` command. */
   args: string[];
   config: ControllerConfig;
@@ -25,7 +27,7 @@ interface DeploymentShape {
   metadata?: { name?: unknown };
   spec?: {
     replicas?: unknown;
-    template?: { spec?: { containers?: { name?: unknown; args?: unknown }[] } };
+    template?: { spec?: { containers?: { name?: unknown; image?: unknown; args?: unknown }[] } };
   };
 }
 
@@ -48,6 +50,7 @@ export function shippedControllerSettings(
   }
   const flags = parseControllerFlags(args.slice(1));
   return {
+    image: typeof container?.image === "string" ? container.image : "",
     args: args.slice(1),
     config: controllerSettings(flags).config,
     leaderElect: flags["leader-elect"],

@@ -15,24 +15,14 @@ import { ensureKindBinary } from "../../lib/cluster/kind/kind-binary.js";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { findOnPath } from "../../lib/util/paths.js";
 import { consoleProgress } from "../../lib/util/progress.js";
+import { KIND_CI_SCENARIO_PATTERN, KIND_CI_SCENARIOS, KIND_CI_SUITES } from "../support/kind-ci-scenarios.js";
 import { HINT, requirePrerequisite } from "../support/prerequisites.js";
 import { REKINDLE_BIN } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const CLUSTER = "rekindle-it-kind";
-/** In the order `rekindle run` runs them (the suites' order on the command line). */
-const SCENARIOS = [
-  "node-loss/baseline",
-  "node-loss/manual-out-of-service",
-  "node-loss/controller",
-  "node-loss/controller-in-cluster",
-  "partition/healed-before-detection",
-  "partition/healed-after-fence",
-  "zone-outage/guard-holds",
-  "controller-failover/leader-killed-mid-fence",
-  "graceful-shutdown/no-fence",
-];
-const SUITES = ["node-loss", "partition", "zone-outage", "controller-failover", "graceful-shutdown"];
+const SCENARIOS = KIND_CI_SCENARIOS;
+const SUITES = KIND_CI_SUITES;
 
 async function kindMissing(): Promise<string | undefined> {
   if (process.getuid?.() !== 0) return `building the offline node image needs root; ${HINT}`;
@@ -93,7 +83,7 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
         "fast",
         ...SUITES.flatMap((suite) => ["--suite", suite]),
         "--scenario",
-        `(${SCENARIOS.join("|")})`,
+        KIND_CI_SCENARIO_PATTERN,
         "--cluster-name",
         CLUSTER,
         "--report-dir",

@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import {
   CONTROLLER_FIXTURES,
   CONTROLLER_USER_OBJECTS,
+  controllerImageSource,
   MOUNTED_CA_FILE,
   userSuppliedObjects,
   webhookFenceConfig,
@@ -69,5 +70,13 @@ describe("the controller in-cluster on kind: what the user supplies beside the f
     const files = readFileSync(join(PROJECT_ROOT, "fixtures", "controller", "rbac.yaml"), "utf8");
     expect(files).to.include("kind: Namespace");
     expect([...CONTROLLER_FIXTURES]).to.deep.equal(["crd.yaml", "rbac.yaml", "deployment.yaml"]);
+  });
+
+  it("takes the controller image from REKINDLE_CONTROLLER_IMAGE: build (default) or the engine's; refuses anything else", function () {
+    expect(controllerImageSource({})).to.equal("build");
+    expect(controllerImageSource({ REKINDLE_CONTROLLER_IMAGE: "engine" })).to.equal("engine");
+    expect(() => controllerImageSource({ REKINDLE_CONTROLLER_IMAGE: "rekindle:latest" }))
+      .to.throw(/REKINDLE_CONTROLLER_IMAGE.*rekindle:latest.*build, engine/)
+      .with.property("code", "INVALID_INPUT");
   });
 });

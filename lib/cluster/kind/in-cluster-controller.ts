@@ -9,12 +9,14 @@ import { stringify } from "yaml";
 import { RekindleError } from "../../errors.js";
 import { applyManifestFile, applyManifests } from "../../kube/apply.js";
 import { DEFAULT_LEADER_LEASE } from "../../controller/leader.js";
+import { shippedControllerSettings } from "../../controller/shipped-deployment.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { PROJECT_ROOT } from "../../util/fixtures.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import { pollUntil } from "../../util/time.js";
 import type { KindCli } from "./cli.js";
 import { ensureControllerImage, type ControllerImageOptions } from "./image/controller-image.js";
+import { DockerCli } from "./image/docker-cli.js";
 import { startKindPowerWebhook, type KindPowerWebhook } from "./power-webhook/server.js";
 
 export const CONTROLLER_NAMESPACE = "rekindle-system";
@@ -90,6 +92,8 @@ export interface InClusterControllerOptions {
   cli: KindCli;
   /** Passed to ensureControllerImage. */
   image?: Omit<ControllerImageOptions, "progress" | "signal">;
+  /** Default $REKINDLE_CONTROLLER_IMAGE, else "build". */
+  imageSource?: ControllerImageSource;
   timeouts?: Partial<InClusterControllerTimeouts>;
   progress?: Progress;
   signal?: AbortSignal;
@@ -124,6 +128,53 @@ async function readyControllerPods(kc: k8s.KubeConfig): Promise<{ name: string; 
     .map((pod) => ({ name: pod.metadata?.name ?? "", node: pod.spec?.nodeName ?? "" }));
 }
 
+/** How the controller image is had: built here offline (default), or the engine's own as it is. */
+export const CONTROLLER_IMAGE_SOURCES = ["build", "engine"] as const;
+export type ControllerImageSource = (typeof CONTROLLER_IMAGE_SOURCES)[number];
+
+/** $REKINDLE_CONTROLLER_IMAGE, checked; default "build". */
+export function controllerImageSource(env: NodeJS.ProcessEnv = process.env): ControllerImageSource {
+  const value = env["REKINDLE_CONTROLLER_IMAGE"] ?? "build";
+  if (!(CONTROLLER_IMAGE_SOURCES as readonly string[]).includes(value)) {
+    throw RekindleError.invalidInput("REKINDLE_CONTROLLER_IMAGE", value, CONTROLLER_IMAGE_SOURCES);
+  }
+  return value as ControllerImageSource;
+}
+
+/**
+ * The image the shipped Deployment runs, in the engine: built here (ensureControllerImage), or with
+ * source "engine" the one a `docker build -t <that tag> .` left there, used as it is.
+ */
+async function controllerImage(options: InClusterControllerOptions, progress: Progress): Promise<string> {
+  const wanted = shippedControllerSettings().image;
+  const signal = options.signal;
+  if ((options.imageSource ?? controllerImageSource()) === "engine") {
+    const docker = new DockerCli(signal ? { signal } : {});
+    if ((await docker.imageId(wanted)) === undefined) {
+      throw new RekindleError(
+        "PRECONDITION",
+        `the container engine has no image ${wanted} (REKINDLE_CONTROLLER_IMAGE=engine)`,
+        {
+          hint: `docker build -t ${wanted} . in the repository, or unset REKINDLE_CONTROLLER_IMAGE to have rekindle build it offline`,
+        },
+      );
+    }
+    progress.info(`controller image ${wanted}: the engine's own (REKINDLE_CONTROLLER_IMAGE=engine)`);
+    return wanted;
+  }
+  const image = await ensureControllerImage({ ...options.image, progress, ...(signal ? { signal } : {}) });
+  if (image.tag !== wanted) {
+    throw new RekindleError(
+      "PRECONDITION",
+      `built ${image.tag}, but fixtures/controller/deployment.yaml runs ${wanted}`,
+      {
+        hint: "build the tag the manifest names (the image option's tag)",
+      },
+    );
+  }
+  return image.tag;
+}
+
 /**
  * Builds (or reuses) the controller image, loads it into the cluster, starts the power webhook,
  * applies fixtures/controller/ and the user's objects, restarts the Deployment so both replicas
@@ -135,9 +186,9 @@ export async function deployInClusterController(
   const progress = options.progress ?? silentProgress;
   const timeouts = { ...IN_CLUSTER_TIMEOUTS, ...options.timeouts };
   const { kc, signal } = options;
-  const image = await ensureControllerImage({ ...options.image, progress, ...(signal ? { signal } : {}) });
-  const load = progress.phase(`loading ${image.tag} into kind cluster ${options.cluster}`);
-  await options.cli.loadImage(options.cluster, image.tag, signal);
+  const image = await controllerImage(options, progress);
+  const load = progress.phase(`loading ${image} into kind cluster ${options.cluster}`);
+  await options.cli.loadImage(options.cluster, image, signal);
   load.end("loaded");
   const webhook = await startKindPowerWebhook({
     cluster: options.cluster,
@@ -229,7 +280,7 @@ export async function deployInClusterController(
     );
   }
   return {
-    image: image.tag,
+    image,
     namespace: CONTROLLER_NAMESPACE,
     webhook,
     readyPods: () => readyControllerPods(kc),
