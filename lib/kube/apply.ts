@@ -1,7 +1,7 @@
 // Applies multi-document YAML (fixtures) with server-side apply, labelling every object with the run id.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
-import { k8s } from "./client.js";
+import { isNotFound, k8s } from "./client.js";
 import { RekindleError } from "../errors.js";
 
 export const RUN_LABEL = "rekindle.dev/run";
@@ -80,4 +80,25 @@ export async function applyManifestFile(
 ): Promise<k8s.KubernetesObject[]> {
   const text = substitute(readFileSync(path, "utf8"), options.substitutions);
   return applyManifests(kc, parseManifests(text, path), options);
+}
+
+/** Deletes these objects (last first, as they were applied first to last); one already gone is fine. */
+export async function deleteManifests(
+  kc: k8s.KubeConfig,
+  objects: readonly k8s.KubernetesObject[],
+): Promise<void> {
+  const client = k8s.KubernetesObjectApi.makeApiClient(kc);
+  for (const object of [...objects].reverse()) {
+    try {
+      await client.delete(object);
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      const name = `${String(object.kind)}/${object.metadata?.name ?? "?"}`;
+      throw new RekindleError(
+        "COMMAND_FAILED",
+        `deleting ${name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
 }

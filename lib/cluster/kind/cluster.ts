@@ -380,6 +380,7 @@ export class KindCluster implements ClusterUnderTest {
   async deployController(signal?: AbortSignal): Promise<DeployedController> {
     return deployInClusterController({
       cluster: this.name,
+      runId: this.runId,
       kc: this.kubeConfig(),
       cli: this.cli,
       progress: this.#progress,

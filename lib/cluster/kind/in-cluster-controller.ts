@@ -4,13 +4,19 @@
 // credentials and the CA ConfigMap. An in-cluster pod cannot reach the engine socket, so its fence
 // driver is `webhook`, pointed at the kind power webhook (power-webhook/) on the kind network's
 // gateway, which powers the node containers off and on.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { RekindleError } from "../../errors.js";
-import { applyManifestFile, applyManifests } from "../../kube/apply.js";
-import { DEFAULT_LEADER_LEASE } from "../../controller/leader.js";
+import {
+  applyManifestFile,
+  applyManifests,
+  deleteManifests,
+  parseManifests,
+  RUN_LABEL,
+} from "../../kube/apply.js";
 import { shippedControllerSettings } from "../../controller/shipped-deployment.js";
-import { isNotFound, k8s } from "../../kube/client.js";
+import { isConflict, isNotFound, k8s } from "../../kube/client.js";
 import { PROJECT_ROOT } from "../../util/fixtures.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import { pollUntil } from "../../util/time.js";
@@ -35,11 +41,11 @@ export const CONTROLLER_FIXTURES = ["crd.yaml", "rbac.yaml", "deployment.yaml"] 
 export interface InClusterControllerTimeouts {
   /** Both replicas Ready after the restart. Default 180 s (image already in the nodes). */
   readyMs: number;
-  /** Its pods gone after the Deployment's deletion (their grace period is 30 s). Default 60 s. */
+  /** Its namespace gone after remove() (the pods' grace period is 30 s). Default 90 s. */
   goneMs: number;
 }
 
-export const IN_CLUSTER_TIMEOUTS: InClusterControllerTimeouts = { readyMs: 180_000, goneMs: 60_000 };
+export const IN_CLUSTER_TIMEOUTS: InClusterControllerTimeouts = { readyMs: 180_000, goneMs: 90_000 };
 
 /** The fence configuration a user of a kind cluster writes: every node through the power webhook. */
 export function webhookFenceConfig(url: string, caFile: string = MOUNTED_CA_FILE): string {
@@ -88,6 +94,8 @@ export function userSuppliedObjects(webhook: {
 export interface InClusterControllerOptions {
   /** The kind cluster's name (kind load, and the webhook's node containers). */
   cluster: string;
+  /** The run's id: the controller's namespace carries it (and is refused when it carries another). */
+  runId: string;
   kc: k8s.KubeConfig;
   cli: KindCli;
   /** Passed to ensureControllerImage. */
@@ -105,27 +113,51 @@ export interface InClusterController extends AsyncDisposable {
   readonly webhook: KindPowerWebhook;
   /** The controller's pods that are Ready now, with their nodes. */
   readyPods(): Promise<{ name: string; node: string }[]>;
-  /** Deletes the Deployment (its pods stop fencing) and closes the power webhook. Idempotent. */
+  /**
+   * Deletes what the fixtures made but the CRD, and the namespace with everything in it (the
+   * Deployment, the user's objects, the leader Lease), waits until it is gone, and closes the power
+   * webhook. Idempotent.
+   */
   remove(): Promise<void>;
 }
 
-async function controllerPods(kc: k8s.KubeConfig): Promise<k8s.V1Pod[]> {
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const pods = await core.listNamespacedPod({
+async function readyControllerPods(kc: k8s.KubeConfig): Promise<{ name: string; node: string }[]> {
+  const pods = await kc.makeApiClient(k8s.CoreV1Api).listNamespacedPod({
     namespace: CONTROLLER_NAMESPACE,
     labelSelector: `app.kubernetes.io/name=${CONTROLLER_DEPLOYMENT}`,
   });
-  return pods.items;
-}
-
-async function readyControllerPods(kc: k8s.KubeConfig): Promise<{ name: string; node: string }[]> {
-  return (await controllerPods(kc))
+  return pods.items
     .filter(
       (pod) =>
         pod.metadata?.deletionTimestamp === undefined &&
         pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
     )
     .map((pod) => ({ name: pod.metadata?.name ?? "", node: pod.spec?.nodeName ?? "" }));
+}
+
+/**
+ * Creates the controller's namespace labelled with this run, or refuses one that exists and is
+ * not this run's: a controller the user installed there would be replaced by the fixtures.
+ */
+async function claimControllerNamespace(kc: k8s.KubeConfig, runId: string): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  try {
+    await core.createNamespace({
+      body: { metadata: { name: CONTROLLER_NAMESPACE, labels: { [RUN_LABEL]: runId } } },
+    });
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    const existing = await core.readNamespace({ name: CONTROLLER_NAMESPACE });
+    if (existing.metadata?.labels?.[RUN_LABEL] !== runId) {
+      throw new RekindleError(
+        "CONFLICT",
+        `namespace ${CONTROLLER_NAMESPACE} already exists and is not this run's: deploying the fixtures there would replace what runs in it`,
+        {
+          hint: `a controller installed in this cluster? Run the in-cluster scenario on a cluster of its own, or delete namespace ${CONTROLLER_NAMESPACE}`,
+        },
+      );
+    }
+  }
 }
 
 /** How the controller image is had: built here offline (default), or the engine's own as it is. */
@@ -186,49 +218,63 @@ export async function deployInClusterController(
   const progress = options.progress ?? silentProgress;
   const timeouts = { ...IN_CLUSTER_TIMEOUTS, ...options.timeouts };
   const { kc, signal } = options;
-  const image = await controllerImage(options, progress);
-  const load = progress.phase(`loading ${image} into kind cluster ${options.cluster}`);
-  await options.cli.loadImage(options.cluster, image, signal);
-  load.end("loaded");
-  const webhook = await startKindPowerWebhook({
-    cluster: options.cluster,
-    progress,
-    ...(signal ? { signal } : {}),
-  });
+  await claimControllerNamespace(kc, options.runId);
+  let image: string;
+  let webhook: KindPowerWebhook;
+  try {
+    image = await controllerImage(options, progress);
+    const load = progress.phase(`loading ${image} into kind cluster ${options.cluster}`);
+    await options.cli.loadImage(options.cluster, image, signal);
+    load.end("loaded");
+    webhook = await startKindPowerWebhook({
+      cluster: options.cluster,
+      progress,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (error) {
+    // Nothing was applied yet: the namespace just claimed is all there is to take back.
+    await deleteManifests(kc, [
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: CONTROLLER_NAMESPACE } },
+    ]).catch(() => undefined);
+    throw error;
+  }
   const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const fixtures = join(PROJECT_ROOT, "fixtures", "controller");
   let removed = false;
   const remove = async (): Promise<void> => {
     if (removed) return;
     removed = true;
     try {
-      try {
-        await apps.deleteNamespacedDeployment({
-          name: CONTROLLER_DEPLOYMENT,
-          namespace: CONTROLLER_NAMESPACE,
-        });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-      // The controller does not release its leader Lease when it stops: once its pods are gone the
-      // Lease goes too, or controllers started next (the in-process ones of later scenarios use the
-      // same Lease) would wait for it to expire.
-      await pollUntil(async () => ((await controllerPods(kc)).length === 0 ? true : undefined), {
-        what: `the controller pods in ${CONTROLLER_NAMESPACE} gone`,
-        timeoutMs: timeouts.goneMs,
-        intervalMs: 500,
-      });
-      await kc
-        .makeApiClient(k8s.CoordinationV1Api)
-        .deleteNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace: CONTROLLER_NAMESPACE })
-        .catch((error: unknown) => {
-          if (!isNotFound(error)) throw error;
-        });
+      // Everything the fixtures made but the CRD (which other controllers use), then the namespace
+      // with the user's objects and the leader Lease (the controller does not release it when it
+      // stops; the in-process controllers of later scenarios use the same one).
+      const made = CONTROLLER_FIXTURES.filter((file) => file !== "crd.yaml").flatMap((file) =>
+        parseManifests(readFileSync(join(fixtures, file), "utf8"), file),
+      );
+      await deleteManifests(
+        kc,
+        made.filter((object) => object.kind !== "Namespace"),
+      );
+      await deleteManifests(kc, [
+        { apiVersion: "v1", kind: "Namespace", metadata: { name: CONTROLLER_NAMESPACE } },
+      ]);
+      await pollUntil(
+        async () => {
+          try {
+            await kc.makeApiClient(k8s.CoreV1Api).readNamespace({ name: CONTROLLER_NAMESPACE });
+            return undefined;
+          } catch (error) {
+            if (isNotFound(error)) return true;
+            throw error;
+          }
+        },
+        { what: `namespace ${CONTROLLER_NAMESPACE} gone`, timeoutMs: timeouts.goneMs, intervalMs: 500 },
+      );
     } finally {
       await webhook.close();
     }
   };
   try {
-    const fixtures = join(PROJECT_ROOT, "fixtures", "controller");
     for (const file of CONTROLLER_FIXTURES) await applyManifestFile(kc, join(fixtures, file));
     // After deployment.yaml, whose rekindle-fencing ConfigMap is an example to be replaced.
     await applyManifests(kc, userSuppliedObjects(webhook));
