@@ -4,7 +4,7 @@
 // controller would be: a Ready replica holds the leader Lease and has seen every node renew.
 import { DEFAULT_LEADER_LEASE } from "../controller/leader.js";
 import type { DeployedController } from "../cluster/provider.js";
-import { k8s } from "../kube/client.js";
+import { isNotFound, k8s } from "../kube/client.js";
 import { leaseRenewIntervalMs } from "../cluster/profiles.js";
 import { pollUntil, sleep } from "../util/time.js";
 import { deleteFinishedFences } from "./fences.js";
@@ -63,10 +63,17 @@ async function moveReplicasOff(
 
 /** The pod whose controller holds the leader Lease (identities are `<hostname>-<pid>`, hostname the pod's name). */
 async function leaderPod(kc: k8s.KubeConfig, controller: DeployedController): Promise<string | undefined> {
-  const lease = await kc
-    .makeApiClient(k8s.CoordinationV1Api)
-    .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace: controller.namespace });
-  const holder = lease.spec?.holderIdentity ?? "";
+  let holder: string;
+  try {
+    const lease = await kc
+      .makeApiClient(k8s.CoordinationV1Api)
+      .readNamespacedLease({ name: DEFAULT_LEADER_LEASE, namespace: controller.namespace });
+    holder = lease.spec?.holderIdentity ?? "";
+  } catch (error) {
+    // Not created yet: no replica has run an election.
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
   return (await controller.readyPods()).find((p) => holder.startsWith(`${p.name}-`))?.name;
 }
 
@@ -82,7 +89,7 @@ export async function deployControllerInCluster(
   const { steps, kc, signal } = context;
   const deployer = context.cluster.capabilities["in-cluster-controller"];
   const controller = await steps.step(
-    "deploy the controller from fixtures/controller/ (image built here, loaded into the nodes)",
+    "deploy the controller from fixtures/controller/ (its image loaded into the nodes)",
     () => deployer.deployController(signal),
   );
   steps.registerUndo("remove the in-cluster controller", () => controller.remove());
