@@ -67,7 +67,7 @@ for (const k of kind.scenarios) {
 }
 rows.sort((a, b) => a.scenario.localeCompare(b.scenario) || a.kindMs - b.kindMs);
 
-const sec = (ms: number) => `${(ms / 1000).toFixed(1)}`;
+const sec = (ms: number) => (ms / 1000).toFixed(1);
 const signed = (ms: number) => `${ms >= 0 ? "+" : "−"}${(Math.abs(ms) / 1000).toFixed(1)}`;
 const table = [
   "| scenario | milestone | sim p50 (s) | kind p50 (s) | sim − kind (s) | flagged |",
