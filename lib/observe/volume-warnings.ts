@@ -29,21 +29,25 @@ const TRANSIENT_VOLUME_ERRORS: readonly { pattern: RegExp; cause: string }[] = [
   },
 ];
 
+function isVolumeWarning(transition: Transition): boolean {
+  return (
+    transition.name === "event" &&
+    (VOLUME_WARNING_REASONS as readonly string[]).includes(transition.detail?.["reason"] ?? "")
+  );
+}
+
 /** Why a volume warning is transient (the kubelet retries on its own), or undefined if it is not known to be. */
 export function transientVolumeErrorCause(transition: Transition): string | undefined {
-  if (transition.name !== "event") return undefined;
-  const reason = transition.detail?.["reason"] ?? "";
-  if (!(VOLUME_WARNING_REASONS as readonly string[]).includes(reason)) return undefined;
+  if (!isVolumeWarning(transition)) return undefined;
   const message = transition.detail?.["message"] ?? "";
   return TRANSIENT_VOLUME_ERRORS.find((known) => known.pattern.test(message))?.cause;
 }
 
 /** "FailedMount pod ns/db-0: <message>" for a volume warning event; undefined for anything else. */
 export function volumeWarningLine(transition: Transition): string | undefined {
-  if (transition.name !== "event") return undefined;
+  if (!isVolumeWarning(transition)) return undefined;
   const detail = transition.detail ?? {};
   const reason = detail["reason"] ?? "";
-  if (!(VOLUME_WARNING_REASONS as readonly string[]).includes(reason)) return undefined;
   const object = `${(detail["involvedKind"] ?? "").toLowerCase()} ${detail["involvedNamespace"] ?? ""}/${detail["involvedName"] ?? ""}`;
   const line = `${reason} ${object}: ${detail["message"] ?? ""}`;
   const cause = transientVolumeErrorCause(transition);
