@@ -34,10 +34,32 @@ export function releasablePods(pods: readonly k8s.V1Pod[]): k8s.V1Pod[] {
   return pods.filter((p) => !belongsToNode(p) && !isPodTerminal(p));
 }
 
+export interface HeldWorkloads {
+  /** namespace/name of each releasable pod. */
+  pods: string[];
+  volumeAttachments: string[];
+}
+
 /** What fencing would release: the node's releasable pods plus its VolumeAttachments. */
-export async function workloadsHeld(kc: k8s.KubeConfig, node: string): Promise<number> {
+export async function workloadsHeld(kc: k8s.KubeConfig, node: string): Promise<HeldWorkloads> {
   const [pods, attachments] = await Promise.all([podsOnNode(kc, node), volumeAttachmentsOnNode(kc, node)]);
-  return releasablePods(pods).length + attachments.length;
+  return {
+    pods: releasablePods(pods).map(podName),
+    volumeAttachments: attachments.map((a) => a.metadata?.name ?? ""),
+  };
+}
+
+/** "2 pods (ns/a, ns/b) and 1 VolumeAttachment", for a log line; at most `shown` names each. */
+export function describeHeld(held: HeldWorkloads, shown = 5): string {
+  const list = (names: string[], noun: string) => {
+    const more = names.length > shown ? `, +${names.length - shown} more` : "";
+    return `${names.length} ${noun}${names.length === 1 ? "" : "s"} (${names.slice(0, shown).join(", ")}${more})`;
+  };
+  const parts = [
+    ...(held.pods.length > 0 ? [list(held.pods, "pod")] : []),
+    ...(held.volumeAttachments.length > 0 ? [list(held.volumeAttachments, "VolumeAttachment")] : []),
+  ];
+  return parts.length === 0 ? "nothing" : parts.join(" and ");
 }
 
 /** Pods still bound to the node and being deleted, that a returned kubelet must drop first. */

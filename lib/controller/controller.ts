@@ -10,7 +10,7 @@ import { boundedSignal } from "../util/abort.js";
 import { sleep, withTimeout } from "../util/time.js";
 import type { ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
-import { workloadsHeld } from "./cleanup.js";
+import { describeHeld, workloadsHeld } from "./cleanup.js";
 import type { ControllerConfig } from "./config.js";
 import { fenceDriverFor, type FenceDriverRegistry } from "./drivers/registry.js";
 import { EVENT_REASONS, recordNodeEvent, type EventReason } from "./events.js";
@@ -308,11 +308,15 @@ export class RecoveryController {
       );
       return true;
     }
-    if ((await workloadsHeld(this.#context.kc, name)) === 0) {
+    const held = await workloadsHeld(this.#context.kc, name);
+    if (held.pods.length + held.volumeAttachments.length === 0) {
       // A graceful shutdown ended every pod and released every volume itself; so does an
       // empty node. Fencing would protect nothing, and a node shut down on purpose stays so.
       if (!this.#nothingToRelease.has(name)) {
         this.#nothingToRelease.add(name);
+        this.#context.log(
+          `${name} lost (${lostBecause}), but it holds no running pods and no attached volumes: not fencing`,
+        );
         await this.#context.event(
           name,
           EVENT_REASONS.nothingToRelease,
@@ -347,6 +351,7 @@ export class RecoveryController {
       return true;
     }
     this.#lastHold.delete(name);
+    this.#context.log(`${name} holds ${describeHeld(held)}: fencing it releases them`);
     await startFence(this.#context, node, lostBecause, driverName, previous);
     return true;
   }

@@ -1,6 +1,7 @@
 // Events about nodes with constant reasons: timelines and alerts match on these.
 import { randomBytes } from "node:crypto";
-import { k8s } from "../kube/client.js";
+import pRetry from "p-retry";
+import { apiStatus, k8s } from "../kube/client.js";
 
 /** Node events live in "default", where kubectl describe node finds them. */
 export const NODE_EVENT_NAMESPACE = "default";
@@ -36,6 +37,18 @@ export type EventReason = (typeof EVENT_REASONS)[keyof typeof EVENT_REASONS];
 
 export const EVENT_SOURCE = "rekindle-controller";
 
+/**
+ * Tries beyond the first when the API server fails or is unreachable (5xx, 429, no status). An
+ * event is recorded once per cause (the controller remembers it was sent), so a transient failure
+ * would otherwise lose it for good, and timelines and alerts match on these.
+ */
+export const EVENT_RETRIES = 3;
+
+function isTransient(error: unknown): boolean {
+  const status = apiStatus(error);
+  return status === undefined || status === 429 || status >= 500;
+}
+
 export async function recordNodeEvent(
   kc: k8s.KubeConfig,
   node: string,
@@ -44,18 +57,31 @@ export async function recordNodeEvent(
   type: "Normal" | "Warning" = "Normal",
 ): Promise<void> {
   const now = new Date();
-  await kc.makeApiClient(k8s.CoreV1Api).createNamespacedEvent({
-    namespace: NODE_EVENT_NAMESPACE,
-    body: {
-      metadata: { name: `${node}.${randomBytes(6).toString("hex")}`, namespace: NODE_EVENT_NAMESPACE },
-      involvedObject: { kind: "Node", name: node, uid: node, apiVersion: "v1" },
-      reason,
-      message,
-      type,
-      source: { component: EVENT_SOURCE },
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-    },
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const name = `${node}.${randomBytes(6).toString("hex")}`;
+  const body: k8s.CoreV1Event = {
+    metadata: { name, namespace: NODE_EVENT_NAMESPACE },
+    involvedObject: { kind: "Node", name: node, uid: node, apiVersion: "v1" },
+    reason,
+    message,
+    type,
+    source: { component: EVENT_SOURCE },
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
+  };
+  // One name for every try: a 409 after a lost response means an earlier try recorded it.
+  const createOnce = async () => {
+    try {
+      await api.createNamespacedEvent({ namespace: NODE_EVENT_NAMESPACE, body });
+    } catch (error) {
+      if (apiStatus(error) !== 409) throw error;
+    }
+  };
+  await pRetry(createOnce, {
+    retries: EVENT_RETRIES,
+    minTimeout: 250,
+    factor: 2,
+    shouldRetry: ({ error }) => isTransient(error),
   });
 }

@@ -26,7 +26,9 @@ import { volumeWarningLine } from "../observe/volume-warnings.js";
 import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
+import { LineTail } from "../util/line-tail.js";
 import { pollUntil, sleep } from "../util/time.js";
+import { CONTROLLER_TAIL_LINES, withControllerTail } from "./controller-tail.js";
 import { deleteFinishedFences } from "./fences.js";
 import { ScenarioSteps } from "./steps.js";
 import { concludeScenario } from "./verdict.js";
@@ -288,6 +290,8 @@ export async function runScenario<R extends NodeCapability>(
           ...derived(transitions),
         ].sort((a, b) => a.atMs - b.atMs);
   const milestones = () => milestonesOf(recorder?.transitions ?? []);
+  // The in-process controllers' last lines: a milestone that never comes is often their decision.
+  const controllerTail = new LineTail(CONTROLLER_TAIL_LINES);
   function derived(transitions: readonly Transition[]): Milestone[] {
     const out = definition.derive?.(transitions, deriveContext()) ?? [];
     const stray = out.find((m) => !isOwnMilestone(definition, m.name));
@@ -328,6 +332,8 @@ export async function runScenario<R extends NodeCapability>(
           timeoutMs: budget,
           intervalMs: 100,
           ...(signal ? { signal } : {}),
+        }).catch((error: unknown) => {
+          throw withControllerTail(error, controllerTail.lines());
         }),
       );
     },
@@ -362,7 +368,9 @@ export async function runScenario<R extends NodeCapability>(
         },
         drivers: overrides.drivers ?? new Map(driver ? [[driver.name, driver]] : []),
         log: (message) => {
-          progress.info(`[controller ${config.identity}] ${message}`);
+          const line = `[controller ${config.identity}] ${message}`;
+          controllerTail.push(line);
+          progress.info(line);
         },
         ...overrides,
         config,
