@@ -30,7 +30,7 @@ const kind = load(kindFile, "kind");
 
 /** Milestones worth comparing: what the kubelet, the control plane and the controller did. */
 const COMPARED =
-  /^(node-|taint-added:|.*:(pod-gone|replacement-created|replacement-running|recovered)$|fence:)/;
+  /^(node-|taint-added:|taint-removed:|evicted:|.*:(pod-terminated|pod-gone|replacement-created|replacement-running|recovered)$|fence:|event:NothingToRelease$)/;
 
 export interface CalibrationRow {
   scenario: string;

@@ -30,6 +30,7 @@ const HANDS_OFF =
 const UPSTREAM_EVICTION: EvictionSettings = {
   pressureTransitionPeriodMs: 300_000,
   monitoringIntervalMs: 10_000,
+  statusUpdateIntervalMs: 10_000,
   shutdownGracePeriodMs: 0,
 };
 

@@ -401,6 +401,7 @@ describe("kind provider", function () {
       expect(cluster.eviction).to.deep.equal({
         pressureTransitionPeriodMs: 30_000,
         monitoringIntervalMs: 10_000,
+        statusUpdateIntervalMs: 10_000,
         shutdownGracePeriodMs: 30_000,
       });
       // Every node fault is supported; restarting kube-controller-manager with other flags and the

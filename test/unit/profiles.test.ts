@@ -1,6 +1,9 @@
 import { expect } from "chai";
 import { RekindleError } from "../../lib/errors.js";
-import { TIMING_PROFILES, timingProfile } from "../../lib/cluster/profiles.js";
+import { readFileSync } from "node:fs";
+import { KIND_MONITORING_INTERVAL_MS } from "../../lib/cluster/kind/cluster.js";
+import { DEFAULT_KIND_CONFIG, renderKindConfig } from "../../lib/cluster/kind/config.js";
+import { KIND_CONFIG_KUBELET, TIMING_PROFILES, timingProfile } from "../../lib/cluster/profiles.js";
 
 describe("timing profiles", function () {
   it("default carries the upstream numbers", function () {
@@ -26,5 +29,21 @@ describe("timing profiles", function () {
     expect(() => timingProfile("slow"))
       .to.throw(RekindleError, 'unknown profile "slow"; valid: default, fast')
       .with.property("code", "INVALID_INPUT");
+  });
+});
+
+describe("the sim kubelet's settings", function () {
+  it("are kind-config.yaml's in every profile, so sim and kind runs compare like with like", function () {
+    const rendered = renderKindConfig(readFileSync(DEFAULT_KIND_CONFIG, "utf8"), TIMING_PROFILES.fast);
+    const { pressureTransitionPeriodMs, statusUpdateIntervalMs, shutdownGracePeriodMs } = rendered.kubelet;
+    expect(KIND_CONFIG_KUBELET).to.deep.equal({
+      pressureTransitionPeriodMs,
+      monitoringIntervalMs: KIND_MONITORING_INTERVAL_MS,
+      statusUpdateIntervalMs,
+      shutdownGracePeriodMs,
+    });
+    for (const profile of Object.values(TIMING_PROFILES)) {
+      expect(profile.simKubelet, profile.name).to.deep.equal(KIND_CONFIG_KUBELET);
+    }
   });
 });

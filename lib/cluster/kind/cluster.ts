@@ -185,6 +185,7 @@ export class KindCluster implements ClusterUnderTest {
     this.eviction = {
       pressureTransitionPeriodMs: init.config.kubelet.pressureTransitionPeriodMs,
       monitoringIntervalMs: KIND_MONITORING_INTERVAL_MS,
+      statusUpdateIntervalMs: init.config.kubelet.statusUpdateIntervalMs,
       shutdownGracePeriodMs: init.config.kubelet.shutdownGracePeriodMs,
     };
     if (this.created && !this.keep) this.#releaseInterrupt = onInterrupt(() => this.destroy());

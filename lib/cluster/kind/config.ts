@@ -16,6 +16,7 @@ const KIND_API_VERSION = "kind.x-k8s.io/v1alpha4";
 /** Kubelet defaults, used when the config leaves a setting out. */
 const KUBELET_DEFAULT_PRESSURE_TRANSITION = "5m";
 const KUBELET_DEFAULT_SHUTDOWN_GRACE = "0s";
+const KUBELET_DEFAULT_STATUS_UPDATE = "10s";
 
 interface KindNodeConfig {
   role?: unknown;
@@ -37,6 +38,7 @@ export interface KindKubeletSettings {
   /** evictionHard as written, e.g. { "memory.available": "200Mi", "nodefs.available": "10%" }. */
   evictionHard: Readonly<Record<string, string>>;
   pressureTransitionPeriodMs: number;
+  statusUpdateIntervalMs: number;
   shutdownGracePeriodMs: number;
   nodeLeaseDurationSeconds: number | undefined;
 }
@@ -220,6 +222,7 @@ export function kubeletSettings(config: KindClusterConfig, source = "(text)"): K
       "evictionPressureTransitionPeriod",
       KUBELET_DEFAULT_PRESSURE_TRANSITION,
     ),
+    statusUpdateIntervalMs: duration("nodeStatusUpdateFrequency", KUBELET_DEFAULT_STATUS_UPDATE),
     shutdownGracePeriodMs: duration("shutdownGracePeriod", KUBELET_DEFAULT_SHUTDOWN_GRACE),
     nodeLeaseDurationSeconds: typeof lease === "number" ? lease : undefined,
   };

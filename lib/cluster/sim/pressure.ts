@@ -1,10 +1,16 @@
 // Simulated kubelet eviction manager for one sim node under memory or disk pressure. KWOK has no
-// eviction manager; this plays the kubelet's part (labelled simulated in reports): it reports the
-// pressure condition, and while the signal stays below its threshold evicts one pod per monitoring
-// interval in the kubelet's order, never a critical pod (system-node-critical DaemonSet pods,
-// static and mirror pods), as the kubelet refuses those. After relief the condition stays True for
-// the kubelet's evictionPressureTransitionPeriod. The node lifecycle controller (real) adds and
-// removes the taint.
+// eviction manager; this plays the kubelet's part (labelled simulated in reports), timed as the
+// v1.34 kubelet is (eviction_manager.go, measured against kind in docs/calibration.md):
+// - its loop looks every monitoring interval, at a phase the fault does not choose;
+// - a pass that sees the signal met evicts one pod in the kubelet's order, never a critical pod
+//   (system-node-critical DaemonSet pods, static and mirror pods: the kubelet refuses those), waits
+//   for its cleanup (polled every second) and looks again at once, so a fill no eviction relieves
+//   costs every evictable pod its place, 1–3 s apart;
+// - the condition it keeps is written to the Node at the kubelet's next status update, so the
+//   first eviction can come before the condition is in the API;
+// - after relief the condition stays until the transition period has passed since the last pass
+//   that saw the signal (up to one monitoring interval before the relief).
+// The node lifecycle controller (real) adds and removes the taint.
 import { errorMessage } from "../../errors.js";
 import { nextEvictionVictim, type StarvedResource } from "../../kube/eviction-order.js";
 import type { k8s } from "../../kube/client.js";
@@ -35,15 +41,26 @@ const RELIEVED = {
   disk: { reason: "KubeletHasNoDiskPressure", message: "kubelet has no disk pressure" },
 } as const;
 
+/** The kubelet polls an evicted pod's cleanup every second before it looks again (podCleanupPollFreq). */
+export const POD_CLEANUP_POLL_MS = 1_000;
+
+type ConditionStatus = "True" | "False";
+
 export class SimEvictionManager implements AsyncDisposable {
   readonly #kc: k8s.KubeConfig;
   readonly #node: string;
   readonly #kind: PressureKind;
   readonly #settings: EvictionSettings;
   readonly #abort = new AbortController();
-  #underPressure = true;
-  #loop: Promise<void> | undefined;
   readonly #log: (message: string) => void;
+  #underPressure = true;
+  /** When a pass last saw the signal met. */
+  #lastSeenAt: number | undefined;
+  /** The condition as the eviction manager holds it, and as the Node shows it. */
+  #held: ConditionStatus = "False";
+  #shown: ConditionStatus = "False";
+  #evicting = true;
+  #loops: Promise<unknown> | undefined;
 
   private constructor(
     kc: k8s.KubeConfig,
@@ -59,8 +76,8 @@ export class SimEvictionManager implements AsyncDisposable {
     this.#log = log;
   }
 
-  /** Reports the pressure condition and starts evicting. */
-  static async start(
+  /** Starts the simulated eviction manager and status updates; the signal is met from now on. */
+  static start(
     kc: k8s.KubeConfig,
     node: string,
     kind: PressureKind,
@@ -68,15 +85,8 @@ export class SimEvictionManager implements AsyncDisposable {
     log: (message: string) => void = () => undefined,
   ): Promise<SimEvictionManager> {
     const manager = new SimEvictionManager(kc, node, kind, settings, log);
-    const signal = SIGNALS[kind];
-    await setNodeCondition(kc, node, {
-      type: signal.condition,
-      status: "True",
-      reason: signal.reason,
-      message: signal.message,
-    });
-    manager.#loop = manager.#run();
-    return manager;
+    manager.#loops = Promise.all([manager.#evictionLoop(), manager.#statusLoop()]);
+    return Promise.resolve(manager);
   }
 
   /** The signal is back above its threshold: no more evictions; the condition clears after the transition period. */
@@ -87,54 +97,93 @@ export class SimEvictionManager implements AsyncDisposable {
   /** Stops at once, clearing the condition without waiting out the transition period. */
   async stop(): Promise<void> {
     this.#abort.abort();
-    await this.#loop;
-    await this.#clearCondition();
+    await this.#loops;
+    await this.#write("False");
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }
 
-  /** Resolves when the condition has cleared after `relieve()` (or `stop()`). */
+  /** Resolves when the condition has cleared on the Node after `relieve()` (or `stop()`). */
   async settled(): Promise<void> {
-    await this.#loop;
+    await this.#loops;
   }
 
-  async #run(): Promise<void> {
+  /** The eviction manager's synchronize loop, until the condition is no longer held. */
+  async #evictionLoop(): Promise<void> {
     const signal = this.#abort.signal;
+    const { monitoringIntervalMs, pressureTransitionPeriodMs } = this.#settings;
     try {
-      while (this.#underPressure) {
-        await this.#evictOne().catch((error: unknown) => {
-          this.#log(`simulated eviction on ${this.#node} failed (retrying): ${errorMessage(error)}`);
-        });
-        await sleep(this.#settings.monitoringIntervalMs, signal);
+      await sleep(Math.random() * monitoringIntervalMs, signal);
+      for (;;) {
+        const now = Date.now();
+        if (this.#underPressure) this.#lastSeenAt = now;
+        const held = this.#lastSeenAt !== undefined && now - this.#lastSeenAt < pressureTransitionPeriodMs;
+        this.#held = held ? "True" : "False";
+        if (!held) break;
+        if (this.#underPressure && (await this.#evictOne())) {
+          await sleep(POD_CLEANUP_POLL_MS, signal);
+          continue;
+        }
+        await sleep(monitoringIntervalMs, signal);
       }
-      await sleep(this.#settings.pressureTransitionPeriodMs, signal);
-      await this.#clearCondition();
     } catch {
       // Aborted by stop(), which clears the condition itself.
+    } finally {
+      this.#evicting = false;
     }
   }
 
-  async #clearCondition(): Promise<void> {
-    const signal = SIGNALS[this.#kind];
-    await setNodeCondition(this.#kc, this.#node, {
-      type: signal.condition,
-      status: "False",
-      ...RELIEVED[this.#kind],
-    });
+  /** The kubelet's node status updates: the held condition reaches the Node at the next one. */
+  async #statusLoop(): Promise<void> {
+    const signal = this.#abort.signal;
+    const { statusUpdateIntervalMs } = this.#settings;
+    try {
+      await sleep(Math.random() * statusUpdateIntervalMs, signal);
+      for (;;) {
+        const held = this.#held;
+        if (held !== this.#shown) {
+          await this.#write(held).catch((error: unknown) => {
+            this.#log(
+              `simulated node status on ${this.#node} not written (retrying): ${errorMessage(error)}`,
+            );
+          });
+        }
+        if (!this.#evicting && this.#shown === "False") return;
+        await sleep(statusUpdateIntervalMs, signal);
+      }
+    } catch {
+      // Aborted by stop().
+    }
   }
 
-  async #evictOne(): Promise<void> {
-    const { resource, condition } = SIGNALS[this.#kind];
-    const next = nextEvictionVictim(await podsOnNode(this.#kc, this.#node), resource);
-    if (!next || !this.#underPressure) return;
-    const usage = next.usageBytes;
-    await terminatePod(this.#kc, next.namespace, next.name, {
-      reason: "Evicted",
-      message: `The node was low on resource: ${resource}. (simulated by rekindle: ${condition}; pod usage ${usage} bytes, request ${next.requestBytes} bytes)`,
-      disruptionReason: "TerminationByKubelet",
+  async #write(status: ConditionStatus): Promise<void> {
+    const { condition, reason, message } = SIGNALS[this.#kind];
+    await setNodeCondition(this.#kc, this.#node, {
+      type: condition,
+      status,
+      ...(status === "True" ? { reason, message } : RELIEVED[this.#kind]),
     });
-    this.#log(`simulated kubelet on ${this.#node}: evicted ${next.namespace}/${next.name} (${condition})`);
+    this.#shown = status;
+  }
+
+  /** Evicts the next pod in the kubelet's order; false when none may be evicted (or it failed). */
+  async #evictOne(): Promise<boolean> {
+    const { resource, condition } = SIGNALS[this.#kind];
+    try {
+      const next = nextEvictionVictim(await podsOnNode(this.#kc, this.#node), resource);
+      if (!next) return false;
+      await terminatePod(this.#kc, next.namespace, next.name, {
+        reason: "Evicted",
+        message: `The node was low on resource: ${resource}. (simulated by rekindle: ${condition}; pod usage ${next.usageBytes} bytes, request ${next.requestBytes} bytes)`,
+        disruptionReason: "TerminationByKubelet",
+      });
+      this.#log(`simulated kubelet on ${this.#node}: evicted ${next.namespace}/${next.name} (${condition})`);
+      return true;
+    } catch (error) {
+      this.#log(`simulated eviction on ${this.#node} failed (retrying): ${errorMessage(error)}`);
+      return false;
+    }
   }
 }
