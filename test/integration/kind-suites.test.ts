@@ -66,7 +66,7 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
     );
   });
 
-  it("node loss (the controller in-process and in-cluster), partition, zone outage, controller failover and graceful shutdown pass; the cluster and host settings are gone after", async function () {
+  it("node loss (the controller in-process and in-cluster), partition, zone outage, controller failover, graceful shutdown and node pressure (the real eviction manager) pass; the cluster and host settings are gone after", async function () {
     this.timeout(40 * 60_000);
     const reportDir = testRunDir("kind-suites");
     const before = inotifyLimits();

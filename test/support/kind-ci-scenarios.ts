@@ -13,6 +13,8 @@ export const KIND_CI_SCENARIOS = [
   "zone-outage/guard-holds",
   "controller-failover/leader-killed-mid-fence",
   "graceful-shutdown/no-fence",
+  "node-pressure/memory",
+  "node-pressure/disk",
 ] as const;
 
 /** The families of those scenarios, in run order. */
