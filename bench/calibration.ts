@@ -1,32 +1,56 @@
 // Calibration: the same scenarios on the sim and on real kind kubelets, side by side. Reads the
-// summary.json of a sim run and of a kind run (each `rekindle run --profile fast --repeat 3 …`),
-// and writes the table of milestone p50s (sim, kind, difference; flagged where the difference is
-// above max(1 s, 10 % of kind's)) between the markers of docs/calibration.md, whose explanations
-// of each flagged row are written by hand. Also bench/results/calibration-<date>.json.
-// Usage: npx tsx bench/calibration.ts <sim summary.json> <kind summary.json>
+// summary.json of sim runs and of kind runs (each `rekindle run --profile fast --repeat 3 …`; when
+// a scenario is in several files of one provider, the last one given counts), and writes the
+// table of milestone p50s (sim, kind, difference; flagged where the difference is above max(1 s,
+// 10 % of kind's)) between the markers of docs/calibration.md, whose explanations of each flagged
+// row are written by hand. Also bench/results/calibration-<date>.json.
+// Usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>...
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import type { RunSummary, ScenarioSummary } from "../lib/report/summary.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 
-const [simFile, kindFile] = process.argv.slice(2);
-if (simFile === undefined || kindFile === undefined) {
-  console.error("usage: npx tsx bench/calibration.ts <sim summary.json> <kind summary.json>");
+const USAGE = "usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>...";
+const { values } = parseArgs({
+  options: { sim: { type: "string", multiple: true }, kind: { type: "string", multiple: true } },
+});
+if (!values.sim?.length || !values.kind?.length) {
+  console.error(USAGE);
   process.exit(2);
 }
 
-function load(file: string, provider: string): RunSummary {
-  const summary = JSON.parse(readFileSync(file, "utf8")) as RunSummary;
-  if (summary.provider !== provider) {
-    console.error(`${file}: a ${summary.provider} run, expected ${provider}`);
-    process.exit(2);
-  }
-  return summary;
+interface Runs {
+  runIds: string[];
+  profile: string;
+  scenarios: ScenarioSummary[];
 }
 
-const sim = load(simFile, "sim");
-const kind = load(kindFile, "kind");
+/** The files' scenarios, a later file's replacing an earlier one's of the same id. */
+function load(files: readonly string[], provider: string): Runs {
+  const byId = new Map<string, ScenarioSummary>();
+  const runIds: string[] = [];
+  const profiles = new Set<string>();
+  for (const file of files) {
+    const summary = JSON.parse(readFileSync(file, "utf8")) as RunSummary;
+    if (summary.provider !== provider) {
+      console.error(`${file}: a ${summary.provider} run, expected ${provider}\n${USAGE}`);
+      process.exit(2);
+    }
+    runIds.push(summary.runId);
+    profiles.add(summary.profile);
+    for (const s of summary.scenarios) byId.set(s.id, s);
+  }
+  if (profiles.size !== 1) {
+    console.error(`the ${provider} runs mix profiles (${[...profiles].join(", ")}); compare one profile`);
+    process.exit(2);
+  }
+  return { runIds, profile: [...profiles][0] ?? "", scenarios: [...byId.values()] };
+}
+
+const sim = load(values.sim, "sim");
+const kind = load(values.kind, "kind");
 
 /** Milestones worth comparing: what the kubelet, the control plane and the controller did. */
 const COMPARED =
@@ -79,7 +103,9 @@ const table = [
 ].join("\n");
 
 const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-const header = `Runs: sim \`${sim.runId}\` (profile ${sim.profile}) and kind \`${kind.runId}\` (profile ${kind.profile}); ${rows[0]?.runs.sim ?? 0} and ${rows[0]?.runs.kind ?? 0} runs of each scenario; ${machine}. Times are p50s in seconds since the fault; flagged: the difference is above max(1 s, 10 % of kind's).`;
+const ids = (r: Runs) => r.runIds.map((id) => `\`${id}\``).join(", ");
+const runCounts = [...new Set(rows.map((r) => `${r.runs.sim}/${r.runs.kind}`))].join(", ");
+const header = `Runs: sim ${ids(sim)} (profile ${sim.profile}) and kind ${ids(kind)} (profile ${kind.profile}); runs of each scenario (sim/kind): ${runCounts}; ${machine}. Times are p50s in seconds since the fault; flagged: the difference is above max(1 s, 10 % of kind's).`;
 
 const docFile = join(PROJECT_ROOT, "docs", "calibration.md");
 const BEGIN = "<!-- calibration table: written by bench/calibration.ts -->";
@@ -98,7 +124,7 @@ mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
 const out = join(PROJECT_ROOT, "bench", "results", `calibration-${date}.json`);
 writeFileSync(
   out,
-  `${JSON.stringify({ machine, sim: { runId: sim.runId, profile: sim.profile }, kind: { runId: kind.runId, profile: kind.profile }, rows }, null, 2)}\n`,
+  `${JSON.stringify({ machine, sim: { runIds: sim.runIds, profile: sim.profile }, kind: { runIds: kind.runIds, profile: kind.profile }, rows }, null, 2)}\n`,
 );
 console.log(table);
 console.log(

@@ -40,8 +40,11 @@ export interface PodTermination {
   /** "Evicted" or "Terminated" (graceful node shutdown). */
   reason: string;
   message: string;
-  /** DisruptionTarget condition reason; the kubelet uses "TerminationByKubelet". */
-  disruptionReason: string;
+  /**
+   * DisruptionTarget condition reason; the kubelet uses "TerminationByKubelet". None for a pod
+   * refused at admission, which never ran.
+   */
+  disruptionReason?: string;
 }
 
 /** Ends a pod the way the kubelet does: phase Failed with a reason, containers terminated. */
@@ -63,13 +66,15 @@ export async function terminatePod(
           ? { ...c, status: "False", lastTransitionTime: now, reason: "PodFailed" }
           : c,
       );
-    conditions.push({
-      type: "DisruptionTarget",
-      status: "True",
-      reason: termination.disruptionReason,
-      message: termination.message,
-      lastTransitionTime: now,
-    });
+    if (termination.disruptionReason !== undefined) {
+      conditions.push({
+        type: "DisruptionTarget",
+        status: "True",
+        reason: termination.disruptionReason,
+        message: termination.message,
+        lastTransitionTime: now,
+      });
+    }
     const containerStatuses = (pod.status?.containerStatuses ?? []).map((s) => ({
       ...s,
       ready: false,

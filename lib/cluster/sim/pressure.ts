@@ -9,7 +9,9 @@
 // - the condition it keeps is written to the Node at the kubelet's next status update, so the
 //   first eviction can come before the condition is in the API;
 // - after relief the condition stays until the transition period has passed since the last pass
-//   that saw the signal (up to one monitoring interval before the relief).
+//   that saw the signal (up to one monitoring interval before the relief);
+// - while it holds the condition, pods newly bound to the node are refused at admission
+//   (pressure-admission.ts): they never run, and are not evictions.
 // The node lifecycle controller (real) adds and removes the taint.
 import { errorMessage } from "../../errors.js";
 import { nextEvictionVictim, type StarvedResource } from "../../kube/eviction-order.js";
@@ -18,6 +20,7 @@ import { podsOnNode } from "../../kube/queries.js";
 import { sleep } from "../../util/time.js";
 import type { EvictionSettings, PressureKind } from "../provider.js";
 import { setNodeCondition, terminatePod } from "./kubelet-sim.js";
+import { awaitingAdmission, refusalMessage, refusedUnderPressure } from "./pressure-admission.js";
 
 const SIGNALS: Readonly<
   Record<PressureKind, { condition: string; resource: StarvedResource; reason: string; message: string }>
@@ -43,6 +46,8 @@ const RELIEVED = {
 
 /** The kubelet polls an evicted pod's cleanup every second before it looks again (podCleanupPollFreq). */
 export const POD_CLEANUP_POLL_MS = 1_000;
+/** How often the sim looks for pods to admit: well inside the sim's pod start delay. */
+const ADMISSION_POLL_MS = 200;
 
 type ConditionStatus = "True" | "False";
 
@@ -85,7 +90,7 @@ export class SimEvictionManager implements AsyncDisposable {
     log: (message: string) => void = () => undefined,
   ): Promise<SimEvictionManager> {
     const manager = new SimEvictionManager(kc, node, kind, settings, log);
-    manager.#loops = Promise.all([manager.#evictionLoop(), manager.#statusLoop()]);
+    manager.#loops = Promise.all([manager.#evictionLoop(), manager.#statusLoop(), manager.#admissionLoop()]);
     return Promise.resolve(manager);
   }
 
@@ -158,6 +163,40 @@ export class SimEvictionManager implements AsyncDisposable {
     }
   }
 
+  /** Refuses, while the condition is held, the pods the kubelet would not admit. */
+  async #admissionLoop(): Promise<void> {
+    const signal = this.#abort.signal;
+    try {
+      while (this.#evicting) {
+        if (this.#held === "True") await this.#refuseNewPods();
+        await sleep(ADMISSION_POLL_MS, signal);
+      }
+    } catch {
+      // Aborted by stop().
+    }
+  }
+
+  async #refuseNewPods(): Promise<void> {
+    const { condition } = SIGNALS[this.#kind];
+    try {
+      const pods = awaitingAdmission(await podsOnNode(this.#kc, this.#node));
+      for (const pod of pods.filter((p) => refusedUnderPressure(p, this.#kind))) {
+        const namespace = pod.metadata?.namespace ?? "";
+        const name = pod.metadata?.name ?? "";
+        await terminatePod(this.#kc, namespace, name, {
+          reason: "Evicted",
+          message: refusalMessage(condition),
+        });
+        this.#log(
+          `simulated kubelet on ${this.#node}: refused ${namespace}/${name} at admission (${condition})`,
+        );
+      }
+    } catch (error) {
+      // A pod deleted meanwhile, an API hiccup: the next poll looks again.
+      this.#log(`simulated admission on ${this.#node} (retrying): ${errorMessage(error)}`);
+    }
+  }
+
   async #write(status: ConditionStatus): Promise<void> {
     const { condition, reason, message } = SIGNALS[this.#kind];
     await setNodeCondition(this.#kc, this.#node, {
@@ -172,7 +211,13 @@ export class SimEvictionManager implements AsyncDisposable {
   async #evictOne(): Promise<boolean> {
     const { resource, condition } = SIGNALS[this.#kind];
     try {
-      const next = nextEvictionVictim(await podsOnNode(this.#kc, this.#node), resource);
+      // Pods not yet admitted are admission's to refuse, not the eviction loop's to evict.
+      const pods = await podsOnNode(this.#kc, this.#node);
+      const admitting = new Set(awaitingAdmission(pods));
+      const next = nextEvictionVictim(
+        pods.filter((p) => !admitting.has(p)),
+        resource,
+      );
       if (!next) return false;
       await terminatePod(this.#kc, next.namespace, next.name, {
         reason: "Evicted",
