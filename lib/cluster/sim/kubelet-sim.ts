@@ -47,17 +47,20 @@ export interface PodTermination {
   disruptionReason?: string;
 }
 
-/** Ends a pod the way the kubelet does: phase Failed with a reason, containers terminated. */
+/**
+ * Ends a pod the way the kubelet does: phase Failed with a reason, containers terminated. False
+ * when it had already ended (someone else's write came first).
+ */
 export async function terminatePod(
   kc: k8s.KubeConfig,
   namespace: string,
   name: string,
   termination: PodTermination,
-): Promise<void> {
+): Promise<boolean> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  await retryOnConflict(`termination of pod ${namespace}/${name}`, async () => {
+  return retryOnConflict(`termination of pod ${namespace}/${name}`, async () => {
     const pod = await core.readNamespacedPodStatus({ namespace, name });
-    if (isPodTerminal(pod)) return;
+    if (isPodTerminal(pod)) return false;
     const now = new Date();
     const conditions = (pod.status?.conditions ?? [])
       .filter((c) => c.type !== "DisruptionTarget")
@@ -103,5 +106,6 @@ export async function terminatePod(
         },
       },
     });
+    return true;
   });
 }

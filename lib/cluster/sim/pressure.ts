@@ -211,21 +211,29 @@ export class SimEvictionManager implements AsyncDisposable {
   async #evictOne(): Promise<boolean> {
     const { resource, condition } = SIGNALS[this.#kind];
     try {
-      // Pods not yet admitted are admission's to refuse, not the eviction loop's to evict.
-      const pods = await podsOnNode(this.#kc, this.#node);
-      const admitting = new Set(awaitingAdmission(pods));
-      const next = nextEvictionVictim(
-        pods.filter((p) => !admitting.has(p)),
-        resource,
-      );
-      if (!next) return false;
-      await terminatePod(this.#kc, next.namespace, next.name, {
-        reason: "Evicted",
-        message: `The node was low on resource: ${resource}. (simulated by rekindle: ${condition}; pod usage ${next.usageBytes} bytes, request ${next.requestBytes} bytes)`,
-        disruptionReason: "TerminationByKubelet",
-      });
-      this.#log(`simulated kubelet on ${this.#node}: evicted ${next.namespace}/${next.name} (${condition})`);
-      return true;
+      // Only pods the node runs: one not started yet is admission's to refuse, not to evict.
+      const running = (await podsOnNode(this.#kc, this.#node)).filter((p) => p.status?.phase === "Running");
+      for (;;) {
+        const next = nextEvictionVictim(running, resource);
+        if (!next) return false;
+        const ended = await terminatePod(this.#kc, next.namespace, next.name, {
+          reason: "Evicted",
+          message: `The node was low on resource: ${resource}. (simulated by rekindle: ${condition}; pod usage ${next.usageBytes} bytes, request ${next.requestBytes} bytes)`,
+          disruptionReason: "TerminationByKubelet",
+        });
+        if (ended) {
+          this.#log(
+            `simulated kubelet on ${this.#node}: evicted ${next.namespace}/${next.name} (${condition})`,
+          );
+          return true;
+        }
+        // It ended meanwhile (refused, or gone): the next in order, as the kubelet would rank it.
+        const at = running.findIndex(
+          (p) => p.metadata?.namespace === next.namespace && p.metadata.name === next.name,
+        );
+        if (at < 0) return false;
+        running.splice(at, 1);
+      }
     } catch (error) {
       this.#log(`simulated eviction on ${this.#node} failed (retrying): ${errorMessage(error)}`);
       return false;
