@@ -15,7 +15,7 @@
 // The node lifecycle controller (real) adds and removes the taint.
 import { errorMessage } from "../../errors.js";
 import { nextEvictionVictim, type StarvedResource } from "../../kube/eviction-order.js";
-import type { k8s } from "../../kube/client.js";
+import { k8s } from "../../kube/client.js";
 import { podsOnNode } from "../../kube/queries.js";
 import { sleep } from "../../util/time.js";
 import type { EvictionSettings, PressureKind } from "../provider.js";
@@ -187,6 +187,12 @@ export class SimEvictionManager implements AsyncDisposable {
           reason: "Evicted",
           message: refusalMessage(condition),
         });
+        // The kubelet leaves a refused pod Failed; the sim deletes it too, because KWOK's delayed
+        // start (queued when the pod was bound) does not look again and would run it anyway.
+        await this.#kc
+          .makeApiClient(k8s.CoreV1Api)
+          .deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 })
+          .catch(() => undefined);
         this.#log(
           `simulated kubelet on ${this.#node}: refused ${namespace}/${name} at admission (${condition})`,
         );
