@@ -1,6 +1,6 @@
 // Calibration: the same scenarios on the sim and on real kind kubelets, side by side. Reads the
 // summary.json of sim runs and of kind runs (`rekindle run --profile fast --repeat 3 …`; a
-// scenario's runs in several files of one provider are pooled while it expects the same windows),
+// scenario's runs in several files of one provider are pooled while it expects the same milestones),
 // and writes the table of milestone p50s (sim, kind, difference; flagged where the difference is
 // above max(1 s, 10 % of kind's)) between the markers of docs/calibration.md, whose explanations
 // of each flagged row are written by hand. Also bench/results/calibration-<date>.json.
@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { format } from "prettier";
+import { format, resolveConfig } from "prettier";
 import { summarizeScenario, type RunSummary, type ScenarioSummary } from "../lib/report/summary.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 
@@ -29,8 +29,16 @@ interface Runs {
 }
 
 /**
- * The files' scenarios, runs of one scenario pooled across files while its expected windows are
- * the same; a file whose scenario expects other windows (it changed between the runs) replaces the
+ * What a scenario expects, without the numbers (a summary's windows are resolved against one run's
+ * anchors): which milestones, and which of them must never happen.
+ */
+function expectationShape(s: ScenarioSummary): string {
+  return JSON.stringify(s.expected.map((e) => [e.name, e.maxMs === null]));
+}
+
+/**
+ * The files' scenarios, runs of one scenario pooled across files while it expects the same
+ * milestones; a file whose scenario expects others (it changed between the runs) replaces the
  * earlier runs of it.
  */
 function load(files: readonly string[], provider: string): Runs {
@@ -47,7 +55,7 @@ function load(files: readonly string[], provider: string): Runs {
     profiles.add(summary.profile);
     for (const s of summary.scenarios) {
       const earlier = byId.get(s.id);
-      const same = earlier !== undefined && JSON.stringify(earlier.expected) === JSON.stringify(s.expected);
+      const same = earlier !== undefined && expectationShape(earlier) === expectationShape(s);
       byId.set(s.id, same ? summarizeScenario(s.id, [...earlier.runs, ...s.runs], s.expected) : s);
     }
   }
@@ -130,6 +138,7 @@ if (start < 0 || end < start) {
 writeFileSync(
   docFile,
   await format(`${doc.slice(0, start + BEGIN.length)}\n\n${header}\n\n${table}\n\n${doc.slice(end)}`, {
+    ...(await resolveConfig(docFile)),
     parser: "markdown",
   }),
 );
@@ -146,7 +155,7 @@ writeFileSync(
       kind: { runIds: kind.runIds, profile: kind.profile },
       rows,
     }),
-    { parser: "json" },
+    { ...(await resolveConfig(out)), parser: "json" },
   ),
 );
 console.log(table);
