@@ -86,7 +86,7 @@ export const partitionHealedAfterFence = defineScenario({
   expected: (inputs) => {
     const c = inputs.controller;
     return [
-      ...expectedControllerRecovery(inputs),
+      ...expectedControllerRecovery(inputs, { frozen: true }),
       // Anchored on the power-on, not on "node-ready-again": at upstream settings the node is
       // fenced and back long before node-monitor-grace-period would have marked it Unknown, so its
       // Ready condition never changes and there is no "again".

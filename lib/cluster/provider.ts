@@ -145,6 +145,18 @@ export interface CapabilityMap {
   "in-cluster-controller": InClusterControllerDeployment;
 }
 
+/** Latencies the timeline model assumes on a provider, where its parts are slower than instant. */
+export interface ProviderLatencies {
+  podStartMs: number;
+  attachMs: number;
+  /**
+   * How much longer than a check interval the provider's fence driver takes to power off a
+   * partitioned (frozen) node. kind's docker driver SIGKILLs the frozen processes before the
+   * engine thaws them: 3.1–3.8 s from the fence's start to a confirmed off, against 1.2 s for a
+   * driver that powers off at once (docs/calibration.md). Default 0.
+   */
+  frozenPowerOffMs?: number;
+}
 /**
  * The small core every provider has. What else it can do is in `capabilities`, one object per
  * family; what it cannot do is in `unsupported`, with the reason (suites skip with it).
@@ -159,7 +171,7 @@ export interface ClusterUnderTest extends AsyncDisposable {
   /** Capabilities this provider lacks, each with the reason. */
   readonly unsupported: Partial<Record<NodeCapability, string>>;
   /** Container start and attach latency the timeline model assumes on this provider. */
-  readonly latencies: { podStartMs: number; attachMs: number };
+  readonly latencies: ProviderLatencies;
   /** Kubelet eviction and shutdown settings (from kind-config.yaml, the sim's model, or upstream's). */
   readonly eviction: EvictionSettings;
   /** Storage for the StatefulSet's volume; undefined where the provider deploys no volumes. */

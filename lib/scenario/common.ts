@@ -89,21 +89,28 @@ export function nodeLossModelInputs(inputs: ExpectationInputs) {
   };
 }
 
-/** The node-loss timeline with the recovery controller at its scenario settings. */
-export function expectedControllerRecovery(inputs: ExpectationInputs): ExpectedMilestone[] {
+/**
+ * The node-loss timeline with the recovery controller at its scenario settings; `frozen`: the lost
+ * node is partitioned (frozen), which some providers' fence drivers take longer to power off.
+ */
+export function expectedControllerRecovery(
+  inputs: ExpectationInputs,
+  options: { frozen?: boolean } = {},
+): ExpectedMilestone[] {
+  const powerOffMs = options.frozen === true ? (inputs.latencies.frozenPowerOffMs ?? 0) : 0;
   return expectedNodeLossWithController({
     ...nodeLossModelInputs(inputs),
-    controller: controllerTiming(inputs.controller),
+    controller: controllerTiming(inputs.controller, powerOffMs),
   });
 }
 
-/** The controller's part of the expected timeline, from its settings. */
-export function controllerTiming(config: ControllerConfig): ControllerTimingSettings {
+/** The controller's part of the expected timeline, from its settings and the driver's power-off time. */
+export function controllerTiming(config: ControllerConfig, powerOffMs = 0): ControllerTimingSettings {
   return {
     unhealthyAfterMs: config.unhealthyAfterMs,
     checkIntervalMs: config.checkIntervalMs,
     // A fence driver that powers off at once is confirmed at the next check.
-    fenceMs: config.checkIntervalMs * 2,
+    fenceMs: config.checkIntervalMs * 2 + powerOffMs,
     cleanupMs: config.detachGraceMs + config.checkIntervalMs * 2,
   };
 }

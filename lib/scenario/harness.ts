@@ -7,6 +7,7 @@ import {
   type ClusterWith,
   type EvictionSettings,
   type NodeCapability,
+  type ProviderLatencies,
 } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
 import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
@@ -37,7 +38,7 @@ import { concludeScenario } from "./verdict.js";
 export interface ExpectationInputs {
   profile: TimingProfile;
   eviction: EvictionSettings;
-  latencies: { podStartMs: number; attachMs: number };
+  latencies: ProviderLatencies;
   controller: ControllerConfig;
   /** The StatefulSet's volume has an attach step on this provider (see StorageSettings). */
   volumeAttachRequired: boolean;
@@ -189,7 +190,7 @@ export function scenarioControllerConfig(profile: TimingProfile): ControllerConf
 export interface ExpectationFacts {
   profile: TimingProfile;
   eviction: EvictionSettings;
-  latencies: { podStartMs: number; attachMs: number };
+  latencies: ProviderLatencies;
   volumeAttachRequired: boolean;
   controllerManagerLogged: boolean;
 }

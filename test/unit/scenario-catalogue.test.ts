@@ -19,7 +19,12 @@ import { allScenarios } from "../../suites/index.js";
 /** The provider shapes a scenario meets: the sim's (volumes attach, KCM log read) and kind's (neither). */
 const SHAPES = [
   { name: "sim", latencies: { podStartMs: 1000, attachMs: 500 }, volumeAttachRequired: true, logged: true },
-  { name: "kind", latencies: { podStartMs: 3000, attachMs: 0 }, volumeAttachRequired: false, logged: false },
+  {
+    name: "kind",
+    latencies: { podStartMs: 3000, attachMs: 0, frozenPowerOffMs: 3000 },
+    volumeAttachRequired: false,
+    logged: false,
+  },
 ] as const;
 
 function inputsFor(profile: (typeof TIMING_PROFILES)["default"], shape: (typeof SHAPES)[number]) {
