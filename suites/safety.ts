@@ -43,6 +43,8 @@ import { badFenceConfigRefused } from "./safety-bad-config.js";
 
 const NODE_POWERED_ON = "node-powered-on";
 const HOLD_RELEASED = "hold-released";
+/** A powered-on node's agent runs again within this (the node then renews at its next interval). */
+const NODE_BACK_MS = 2_000;
 
 function nodeFence(kc: k8s.KubeConfig, node: string): Promise<NodeFence | undefined> {
   return new NodeFenceStore(kc).read(node);
@@ -89,10 +91,12 @@ function poweredOnBefore(action: "taint" | "cleanup") {
           after: HOLD_RELEASED,
           minMs: 0,
           maxMs:
+            NODE_BACK_MS +
+            leaseRenewIntervalMs(inputs.profile) +
             c.healthyBeforeUnfenceMs +
             4 * c.checkIntervalMs +
             inputs.profile.defaultNotReadyTolerationSeconds * 1000,
-          why: `its taints are lifted once it has been healthy ${c.healthyBeforeUnfenceMs / 1000}s (it was back before the release) and its evicted pods are gone`,
+          why: `its taints are lifted once it is back and has been healthy ${c.healthyBeforeUnfenceMs / 1000}s, and its evicted pods are gone`,
         }),
       ];
     },
@@ -111,13 +115,17 @@ function poweredOnBefore(action: "taint" | "cleanup") {
       await steps.step(`power ${node} back on while the controller is held before ${action}`, async () => {
         await cluster.capabilities.lifecycle.startNode(node);
         context.mark(NODE_POWERED_ON);
-        await context.waitNodeBack(node);
       });
+      // Released as soon as the node runs, before it is Ready again: the controller's next step
+      // would be the held one (taint or cleanup); it must re-read the power state and abandon. (Released
+      // only once the node was Ready, the controller could see it back and abandon first, before
+      // the release: CI saw that once, 0.1 s before.)
       await steps.step("release the controller", () => {
         held = false;
         context.mark(HOLD_RELEASED);
         return Promise.resolve();
       });
+      await steps.step(`wait until ${node} is back`, () => context.waitNodeBack(node));
       await context.awaitMilestone("event:FenceAbandoned");
       await context.awaitMilestone("fence:recovery:done");
       await checkNothingLeftBehind(context);

@@ -152,8 +152,9 @@ export interface ProviderLatencies {
   /**
    * How much longer than a check interval the provider's fence driver takes to power off a
    * partitioned (frozen) node. kind's docker driver SIGKILLs the frozen processes before the
-   * engine thaws them: 3.1–3.8 s from the fence's start to a confirmed off, against 1.2 s for a
-   * driver that powers off at once (docs/calibration.md). Default 0.
+   * engine thaws them: 3.1–3.8 s from the fence's start to a confirmed off on a quiet host, 5.5–7.0 s
+   * while a second cluster booted alongside, against 1.2 s for a driver that powers off at once
+   * (docs/calibration.md). Default 0.
    */
   frozenPowerOffMs?: number;
 }

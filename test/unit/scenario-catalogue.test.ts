@@ -21,7 +21,7 @@ const SHAPES = [
   { name: "sim", latencies: { podStartMs: 1000, attachMs: 500 }, volumeAttachRequired: true, logged: true },
   {
     name: "kind",
-    latencies: { podStartMs: 3000, attachMs: 0, frozenPowerOffMs: 3000 },
+    latencies: { podStartMs: 3000, attachMs: 0, frozenPowerOffMs: 6000 },
     volumeAttachRequired: false,
     logged: false,
   },
