@@ -45,7 +45,7 @@ const RELIEVED = {
 } as const;
 
 /** The kubelet polls an evicted pod's cleanup every second before it looks again (podCleanupPollFreq). */
-export const POD_CLEANUP_POLL_MS = 1_000;
+const POD_CLEANUP_POLL_MS = 1_000;
 /** How often the sim looks for pods to admit: well inside the sim's pod start delay. */
 const ADMISSION_POLL_MS = 200;
 
