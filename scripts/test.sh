@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
-# `npm test`: prepares what the tests need (scripts/prepare-test-env.sh), finds a container engine
-# that runs privileged containers (scripts/kind-engine.sh ensure: the current one, or rekindle's
-# private engine, started when needed and stopped at exit if this run started it), then runs
-# typecheck, lint, unit and integration tests. Every stage runs; the exit is non-zero if any failed.
+# `npm test` (the gate) and `npm run test:full` (`--full`): prepares what the tests need
+# (scripts/prepare-test-env.sh), finds a container engine that runs privileged containers
+# (scripts/kind-engine.sh ensure: the current one, or rekindle's private engine, started when needed
+# and stopped at exit if this run started it), then runs typecheck, lint, unit and integration
+# tests (the sim families at the fast profile, one real-kind smoke run); `--full` adds test/full
+# (every kind family, the by-hand 6-minute scenarios, every family at the default profile).
+# Every stage runs; the exit is non-zero if any failed. A missing prerequisite fails the run
+# unless REKINDLE_ALLOW_SKIP=1 is set (then the tests that need it skip, saying why).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+stages=(typecheck lint test:unit test:integration)
+case "${1:-}" in
+  "") ;;
+  --full) stages+=(test:slow) ;;
+  *)
+    echo "test: unknown argument '$1'; valid: --full (or nothing, for the gate)" >&2
+    exit 2
+    ;;
+esac
+
 failed=()
-# On CI it fails when something is missing; the stages still run, to show what else passes.
+started=$SECONDS
+# The stages still run when something is missing, to show what else passes.
 bash scripts/prepare-test-env.sh || failed+=(prepare)
 
 engine_before="$(bash scripts/kind-engine.sh status 2>/dev/null || echo stopped)"
@@ -25,14 +40,18 @@ if host="$(bash scripts/kind-engine.sh ensure)"; then
     echo "test: container engine ${DOCKER_HOST:-at the default socket} runs privileged containers"
   fi
 else
-  # The tests that need an engine skip with the reason (fail on CI).
+  # The tests that need an engine fail, naming it (or skip with REKINDLE_ALLOW_SKIP=1).
   echo "test: no container engine that runs privileged containers (kind-engine.sh ensure failed above)"
 fi
 
-for stage in typecheck lint test:unit test:integration; do
+minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+for stage in "${stages[@]}"; do
   echo "test: == npm run $stage"
+  stage_started=$SECONDS
   npm run --silent "$stage" || failed+=("$stage")
+  echo "test: == $stage took $(minutes $((SECONDS - stage_started)))"
 done
+echo "test: $(minutes $((SECONDS - started))) in all"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "test: FAILED: ${failed[*]}"
   exit 1

@@ -26,6 +26,7 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
 
   before(async function () {
     const run = await runOnSimFast(
+      this,
       reportDir,
       [
         "--suite",

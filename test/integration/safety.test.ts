@@ -20,7 +20,7 @@ describe("safety family on the sim provider (fast profile)", function () {
   let summary: RunSummary;
 
   before(async function () {
-    const run = await runOnSimFast(reportDir, ["--no-html", "--suite", "safety"], 1_800_000);
+    const run = await runOnSimFast(this, reportDir, ["--no-html", "--suite", "safety"], 1_800_000);
     summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
     expect(run.exitCode, `${run.stdout.slice(-6000)}\n${run.stderr.slice(-4000)}`).to.equal(0);
   });

@@ -58,6 +58,7 @@ describe("suite families on the sim provider (fast profile)", function () {
       "graceful-shutdown",
     ];
     const run = await runOnSimFast(
+      this,
       reportDir,
       ["--no-html", ...families.flatMap((f) => ["--suite", f])],
       1_200_000,

@@ -6,15 +6,44 @@ import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 
 export const REKINDLE_BIN = join(PROJECT_ROOT, "bin", "rekindle.js");
 
-/** Runs `rekindle run --provider sim --profile fast --report-dir <reportDir> <args>`; never rejects. */
-export function runOnSimFast(
+/** What a hook or test keeps beyond the work it waits for: reading the reports, killing the child. */
+const HOOK_MARGIN_MS = 60_000;
+
+/**
+ * Gives the hook or test `context` enough time for work bounded by `workMs`, so mocha never gives
+ * up on a hook while the work it started goes on beside later tests: the work's own timeout
+ * (which kills it) always fires first. Returns `workMs`.
+ */
+export function allowFor(context: Mocha.Context, workMs: number): number {
+  context.timeout(Math.max(context.timeout(), workMs + HOOK_MARGIN_MS));
+  return workMs;
+}
+
+/**
+ * Runs `rekindle run --provider sim --profile <profile> --report-dir <reportDir> <args>`, killed
+ * after `timeoutMs`, and gives `context` (the calling hook or test) that long and a margin; never
+ * rejects.
+ */
+export function runOnSim(
+  context: Mocha.Context,
+  profile: "fast" | "default",
   reportDir: string,
   args: readonly string[],
   timeoutMs: number,
 ): Promise<Result<{ reject: false; timeout: number }>> {
   return execa(
     process.execPath,
-    [REKINDLE_BIN, "run", "--provider", "sim", "--profile", "fast", "--report-dir", reportDir, ...args],
-    { reject: false, timeout: timeoutMs },
+    [REKINDLE_BIN, "run", "--provider", "sim", "--profile", profile, "--report-dir", reportDir, ...args],
+    { reject: false, timeout: allowFor(context, timeoutMs) },
   );
+}
+
+/** `runOnSim` at the fast profile. */
+export function runOnSimFast(
+  context: Mocha.Context,
+  reportDir: string,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<Result<{ reject: false; timeout: number }>> {
+  return runOnSim(context, "fast", reportDir, args, timeoutMs);
 }

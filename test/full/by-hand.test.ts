@@ -38,6 +38,7 @@ describe("node loss released by hand (sim, fast profile): the 6-minute forced de
       SCENARIOS.map(async (id) => {
         const reportDir = join(base, id.slice(id.indexOf("/") + 1));
         const run = await runOnSimFast(
+          this,
           reportDir,
           ["--suite", "node-loss", "--scenario", `${id} —`, "--no-html"],
           18 * 60_000,

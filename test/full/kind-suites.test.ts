@@ -1,0 +1,65 @@
+// The suite families on a real kind cluster: real kubelets in kind node containers, booted from
+// rekindle's offline node image (built here from Debian packages and Go modules, then cached), 1
+// control plane and 3 workers in 2 zones, the fast profile. One `rekindle run` as a user types it,
+// then a check that nothing is left: no cluster, no node containers, the host's inotify limits as
+// they were.
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ensureControllerImage } from "../../lib/cluster/kind/image/controller-image.js";
+import type { RunSummary } from "../../lib/report/summary.js";
+import { consoleProgress } from "../../lib/util/progress.js";
+import { KIND_CI_SCENARIO_PATTERN, KIND_CI_SCENARIOS, KIND_CI_SUITES } from "../support/kind-ci-scenarios.js";
+import {
+  expectNothingLeft,
+  inotifyLimits,
+  kindMissing,
+  prepareKind,
+  runOnKindFast,
+} from "../support/kind-run.js";
+import { requirePrerequisite } from "../support/prerequisites.js";
+import { allowFor } from "../support/rekindle-run.js";
+import { testRunDir } from "../support/run-dir.js";
+
+const CLUSTER = "rekindle-it-kind";
+const SCENARIOS = KIND_CI_SCENARIOS;
+
+describe("the suite families on a real kind cluster (offline node image, fast profile)", function () {
+  let kind: string;
+
+  before(async function () {
+    allowFor(this, 45 * 60_000);
+    requirePrerequisite(this, await kindMissing());
+    kind = await prepareKind(this);
+    // The in-cluster controller's image (node-loss/controller-in-cluster would build it itself).
+    await ensureControllerImage({ progress: consoleProgress() });
+  });
+
+  it("node loss (the controller in-process and in-cluster), partition, zone outage, controller failover, graceful shutdown and node pressure (the real eviction manager) pass; the cluster and host settings are gone after", async function () {
+    const reportDir = testRunDir("kind-suites");
+    const before = inotifyLimits();
+    const result = await runOnKindFast(this, {
+      cluster: CLUSTER,
+      reportDir,
+      suites: KIND_CI_SUITES,
+      scenario: KIND_CI_SCENARIO_PATTERN,
+      timeoutMs: 35 * 60_000,
+    });
+    if (result.exitCode !== 0) console.log(result.all);
+    expect(result.exitCode, "rekindle run exit code").to.equal(0);
+    const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+    expect(summary.provider).to.equal("kind");
+    expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal(
+      SCENARIOS.map((id) => [id, "passed"]),
+    );
+    // The baseline's StatefulSet with a volume never comes back by itself; the other node losses do.
+    expect(summary.scenarios.slice(0, 4).map((s) => s.recoveryMs === null)).to.deep.equal([
+      true,
+      false,
+      false,
+      false,
+    ]);
+
+    await expectNothingLeft(kind, CLUSTER, before);
+  });
+});

@@ -1,0 +1,100 @@
+// `rekindle run --provider kind` as a user types it, on rekindle's offline node image, for the
+// tests that run suites on a real kind cluster (the gate's smoke run and the full kind families):
+// what they need from the machine, the run itself, and the check that it left nothing behind.
+import { expect } from "chai";
+import { execa, type Result } from "execa";
+import { readFileSync } from "node:fs";
+import { probeEngine } from "../../lib/cluster/kind/engine.js";
+import { INOTIFY_MINIMUMS } from "../../lib/cluster/kind/host-settings.js";
+import { ensureNodeImage } from "../../lib/cluster/kind/image/build.js";
+import { ensureKindBinary } from "../../lib/cluster/kind/kind-binary.js";
+import { findOnPath } from "../../lib/util/paths.js";
+import { consoleProgress } from "../../lib/util/progress.js";
+import { HINT } from "./prerequisites.js";
+import { allowFor, REKINDLE_BIN } from "./rekindle-run.js";
+
+/** Why a real kind cluster cannot run here, or undefined when it can. */
+export async function kindMissing(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return `building the offline node image needs root; ${HINT}`;
+  if (findOnPath("mmdebstrap") === undefined) return `no mmdebstrap (Debian package); ${HINT}`;
+  const engine = await probeEngine();
+  if (engine !== "ok") return `no container engine runs privileged containers (${engine}); ${HINT}`;
+  return undefined;
+}
+
+/** A cold machine builds the kind CLI and the node image's parts (minutes; cached after). */
+const BUILD_MS = 40 * 60_000;
+
+/** Builds (or finds cached) the kind CLI and the offline node image; returns the kind binary. */
+export async function prepareKind(context: Mocha.Context): Promise<string> {
+  allowFor(context, BUILD_MS);
+  const kind = await ensureKindBinary();
+  await ensureNodeImage({ progress: consoleProgress() });
+  return kind;
+}
+
+/** The host's inotify limits that kind raises for its nodes (they must be as they were after). */
+export function inotifyLimits(): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(INOTIFY_MINIMUMS).map((name) => [
+      name,
+      readFileSync(`/proc/sys/${name.replaceAll(".", "/")}`, "utf8").trim(),
+    ]),
+  );
+}
+
+export interface KindRunOptions {
+  cluster: string;
+  reportDir: string;
+  suites: readonly string[];
+  /** `--scenario` pattern. */
+  scenario: string;
+  timeoutMs: number;
+}
+
+/** `rekindle run --provider kind --image rekindle --profile fast ...`; never rejects. */
+export function runOnKindFast(
+  context: Mocha.Context,
+  options: KindRunOptions,
+): Promise<Result<{ reject: false; timeout: number; all: true }>> {
+  return execa(
+    process.execPath,
+    [
+      REKINDLE_BIN,
+      "run",
+      "--provider",
+      "kind",
+      "--image",
+      "rekindle",
+      "--profile",
+      "fast",
+      ...options.suites.flatMap((suite) => ["--suite", suite]),
+      "--scenario",
+      options.scenario,
+      "--cluster-name",
+      options.cluster,
+      "--report-dir",
+      options.reportDir,
+      "--no-html",
+    ],
+    { reject: false, timeout: allowFor(context, options.timeoutMs), all: true },
+  );
+}
+
+/** Asserts the run deleted its cluster and node containers and put the host's limits back. */
+export async function expectNothingLeft(
+  kind: string,
+  cluster: string,
+  limitsBefore: Record<string, string>,
+): Promise<void> {
+  const clusters = await execa(kind, ["get", "clusters"], { reject: false });
+  expect(clusters.stdout.split("\n")).not.to.include(cluster);
+  const containers = await execa("docker", [
+    "ps",
+    "-aq",
+    "--filter",
+    `label=io.x-k8s.kind.cluster=${cluster}`,
+  ]);
+  expect(containers.stdout.trim(), "node containers left").to.equal("");
+  expect(inotifyLimits()).to.deep.equal(limitsBefore);
+}

@@ -1,0 +1,21 @@
+// The mocha settings every test layer shares (.mocharc.*.cjs): TypeScript through tsx, the totals
+// reporter, and no focused or pending test unless REKINDLE_ALLOW_SKIP=1 says skips are wanted
+// (then a test whose prerequisite is missing skips and says why: test/support/prerequisites.ts).
+"use strict";
+
+/** @param {{ label: string, spec: string[], timeout: number, slow?: number }} layer */
+module.exports = function mochaConfig(layer) {
+  const allowSkip = process.env.REKINDLE_ALLOW_SKIP === "1";
+  return {
+    "node-option": ["import=tsx"],
+    spec: layer.spec,
+    extension: ["ts"],
+    timeout: layer.timeout,
+    ...(layer.slow === undefined ? {} : { slow: layer.slow }),
+    "forbid-only": true,
+    "forbid-pending": !allowSkip,
+    bail: false,
+    reporter: "./test/support/totals-reporter.cjs",
+    "reporter-option": [`label=${layer.label}`],
+  };
+};
