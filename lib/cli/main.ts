@@ -4,7 +4,7 @@ import { errorMessage, isApiError, RekindleError } from "../errors.js";
 import { interruptScope } from "../util/cleanup.js";
 import { isParseArgsError } from "./args.js";
 import { COMMANDS, rekindleUsage } from "./command-table.js";
-import { resolveCommand, runCommandTable } from "./dispatch.js";
+import { resolveCommand, runCommandTable, usageText } from "./dispatch.js";
 
 /** How long Ctrl-C waits for the command to undo its work (a scenario's undo restarts nodes, lifts taints). */
 const INTERRUPT_CLEANUP_BUDGET_MS = 300_000;
@@ -25,18 +25,23 @@ async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
   try {
     return await runCommandTable(COMMANDS, rekindleUsage, argv, signal);
   } catch (error) {
-    return reportError(error, resolveCommand(COMMANDS, argv).path);
+    if (isParseArgsError(error)) return reportParseError(error, argv);
+    return reportError(error);
   }
 }
 
-/** Writes `error` to stderr and returns the exit code it means; `path` names the command that ran. */
-function reportError(error: unknown, path: readonly string[]): number {
-  if (isParseArgsError(error)) {
-    process.stderr.write(
-      `error [INVALID_INPUT]: ${error.message}\n  see: ${["rekindle", ...path, "--help"].join(" ")}\n`,
-    );
-    return 2;
-  }
+/** An option the command does not take (or a value it lacks): named, with the valid forms (its usage). */
+async function reportParseError(error: Error, argv: readonly string[]): Promise<number> {
+  const { path, spec } = resolveCommand(COMMANDS, argv);
+  const usage = spec ? await usageText(spec, path) : await rekindleUsage();
+  process.stderr.write(
+    `error [INVALID_INPUT]: ${error.message}\n${usage}\n  see: ${["rekindle", ...path, "--help"].join(" ")}\n`,
+  );
+  return 2;
+}
+
+/** Writes `error` to stderr and returns the exit code it means. */
+function reportError(error: unknown): number {
   if (error instanceof RekindleError) {
     process.stderr.write(`${error.describe()}\n`);
     if (error.code === "ABORTED") return 130;

@@ -1,5 +1,5 @@
 // Loads the kubeconfig a command talks to, as kubectl picks it: an explicit file alone; else every
-// file $KUBECONFIG lists, merged; else ~/.kube/config; else (where allowed) the pod's service account.
+// file $KUBECONFIG lists, merged; else ~/.kube/config; else (where asked) the pod's service account.
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -11,7 +11,7 @@ export interface KubeconfigChoice {
   path?: string;
   /** A context of the loaded configuration. Default: its current-context. */
   context?: string;
-  /** With no file anywhere and KUBERNETES_SERVICE_HOST set, use the pod's service account (the controller in a pod). Default false. */
+  /** With no file anywhere, use the pod's service account (the controller in a pod). Default false: bad input. */
   inCluster?: boolean;
   /** Default process.env (KUBECONFIG is read from it). */
   env?: NodeJS.ProcessEnv;
@@ -87,9 +87,11 @@ function loadChosen(choice: KubeconfigChoice): LoadedKubeconfig {
   }
   const home = join(homedir(), ".kube", "config");
   if (existsSync(home)) return { kc: loadFile(home), source: home };
-  if (choice.inCluster === true && (choice.env ?? process.env)["KUBERNETES_SERVICE_HOST"] !== undefined) {
+  if (choice.inCluster === true) {
+    // client-node's fallback: the pod's service account, or outside a pod its localhost:8080
+    // default (a controller started bare then fails on its configuration or the API, as before).
     const kc = new k8s.KubeConfig();
-    kc.loadFromCluster();
+    kc.loadFromDefault();
     return { kc, source: "in-cluster" };
   }
   throw noKubeconfig(`no kubeconfig: KUBECONFIG is unset and ${home} does not exist`);

@@ -158,3 +158,42 @@ describe("kubeconfig loading (kubectl's rules)", function () {
     expect(kc.getContexts()).to.deep.equal([]);
   });
 });
+
+describe("rekindle controller --context", function () {
+  it("refuses a context the kubeconfig does not have, naming the valid ones, before anything starts", async function () {
+    const { main } = await import("../../lib/cli/main.js");
+    const dir = mkdtempSync(join(tmpdir(), "rekindle-kubeconfig-"));
+    const file = join(dir, "config");
+    writeFileSync(
+      file,
+      kubeconfigText({
+        clusters: [["c", "https://127.0.0.1:1"]],
+        users: [["u", "t"]],
+        contexts: [["only-ctx", "c", "u"]],
+        current: "only-ctx",
+      }),
+    );
+    const original = process.stderr.write.bind(process.stderr);
+    let stderr = "";
+    process.stderr.write = (chunk: string | Uint8Array) => {
+      stderr += chunk.toString();
+      return true;
+    };
+    try {
+      const code = await main([
+        "controller",
+        "--kubeconfig",
+        file,
+        "--context",
+        "elsewhere",
+        "--fence-config",
+        "/x",
+      ]);
+      expect(code).to.equal(2);
+    } finally {
+      process.stderr.write = original;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(stderr).to.include('unknown context "elsewhere"; valid: only-ctx');
+  });
+});
