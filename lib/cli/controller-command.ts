@@ -21,18 +21,19 @@ import {
 import { checkFenceTargets } from "../controller/fence-preflight.js";
 import { LeaderElector } from "../controller/leader.js";
 import { DockerFenceDriver } from "../cluster/kind/fence-driver.js";
-import { errorMessage, RekindleError } from "../errors.js";
-import { k8s } from "../kube/client.js";
+import { RekindleError } from "../errors.js";
+import { loadKubeconfig } from "../kube/kubeconfig-load.js";
 
-export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--fence-config fence.yaml | --sim-cluster DIR]
+export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context C] [--fence-config fence.yaml | --sim-cluster DIR]
                     [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%]
                     [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence]
                     [--leader-elect] [--install-crd] [--healthy-before-unfence 10s]
                     [--cleanup-timeout 2m] [--stale-wait 2m] [--driver-timeout 10s]
                     [--max-fences-per-window 3] [--fence-rate-window 1h]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
-      (in a pod, with no --kubeconfig, it uses the in-cluster service account; with --sim-cluster
-      and no --kubeconfig, the sim cluster's own). It checks its configuration whole before it
+      (with no --kubeconfig: the sim cluster's own with --sim-cluster, else the files $KUBECONFIG
+      lists, merged as kubectl merges them, else ~/.kube/config, else in a pod its service account;
+      --context picks a context of it, default its current one). It checks its configuration whole before it
       starts: --check-interval 100ms–1m, --unhealthy-after 1s–1h and at least 3 check intervals;
       every node's fence template, driver options and Secret. It needs the NodeFence CRD:
       --install-crd installs it when missing (--sim-cluster always does)`;
@@ -48,24 +49,6 @@ async function simCluster(nameOrRoot: string): Promise<{ driver: FenceDriver; ku
   return { driver: new SimFenceDriver(cluster.layout.root), kubeconfig: cluster.kubeconfigPath };
 }
 
-/** The kubeconfig at `path`, or the default one (KUBECONFIG, ~/.kube/config, in-cluster). */
-function loadKubeConfig(path: string | undefined): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  try {
-    if (path !== undefined) kc.loadFromFile(path);
-    else kc.loadFromDefault();
-  } catch (error) {
-    throw new RekindleError(
-      "INVALID_INPUT",
-      `cannot load the kubeconfig ${path ?? "(default)"}: ${errorMessage(error)}`,
-      {
-        cause: error,
-      },
-    );
-  }
-  return kc;
-}
-
 function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistry): FenceConfig {
   if (values["fence-config"] !== undefined) return loadFenceConfig(values["fence-config"], drivers);
   if (values["sim-cluster"] !== undefined)
@@ -77,15 +60,18 @@ function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistr
 
 export async function controllerCommand(args: string[], signal: AbortSignal): Promise<number> {
   const values = parseControllerFlags(args);
-  if (values.help) {
-    process.stdout.write(`${CONTROLLER_USAGE}\n`);
-    return 0;
-  }
   const { config, metricsPort } = controllerSettings(values);
   const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
   const sim = values["sim-cluster"] !== undefined ? await simCluster(values["sim-cluster"]) : undefined;
-  const kc = loadKubeConfig(values.kubeconfig ?? sim?.kubeconfig);
+  // --kubeconfig alone, else the sim cluster's, else $KUBECONFIG's files merged, ~/.kube/config,
+  // or in a pod its service account.
+  const path = values.kubeconfig ?? sim?.kubeconfig;
+  const { kc } = loadKubeconfig({
+    ...(path !== undefined ? { path } : {}),
+    ...(values.context !== undefined ? { context: values.context } : {}),
+    inCluster: true,
+  });
 
   // The generic drivers, then the providers' own (registered here, above the controller).
   const drivers = fenceDriverRegistry([

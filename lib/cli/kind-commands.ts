@@ -1,6 +1,5 @@
 // `rekindle kind …`: the offline node image and the container engine kind runs on.
 import { parseArgs } from "node:util";
-import { RekindleError } from "../errors.js";
 import { ensureKindEngine } from "../cluster/kind/engine.js";
 import { cachedNodeImage, ensureNodeImage } from "../cluster/kind/image/build.js";
 import {
@@ -11,37 +10,21 @@ import {
 import { NODE_IMAGE_VERSIONS, nodeImageTag } from "../cluster/kind/image/recipe.js";
 import { consoleProgress } from "../util/progress.js";
 
-export const KIND_USAGE = `rekindle kind <command>
+export const KIND_BUILD_IMAGE_USAGE = `rekindle kind build-image [--check] [--force]
+      build rekindle's offline kind node image (Kubernetes ${NODE_IMAGE_VERSIONS.kubernetes}) from Debian
+      packages and Go modules; cached, never rebuilt unless --force; --check only reports whether
+      the engine has it. Needs root. Where privileged containers fail, it goes into rekindle's
+      private engine (scripts/kind-engine.sh), the one rekindle runs kind on.`;
+export const KIND_BUILD_CONTROLLER_IMAGE_USAGE = `rekindle kind build-controller-image [--check] [--force]
+      build the in-cluster controller image (rekindle:<version>) from the Dockerfile in that
+      engine, pulling nothing: its base is made from Debian packages and this machine's Node.js
+      (root, once), npm installs offline from a cache this machine's npm fills; rebuilt only when
+      its sources change, or with --force; --check only reports whether the engine has it up to date.`;
 
-  build-image [--check] [--force] build rekindle's offline kind node image (Kubernetes ${NODE_IMAGE_VERSIONS.kubernetes})
-                                  from Debian packages and Go modules; cached, never rebuilt unless
-                                  --force; --check only reports whether the engine has it. Needs root.
-                                  Where privileged containers fail, it goes into rekindle's private
-                                  engine (scripts/kind-engine.sh), the one rekindle runs kind on.
-  build-controller-image [--check] [--force]
-                                  build the in-cluster controller image (rekindle:<version>) from the
-                                  Dockerfile in that engine, pulling nothing: its base is made from
-                                  Debian packages and this machine's Node.js (root, once), npm
-                                  installs offline from a cache this machine's npm fills; rebuilt
-                                  only when its sources change, or with --force; --check only
-                                  reports whether the engine has it up to date.`;
+export const KIND_USAGE = `rekindle kind <command>: rekindle's offline kind node image and controller image
 
-export async function kindCommand(args: string[], signal: AbortSignal): Promise<number> {
-  const [command, ...rest] = args;
-  switch (command) {
-    case "build-image":
-      return buildImage(rest, signal);
-    case "build-controller-image":
-      return buildControllerImage(rest, signal);
-    case undefined:
-    case "help":
-    case "--help":
-      process.stdout.write(`${KIND_USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      throw RekindleError.invalidInput("kind command", command, ["build-image", "build-controller-image"]);
-  }
-}
+${KIND_BUILD_IMAGE_USAGE}
+${KIND_BUILD_CONTROLLER_IMAGE_USAGE}`;
 
 /**
  * Parses `[--check] [--force]` and runs `build` with the engine kind uses (the user's, or a private
@@ -70,7 +53,7 @@ async function withImageEngine(
   }
 }
 
-function buildImage(args: string[], signal: AbortSignal): Promise<number> {
+export function buildImage(args: string[], signal: AbortSignal): Promise<number> {
   return withImageEngine(args, signal, async ({ check, force }, progress) => {
     if (check) {
       const cached = await cachedNodeImage();
@@ -83,7 +66,7 @@ function buildImage(args: string[], signal: AbortSignal): Promise<number> {
   });
 }
 
-function buildControllerImage(args: string[], signal: AbortSignal): Promise<number> {
+export function buildControllerImage(args: string[], signal: AbortSignal): Promise<number> {
   return withImageEngine(args, signal, async ({ check, force }, progress) => {
     if (check) {
       const cached = await cachedControllerImage({ signal });

@@ -9,7 +9,8 @@ import { compareSummaries, formatComparison, parsePercent, readSummary } from ".
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { RekindleError } from "../errors.js";
-import { parseCount } from "./args.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
+import { scenarioListJson } from "./list-json.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
@@ -20,10 +21,11 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 --profile default; --repeat 1; kind --cluster-name rekindle (reused if it exists);
                 kind --image $REKINDLE_KIND_IMAGE or auto (kindest/node if it can be pulled, else
                 rekindle's offline image, built once: see rekindle kind build-image);
-                existing --kubeconfig $KUBECONFIG or ~/.kube/config, its current --context
-rekindle list [--profile P] [--suite <family>]...
-      the scenarios and their expected timelines
-rekindle compare <baseline summary.json> <new summary.json> [--max-regression 20%]
+                existing --kubeconfig: $KUBECONFIG's files merged, else ~/.kube/config; its current --context`;
+export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... ${OUTPUT_USAGE}
+      the scenarios and their expected timelines (as on the sim provider); -o json prints them as
+      {profile, scenarios: [{id, family, title, requires, note?, milestones}]}`;
+export const COMPARE_USAGE = `rekindle compare <baseline summary.json> <new summary.json> [--max-regression 20%]
       milestone-by-milestone comparison; exits 1 on a regression`;
 
 export async function runCommandLine(args: string[], signal: AbortSignal): Promise<number> {
@@ -115,9 +117,11 @@ export function listCommand(args: string[]): number {
     options: {
       profile: { type: "string", default: "default" },
       suite: { type: "string", multiple: true },
+      ...OUTPUT_OPTION,
     },
     strict: true,
   });
+  const format = outputFormat(values.output);
   const profile = timingProfile(values.profile);
   const families = suiteFamilies(values.suite);
   // Windows as on the sim provider; kind differs only in pod start and attach latency.
@@ -129,6 +133,10 @@ export function listCommand(args: string[]): number {
     // The sim's kube-controller-manager log is read for forced detaches.
     controllerManagerLogged: true,
   });
+  if (format === "json") {
+    writeJson(scenarioListJson(profile.name, families, inputs));
+    return 0;
+  }
   process.stdout.write(
     `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,
   );

@@ -1,59 +1,29 @@
 // `rekindle sim …`: build the sim binaries, run a sim cluster in the background for local
 // reproduction, and inject faults into it (sim-fault-commands.ts).
 import { parseArgs } from "node:util";
-import { RekindleError } from "../errors.js";
 import { ensureSimBinaries, simBuildStatus } from "../cluster/sim/build.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { formatOffset } from "../cluster/sim/clock-webhook.js";
 import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";
 import { consoleProgress } from "../util/progress.js";
-import { parseCount } from "./args.js";
-import { simApiserver, simNode, SIM_FAULT_USAGE } from "./sim-fault-commands.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
+import { SIM_APISERVER_USAGE, SIM_NODE_USAGE } from "./sim-fault-commands.js";
 
-export const SIM_USAGE = `rekindle sim <command>
+export const SIM_BUILD_USAGE = `rekindle sim build [--check]
+      build (or with --check only report) the pinned sim binaries`;
+export const SIM_UP_USAGE = `rekindle sim up [--workers N] [--zones Z] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--name X]
+      start a sim cluster in the background; prints its kubeconfig
+      defaults: --name rekindle, --workers 3, --zones 2, --profile default`;
+export const SIM_STATUS_USAGE = `rekindle sim status [--name X] ${OUTPUT_USAGE}
+      components and nodes of a running sim cluster (--json is -o json); default --name rekindle`;
+export const SIM_DOWN_USAGE = `rekindle sim down [--name X] [--keep-files]
+      stop every process of the cluster; default --name rekindle`;
 
-  build [--check]                 build (or with --check only report) the pinned sim binaries
-  up [--workers N] [--zones Z] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--name X]
-                                  start a sim cluster in the background; prints its kubeconfig
-  status [--name X] [--json]      components and nodes of a running sim cluster
-  down [--name X] [--keep-files]  stop every process of the cluster
-${SIM_FAULT_USAGE}
+export const SIM_USAGE = `rekindle sim <command>: a local sim cluster (real control plane, KWOK workers)
 
-Defaults: --name rekindle, --workers 3, --zones 2, --profile default.`;
+${[SIM_BUILD_USAGE, SIM_UP_USAGE, SIM_STATUS_USAGE, SIM_DOWN_USAGE, SIM_NODE_USAGE, SIM_APISERVER_USAGE].join("\n")}`;
 
-export async function simCommand(args: string[], signal: AbortSignal): Promise<number> {
-  const [command, ...rest] = args;
-  switch (command) {
-    case "build":
-      return simBuild(rest, signal);
-    case "up":
-      return simUp(rest, signal);
-    case "down":
-      return simDown(rest);
-    case "status":
-      return simStatus(rest);
-    case "node":
-      return simNode(rest, signal);
-    case "apiserver":
-      return simApiserver(rest, signal);
-    case undefined:
-    case "help":
-    case "--help":
-      process.stdout.write(`${SIM_USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      throw RekindleError.invalidInput("sim command", command, [
-        "build",
-        "up",
-        "status",
-        "down",
-        "node",
-        "apiserver",
-      ]);
-  }
-}
-
-async function simBuild(args: string[], signal: AbortSignal): Promise<number> {
+export async function simBuild(args: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { check: { type: "boolean", default: false } },
@@ -72,7 +42,7 @@ async function simBuild(args: string[], signal: AbortSignal): Promise<number> {
   return 0;
 }
 
-async function simUp(args: string[], signal: AbortSignal): Promise<number> {
+export async function simUp(args: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -108,7 +78,7 @@ async function simUp(args: string[], signal: AbortSignal): Promise<number> {
 
 const NAME_OPTION = { name: { type: "string", default: "rekindle" } } as const;
 
-async function simDown(args: string[]): Promise<number> {
+export async function simDown(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { ...NAME_OPTION, "keep-files": { type: "boolean", default: false } },
@@ -120,15 +90,16 @@ async function simDown(args: string[]): Promise<number> {
   return 0;
 }
 
-function simStatus(args: string[]): number {
+export function simStatus(args: string[]): number {
   const { values } = parseArgs({
     args,
-    options: { ...NAME_OPTION, json: { type: "boolean", default: false } },
+    options: { ...NAME_OPTION, ...OUTPUT_OPTION, json: { type: "boolean", default: false } },
     strict: true,
   });
+  const format = outputFormat(values.output, values.json);
   const status = SimCluster.open(values.name).status();
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+  if (format === "json") {
+    writeJson(status);
   } else {
     process.stdout.write(
       `cluster ${status.name} (run ${status.runId}, profile ${status.profile}) at ${status.apiserverUrl}\n`,

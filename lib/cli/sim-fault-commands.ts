@@ -14,19 +14,19 @@ type NodeAction = (typeof NODE_ACTIONS)[number];
 export const APISERVER_ACTIONS = ["pause", "resume"] as const;
 type ApiserverAction = (typeof APISERVER_ACTIONS)[number];
 
-export const SIM_FAULT_USAGE = `  node ${NODE_ACTIONS.slice(0, 4).join("|")} <node> [--name X]
-                                  node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal
-  node clock <node> --offset D [--step] [--for D] [--name X]
-                                  skew the node's kubelet clock: its Lease renewTime and heartbeats are
-                                  written D off (-30s behind, +30s ahead, 0 true again); slewed so
-                                  renewTime never goes back, or stepped at once with --step; kept until
-                                  changed, or with --for held in the foreground that long (Ctrl-C ends it)
-  node reregister <node> [--name X]
-                                  delete the node's Node object and register it again (same name, new UID)
-  apiserver pause --for D [--name X]
-                                  freeze kube-apiserver (SIGSTOP) for D, in the foreground; Ctrl-C
-                                  continues it at once
-  apiserver resume [--name X]     continue a kube-apiserver whose pause was killed before it ended`;
+export const SIM_NODE_USAGE = `rekindle sim node ${NODE_ACTIONS.slice(0, 4).join("|")} <node> [--name X]
+      node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal
+rekindle sim node clock <node> --offset D [--step] [--for D] [--name X]
+      skew the node's kubelet clock: its Lease renewTime and heartbeats are written D off (-30s
+      behind, +30s ahead, 0 true again); slewed so renewTime never goes back, or stepped at once
+      with --step; kept until changed, or with --for held in the foreground that long (Ctrl-C ends it)
+rekindle sim node reregister <node> [--name X]
+      delete the node's Node object and register it again (same name, new UID)`;
+
+export const SIM_APISERVER_USAGE = `rekindle sim apiserver pause --for D [--name X]
+      freeze kube-apiserver (SIGSTOP) for D, in the foreground; Ctrl-C continues it at once
+rekindle sim apiserver resume [--name X]
+      continue a kube-apiserver whose pause was killed before it ended`;
 
 const OPTIONS = {
   name: { type: "string", default: "rekindle" },

@@ -1,12 +1,10 @@
 // The existing provider: any cluster a kubeconfig reaches. rekindle only does there what it can
 // undo: it creates run-labelled namespaces and workloads and deletes them again; it never stops,
 // partitions, pressures or shuts down a node it did not create, so those scenarios are skipped.
-import { homedir } from "node:os";
-import { join } from "node:path";
-import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { errorMessage, RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
+import { loadKubeconfig } from "../kube/kubeconfig-load.js";
 import { isControlPlaneNode } from "../kube/queries.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
@@ -14,7 +12,7 @@ import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
 import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "./provider.js";
 
 export interface ExistingClusterOptions {
-  /** Default: $KUBECONFIG, else ~/.kube/config. */
+  /** Default: the files $KUBECONFIG lists, merged as kubectl merges them, else ~/.kube/config. */
   kubeconfig?: string;
   /** Default: the kubeconfig's current context. */
   context?: string;
@@ -33,10 +31,6 @@ const UPSTREAM_EVICTION: EvictionSettings = {
   statusUpdateIntervalMs: 10_000,
   shutdownGracePeriodMs: 0,
 };
-
-function defaultKubeconfig(): string {
-  return process.env["KUBECONFIG"]?.split(":")[0] ?? join(homedir(), ".kube", "config");
-}
 
 export class ExistingCluster implements ClusterUnderTest {
   readonly provider = "existing" as const;
@@ -72,20 +66,10 @@ export class ExistingCluster implements ClusterUnderTest {
   /** Loads the kubeconfig and checks the API server answers; fails naming the file and context. */
   static async open(options: ExistingClusterOptions = {}): Promise<ExistingCluster> {
     const profile = options.profile ?? TIMING_PROFILES.default;
-    const path = options.kubeconfig ?? defaultKubeconfig();
-    if (!existsSync(path)) {
-      throw new RekindleError("INVALID_INPUT", `kubeconfig ${path} does not exist`, {
-        hint: "pass --kubeconfig <file> or set KUBECONFIG",
-      });
-    }
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(path);
-    if (options.context !== undefined) {
-      const names = kc.getContexts().map((c) => c.name);
-      if (!names.includes(options.context))
-        throw RekindleError.invalidInput("context", options.context, names);
-      kc.setCurrentContext(options.context);
-    }
+    const { kc, source: path } = loadKubeconfig({
+      ...(options.kubeconfig !== undefined ? { path: options.kubeconfig } : {}),
+      ...(options.context !== undefined ? { context: options.context } : {}),
+    });
     const context = kc.getCurrentContext();
     const server = kc.getCurrentCluster()?.server ?? "?";
     const progress = options.progress ?? silentProgress;

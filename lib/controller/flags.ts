@@ -17,8 +17,8 @@ import {
 export const LEADER_LEASE_DURATION_MS = 15_000;
 
 const OPTIONS = {
-  help: { type: "boolean", short: "h", default: false },
   kubeconfig: { type: "string" },
+  context: { type: "string" },
   "fence-config": { type: "string" },
   "sim-cluster": { type: "string" },
   "unhealthy-after": { type: "string" },

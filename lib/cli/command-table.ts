@@ -1,0 +1,165 @@
+// The table of rekindle's commands: each entry's words, one-line summary, usage text and handler.
+// The dispatcher (dispatch.ts) consults it alone, so a new command is one entry here, and -h/--help
+// answers for every entry and subcommand without code of its own.
+//
+// Parsing stays on node:util parseArgs (no CLI library). commander or yargs would replace only the
+// option declarations each command already makes in a few lines; the usage texts would still be
+// hand-written (they carry defaults, bounds and pinned versions a generated help cannot say), and
+// rewriting eight commands' parsing onto another library's model (with commander's own exit paths
+// and help output) would risk their checked error messages for no fewer lines. What parseArgs lacks,
+// the table gives: help on every command, one place that lists commands, and errors naming the path.
+import { RekindleError } from "../errors.js";
+import type { CommandSpec } from "./dispatch.js";
+import { walkCommands, usageText } from "./dispatch.js";
+
+// Modules are imported when their command runs or its usage is asked for: the in-cluster controller
+// then loads the controller and its drivers, not the sim runtime, the suites or the report writers.
+const runModule = () => import("./run-commands.js");
+const simModule = () => import("./sim-commands.js");
+const simFaultModule = () => import("./sim-fault-commands.js");
+const kindModule = () => import("./kind-commands.js");
+const controllerModule = () => import("./controller-command.js");
+const versionModule = () => import("./version-command.js");
+
+const SIM_SUBCOMMANDS: readonly CommandSpec[] = [
+  {
+    name: "build",
+    summary: "build the pinned sim binaries",
+    usage: async () => (await simModule()).SIM_BUILD_USAGE,
+    run: async (args, signal) => (await simModule()).simBuild(args, signal),
+  },
+  {
+    name: "up",
+    summary: "start a sim cluster in the background",
+    usage: async () => (await simModule()).SIM_UP_USAGE,
+    run: async (args, signal) => (await simModule()).simUp(args, signal),
+  },
+  {
+    name: "status",
+    summary: "components and nodes of a running sim cluster",
+    usage: async () => (await simModule()).SIM_STATUS_USAGE,
+    run: async (args) => (await simModule()).simStatus(args),
+  },
+  {
+    name: "down",
+    summary: "stop a sim cluster",
+    usage: async () => (await simModule()).SIM_DOWN_USAGE,
+    run: async (args) => (await simModule()).simDown(args),
+  },
+  {
+    name: "node",
+    summary: "a node fault: stop, start, partition, heal, clock, reregister",
+    usage: async () => (await simFaultModule()).SIM_NODE_USAGE,
+    run: async (args, signal) => (await simFaultModule()).simNode(args, signal),
+  },
+  {
+    name: "apiserver",
+    summary: "pause or resume kube-apiserver",
+    usage: async () => (await simFaultModule()).SIM_APISERVER_USAGE,
+    run: async (args, signal) => (await simFaultModule()).simApiserver(args, signal),
+  },
+];
+
+const KIND_SUBCOMMANDS: readonly CommandSpec[] = [
+  {
+    name: "build-image",
+    summary: "build rekindle's offline kind node image",
+    usage: async () => (await kindModule()).KIND_BUILD_IMAGE_USAGE,
+    run: async (args, signal) => (await kindModule()).buildImage(args, signal),
+  },
+  {
+    name: "build-controller-image",
+    summary: "build the in-cluster controller image",
+    usage: async () => (await kindModule()).KIND_BUILD_CONTROLLER_IMAGE_USAGE,
+    run: async (args, signal) => (await kindModule()).buildControllerImage(args, signal),
+  },
+];
+
+export const HELP_USAGE = `rekindle help [<command>...]
+      this text, or the usage of the command named (as rekindle <command> --help)`;
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "run",
+    summary: "the node-loss conformance suites, with reports",
+    usage: async () => (await runModule()).RUN_USAGE,
+    run: async (args, signal) => (await runModule()).runCommandLine(args, signal),
+  },
+  {
+    name: "list",
+    summary: "scenarios and their expected timelines",
+    usage: async () => (await runModule()).LIST_USAGE,
+    run: async (args) => (await runModule()).listCommand(args),
+  },
+  {
+    name: "compare",
+    summary: "compare two runs' summary.json; non-zero on a regression",
+    usage: async () => (await runModule()).COMPARE_USAGE,
+    run: async (args) => (await runModule()).compareCommand(args),
+  },
+  {
+    name: "controller",
+    summary: "the bundled recovery controller",
+    usage: async () => (await controllerModule()).CONTROLLER_USAGE,
+    run: async (args, signal) => (await controllerModule()).controllerCommand(args, signal),
+  },
+  {
+    name: "sim",
+    summary: "build and run a local sim cluster (real control plane, KWOK workers)",
+    usage: async () => (await simModule()).SIM_USAGE,
+    subcommands: SIM_SUBCOMMANDS,
+  },
+  {
+    name: "kind",
+    summary: "rekindle's offline kind node image and controller image",
+    usage: async () => (await kindModule()).KIND_USAGE,
+    subcommands: KIND_SUBCOMMANDS,
+  },
+  {
+    name: "version",
+    aliases: ["--version", "-V"],
+    summary: "rekindle's version and git sha, and the versions it pins",
+    usage: async () => (await versionModule()).VERSION_USAGE,
+    run: async (args) => (await versionModule()).versionCommand(args),
+  },
+  {
+    name: "help",
+    summary: "this text, or a command's usage",
+    usage: () => HELP_USAGE,
+    run: helpCommand,
+  },
+];
+
+/** `rekindle help [<command>...]`: the usage of the command the words name, else of rekindle. */
+async function helpCommand(args: string[]): Promise<number> {
+  if (args.length === 0) {
+    process.stdout.write(`${await rekindleUsage()}\n`);
+    return 0;
+  }
+  const commands = walkCommands(COMMANDS);
+  const named = commands.find(({ path }) => path.join(" ") === args.join(" "));
+  if (named === undefined)
+    throw RekindleError.invalidInput(
+      "command",
+      args.join(" "),
+      commands.map(({ path }) => path.join(" ")),
+    );
+  process.stdout.write(`${await usageText(named.spec, named.path)}\n`);
+  return 0;
+}
+
+/** The usage of rekindle itself: its commands, then each top-level command's usage. */
+export async function rekindleUsage(): Promise<string> {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 3;
+  const list = COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join("\n");
+  const usages = await Promise.all(
+    COMMANDS.filter((c) => c.name !== "help").map((c) => usageText(c, [c.name])),
+  );
+  return `rekindle: chaos-testing and conformance harness for Kubernetes node loss
+
+usage: rekindle <command> [options]      rekindle <command> --help      rekindle --version
+
+${list}
+
+${usages.join("\n\n")}`;
+}

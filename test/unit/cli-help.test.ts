@@ -1,0 +1,231 @@
+// Every command and subcommand of the table answers -h/--help with its usage on stdout and exit 0,
+// before its own parsing (nothing starts); bad words, options and -o values exit 2 naming valid forms.
+import { expect } from "chai";
+import { main } from "../../lib/cli/main.js";
+import { COMMANDS, rekindleUsage } from "../../lib/cli/command-table.js";
+import { asksForHelp, usageText, walkCommands } from "../../lib/cli/dispatch.js";
+
+interface Captured {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function capture(argv: string[]): Promise<Captured> {
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  let stdout = "";
+  let stderr = "";
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    stdout += chunk.toString();
+    return true;
+  };
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    stderr += chunk.toString();
+    return true;
+  };
+  try {
+    return { code: await main(argv), stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+}
+
+describe("CLI help on every command of the table", function () {
+  this.timeout(60_000);
+  const commands = walkCommands(COMMANDS);
+
+  it("walks every command and subcommand (sim node and sim apiserver included)", function () {
+    const paths = commands.map(({ path }) => path.join(" "));
+    expect(paths).to.include.members([
+      "run",
+      "list",
+      "compare",
+      "controller",
+      "sim",
+      "sim up",
+      "sim status",
+      "sim down",
+      "sim node",
+      "sim apiserver",
+      "kind",
+      "kind build-image",
+      "kind build-controller-image",
+      "version",
+      "help",
+    ]);
+  });
+
+  for (const { path } of commands) {
+    for (const flag of ["--help", "-h"]) {
+      it(`rekindle ${path.join(" ")} ${flag} prints its usage on stdout and exits 0`, async function () {
+        const entry = commands.find((c) => c.path.join(" ") === path.join(" "));
+        const usage = await usageText(entry!.spec, path);
+        const { code, stdout, stderr } = await capture([...path, flag]);
+        expect(stderr).to.equal("");
+        expect(code).to.equal(0);
+        expect(stdout).to.equal(`${usage}\n`);
+        expect(usage).to.not.include("not available in this installation");
+        // A leaf's usage names its own words (a group's lists its subcommands').
+        expect(usage).to.include(`rekindle ${path.join(" ")}`);
+      });
+    }
+  }
+
+  it("takes --help after other options too, before they are parsed (sim up never starts)", async function () {
+    const { code, stdout } = await capture(["sim", "up", "--workers", "nine", "--help"]);
+    expect(code).to.equal(0);
+    expect(stdout).to.include("rekindle sim up");
+  });
+
+  it("sim node's actions answer --help with sim node's usage", async function () {
+    const { code, stdout } = await capture(["sim", "node", "stop", "worker-1", "-h"]);
+    expect(code).to.equal(0);
+    expect(stdout).to.include("rekindle sim node clock <node> --offset D");
+  });
+
+  it("rekindle --help, -h and help print every command; no command prints it on stderr and exits 2", async function () {
+    const usage = await rekindleUsage();
+    for (const argv of [["--help"], ["-h"], ["help"]]) {
+      const { code, stdout } = await capture(argv);
+      expect(code, argv.join(" ")).to.equal(0);
+      expect(stdout).to.equal(`${usage}\n`);
+    }
+    for (const { name } of COMMANDS) expect(usage).to.include(`\n  ${name} `);
+    const none = await capture([]);
+    expect(none.code).to.equal(2);
+    expect(none.stdout).to.equal("");
+    expect(none.stderr).to.include("usage: rekindle <command>");
+  });
+
+  it("help <command...> prints that command's usage; an unknown one exits 2 naming the valid ones", async function () {
+    const { code, stdout } = await capture(["help", "sim", "status"]);
+    expect(code).to.equal(0);
+    expect(stdout).to.include("rekindle sim status [--name X] [-o text|json]");
+    const bad = await capture(["help", "sim", "reboot"]);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.include('unknown command "sim reboot"').and.include("sim apiserver");
+  });
+
+  it("stops looking for -h after --", function () {
+    expect(asksForHelp(["a", "-h"])).to.equal(true);
+    expect(asksForHelp(["--", "-h"])).to.equal(false);
+    expect(asksForHelp(["--hel"])).to.equal(false);
+  });
+});
+
+describe("CLI bad input (exit 2, nothing started)", function () {
+  this.timeout(60_000);
+
+  it("an unknown option names it and the full command path's --help", async function () {
+    for (const [argv, see] of [
+      [["run", "--bogus"], "rekindle run --help"],
+      [["sim", "up", "--nodes", "3"], "rekindle sim up --help"],
+      [["kind", "build-image", "--bogus"], "rekindle kind build-image --help"],
+      [["sim", "apiserver", "pause", "--bogus"], "rekindle sim apiserver --help"],
+      [["controller", "--bogus"], "rekindle controller --help"],
+    ] as const) {
+      const { code, stdout, stderr } = await capture([...argv]);
+      expect(code, argv.join(" ")).to.equal(2);
+      expect(stdout).to.equal("");
+      expect(stderr)
+        .to.include(`'${argv.at(-1) === "3" ? "--nodes" : argv.at(-1)}'`)
+        .and.include(`see: ${see}`);
+    }
+  });
+
+  it("an unknown subcommand names the valid ones at its level", async function () {
+    const { code, stderr } = await capture(["kind", "build"]);
+    expect(code).to.equal(2);
+    expect(stderr).to.include('unknown kind command "build"; valid: build-image, build-controller-image');
+  });
+
+  it("a group with no subcommand prints its usage on stderr and exits 2", async function () {
+    const { code, stdout, stderr } = await capture(["kind"]);
+    expect(code).to.equal(2);
+    expect(stdout).to.equal("");
+    expect(stderr).to.include("rekindle kind build-image");
+  });
+
+  it("an -o value other than text or json names the valid ones, on every command that takes it", async function () {
+    for (const argv of [
+      ["list", "-o", "yaml"],
+      ["list", "--output", "table"],
+      ["version", "-o", "xml"],
+      ["sim", "status", "--name", "no-such-cluster-here", "-o", "wide"],
+    ]) {
+      const { code, stdout, stderr } = await capture(argv);
+      expect(code, argv.join(" ")).to.equal(2);
+      expect(stdout).to.equal("");
+      expect(stderr).to.include(`"${argv.at(-1)}"; valid: text, json`);
+    }
+  });
+
+  it("sim status: --json is -o json, and contradicting -o text is refused", async function () {
+    const { code, stderr } = await capture(["sim", "status", "--json", "-o", "text"]);
+    expect(code).to.equal(2);
+    expect(stderr).to.include("--json and -o text contradict each other");
+  });
+});
+
+describe("CLI machine-readable output", function () {
+  this.timeout(60_000);
+
+  it("list -o json prints only JSON: every scenario with its windows", async function () {
+    const text = await capture(["list"]);
+    const { code, stdout, stderr } = await capture(["list", "-o", "json", "--suite", "node-loss"]);
+    expect(code).to.equal(0);
+    expect(stderr).to.equal("");
+    const parsed = JSON.parse(stdout) as {
+      profile: string;
+      scenarios: {
+        id: string;
+        family: string;
+        milestones: { name: string; maxMs: number | null; fromFault?: { maxMs: number | null } }[];
+      }[];
+    };
+    expect(parsed.profile).to.equal("default");
+    expect(parsed.scenarios.length).to.be.greaterThan(0);
+    for (const s of parsed.scenarios) {
+      expect(s.family).to.equal("node-loss");
+      expect(s.id.startsWith("node-loss/")).to.equal(true);
+      expect(text.stdout).to.include(`${s.id}\n`);
+      expect(s.milestones.length).to.be.greaterThan(0);
+    }
+  });
+
+  it("version and --version print the package version, the git sha and the pinned versions", async function () {
+    const { readFileSync } = await import("node:fs");
+    const { PROJECT_ROOT } = await import("../../lib/util/fixtures.js");
+    const { PINNED_SIM_VERSIONS } = await import("../../lib/cluster/sim/versions.js");
+    const { PINNED_KIND_VERSION } = await import("../../lib/cluster/kind/cli.js");
+    const pkg = JSON.parse(readFileSync(`${PROJECT_ROOT}/package.json`, "utf8")) as { version: string };
+    const json = await capture(["version", "-o", "json"]);
+    expect(json.code).to.equal(0);
+    const report = JSON.parse(json.stdout) as {
+      rekindle: { version: string; gitSha: string; dirty: boolean | null };
+      kubernetes: string;
+      etcd: string;
+      kwok: string;
+      kind: string;
+    };
+    expect(report.rekindle.version).to.equal(pkg.version);
+    // The tests run from a checkout: the sha is a commit's.
+    expect(report.rekindle.gitSha).to.match(/^[0-9a-f]{40}$/);
+    expect(report.rekindle.dirty).to.be.a("boolean");
+    expect(report).to.include({
+      kubernetes: PINNED_SIM_VERSIONS.kubernetes,
+      etcd: PINNED_SIM_VERSIONS.etcd,
+      kwok: PINNED_SIM_VERSIONS.kwok,
+      kind: PINNED_KIND_VERSION,
+    });
+    for (const argv of [["--version"], ["-V"], ["version"]]) {
+      const { code, stdout } = await capture(argv);
+      expect(code).to.equal(0);
+      expect(stdout.split("\n")[0]).to.equal(`rekindle ${pkg.version}`);
+      for (const v of [report.rekindle.gitSha, report.kubernetes, report.etcd, report.kwok, report.kind])
+        expect(stdout).to.include(v);
+    }
+  });
+});
