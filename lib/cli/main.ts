@@ -8,6 +8,7 @@ import { isParseArgsError } from "./args.js";
 // the controller and its drivers, not the sim runtime, the suites or the report writers.
 const commands = {
   run: () => import("./run-commands.js"),
+  compare: () => import("./compare-commands.js"),
   sim: () => import("./sim-commands.js"),
   controller: () => import("./controller-command.js"),
   kind: () => import("./kind-commands.js"),
@@ -26,8 +27,12 @@ async function usageOf(name: string, load: () => Promise<string>): Promise<strin
 }
 
 export async function usage(): Promise<string> {
-  const [RUN_USAGE, CONTROLLER_USAGE, SIM_USAGE, KIND_USAGE] = await Promise.all([
+  const [RUN_USAGE, COMPARE_USAGE, CONTROLLER_USAGE, SIM_USAGE, KIND_USAGE] = await Promise.all([
     usageOf("run", async () => (await commands.run()).RUN_USAGE),
+    usageOf("compare", async () => {
+      const { COMPARE_USAGE: compare, TREND_USAGE: trend } = await commands.compare();
+      return `${compare}\n${trend}`;
+    }),
     usageOf("controller", async () => (await commands.controller()).CONTROLLER_USAGE),
     usageOf("sim", async () => (await commands.sim()).SIM_USAGE),
     usageOf("kind", async () => (await commands.kind()).KIND_USAGE),
@@ -39,12 +44,14 @@ usage: rekindle <command> [options]
   run          the node-loss conformance suites, with reports
   list         scenarios and their expected timelines
   compare      compare two runs' summary.json; non-zero on a regression
+  trend        an HTML/SVG trend of each scenario's milestones across runs
   controller   the bundled recovery controller
   sim …        build and run a local sim cluster (real control plane, KWOK workers)
   kind …       rekindle's offline kind node image and controller image
   help         this text
 
 ${RUN_USAGE}
+${COMPARE_USAGE}
 
 ${CONTROLLER_USAGE}
 
@@ -79,7 +86,9 @@ async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
       case "list":
         return (await commands.run()).listCommand(rest);
       case "compare":
-        return (await commands.run()).compareCommand(rest);
+        return (await commands.compare()).compareCommand(rest);
+      case "trend":
+        return (await commands.compare()).trendCommand(rest);
       case "controller":
         return await (await commands.controller()).controllerCommand(rest, signal);
       case "kind":
@@ -97,6 +106,7 @@ async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
           "run",
           "list",
           "compare",
+          "trend",
           "controller",
           "sim",
           "kind",

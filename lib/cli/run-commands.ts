@@ -1,14 +1,12 @@
-// `rekindle run`, `rekindle list` and `rekindle compare`.
+// `rekindle run` and `rekindle list` (`compare` and `trend` are in compare-commands.ts).
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
 import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { expectationInputs } from "../scenario/harness.js";
-import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
-import { RekindleError } from "../errors.js";
 import { parseCount } from "./args.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
@@ -22,9 +20,7 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 rekindle's offline image, built once: see rekindle kind build-image);
                 existing --kubeconfig $KUBECONFIG or ~/.kube/config, its current --context
 rekindle list [--profile P] [--suite <family>]...
-      the scenarios and their expected timelines
-rekindle compare <baseline summary.json> <new summary.json> [--max-regression 20%]
-      milestone-by-milestone comparison; exits 1 on a regression`;
+      the scenarios and their expected timelines`;
 
 export async function runCommandLine(args: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
@@ -144,33 +140,4 @@ export function listCommand(args: string[]): number {
     }
   }
   return 0;
-}
-
-export function compareCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { "max-regression": { type: "string", default: "20%" } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length !== 2) {
-    throw new RekindleError(
-      "INVALID_INPUT",
-      `rekindle compare takes two summary.json paths, got ${positionals.length}`,
-      {
-        hint: "rekindle compare reports/<old>/summary.json reports/<new>/summary.json [--max-regression 20%]",
-      },
-    );
-  }
-  const [baselinePath = "", currentPath = ""] = positionals;
-  const threshold = parsePercent(values["max-regression"]);
-  const rows = compareSummaries(readSummary(baselinePath), readSummary(currentPath), {
-    maxRegression: threshold,
-  });
-  process.stdout.write(`${formatComparison(rows)}\n`);
-  const regressions = rows.filter((r) => r.regression);
-  process.stdout.write(
-    `\n${regressions.length === 0 ? "no regression" : `${regressions.length} regression(s)`} beyond ${(threshold * 100).toFixed(1)}%\n`,
-  );
-  return regressions.length === 0 ? 0 : 1;
 }
