@@ -21,8 +21,8 @@ const PALETTE = [
 const LEFT = 64;
 const TOP = 40;
 const PLOT_HEIGHT = 300;
-/** Room below the plot for the rotated run labels. */
-const BOTTOM = 150;
+/** Room below the plot for the run labels, written downwards (≈ 6 px a character at 11 px). */
+const BOTTOM = 270;
 const RUN_STEP = 64;
 const MIN_PLOT_WIDTH = 320;
 const MAX_PLOT_WIDTH = 1100;
@@ -88,7 +88,7 @@ export function trendSvg(trend: ScenarioTrend, runs: readonly TrendRun[]): strin
     out.push(
       `<g class="run" data-run="${escapeXml(run.runId)}"><title>${escapeXml(`${run.runId} ${run.startedAt}${run.gitSha !== undefined ? ` ${run.gitSha}` : ""}${failed ? " (failed)" : ""}`)}</title>`,
       `<line x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${TOP}" y2="${bottom}" stroke="#f0f0f0"/>`,
-      `<text transform="translate(${x(i).toFixed(1)},${bottom + 10}) rotate(40)" fill="${failed ? "#c62828" : "#333"}">${escapeXml(label)}</text></g>`,
+      `<text transform="translate(${(x(i) - 4).toFixed(1)},${bottom + 8}) rotate(90)" fill="${failed ? "#c62828" : "#333"}">${escapeXml(label)}</text></g>`,
     );
   });
   out.push(
