@@ -10,7 +10,7 @@ import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { parseCount } from "./args.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
+             [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, charts/, allure-report/)
       families: ${SUITE_FAMILIES.join(", ")}
@@ -18,7 +18,8 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 --profile default; --repeat 1; kind --cluster-name rekindle (reused if it exists);
                 kind --image $REKINDLE_KIND_IMAGE or auto (kindest/node if it can be pulled, else
                 rekindle's offline image, built once: see rekindle kind build-image);
-                existing --kubeconfig $KUBECONFIG or ~/.kube/config, its current --context
+                existing --kubeconfig $KUBECONFIG or ~/.kube/config, its current --context;
+                --allure-history: the newest other run's allure-report/history in the same reports root
 rekindle list [--profile P] [--suite <family>]...
       the scenarios and their expected timelines`;
 
@@ -33,6 +34,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "report-dir": { type: "string" },
       "keep-cluster": { type: "boolean", default: false },
       "no-html": { type: "boolean", default: false },
+      "allure-history": { type: "string" },
       scenario: { type: "string" },
       "cluster-name": { type: "string" },
       image: { type: "string" },
@@ -55,6 +57,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values["report-dir"] !== undefined ? { reportDir: values["report-dir"] } : {}),
     keepCluster: values["keep-cluster"],
     allureHtml: !values["no-html"],
+    ...(values["allure-history"] !== undefined ? { allureHistory: values["allure-history"] } : {}),
     ...(values.scenario !== undefined ? { grep: values.scenario } : {}),
     signal,
   });
