@@ -27,7 +27,7 @@ type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 function outputFormat(value: string): OutputFormat {
   const format = OUTPUT_FORMATS.find((f) => f === value);
-  if (format === undefined) throw RekindleError.invalidInput("output format (-o)", value, OUTPUT_FORMATS);
+  if (format === undefined) throw RekindleError.invalidInput("--output format", value, OUTPUT_FORMATS);
   return format;
 }
 

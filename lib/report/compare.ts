@@ -216,13 +216,42 @@ function skipReason(summary: RunSummary, id: string): string | undefined {
   return summary.skipped?.find((s) => s.id === id)?.reason;
 }
 
+/** The run-level error of a schema-2 summary (the harness or its infrastructure broke), in one line. */
+function runErrorOf(summary: RunSummary): string | undefined {
+  const error: unknown = (summary as RunSummary & { error?: unknown }).error;
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, message, phase } = error as Record<string, unknown>;
+  const where = typeof phase === "string" ? ` during ${phase}` : "";
+  return `[${typeof code === "string" ? code : "ERROR"}] ${typeof message === "string" ? message.split("\n")[0] : "unknown"}${where}`;
+}
+
+/** Rows for a run whose harness broke: a failure in the new run, a note in the baseline. */
+function runRows(baseline: RunSummary, current: RunSummary): ComparisonRow[] {
+  const row = (verdict: RowVerdict, note: string): ComparisonRow => ({
+    scenario: "(run)",
+    milestone: null,
+    statistic: "outcome",
+    baseline: null,
+    new: null,
+    change: null,
+    verdict,
+    note,
+  });
+  const broke = runErrorOf(current);
+  const brokeBefore = runErrorOf(baseline);
+  return [
+    ...(broke !== undefined ? [row("failed", `the new run's harness broke: ${broke}`)] : []),
+    ...(brokeBefore !== undefined ? [row("noted", `the baseline's harness broke: ${brokeBefore}`)] : []),
+  ];
+}
+
 export function compareSummaries(
   baseline: RunSummary,
   current: RunSummary,
   options: CompareOptions = {},
 ): Comparison {
   const t: Thresholds = { max: options.maxRegression ?? 0.2, minDelta: options.minDeltaMs ?? 1000 };
-  const rows: ComparisonRow[] = [];
+  const rows: ComparisonRow[] = runRows(baseline, current);
   const ids = [...new Set([...baseline.scenarios.map((s) => s.id), ...current.scenarios.map((s) => s.id)])];
   for (const id of ids) {
     const base = baseline.scenarios.find((s) => s.id === id);

@@ -43,9 +43,10 @@ export function shortDate(iso: string): string {
   return Number.isNaN(at.getTime()) ? iso : at.toISOString().slice(0, 16).replace("T", " ");
 }
 
-/** A run's axis label: its date and git sha (7 characters), or its run id when the summary has no sha. */
+/** A run's axis label: its date and git sha (7 characters, "-dirty" kept), or its run id when the summary has no sha. */
 export function runLabel(run: TrendRun): string {
-  return `${shortDate(run.startedAt)} · ${run.gitSha !== undefined ? run.gitSha.slice(0, 7) : run.runId}`;
+  const sha = run.gitSha?.replace(/^([0-9a-f]{7})[0-9a-f]*/, "$1");
+  return `${shortDate(run.startedAt)} · ${sha ?? run.runId}`;
 }
 
 function niceStep(spanMs: number): number {

@@ -48,14 +48,13 @@ function stringAt(value: unknown, ...keys: string[]): string | undefined {
   return typeof current === "string" && current.length > 0 ? current : undefined;
 }
 
-/** rekindle's git sha as the summary's environment block records it (schema 2), if it does. */
+/** rekindle's git sha as schema 2's `environment.rekindle` records it ("-dirty" appended for a dirty tree), if it does. */
 export function gitShaOf(summary: RunSummary): string | undefined {
   const environment: unknown = (summary as RunSummary & { environment?: unknown }).environment;
-  return (
-    stringAt(environment, "rekindle", "gitSha") ??
-    stringAt(environment, "rekindle", "sha") ??
-    stringAt(environment, "gitSha")
-  );
+  const sha = stringAt(environment, "rekindle", "gitSha");
+  if (sha === undefined) return undefined;
+  const rekindle = (environment as { rekindle: { gitDirty?: unknown } }).rekindle;
+  return rekindle.gitDirty === true ? `${sha}-dirty` : sha;
 }
 
 function byStart(a: LoadedSummary, b: LoadedSummary): number {

@@ -43,11 +43,16 @@ export function scenario(
   return summarizeScenario(id, runs, expected);
 }
 
+/**
+ * A summary of these scenarios. `fields` override the identity (provider, profile, runId…);
+ * `extra` adds fields as a summary file would hold them (schema 2's `environment` or `error`).
+ */
 export function runSummary(
   scenarios: readonly ScenarioSummary[],
-  fields: Partial<RunSummary> & { schemaVersion?: number; environment?: unknown } = {},
+  fields: Partial<RunSummary> & { schemaVersion?: number } = {},
+  extra: Record<string, unknown> = {},
 ): RunSummary {
-  return {
+  const summary: RunSummary = {
     runId: "20260101-000000-aaaaaa",
     provider: "kind",
     profile: "fast",
@@ -56,6 +61,7 @@ export function runSummary(
     scenarios: [...scenarios],
     ...fields,
   };
+  return Object.assign(summary, extra);
 }
 
 /** Writes each summary (or raw text) to its own report directory under a new temp dir; returns the summary.json paths. */

@@ -183,6 +183,22 @@ describe("compare: nothing missing in silence", function () {
     expect(comparison.verdict).to.equal("pass");
   });
 
+  it("a new run whose harness broke (schema 2's run-level error) fails, saying what broke", function () {
+    const base = runSummary([scenario("s", [scenarioRun({ [READY]: 9_000 })], [window(READY)])]);
+    const broken = runSummary(
+      [],
+      { schemaVersion: 2 },
+      { error: { code: "BOOT_FAILED", message: "kind create cluster failed\nlog", phase: "cluster-boot" } },
+    );
+    const comparison = compareSummaries(base, broken);
+    expect(comparison.rows[0]).to.deep.include({
+      scenario: "(run)",
+      verdict: "failed",
+      note: "the new run's harness broke: [BOOT_FAILED] kind create cluster failed during cluster-boot",
+    });
+    expect(comparison.failures).to.deep.equal({ failed: 1, missing: 1 });
+  });
+
   it("a scenario that failed in the new run fails the comparison, whatever its times", function () {
     const base = runSummary([scenario("s", [scenarioRun({ [READY]: 9_000 })], [window(READY)])]);
     const cur = runSummary([

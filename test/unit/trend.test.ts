@@ -8,8 +8,14 @@ import { trendHtml } from "../../lib/report/trend-html.js";
 import { cli, runSummary, scenario, scenarioRun, writeSummaries } from "../support/summaries.js";
 
 /** A run started at `startedAt` whose scenario recorded these milestones. */
-function run(runId: string, startedAt: string, milestones: Record<string, number>, id = "node-loss/x") {
-  return runSummary([scenario(id, [scenarioRun(milestones, 1_000)])], { runId, startedAt });
+function run(
+  runId: string,
+  startedAt: string,
+  milestones: Record<string, number>,
+  id = "node-loss/x",
+  extra: Record<string, unknown> = {},
+) {
+  return runSummary([scenario(id, [scenarioRun(milestones, 1_000)])], { runId, startedAt }, extra);
 }
 
 /** The values of `attribute` on every element of `tag` in the SVG, in document order. */
@@ -68,18 +74,23 @@ describe("rekindle trend: the model and its SVG", function () {
   });
 
   it("labels each run with its date and git sha when the environment has one, else its run id", function () {
-    const withSha = run("r9", "2026-04-01T12:34:56Z", { a: 1 });
+    const sha = (gitDirty: boolean) => ({
+      environment: { rekindle: { version: "0.1.0", gitSha: "0123456789abcdef", gitDirty } },
+    });
     const trend = buildTrend([
-      {
-        path: "a",
-        summary: { ...withSha, environment: { rekindle: { version: "0.1.0", gitSha: "0123456789abcdef" } } },
-      },
-      { path: "b", summary: run("r8", "2026-03-01T00:00:00Z", { a: 1 }) },
-    ] as Parameters<typeof buildTrend>[0]);
+      { path: "a", summary: run("r9", "2026-04-01T12:34:56Z", { a: 1 }, "s", sha(false)) },
+      { path: "b", summary: run("r8", "2026-03-01T00:00:00Z", { a: 1 }, "s") },
+    ]);
     const [x] = trend.scenarios;
     if (x === undefined) throw new Error("no scenario in the trend");
     const svg = trendSvg(x, trend.runs);
-    expect(svg).to.include("2026-04-01 12:34 · 0123456").and.include("2026-03-01 00:00 · r8");
+    expect(svg).to.include("2026-04-01 12:34 · 0123456<").and.include("2026-03-01 00:00 · r8");
+    const dirty = buildTrend([
+      { path: "a", summary: run("r9", "2026-04-01T12:34:56Z", { a: 1 }, "s", sha(true)) },
+    ]);
+    expect(dirty.runs[0]?.gitSha).to.equal("0123456789abcdef-dirty");
+    const [d] = dirty.scenarios;
+    expect(d && trendSvg(d, dirty.runs)).to.include("2026-04-01 12:34 · 0123456-dirty");
   });
 
   it("escapes scenario, milestone and run ids", function () {
