@@ -14,6 +14,7 @@ import { walkCommands, usageText } from "./dispatch.js";
 
 // Modules are imported when their command runs or its usage is asked for: the in-cluster controller
 // then loads the controller and its drivers, not the sim runtime, the suites or the report writers.
+const compareModule = () => import("./compare-commands.js");
 const runModule = () => import("./run-commands.js");
 const simModule = () => import("./sim-commands.js");
 const simFaultModule = () => import("./sim-fault-commands.js");
@@ -94,8 +95,14 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "compare",
     summary: "compare two runs' summary.json; non-zero on a regression",
-    usage: async () => (await runModule()).COMPARE_USAGE,
-    run: async (args) => (await runModule()).compareCommand(args),
+    usage: async () => (await compareModule()).COMPARE_USAGE,
+    run: async (args) => (await compareModule()).compareCommand(args),
+  },
+  {
+    name: "trend",
+    summary: "an HTML/SVG trend of each scenario's milestones across runs",
+    usage: async () => (await compareModule()).TREND_USAGE,
+    run: async (args) => (await compareModule()).trendCommand(args),
   },
   {
     name: "controller",

@@ -1,11 +1,10 @@
-// `rekindle run`, `rekindle list` and `rekindle compare`.
+// `rekindle run` and `rekindle list` (`compare` and `trend` are in compare-commands.ts).
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
 import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { expectationInputs } from "../scenario/harness.js";
-import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { RekindleError } from "../errors.js";
@@ -13,7 +12,7 @@ import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from
 import { scenarioListJson } from "./list-json.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
+             [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, charts/, allure-report/)
       families: ${SUITE_FAMILIES.join(", ")}
@@ -21,12 +20,11 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 --profile default; --repeat 1; kind --cluster-name rekindle (reused if it exists);
                 kind --image $REKINDLE_KIND_IMAGE or auto (kindest/node if it can be pulled, else
                 rekindle's offline image, built once: see rekindle kind build-image);
-                existing --kubeconfig: $KUBECONFIG's files merged, else ~/.kube/config; its current --context`;
+                existing --kubeconfig: $KUBECONFIG's files merged, else ~/.kube/config; its current --context;
+                --allure-history: the newest other run's allure-report/history in the same reports root`;
 export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... ${OUTPUT_USAGE}
       the scenarios and their expected timelines (as on the sim provider); -o json prints them as
       {profile, scenarios: [{id, family, title, requires, note?, milestones}]}`;
-export const COMPARE_USAGE = `rekindle compare <baseline summary.json> <new summary.json> [--max-regression 20%]
-      milestone-by-milestone comparison; exits 1 on a regression`;
 
 export async function runCommandLine(args: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
@@ -39,6 +37,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "report-dir": { type: "string" },
       "keep-cluster": { type: "boolean", default: false },
       "no-html": { type: "boolean", default: false },
+      "allure-history": { type: "string" },
       scenario: { type: "string" },
       "cluster-name": { type: "string" },
       image: { type: "string" },
@@ -61,6 +60,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values["report-dir"] !== undefined ? { reportDir: values["report-dir"] } : {}),
     keepCluster: values["keep-cluster"],
     allureHtml: !values["no-html"],
+    ...(values["allure-history"] !== undefined ? { allureHistory: values["allure-history"] } : {}),
     ...(values.scenario !== undefined ? { grep: values.scenario } : {}),
     signal,
   });
@@ -152,33 +152,4 @@ export function listCommand(args: string[]): number {
     }
   }
   return 0;
-}
-
-export function compareCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { "max-regression": { type: "string", default: "20%" } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length !== 2) {
-    throw new RekindleError(
-      "INVALID_INPUT",
-      `rekindle compare takes two summary.json paths, got ${positionals.length}`,
-      {
-        hint: "rekindle compare reports/<old>/summary.json reports/<new>/summary.json [--max-regression 20%]",
-      },
-    );
-  }
-  const [baselinePath = "", currentPath = ""] = positionals;
-  const threshold = parsePercent(values["max-regression"]);
-  const rows = compareSummaries(readSummary(baselinePath), readSummary(currentPath), {
-    maxRegression: threshold,
-  });
-  process.stdout.write(`${formatComparison(rows)}\n`);
-  const regressions = rows.filter((r) => r.regression);
-  process.stdout.write(
-    `\n${regressions.length === 0 ? "no regression" : `${regressions.length} regression(s)`} beyond ${(threshold * 100).toFixed(1)}%\n`,
-  );
-  return regressions.length === 0 ? 0 : 1;
 }

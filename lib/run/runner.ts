@@ -11,6 +11,7 @@ import { chooseProvider, openClusterUnderTest } from "../cluster/create.js";
 import type { ClusterUnderTest } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
 import { writeJunit } from "../report/junit.js";
+import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
 import { summarizeScenario, writeSummary, type RunSummary } from "../report/summary.js";
 import { SUITE_FAMILIES, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
 import { runCommand } from "../util/command.js";
@@ -43,6 +44,11 @@ export interface RunOptions {
   context?: string;
   /** Generate the Allure HTML report (needs Java). Default true. */
   allureHtml?: boolean;
+  /**
+   * Where the Allure history to carry over comes from: a previous run's report directory, its
+   * allure-report/ or allure-report/history/. Default: the newest other run in the same reports root.
+   */
+  allureHistory?: string;
   /** Only scenarios whose title matches this regular expression, e.g. "node-loss/(baseline|controller)". Default: all. */
   grep?: string;
   progress?: Progress;
@@ -70,6 +76,7 @@ export function validateRunOptions(options: RunOptions): {
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
   const profile = timingProfile(options.profile ?? "default");
+  if (options.allureHistory !== undefined) resolveAllureHistory(options.allureHistory);
   if (options.grep !== undefined) {
     try {
       new RegExp(options.grep);
@@ -161,7 +168,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   summary.finishedAt = new Date().toISOString();
   writeSummary(reportDir, summary);
   writeJunit(reportDir, summary);
-  if (options.allureHtml !== false) await generateAllureHtml(reportDir, progress);
+  if (options.allureHtml !== false) await generateAllureHtml(reportDir, progress, options.allureHistory);
   const failed =
     summary.scenarios.filter((s) => s.outcome === "failed").length + (summary.scenarios.length === 0 ? 1 : 0);
   if (signal.aborted)
@@ -194,7 +201,15 @@ async function runMocha(
 }
 
 /** allure-commandline needs Java; without it the raw allure-results stay and a note says why. */
-async function generateAllureHtml(reportDir: string, progress: Progress): Promise<void> {
+async function generateAllureHtml(
+  reportDir: string,
+  progress: Progress,
+  historyFrom: string | undefined,
+): Promise<void> {
+  const history =
+    historyFrom !== undefined ? resolveAllureHistory(historyFrom) : previousAllureHistory(reportDir);
+  if (history !== undefined && carryAllureHistory(history, reportDir) !== undefined)
+    progress.info(`Allure history carried over from ${history}`);
   const allure = join(PROJECT_ROOT, "node_modules", ".bin", "allure");
   if (!existsSync(allure)) {
     progress.info(

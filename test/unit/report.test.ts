@@ -1,9 +1,7 @@
 import { expect } from "chai";
-import { compareSummaries, formatComparison, parsePercent } from "../../lib/report/compare.js";
 import { timelineSvg } from "../../lib/report/chart.js";
 import { junitXml } from "../../lib/report/junit.js";
 import { percentile, statsOf, summarizeScenario, type RunSummary } from "../../lib/report/summary.js";
-import { RekindleError } from "../../lib/errors.js";
 
 const run = (recoveryMs: number | null, ready: number) => ({
   outcome: "passed" as const,
@@ -40,25 +38,6 @@ describe("reports", function () {
     startedAt: "2026-01-01T00:00:00Z",
     repeat: 1,
     scenarios: [summarizeScenario("node-loss/x", [run(recovery, ready)], [])],
-  });
-
-  it("compare flags a slowdown beyond the threshold, and a lost recovery", function () {
-    const rows = compareSummaries(summary(20_000, 20_000), summary(26_000, 21_000), { maxRegression: 0.2 });
-    expect(rows.find((r) => r.milestone === "recovery")).to.deep.include({ regression: true });
-    expect(rows.find((r) => r.milestone === "deployment:recovered")).to.deep.include({ regression: false });
-    expect(compareSummaries(summary(20_000, 20_000), summary(null, 20_000))[0]?.regression).to.equal(true);
-    expect(formatComparison(rows)).to.match(/recovery\s+20\.0s\s+26\.0s\s+\+30\.0%\s+REGRESSION/);
-  });
-
-  it("compare ignores differences below timer noise", function () {
-    const rows = compareSummaries(summary(1_000, 1_000), summary(1_500, 1_500), { maxRegression: 0.2 });
-    expect(rows.every((r) => !r.regression)).to.equal(true);
-  });
-
-  it("parses --max-regression and rejects nonsense", function () {
-    expect(parsePercent("20%")).to.equal(0.2);
-    expect(parsePercent("12.5")).to.equal(0.125);
-    expect(() => parsePercent("lots")).to.throw(RekindleError, /--max-regression/);
   });
 
   it("junit.xml has a testcase per scenario and escapes failures", function () {
