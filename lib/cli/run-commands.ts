@@ -7,7 +7,6 @@ import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { expectationInputs } from "../scenario/harness.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
-import { RekindleError } from "../errors.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
 
