@@ -2,14 +2,13 @@
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
-import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
 import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
-import { expectationInputs } from "../scenario/harness.js";
 import { compareSummaries, formatComparison, parsePercent, readSummary } from "../report/compare.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { RekindleError } from "../errors.js";
 import { parseCount } from "./args.js";
+import { listExpectationInputs, scenarioCatalogue } from "./catalogue.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html]
@@ -21,8 +20,8 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 kind --image $REKINDLE_KIND_IMAGE or auto (kindest/node if it can be pulled, else
                 rekindle's offline image, built once: see rekindle kind build-image);
                 existing --kubeconfig $KUBECONFIG or ~/.kube/config, its current --context
-rekindle list [--profile P] [--suite <family>]...
-      the scenarios and their expected timelines
+rekindle list [--profile P] [--suite <family>]... [--markdown]
+      the scenarios and their expected timelines (--markdown: the docs/scenarios.md page, every profile unless --profile)
 rekindle compare <baseline summary.json> <new summary.json> [--max-regression 20%]
       milestone-by-milestone comparison; exits 1 on a regression`;
 
@@ -113,22 +112,22 @@ export function listCommand(args: string[]): number {
   const { values } = parseArgs({
     args,
     options: {
-      profile: { type: "string", default: "default" },
+      profile: { type: "string" },
       suite: { type: "string", multiple: true },
+      markdown: { type: "boolean", default: false },
     },
     strict: true,
   });
-  const profile = timingProfile(values.profile);
+  const profile = timingProfile(values.profile ?? "default");
   const families = suiteFamilies(values.suite);
+  if (values.markdown) {
+    // The catalogue page (docs/scenarios.md): every profile unless one is named.
+    const profiles = values.profile === undefined ? TIMING_PROFILE_NAMES.map(timingProfile) : [profile];
+    process.stdout.write(scenarioCatalogue({ profiles, families }));
+    return 0;
+  }
   // Windows as on the sim provider; kind differs only in pod start and attach latency.
-  const inputs = expectationInputs({
-    profile,
-    eviction: profile.simKubelet,
-    latencies: SIM_DEFAULT_LATENCIES,
-    volumeAttachRequired: true,
-    // The sim's kube-controller-manager log is read for forced detaches.
-    controllerManagerLogged: true,
-  });
+  const inputs = listExpectationInputs(profile);
   process.stdout.write(
     `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,
   );
