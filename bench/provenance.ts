@@ -1,6 +1,7 @@
 // What a results file records so docs/measurements.md can publish its numbers: the command that
 // produced it, the date and the git sha (the machine and run count each benchmark writes itself).
 import { execFileSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { relative } from "node:path";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 
@@ -10,6 +11,8 @@ export interface BenchProvenance {
   /** Absent when git cannot say (no checkout): the page then lists the file as not published. */
   gitSha?: string;
   gitDirty?: boolean;
+  /** The 1-minute load average when the benchmark started: other work on the machine skews timings. */
+  loadAverage: number;
 }
 
 function git(args: string[]): string | undefined {
@@ -38,6 +41,7 @@ export function benchProvenance(): BenchProvenance {
   return {
     command,
     date: new Date().toISOString().slice(0, 10),
+    loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     ...(sha !== undefined ? { gitSha: sha } : {}),
     ...(status !== undefined ? { gitDirty: status !== "" } : {}),
   };

@@ -204,6 +204,8 @@ export function measurementsPage(files: readonly ResultsFile[]): string {
     lines.push(`- git sha: ${p.gitSha}`, `- runs: ${p.runs}`);
     if (typeof content.profile === "string") lines.push(`- profile: ${content.profile}`);
     if (typeof content.provider === "string") lines.push(`- provider: ${content.provider}`);
+    if (typeof content.loadAverage === "number")
+      lines.push(`- load average at start: ${String(content.loadAverage)} (other work on the machine)`);
     lines.push("", ...numbers(file.name, content), "");
   }
   if (notPublished.length > 0) {

@@ -8,6 +8,7 @@ const COMPLETE = {
   date: "2026-11-24",
   gitSha: "0123456789abcdef0123456789abcdef01234567",
   gitDirty: false,
+  loadAverage: 2.5,
   machine: { cores: 2, memoryGiB: 24, node: "v20.20.2" },
   provider: "sim",
   profile: "fast",
@@ -35,6 +36,7 @@ describe("measurements page", function () {
     expect(page).to.include("- date: 2026-11-24");
     expect(page).to.include("- git sha: 0123456789abcdef0123456789abcdef01234567");
     expect(page).to.include("- runs: 3");
+    expect(page).to.include("- load average at start: 2.5");
     expect(page).to.include(
       "| node-loss/controller | passed | 3 | 8.8 s / 8.8 s | never | 10.7 s / 10.8 s |",
     );
