@@ -134,7 +134,7 @@ function numbers(name: string, content: Json): string[] {
       ["what", "p50", "max"],
       [
         [
-          "start to every node Ready",
+          `start of a ${typeof content.workers === "number" ? String(content.workers) : "?"}-worker cluster to nodes Ready and node DaemonSets running (cached binaries)`,
           sec(isRecord(content.startMs) ? content.startMs.p50 : undefined),
           sec(isRecord(content.startMs) ? content.startMs.max : undefined),
         ],
