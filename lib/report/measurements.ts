@@ -51,33 +51,39 @@ function runsText(content: Json): string | undefined {
   return undefined;
 }
 
+function matching(value: unknown, pattern: RegExp): string | undefined {
+  return typeof value === "string" && pattern.test(value) ? value : undefined;
+}
+
+function shaText(content: Json): string | undefined {
+  const sha = matching(content.gitSha, /^[0-9a-f]{7,40}$/);
+  return sha === undefined ? undefined : `${sha}${content.gitDirty === true ? " (dirty tree)" : ""}`;
+}
+
+/** How each fact is read from a file: its content, or for the date also its name. */
+const FACT_READERS: Record<RequiredFact, (content: Json, name: string) => string | undefined> = {
+  command: (c) => matching(c.command, /\S/),
+  machine: (c) => machineText(c.machine),
+  date: (c, name) => matching(c.date, /^\d{4}-\d{2}-\d{2}/) ?? /-(\d{4}-\d{2}-\d{2})\.json$/.exec(name)?.[1],
+  "git sha": shaText,
+  "run count": runsText,
+};
+
 /** The file's five facts, or the names of those it lacks. */
 export function provenanceOf(file: ResultsFile): { provenance: Provenance } | { missing: RequiredFact[] } {
   const content = isRecord(file.content) ? file.content : {};
-  const command =
-    typeof content.command === "string" && content.command.trim() !== "" ? content.command : undefined;
-  const machine = machineText(content.machine);
-  const date =
-    typeof content.date === "string" && /^\d{4}-\d{2}-\d{2}/.test(content.date)
-      ? content.date
-      : /-(\d{4}-\d{2}-\d{2})\.json$/.exec(file.name)?.[1];
-  const sha =
-    typeof content.gitSha === "string" && /^[0-9a-f]{7,40}$/.test(content.gitSha)
-      ? content.gitSha
-      : undefined;
-  const runs = runsText(content);
-  const facts: [RequiredFact, string | undefined][] = [
-    ["command", command],
-    ["machine", machine],
-    ["date", date],
-    ["git sha", sha === undefined ? undefined : `${sha}${content.gitDirty === true ? " (dirty tree)" : ""}`],
-    ["run count", runs],
-  ];
-  const missing = facts.filter(([, v]) => v === undefined).map(([k]) => k);
+  const facts = new Map(REQUIRED_FACTS.map((fact) => [fact, FACT_READERS[fact](content, file.name)]));
+  const missing = REQUIRED_FACTS.filter((fact) => facts.get(fact) === undefined);
   if (missing.length > 0) return { missing };
-  const [c, m, d, g, r] = facts.map(([, v]) => v ?? "");
+  const fact = (name: RequiredFact) => facts.get(name) ?? "";
   return {
-    provenance: { command: c ?? "", machine: m ?? "", date: d ?? "", gitSha: g ?? "", runs: r ?? "" },
+    provenance: {
+      command: fact("command"),
+      machine: fact("machine"),
+      date: fact("date"),
+      gitSha: fact("git sha"),
+      runs: fact("run count"),
+    },
   };
 }
 
