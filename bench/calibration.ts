@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { format, resolveConfig } from "prettier";
 import { summarizeScenario, type RunSummary, type ScenarioSummary } from "../lib/report/summary.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { benchProvenance } from "./provenance.js";
 
 const USAGE = "usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>...";
 const { values } = parseArgs({
@@ -21,6 +22,8 @@ if (!values.sim?.length || !values.kind?.length) {
   console.error(USAGE);
   process.exit(2);
 }
+// Before docs/calibration.md is written: the dirty flag is the checkout's, not this script's output.
+const provenance = benchProvenance();
 
 interface Runs {
   runIds: string[];
@@ -150,7 +153,9 @@ writeFileSync(
   out,
   await format(
     JSON.stringify({
+      ...provenance,
       machine,
+      runs: `sim/kind per scenario: ${runCounts}`,
       sim: { runIds: sim.runIds, profile: sim.profile },
       kind: { runIds: kind.runIds, profile: kind.profile },
       rows,

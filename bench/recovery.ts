@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runConformance } from "../lib/run/runner.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { benchProvenance } from "./provenance.js";
 
 const { values } = parseArgs({
   options: {
@@ -17,7 +18,9 @@ const { values } = parseArgs({
     scenario: { type: "string" },
   },
 });
-const date = new Date().toISOString().slice(0, 10);
+// Taken before the run: the sha and tree state the measured code came from.
+const provenance = benchProvenance();
+const date = provenance.date;
 const reportDir = join(PROJECT_ROOT, "reports", `bench-recovery-${values.profile}-${Date.now()}`);
 const result = await runConformance({
   provider: "sim",
@@ -40,6 +43,7 @@ const rows = result.summary.scenarios.map((s) => ({
   ).length,
 }));
 const out = {
+  ...provenance,
   machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   provider: "sim",
   profile: values.profile,

@@ -20,6 +20,7 @@ import { parseDurationMs, parseSignedDurationMs } from "../lib/util/duration.js"
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { consoleProgress } from "../lib/util/progress.js";
 import { pollUntil, sleep } from "../lib/util/time.js";
+import { benchProvenance } from "./provenance.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     pause: { type: "string" },
   },
 });
+const provenance = benchProvenance();
 const profile = timingProfile(values.profile);
 const offsetMs = parseSignedDurationMs(values.offset, "--offset");
 const graceMs = profile.nodeMonitorGracePeriodSeconds * 1000;
@@ -185,6 +187,9 @@ for (const o of observations) {
     process.stdout.write(`  +${(l.atMs / 1000).toFixed(1)}s [kcm] ${l.message} ${l.node ?? ""}\n`);
 }
 const result = {
+  ...provenance,
+  // Each condition is observed once.
+  repeat: 1,
   machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   profile: values.profile,
   offsetMs,

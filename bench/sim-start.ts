@@ -12,6 +12,7 @@ import { statsOf } from "../lib/report/summary.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { consoleProgress } from "../lib/util/progress.js";
 import { sleep } from "../lib/util/time.js";
+import { benchProvenance } from "./provenance.js";
 
 function rssMiB(pid: number): number {
   try {
@@ -32,6 +33,7 @@ const { values } = parseArgs({
 const repeat = Number(values.repeat);
 const workers = Number(values.workers);
 const profile = timingProfile(values.profile);
+const provenance = benchProvenance();
 await ensureSimBinaries({ progress: consoleProgress() });
 const startMs: number[] = [];
 const memory: Record<string, number[]> = {};
@@ -52,6 +54,7 @@ for (let i = 0; i < repeat; i++) {
   (memory[`kwok × ${workers} workers`] ??= []).push(kwok);
 }
 const result = {
+  ...provenance,
   machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
   profile: values.profile,
   workers,

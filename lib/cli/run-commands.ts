@@ -2,13 +2,12 @@
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
-import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
 import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
-import { expectationInputs } from "../scenario/harness.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
+import { listExpectationInputs, scenarioCatalogue } from "./catalogue.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
@@ -21,9 +20,10 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 rekindle's offline image, built once: see rekindle kind build-image);
                 existing --kubeconfig: $KUBECONFIG's files merged, else ~/.kube/config; its current --context;
                 --allure-history: the newest other run's allure-report/history in the same reports root`;
-export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... ${OUTPUT_USAGE}
+export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... ${OUTPUT_USAGE} [--markdown]
       the scenarios and their expected timelines (as on the sim provider); -o json prints them as
-      {profile, scenarios: [{id, family, title, requires, note?, milestones}]}`;
+      {profile, scenarios: [{id, family, title, requires, note?, milestones}]}; --markdown prints the
+      docs/scenarios.md page (every profile unless --profile)`;
 
 export async function runCommandLine(args: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
@@ -114,24 +114,24 @@ export function listCommand(args: string[]): number {
   const { values } = parseArgs({
     args,
     options: {
-      profile: { type: "string", default: "default" },
+      profile: { type: "string" },
       suite: { type: "string", multiple: true },
       ...OUTPUT_OPTION,
+      markdown: { type: "boolean", default: false },
     },
     strict: true,
   });
   const format = outputFormat(values.output);
-  const profile = timingProfile(values.profile);
+  const profile = timingProfile(values.profile ?? "default");
   const families = suiteFamilies(values.suite);
+  if (values.markdown) {
+    // The catalogue page (docs/scenarios.md): every profile unless one is named.
+    const profiles = values.profile === undefined ? TIMING_PROFILE_NAMES.map(timingProfile) : [profile];
+    process.stdout.write(scenarioCatalogue({ profiles, families }));
+    return 0;
+  }
   // Windows as on the sim provider; kind differs only in pod start and attach latency.
-  const inputs = expectationInputs({
-    profile,
-    eviction: profile.simKubelet,
-    latencies: SIM_DEFAULT_LATENCIES,
-    volumeAttachRequired: true,
-    // The sim's kube-controller-manager log is read for forced detaches.
-    controllerManagerLogged: true,
-  });
+  const inputs = listExpectationInputs(profile);
   if (format === "json") {
     writeJson(scenarioListJson(profile.name, families, inputs));
     return 0;

@@ -17,18 +17,23 @@ interface MochaSettings {
   "forbid-pending": boolean;
 }
 
+/** Sets or (undefined) removes an environment variable. */
+function setEnv(name: string, value: string | undefined): void {
+  if (value === undefined) Reflect.deleteProperty(process.env, name);
+  else process.env[name] = value;
+}
+
 /** A layer's mocha settings as mocha would load them now, with REKINDLE_ALLOW_SKIP as given. */
 function settings(layer: (typeof LAYERS)[number], allowSkip: string | undefined): MochaSettings {
   const saved = process.env[ALLOW_SKIP_VARIABLE];
-  if (allowSkip === undefined) delete process.env[ALLOW_SKIP_VARIABLE];
-  else process.env[ALLOW_SKIP_VARIABLE] = allowSkip;
+  setEnv(ALLOW_SKIP_VARIABLE, allowSkip);
   try {
     const file = join(PROJECT_ROOT, `.mocharc.${layer}.cjs`);
-    for (const key of Object.keys(require.cache)) if (key.includes("mocha")) delete require.cache[key];
+    for (const key of Object.keys(require.cache))
+      if (key.includes("mocha")) Reflect.deleteProperty(require.cache, key);
     return require(file) as MochaSettings;
   } finally {
-    if (saved === undefined) delete process.env[ALLOW_SKIP_VARIABLE];
-    else process.env[ALLOW_SKIP_VARIABLE] = saved;
+    setEnv(ALLOW_SKIP_VARIABLE, saved);
   }
 }
 
@@ -65,7 +70,7 @@ describe("rekindle's test layers", function () {
   it("a missing prerequisite fails, naming it and the variable, whatever CI says", function () {
     const saved = { ci: process.env["CI"], allow: process.env[ALLOW_SKIP_VARIABLE] };
     try {
-      delete process.env[ALLOW_SKIP_VARIABLE];
+      setEnv(ALLOW_SKIP_VARIABLE, undefined);
       for (const ci of ["true", "false"]) {
         process.env["CI"] = ci;
         const { context, skipped } = fakeContext();
@@ -90,8 +95,7 @@ describe("rekindle's test layers", function () {
         ["CI", saved.ci],
         [ALLOW_SKIP_VARIABLE, saved.allow],
       ] as const)
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
+        setEnv(name, value);
     }
   });
 

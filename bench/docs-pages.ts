@@ -1,0 +1,27 @@
+// The generated docs pages: docs/scenarios.md (the scenario catalogue, as `rekindle list
+// --markdown` prints it) and docs/measurements.md (from bench/results/*.json). `npm run docs`
+// (bench/docs.ts) writes them; unit tests fail when a committed page differs from these texts.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { TIMING_PROFILE_NAMES, timingProfile } from "../lib/cluster/profiles.js";
+import { scenarioCatalogue } from "../lib/cli/catalogue.js";
+import { measurementsPage, type ResultsFile } from "../lib/report/measurements.js";
+import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+
+export const SCENARIOS_PAGE = join(PROJECT_ROOT, "docs", "scenarios.md");
+export const MEASUREMENTS_PAGE = join(PROJECT_ROOT, "docs", "measurements.md");
+const RESULTS_DIR = join(PROJECT_ROOT, "bench", "results");
+
+export function scenariosPageText(): string {
+  return scenarioCatalogue({ profiles: TIMING_PROFILE_NAMES.map(timingProfile) });
+}
+
+export function readResultsFiles(dir = RESULTS_DIR): ResultsFile[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => ({ name, content: JSON.parse(readFileSync(join(dir, name), "utf8")) as unknown }));
+}
+
+export function measurementsPageText(): string {
+  return measurementsPage(readResultsFiles());
+}

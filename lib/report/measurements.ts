@@ -1,0 +1,225 @@
+// The measurements page (docs/measurements.md), generated from bench/results/*.json. A number is
+// published only with what makes it reproducible and comparable: the command that produced it, the
+// machine, the date, the git sha and the run count. A file missing any of them is listed with what
+// it lacks instead of its numbers.
+
+/** A results file as read from bench/results/: its base name and parsed JSON. */
+export interface ResultsFile {
+  name: string;
+  content: unknown;
+}
+
+/** What a number needs before it is published. */
+export const REQUIRED_FACTS = ["command", "machine", "date", "git sha", "run count"] as const;
+export type RequiredFact = (typeof REQUIRED_FACTS)[number];
+
+export interface Provenance {
+  command: string;
+  machine: string;
+  date: string;
+  gitSha: string;
+  runs: string;
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function machineText(value: unknown): string | undefined {
+  if (typeof value === "string" && value.trim() !== "") return value;
+  if (!isRecord(value)) return undefined;
+  const parts: string[] = [];
+  if (typeof value.cores === "number") parts.push(`${value.cores} cores`);
+  if (typeof value.memoryGiB === "number") parts.push(`${value.memoryGiB} GiB`);
+  for (const key of ["os", "kernel"]) if (typeof value[key] === "string") parts.push(value[key]);
+  if (typeof value.node === "string") parts.push(`Node ${value.node}`);
+  return parts.length > 0 ? parts.join(", ") : undefined;
+}
+
+function runsText(content: Json): string | undefined {
+  for (const key of ["runs", "repeat"]) {
+    const value = content[key];
+    if (typeof value === "number" && value > 0) return String(value);
+    if (typeof value === "string" && value.trim() !== "") return value;
+    if (isRecord(value)) {
+      const counts = Object.entries(value).filter(([, n]) => typeof n === "number");
+      if (counts.length > 0) return counts.map(([k, n]) => `${k} ${String(n)}`).join(", ");
+    }
+  }
+  return undefined;
+}
+
+function matching(value: unknown, pattern: RegExp): string | undefined {
+  return typeof value === "string" && pattern.test(value) ? value : undefined;
+}
+
+function shaText(content: Json): string | undefined {
+  const sha = matching(content.gitSha, /^[0-9a-f]{7,40}$/);
+  return sha === undefined ? undefined : `${sha}${content.gitDirty === true ? " (dirty tree)" : ""}`;
+}
+
+/** How each fact is read from a file: its content, or for the date also its name. */
+const FACT_READERS: Record<RequiredFact, (content: Json, name: string) => string | undefined> = {
+  command: (c) => matching(c.command, /\S/),
+  machine: (c) => machineText(c.machine),
+  date: (c, name) => matching(c.date, /^\d{4}-\d{2}-\d{2}/) ?? /-(\d{4}-\d{2}-\d{2})\.json$/.exec(name)?.[1],
+  "git sha": shaText,
+  "run count": runsText,
+};
+
+/** The file's five facts, or the names of those it lacks. */
+export function provenanceOf(file: ResultsFile): { provenance: Provenance } | { missing: RequiredFact[] } {
+  const content = isRecord(file.content) ? file.content : {};
+  const facts = new Map(REQUIRED_FACTS.map((fact) => [fact, FACT_READERS[fact](content, file.name)]));
+  const missing = REQUIRED_FACTS.filter((fact) => facts.get(fact) === undefined);
+  if (missing.length > 0) return { missing };
+  const fact = (name: RequiredFact) => facts.get(name) ?? "";
+  return {
+    provenance: {
+      command: fact("command"),
+      machine: fact("machine"),
+      date: fact("date"),
+      gitSha: fact("git sha"),
+      runs: fact("run count"),
+    },
+  };
+}
+
+function cell(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
+}
+
+function sec(ms: unknown): string {
+  return typeof ms === "number" ? `${(ms / 1000).toFixed(1)} s` : "—";
+}
+
+function p50max(stats: unknown): string {
+  return isRecord(stats) ? `${sec(stats.p50)} / ${sec(stats.max)}` : "never";
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  return [
+    `| ${header.join(" | ")} |`,
+    `| ${header.map(() => "---").join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ];
+}
+
+function rowsOf(content: Json, key: string): Json[] {
+  const value = content[key];
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+/** The numbers of one file, by the bench script that wrote it (its name's prefix). */
+function numbers(name: string, content: Json): string[] {
+  if (name.startsWith("recovery-"))
+    return table(
+      [
+        "scenario",
+        "outcome",
+        "runs",
+        "Deployment p50 / max",
+        "StatefulSet p50 / max",
+        "StatefulSet + RWO volume p50 / max",
+      ],
+      rowsOf(content, "rows").map((r) => [
+        String(r.scenario),
+        String(r.outcome),
+        String(r.runs),
+        p50max(r.deploymentRecoveredMs),
+        p50max(r.plainStatefulSetRecoveredMs),
+        p50max(r.statefulSetRecoveredMs),
+      ]),
+    );
+  if (name.startsWith("sim-start-")) {
+    const rss = isRecord(content.rssMiB) ? Object.entries(content.rssMiB) : [];
+    return table(
+      ["what", "p50", "max"],
+      [
+        [
+          `start of a ${typeof content.workers === "number" ? String(content.workers) : "?"}-worker cluster to nodes Ready and node DaemonSets running (cached binaries)`,
+          sec(isRecord(content.startMs) ? content.startMs.p50 : undefined),
+          sec(isRecord(content.startMs) ? content.startMs.max : undefined),
+        ],
+        ...rss.map(([k, s]) => [
+          `RSS ${k}`,
+          isRecord(s) ? `${String(s.p50)} MiB` : "—",
+          isRecord(s) ? `${String(s.max)} MiB` : "—",
+        ]),
+      ],
+    );
+  }
+  if (name.startsWith("sim-hostile-"))
+    return table(
+      ["condition", "observed for", "node changes"],
+      rowsOf(content, "observations").map((o) => [
+        String(o.what),
+        sec(o.durationMs),
+        Array.isArray(o.nodeChanges)
+          ? o.nodeChanges
+              .filter(isRecord)
+              .map((c) => `+${sec(c.atMs)} ${String(c.node)} ${String(c.change)}`)
+              .join("; ") || "none"
+          : "—",
+      ]),
+    );
+  if (name.startsWith("calibration-"))
+    return table(
+      ["scenario", "milestone", "sim p50", "kind p50", "flagged"],
+      rowsOf(content, "rows").map((r) => [
+        String(r.scenario),
+        `\`${String(r.milestone)}\``,
+        sec(r.simMs),
+        sec(r.kindMs),
+        r.flagged === true ? "yes" : "",
+      ]),
+    );
+  return ["(no renderer for this kind of results file: see the file itself)"];
+}
+
+/** The whole page, files in name order. */
+export function measurementsPage(files: readonly ResultsFile[]): string {
+  const sorted = [...files].sort((a, b) => a.name.localeCompare(b.name));
+  const lines = [
+    "# Measurements",
+    "",
+    "<!-- generated from bench/results/*.json by `npm run docs`; do not edit by hand -->",
+    "",
+    "Every number here comes from a file in `bench/results/`, written by a benchmark in `bench/`.",
+    `A file is published only when it records all of: ${REQUIRED_FACTS.join(", ")}. A file that`,
+    "lacks one is listed as not published, with what it lacks, and its numbers are not repeated here",
+    "or anywhere else in the docs. Regenerate with `npm run docs`; a unit test fails when this page is",
+    "stale.",
+    "",
+  ];
+  const published = sorted.map((f) => ({ file: f, facts: provenanceOf(f) }));
+  const notPublished = published.filter((p) => "missing" in p.facts);
+  lines.push(
+    `${String(published.length - notPublished.length)} of ${String(published.length)} results files published.`,
+    "",
+  );
+  for (const { file, facts } of published) {
+    if (!("provenance" in facts)) continue;
+    const p = facts.provenance;
+    const content = isRecord(file.content) ? file.content : {};
+    lines.push(`## ${file.name}`, "");
+    lines.push(`- command: \`${p.command}\``, `- machine: ${p.machine}`, `- date: ${p.date}`);
+    lines.push(`- git sha: ${p.gitSha}`, `- runs: ${p.runs}`);
+    if (typeof content.profile === "string") lines.push(`- profile: ${content.profile}`);
+    if (typeof content.provider === "string") lines.push(`- provider: ${content.provider}`);
+    if (typeof content.loadAverage === "number")
+      lines.push(`- load average at start: ${String(content.loadAverage)} (other work on the machine)`);
+    lines.push("", ...numbers(file.name, content), "");
+  }
+  if (notPublished.length > 0) {
+    lines.push("## Not published", "");
+    for (const { file, facts } of notPublished)
+      if ("missing" in facts)
+        lines.push(`- \`${file.name}\`: not published: missing ${facts.missing.join(", ")}`);
+    lines.push("");
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}

@@ -1,0 +1,84 @@
+// The measurements page publishes a results file's numbers only with its command, machine, date,
+// git sha and run count; a file missing any of them is listed with what it lacks, numbers withheld.
+import { expect } from "chai";
+import { measurementsPage, provenanceOf } from "../../lib/report/measurements.js";
+
+const COMPLETE = {
+  command: "npx tsx bench/recovery.ts --profile fast --repeat 3",
+  date: "2026-11-24",
+  gitSha: "0123456789abcdef0123456789abcdef01234567",
+  gitDirty: false,
+  loadAverage: 2.5,
+  machine: { cores: 2, memoryGiB: 24, node: "v20.20.2" },
+  provider: "sim",
+  profile: "fast",
+  repeat: 3,
+  rows: [
+    {
+      scenario: "node-loss/controller",
+      outcome: "passed",
+      runs: 3,
+      deploymentRecoveredMs: { n: 3, p50: 8756, p90: 8806, max: 8806 },
+      statefulSetRecoveredMs: { n: 3, p50: 10749, p90: 10846, max: 10846 },
+      plainStatefulSetRecoveredMs: null,
+      statefulSetNeverRecovered: 0,
+    },
+  ],
+};
+
+describe("measurements page", function () {
+  it("publishes a complete file with its five facts and its numbers", function () {
+    const page = measurementsPage([{ name: "recovery-fast-2026-11-24.json", content: COMPLETE }]);
+    expect(page).to.include("1 of 1 results files published");
+    expect(page).to.include("## recovery-fast-2026-11-24.json");
+    expect(page).to.include("- command: `npx tsx bench/recovery.ts --profile fast --repeat 3`");
+    expect(page).to.include("- machine: 2 cores, 24 GiB, Node v20.20.2");
+    expect(page).to.include("- date: 2026-11-24");
+    expect(page).to.include("- git sha: 0123456789abcdef0123456789abcdef01234567");
+    expect(page).to.include("- runs: 3");
+    expect(page).to.include("- load average at start: 2.5");
+    expect(page).to.include(
+      "| node-loss/controller | passed | 3 | 8.8 s / 8.8 s | never | 10.7 s / 10.8 s |",
+    );
+    expect(page).not.to.include("Not published");
+  });
+
+  it("withholds the numbers of a file that lacks a fact and names what it lacks", function () {
+    const { gitSha: _sha, command: _command, ...partial } = COMPLETE;
+    const page = measurementsPage([{ name: "recovery-fast-2026-11-22.json", content: partial }]);
+    expect(page).to.include("0 of 1 results files published");
+    expect(page).to.include("- `recovery-fast-2026-11-22.json`: not published: missing command, git sha");
+    expect(page).not.to.include("10.7 s").and.not.include("8.8 s");
+  });
+
+  it("takes the date from the file name and the run count from repeat or runs", function () {
+    const { date: _date, repeat: _repeat, ...rest } = COMPLETE;
+    const dated = provenanceOf({
+      name: "sim-start-2026-11-23.json",
+      content: { ...rest, runs: { sim: 3, kind: 2 } },
+    });
+    expect(dated).to.deep.include({
+      provenance: {
+        command: COMPLETE.command,
+        machine: "2 cores, 24 GiB, Node v20.20.2",
+        date: "2026-11-23",
+        gitSha: COMPLETE.gitSha,
+        runs: "sim 3, kind 2",
+      },
+    });
+    expect(provenanceOf({ name: "x.json", content: { ...rest } })).to.deep.equal({
+      missing: ["date", "run count"],
+    });
+    expect(provenanceOf({ name: "x.json", content: "not an object" })).to.deep.equal({
+      missing: ["command", "machine", "date", "git sha", "run count"],
+    });
+  });
+
+  it("marks a sha measured on a dirty tree and refuses one that is not a sha", function () {
+    const dirty = provenanceOf({ name: "a.json", content: { ...COMPLETE, gitDirty: true } });
+    expect(dirty).to.have.nested.property("provenance.gitSha", `${COMPLETE.gitSha} (dirty tree)`);
+    expect(provenanceOf({ name: "a.json", content: { ...COMPLETE, gitSha: "main" } })).to.deep.equal({
+      missing: ["git sha"],
+    });
+  });
+});
