@@ -53,7 +53,7 @@ describe("fence agents: a template's agent must be installed at start", function
 
   it("accepts a template whose agent is installed", function () {
     const config = parseFenceConfig(configWith("fence_stand_in"), drivers, "fence.yaml");
-    expect(config.templates["ipmi"]?.options["agent"]).to.equal("fence_stand_in");
+    expect(config.templates["ipmi"]?.options?.["agent"]).to.equal("fence_stand_in");
   });
 
   it("refuses a missing agent naming the template, the agent and every directory it looked in", function () {
@@ -74,7 +74,7 @@ describe("fence agents: a template's agent must be installed at start", function
     const defaults = fenceDriverRegistry([new FenceAgentDriver()]);
     const run = () => parseFenceConfig(configWith("fence_redfish"), defaults, "fence.yaml");
     // This machine's packages decide which answer is right; both are checked against it.
-    if (installed) expect(run().templates["ipmi"]?.options["agent"]).to.equal("fence_redfish");
+    if (installed) expect(run().templates["ipmi"]?.options?.["agent"]).to.equal("fence_redfish");
     else expect(refusal(run).message).to.include("/usr/sbin, /usr/bin");
   });
 

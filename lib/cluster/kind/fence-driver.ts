@@ -8,7 +8,12 @@
 // Where it is not installed, a template naming this driver is refused at start.
 import type { ContainerRuntimeClient } from "testcontainers";
 import { RekindleError } from "../../errors.js";
-import type { FenceDriver, FenceDriverSpec, FenceTarget, PowerState } from "../../controller/drivers/types.js";
+import type {
+  FenceDriver,
+  FenceDriverSpec,
+  FenceTarget,
+  PowerState,
+} from "../../controller/drivers/types.js";
 import { killFrozenContainer } from "./frozen-kill.js";
 import { KIND_CLUSTER_LABEL } from "./labels.js";
 

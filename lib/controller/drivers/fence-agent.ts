@@ -88,7 +88,7 @@ export function findAgent(agent: string, searchPath: string): string | undefined
 
 /** FENCE_AGENT_SPEC plus the check that each template's agent is installed in `searchPath`. */
 function installedAgentSpec(searchPath: string): FenceDriverSpec {
-  const dirs = searchPath.split(":").filter((d) => d !== "");
+  const dirs = [...new Set(searchPath.split(":").filter((d) => d !== ""))];
   return {
     ...FENCE_AGENT_SPEC,
     checkTarget: (target) => {
