@@ -24,11 +24,12 @@ COPY bin bin
 ARG NPM_OFFLINE=false
 # npm ci installs everything and compiles dist/ (prepare); then package.json becomes the controller's
 # (generated from its import graph: test/support/controller-package.ts) and npm prune removes every
-# package it does not name. The image runs as uid 1000 and its files belong to root: readable by
-# all, whatever the umask of the checkout they came from.
+# package it does not name (leaving the scopes' directories empty: removed). The image runs as uid
+# 1000 and its files belong to root: readable by all, whatever the umask of the checkout they came from.
 RUN npm ci --no-audit --no-fund --offline=${NPM_OFFLINE} \
     && mv controller-package.json package.json \
     && npm prune --omit=dev --no-audit --no-fund --offline=${NPM_OFFLINE} \
+    && find node_modules -mindepth 1 -maxdepth 1 -name '@*' -type d -empty -delete \
     && chmod -R a+rX package.json node_modules dist bin fixtures
 
 FROM ${NODE_IMAGE}

@@ -76,6 +76,8 @@ describe("controller image built offline, run under the Deployment's securityCon
       "allure-mocha",
       "allure-js-commons",
       "typescript",
+      "@eslint",
+      "@esbuild",
     ]) {
       expect(packages).to.not.include(absent);
     }
