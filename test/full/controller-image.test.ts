@@ -63,6 +63,57 @@ describe("controller image built offline, run under the Deployment's securityCon
     expect(result.stderr).to.include("cannot read fence configuration /nonexistent/fence.yaml");
   });
 
+  it("holds the packages the controller loads, none of testcontainers, mocha or allure", async function () {
+    const result = await execa("docker", ["run", "--rm", "--entrypoint", "ls", tag, "/app/node_modules"], {
+      timeout: 120_000,
+    });
+    const packages = result.stdout.split("\n");
+    expect(packages).to.include.members(["@kubernetes", "execa", "p-retry", "yaml"]);
+    for (const absent of [
+      "testcontainers",
+      "dockerode",
+      "mocha",
+      "allure-mocha",
+      "allure-js-commons",
+      "typescript",
+      "@eslint",
+      "@esbuild",
+    ]) {
+      expect(packages).to.not.include(absent);
+    }
+  });
+
+  it("refuses at start a fence-agent template whose agent the image lacks, and a docker one", async function () {
+    // The configuration is written to the container's own /tmp (its root is read-only).
+    const fenceConfig = [
+      "templates:",
+      "  bmc: { driver: fence-agent, options: { agent: fence_redfish, ip: 10.0.0.1 } }",
+      "  kind: { driver: docker }",
+      "nodes: { worker: kind }",
+      "defaultTemplate: bmc",
+      "",
+    ].join("\n");
+    const result = await execa(
+      "docker",
+      [
+        "run",
+        "--rm",
+        ...runArgs,
+        "--entrypoint",
+        "sh",
+        tag,
+        "-c",
+        'printf "%s" "$0" > /tmp/fence.yaml && exec node /app/bin/rekindle.js controller --fence-config /tmp/fence.yaml',
+        fenceConfig,
+      ],
+      { reject: false, timeout: 120_000 },
+    );
+    expect(result.exitCode, result.stderr).to.equal(2);
+    expect(result.stderr).to.include("templates.bmc: fence agent fence_redfish is not installed");
+    expect(result.stderr).to.include("/usr/sbin, /usr/bin");
+    expect(result.stderr).to.include("templates.kind: the docker driver needs the testcontainers package");
+  });
+
   it("every file under /app is readable by the uid it runs as", async function () {
     const result = await execa(
       "docker",

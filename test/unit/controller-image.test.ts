@@ -46,6 +46,7 @@ describe("controller image: the Dockerfile's build context", function () {
       "package-lock.json",
       "tsconfig.json",
       "tsconfig.build.json",
+      "docker/controller/package.json",
       "docker/npm-cache",
       "lib",
       "suites",

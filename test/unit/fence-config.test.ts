@@ -1,11 +1,12 @@
 // The fence configuration is checked whole at start-up: shape, drivers, references, each driver's
 // options; and the controller's flags are bounded. Every refusal names the input and what is valid.
 import { expect } from "chai";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { validateControllerConfig } from "../../lib/controller/config.js";
+import { FenceAgentDriver } from "../../lib/controller/drivers/fence-agent.js";
 import { fenceDriverRegistry, genericFenceDrivers } from "../../lib/controller/drivers/registry.js";
 import type { FenceDriver } from "../../lib/controller/drivers/types.js";
 import { loadFenceConfig, parseFenceConfig } from "../../lib/controller/fence-config-parse.js";
@@ -18,7 +19,18 @@ const simDriver: FenceDriver = {
   powerOff: () => Promise.resolve(),
   powerState: () => Promise.resolve("off"),
 };
-const drivers = fenceDriverRegistry([...genericFenceDrivers(new k8s.KubeConfig()), simDriver]);
+/** Where the fence-agent driver finds its agents here: a stand-in fence_ipmilan, whatever this machine has installed. */
+function standInAgents(): string {
+  const dir = mkdtempSync(join(tmpdir(), "rekindle-fence-agents-"));
+  writeFileSync(join(dir, "fence_ipmilan"), "#!/bin/sh\nexit 0\n");
+  chmodSync(join(dir, "fence_ipmilan"), 0o755);
+  return dir;
+}
+const drivers = fenceDriverRegistry([
+  ...genericFenceDrivers(new k8s.KubeConfig()).filter((d) => d.name !== "fence-agent"),
+  new FenceAgentDriver(standInAgents()),
+  simDriver,
+]);
 
 function refusal(raw: unknown): RekindleError {
   try {

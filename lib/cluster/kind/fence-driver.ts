@@ -3,19 +3,67 @@
 // Docker, Podman or Colima; confirmed when the container is not running.
 // Options: cluster (kind cluster name, matched on the io.x-k8s.kind.cluster label; default any),
 // container (default: the node name, which is the kind container's name).
+// testcontainers is loaded on first use, not with this module: `rekindle controller` registers this
+// driver, and the controller image (which reaches no container engine) does not carry testcontainers.
+// Where it is not installed, a template naming this driver is refused at start.
 import type { ContainerRuntimeClient } from "testcontainers";
-import { getContainerRuntimeClient } from "testcontainers";
 import { RekindleError } from "../../errors.js";
-import type { FenceDriver, FenceTarget, PowerState } from "../../controller/drivers/types.js";
+import type {
+  FenceDriver,
+  FenceDriverSpec,
+  FenceTarget,
+  PowerState,
+} from "../../controller/drivers/types.js";
 import { killFrozenContainer } from "./frozen-kill.js";
-import { KIND_CLUSTER_LABEL } from "./nodes.js";
+import { KIND_CLUSTER_LABEL } from "./labels.js";
+
+/** testcontainers' runtime client, loaded when first asked for. */
+async function loadRuntimeClient(): Promise<ContainerRuntimeClient> {
+  const { getContainerRuntimeClient } = await import("testcontainers");
+  return getContainerRuntimeClient();
+}
+
+/** Whether the testcontainers package can be loaded here. */
+export function testcontainersInstalled(): boolean {
+  try {
+    import.meta.resolve("testcontainers");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function dockerDriverSpec(installed: boolean): FenceDriverSpec {
+  return {
+    options: {
+      cluster: { valid: "a kind cluster name (its io.x-k8s.kind.cluster label)" },
+      container: { valid: "a container name (default: the node name)" },
+    },
+    checkTarget: () =>
+      installed
+        ? []
+        : [
+            "the docker driver needs the testcontainers package, which this installation lacks (the controller image carries none); in a pod, fence kind nodes with the webhook driver",
+          ],
+  };
+}
 
 export class DockerFenceDriver implements FenceDriver {
   readonly name = "docker";
+  readonly spec: FenceDriverSpec;
   readonly #client: () => Promise<ContainerRuntimeClient>;
 
-  constructor(client: () => Promise<ContainerRuntimeClient> = getContainerRuntimeClient) {
+  /**
+   * `client`: the engine's client (default: testcontainers' runtime client, loaded on first use).
+   * `installed`: whether testcontainers is there to load (default: looked up); when false, every
+   * target is refused at start.
+   */
+  constructor(
+    client: () => Promise<ContainerRuntimeClient> = loadRuntimeClient,
+    installed: boolean = testcontainersInstalled(),
+  ) {
     this.#client = client;
+    this.spec = dockerDriverSpec(installed);
   }
 
   async #container(target: FenceTarget) {

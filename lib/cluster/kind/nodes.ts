@@ -6,10 +6,7 @@ import { errorMessage, RekindleError } from "../../errors.js";
 import { commandLine } from "../../util/command.js";
 import { pollUntil } from "../../util/time.js";
 import { killContainer, killFrozenContainer, type EngineContainer } from "./frozen-kill.js";
-
-/** The label kind puts on every container of a cluster: its value is the cluster name. */
-export const KIND_CLUSTER_LABEL = "io.x-k8s.kind.cluster";
-export const KIND_ROLE_LABEL = "io.x-k8s.kind.role";
+import { KIND_CLUSTER_LABEL, KIND_ROLE_LABEL } from "./labels.js";
 
 // dockerode's types as testcontainers exposes them (dockerode is its dependency, not ours).
 type Container = EngineContainer;

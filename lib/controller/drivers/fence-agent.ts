@@ -4,7 +4,10 @@
 // credentials (e.g. username, password) from the Secret, each key passed as a parameter. Status
 // exit codes: 0 on, 2 off, 1 failure. The agent reads one parameter a line and strips each line, so
 // a name must be a plain word and a value may hold no control character (a newline would start a
-// parameter of its own) nor surrounding whitespace; both are refused.
+// parameter of its own) nor surrounding whitespace; both are refused. An agent that is not installed
+// where the driver looks is refused at start, not found missing at the first node loss.
+import { accessSync, constants, statSync } from "node:fs";
+import { join } from "node:path";
 import { execa } from "execa";
 import { RekindleError } from "../../errors.js";
 import { assertValidTarget, hasControlCharacter } from "./target-check.js";
@@ -68,6 +71,39 @@ export const FENCE_AGENT_SPEC: FenceDriverSpec = {
   ],
 };
 
+/** The executable file `agent` in the first directory of `searchPath` (":"-separated) holding one. */
+export function findAgent(agent: string, searchPath: string): string | undefined {
+  for (const dir of searchPath.split(":").filter((d) => d !== "")) {
+    const path = join(dir, agent);
+    try {
+      if (!statSync(path).isFile()) continue;
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // Not there, or not executable: the next directory.
+    }
+  }
+  return undefined;
+}
+
+/** FENCE_AGENT_SPEC plus the check that each template's agent is installed in `searchPath`. */
+function installedAgentSpec(searchPath: string): FenceDriverSpec {
+  const dirs = [...new Set(searchPath.split(":").filter((d) => d !== ""))];
+  return {
+    ...FENCE_AGENT_SPEC,
+    checkTarget: (target) => {
+      const problems = FENCE_AGENT_SPEC.checkTarget?.(target) ?? [];
+      const agent = target.options["agent"] ?? "";
+      if (AGENT_NAME.test(agent) && findAgent(agent, searchPath) === undefined) {
+        problems.push(
+          `fence agent ${agent} is not installed: no executable ${agent} in ${dirs.join(", ")} (Debian's fence-agents package installs them in /usr/sbin; the controller image carries none)`,
+        );
+      }
+      return problems;
+    },
+  };
+}
+
 /**
  * The agent's stdin: one key=value line per option (but `agent`) and credential, then the action.
  * Throws INVALID_INPUT when a name or value could break out of its line.
@@ -83,12 +119,16 @@ export function agentInput(target: FenceTarget, action: "on" | "off" | "status")
 
 export class FenceAgentDriver implements FenceDriver {
   readonly name = "fence-agent";
-  readonly spec = FENCE_AGENT_SPEC;
+  readonly spec: FenceDriverSpec;
   readonly #searchPath: string;
 
-  /** `searchPath`: where the agents live. Default "/usr/sbin:/usr/bin:$PATH". */
+  /**
+   * `searchPath`: where the agents live. Default "/usr/sbin:/usr/bin:$PATH". A template whose agent
+   * is not an executable file there is refused by the start-up check.
+   */
   constructor(searchPath = `/usr/sbin:/usr/bin:${process.env["PATH"] ?? ""}`) {
     this.#searchPath = searchPath;
+    this.spec = installedAgentSpec(searchPath);
   }
 
   async #run(target: FenceTarget, action: "on" | "off" | "status", signal?: AbortSignal): Promise<number> {
