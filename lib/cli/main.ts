@@ -1,8 +1,10 @@
 // The `rekindle` command: dispatches to subcommands, turns errors into clear messages and exit codes
-// (0 success, 1 failure, 2 bad input, 130 interrupted).
+// (0 success, 1 failure, 2 bad input, 3 the harness or its infrastructure failed, 130
+// interrupted: exit-codes.ts).
 import { errorMessage, isApiError, RekindleError } from "../errors.js";
 import { interruptScope } from "../util/cleanup.js";
 import { isParseArgsError } from "./args.js";
+import { exitCodeForError } from "./exit-codes.js";
 
 // Subcommands are imported when run: the in-cluster controller (`rekindle controller`) then loads
 // the controller and its drivers, not the sim runtime, the suites or the report writers.
@@ -112,8 +114,7 @@ async function dispatch(argv: string[], signal: AbortSignal): Promise<number> {
     }
     if (error instanceof RekindleError) {
       process.stderr.write(`${error.describe()}\n`);
-      if (error.code === "ABORTED") return 130;
-      return error.code === "INVALID_INPUT" ? 2 : 1;
+      return exitCodeForError(error);
     }
     if (isApiError(error)) {
       // The API's own words in one line (its Status), not client-node's dump of every header.
