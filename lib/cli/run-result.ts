@@ -26,10 +26,11 @@ export function runResultText(result: RunResult): string {
   const lines = [``, `rekindle run ${summary.runId} (${summary.provider}, profile ${summary.profile})`];
   for (const s of summary.scenarios) {
     lines.push(`  ${s.outcome === "passed" ? "PASS" : "FAIL"}  ${s.id}  (${scenarioFigure(s)})`);
-    for (const note of s.runs.flatMap((r) => r.explained ?? [])) lines.push(`        late, explained: ${note}`);
+    for (const note of s.runs.flatMap((r) => r.explained ?? []))
+      lines.push(`        late, explained: ${note}`);
   }
   for (const skip of summary.skipped ?? []) lines.push(`  SKIP  ${skip.id}  (${skip.reason})`);
-  if (summary.error) lines.push(`  HARNESS FAILED while ${summary.error.phase}: ${summary.error.code}`);
+  if (summary.error) lines.push(`  HARNESS FAILED during ${summary.error.phase}: ${summary.error.code}`);
   lines.push(`reports: ${result.reportDir}`);
   const passed = summary.scenarios.filter((s) => s.outcome === "passed").length;
   lines.push(`scenarios: ${passed} passed, ${summary.scenarios.length - passed} failed`);

@@ -83,7 +83,9 @@ export async function clusterVersions(kc: k8s.KubeConfig, provider: ProviderName
   let nodeError: string | undefined;
   try {
     const list = await withTimeout(kc.makeApiClient(k8s.CoreV1Api).listNode(), QUERY_TIMEOUT_MS, "the nodes");
-    nodes = list.items.map(nodeVersions).sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
+    nodes = list.items
+      .map(nodeVersions)
+      .sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
   } catch (error) {
     nodeError = errorMessage(error);
   }

@@ -171,7 +171,10 @@ export async function runEnvironment(input: EnvironmentInput): Promise<RunEnviro
     controllerImage:
       controller === undefined
         ? null
-        : { ...controller, source: "the image the in-cluster controller ran, and its image ID in the container engine" },
+        : {
+            ...controller,
+            source: "the image the in-cluster controller ran, and its image ID in the container engine",
+          },
     timing: input.timing,
     host: hostFacts(),
   };

@@ -33,7 +33,7 @@ export function junitXml(summary: RunSummary): string {
   }
   const broke = summary.error ?? undefined;
   if (broke !== undefined) {
-    const message = `${broke.code} while ${broke.phase}: ${broke.message}`;
+    const message = `${broke.code} during ${broke.phase}: ${broke.message}`;
     cases.push(
       `    <testcase classname="rekindle.${escapeXml(summary.provider)}.${escapeXml(summary.profile)}" name="${HARNESS_CASE}" time="0">\n      <error type="${escapeXml(broke.code)}" message="${escapeXml(message.split("\n")[0] ?? message)}">${escapeXml(broke.hint === undefined ? message : `${message}\nhint: ${broke.hint}`)}</error>\n    </testcase>`,
     );

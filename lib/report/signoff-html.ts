@@ -47,7 +47,8 @@ export function signoffHtml(f: SignoffFacts, charts: ReadonlyMap<string, string>
         `<tr><td><a href="#${escapeHtml(s.id)}">${escapeHtml(s.id)}</a></td><td class="${s.verdict}">${s.verdict}</td><td>${escapeHtml(s.figure)}</td></tr>`,
     ),
     ...f.skipped.map(
-      (s) => `<tr><td>${escapeHtml(s.id)}</td><td class="SKIP">SKIP</td><td>${escapeHtml(s.reason)}</td></tr>`,
+      (s) =>
+        `<tr><td>${escapeHtml(s.id)}</td><td class="SKIP">SKIP</td><td>${escapeHtml(s.reason)}</td></tr>`,
     ),
   ];
   const details = f.scenarios.map((s) => {

@@ -118,7 +118,10 @@ function versionFacts(summary: RunSummary, env: RunEnvironment | undefined): Fac
     ["kube-scheduler", version(env.kubernetes.scheduler)],
     ["kubelet", version(env.kubernetes.kubelet)],
     ["kube-proxy", version(env.kubernetes.kubeProxy)],
-    ["controller image", env.controllerImage === null ? "did not run in-cluster" : image(env.controllerImage)],
+    [
+      "controller image",
+      env.controllerImage === null ? "did not run in-cluster" : image(env.controllerImage),
+    ],
   ];
 }
 
@@ -150,11 +153,10 @@ export function signoffFacts(summary: RunSummary, summarySha256: string): Signof
   const broke = summary.error ?? undefined;
   return {
     runId: summary.runId,
-    verdict:
-      broke !== undefined ? "HARNESS FAILED" : failed > 0 || passed === 0 ? "FAILED" : "PASSED",
+    verdict: broke !== undefined ? "HARNESS FAILED" : failed > 0 || passed === 0 ? "FAILED" : "PASSED",
     verdictLine:
       broke !== undefined
-        ? `the harness broke while ${broke.phase} (${broke.code}): ${broke.message}${broke.hint !== undefined ? ` — ${broke.hint}` : ""}; ${counts}`
+        ? `the harness broke during ${broke.phase} (${broke.code}): ${broke.message}${broke.hint !== undefined ? ` — ${broke.hint}` : ""}; ${counts}`
         : counts,
     summarySha256,
     versions: versionFacts(summary, summary.environment),

@@ -68,7 +68,8 @@ export function writeRunReports(
   recorded: readonly RecordedScenario[],
   progress: Progress,
 ): void {
-  for (const scenario of recorded) writeFileSync(join(reportDir, "charts", chartFileName(scenario.id)), scenario.chart);
+  for (const scenario of recorded)
+    writeFileSync(join(reportDir, "charts", chartFileName(scenario.id)), scenario.chart);
   writeSummary(reportDir, summary);
   writeJunit(reportDir, summary);
   const charts = new Map(recorded.map((s) => [s.id, s.chart]));

@@ -1,0 +1,167 @@
+// A run whose harness breaks: exit 3, and every report still written (summary.json with a run-level
+// error and valid against docs/summary.schema.json, junit.xml with an <error>, the sign-off files).
+// Driven cheaply: the existing provider with a kubeconfig whose API server port nothing listens on.
+import { expect } from "chai";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../../lib/cli/main.js";
+import { exitCodeForError } from "../../lib/cli/exit-codes.js";
+import { RekindleError, type RekindleErrorCode } from "../../lib/errors.js";
+import type { RunSummary } from "../../lib/report/summary.js";
+import { freeLoopbackPorts } from "../../lib/util/ports.js";
+import { summarySchemaErrors } from "../support/summary-schema.js";
+
+/** Runs main() with stdout and stderr captured. */
+async function runMain(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  let stdout = "";
+  let stderr = "";
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    stdout += chunk.toString();
+    return true;
+  };
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    stderr += chunk.toString();
+    return true;
+  };
+  try {
+    return { code: await main(argv), stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+}
+
+async function closedPortKubeconfig(dir: string): Promise<string> {
+  const [port = 0] = await freeLoopbackPorts(1);
+  const path = join(dir, "kubeconfig");
+  writeFileSync(
+    path,
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      `clusters: [{ name: gone, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]`,
+      "users: [{ name: gone, user: { token: t } }]",
+      "contexts: [{ name: gone, context: { cluster: gone, user: gone } }]",
+      "current-context: gone",
+      "",
+    ].join("\n"),
+  );
+  return path;
+}
+
+describe("exit codes", function () {
+  const cases: [RekindleErrorCode, number][] = [
+    ["INVALID_INPUT", 2],
+    ["ABORTED", 130],
+    ["HARNESS_FAILED", 3],
+    ["BOOT_FAILED", 3],
+    ["UNREACHABLE", 3],
+    ["TOOLCHAIN", 3],
+    ["BUILD_FAILED", 3],
+    ["TIMELINE_MISMATCH", 1],
+    ["PRECONDITION", 1],
+    ["NOT_FOUND", 1],
+  ];
+  for (const [code, exit] of cases) {
+    it(`${code} exits ${exit}`, function () {
+      expect(exitCodeForError(new RekindleError(code, "x"))).to.equal(exit);
+    });
+  }
+  it("anything not a RekindleError exits 1", function () {
+    expect(exitCodeForError(new Error("boom"))).to.equal(1);
+  });
+});
+
+describe("rekindle run when the cluster never comes up", function () {
+  this.timeout(60_000);
+  const dir = mkdtempSync(join(tmpdir(), "rekindle-harness-fail-"));
+  const reportDir = join(dir, "report");
+  let result: { code: number; stdout: string; stderr: string };
+  let summary: RunSummary;
+
+  before(async function () {
+    const kubeconfig = await closedPortKubeconfig(dir);
+    result = await runMain([
+      "run",
+      "--provider",
+      "existing",
+      "--kubeconfig",
+      kubeconfig,
+      "--report-dir",
+      reportDir,
+      "--no-html",
+    ]);
+    summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+  });
+
+  it("exits 3 (the harness broke), not 1 (a scenario failed), naming what broke", function () {
+    expect(result.code, result.stderr).to.equal(3);
+    expect(result.stderr).to.include("error [HARNESS_FAILED]").and.include("cannot reach the cluster");
+    expect(result.stdout).to.include("HARNESS FAILED during cluster-boot: UNREACHABLE");
+    expect(result.stdout.trimEnd().split("\n").at(-1)).to.equal("scenarios: 0 passed, 0 failed");
+  });
+
+  it("writes summary.json with the run-level error, valid against docs/summary.schema.json", function () {
+    expect(summarySchemaErrors(summary)).to.deep.equal([]);
+    expect(summary.schemaVersion).to.equal(2);
+    expect(summary.error).to.deep.include({ code: "UNREACHABLE", phase: "cluster-boot" });
+    expect(summary.error?.message).to.include("cannot reach the cluster");
+    expect(summary.scenarios).to.deep.equal([]);
+    const env = summary.environment;
+    expect(env?.provider).to.equal("existing");
+    expect(env?.cluster).to.equal(null);
+    expect(env?.kubernetes.apiserver).to.deep.equal({ version: null, source: "no cluster came up" });
+    expect(env?.nodeImage).to.deep.equal({ reference: null, digest: null, source: "no cluster came up" });
+    expect(env?.timing.name).to.equal("default");
+    expect(env?.timing.nodeLeaseDurationSeconds).to.equal(40);
+    expect(env?.host.nodejs).to.equal(process.version);
+  });
+
+  it("writes junit.xml with an <error>, not a <failure>", function () {
+    const xml = readFileSync(join(reportDir, "junit.xml"), "utf8");
+    expect(xml).to.include('errors="1"').and.include('failures="0"');
+    expect(xml).to.match(
+      /<testcase [^>]*name="rekindle\/harness"[^>]*>\s*<error type="UNREACHABLE" message="UNREACHABLE during cluster-boot: cannot reach/,
+    );
+    expect(xml).to.not.include("<failure");
+  });
+
+  it("writes the sign-off files, saying the harness broke", function () {
+    for (const file of ["signoff.html", "signoff.md"]) {
+      const text = readFileSync(join(reportDir, file), "utf8");
+      expect(text, file).to.include("HARNESS FAILED").and.include("cannot reach the cluster");
+    }
+  });
+
+  it("-o json prints {reportDir, summary} on stdout and still exits 3", async function () {
+    const again = join(dir, "report-json");
+    const json = await runMain([
+      "run",
+      "--provider",
+      "existing",
+      "--kubeconfig",
+      join(dir, "kubeconfig"),
+      "--report-dir",
+      again,
+      "--no-html",
+      "-o",
+      "json",
+    ]);
+    expect(json.code).to.equal(3);
+    const parsed = JSON.parse(json.stdout) as { reportDir: string; summary: RunSummary };
+    expect(parsed.reportDir).to.equal(again);
+    expect(parsed.summary.error?.code).to.equal("UNREACHABLE");
+    expect(parsed.summary).to.deep.equal(JSON.parse(readFileSync(join(again, "summary.json"), "utf8")));
+  });
+
+  it("a bad -o value exits 2 before anything starts", async function () {
+    const bad = join(dir, "never");
+    const out = await runMain(["run", "--provider", "sim", "-o", "yaml", "--report-dir", bad]);
+    expect(out.code).to.equal(2);
+    expect(out.stderr).to.include('"yaml"').and.include("text, json");
+    expect(existsSync(bad)).to.equal(false);
+  });
+});
