@@ -179,8 +179,9 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       await readProviderImages(cluster, facts);
     } finally {
       if (options.keepCluster === true) progress.info(`cluster kept: ${cluster.keepHint()}`);
-      phase = "teardown";
     }
+    // Reached only when the suites ran through: what fails from here is the cluster's disposal.
+    phase = "teardown";
   } catch (error) {
     broke = error;
   }

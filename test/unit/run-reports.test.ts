@@ -9,6 +9,7 @@ import { main } from "../../lib/cli/main.js";
 import { exitCodeForError } from "../../lib/cli/exit-codes.js";
 import { RekindleError, type RekindleErrorCode } from "../../lib/errors.js";
 import type { RunSummary } from "../../lib/report/summary.js";
+import { harnessFailure, runErrorOf } from "../../lib/run/run-reports.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
 
@@ -163,5 +164,44 @@ describe("rekindle run when the cluster never comes up", function () {
     expect(out.code).to.equal(2);
     expect(out.stderr).to.include('"yaml"').and.include("text, json");
     expect(existsSync(bad)).to.equal(false);
+  });
+});
+
+describe("how a broken run is reported", function () {
+  const body = new RekindleError("UNREACHABLE", "the API server went away", { hint: "is it up?" });
+
+  it("names the phase, keeps the cause's code and hint, and exits 3", function () {
+    expect(runErrorOf(body, "suites")).to.deep.equal({
+      code: "UNREACHABLE",
+      message: "the API server went away",
+      phase: "suites",
+      hint: "is it up?",
+    });
+    const error = harnessFailure(body, "suites", "/r");
+    expect(error.code).to.equal("HARNESS_FAILED");
+    expect(error.message).to.equal("the harness failed while running the suites: the API server went away");
+    expect(exitCodeForError(error)).to.equal(3);
+  });
+
+  it("reports what the suites threw, not the teardown error that followed it", function () {
+    const both = Object.assign(new Error("teardown failed too"), {
+      name: "SuppressedError",
+      suppressed: body,
+    });
+    expect(runErrorOf(both, "suites").message).to.equal("the API server went away");
+  });
+
+  it("an error of another kind is INTERNAL in the summary, still exit 3", function () {
+    expect(runErrorOf(new TypeError("x is undefined"), "teardown")).to.deep.equal({
+      code: "INTERNAL",
+      message: "x is undefined",
+      phase: "teardown",
+    });
+    expect(exitCodeForError(harnessFailure(new TypeError("x"), "teardown", "/r"))).to.equal(3);
+  });
+
+  it("input found wrong only on opening the cluster stays bad input (exit 2)", function () {
+    const input = RekindleError.invalidInput("context", "nope", ["a", "b"]);
+    expect(harnessFailure(input, "cluster-boot", "/r")).to.equal(input);
   });
 });
