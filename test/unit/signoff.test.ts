@@ -6,6 +6,8 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ContainerRuntimeClient } from "testcontainers";
+import { KindNodes } from "../../lib/cluster/kind/nodes.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { PINNED_SIM_VERSIONS } from "../../lib/cluster/sim/versions.js";
 import { runResultText } from "../../lib/cli/run-result.js";
@@ -199,6 +201,38 @@ describe("cluster versions as the cluster reports them", function () {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe("kind's images as the container engine knows them", function () {
+  it("the node image is the control-plane container's, with its image ID; a missing image has no ID", async function () {
+    const filters: unknown[] = [];
+    const engine = {
+      container: {
+        dockerode: {
+          listContainers: (options: { filters: unknown }) => {
+            filters.push(options.filters);
+            return Promise.resolve([{ Image: "rekindle/kind-node:v1.34.4", ImageID: "sha256:cafe" }]);
+          },
+          getImage: (reference: string) => ({
+            inspect: () =>
+              reference === "rekindle/controller:dev"
+                ? Promise.resolve({ Id: "sha256:beef" })
+                : Promise.reject(new Error("no such image")),
+          }),
+        },
+      },
+    } as unknown as ContainerRuntimeClient;
+    const nodes = new KindNodes("rk", () => Promise.resolve(engine));
+    expect(await nodes.nodeImage()).to.deep.equal({
+      reference: "rekindle/kind-node:v1.34.4",
+      digest: "sha256:cafe",
+    });
+    expect(filters[0]).to.deep.equal({
+      label: ["io.x-k8s.kind.cluster=rk", "io.x-k8s.kind.role=control-plane"],
+    });
+    expect(await nodes.imageId("rekindle/controller:dev")).to.equal("sha256:beef");
+    expect(await nodes.imageId("gone:latest")).to.equal(null);
   });
 });
 
