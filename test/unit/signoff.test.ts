@@ -240,7 +240,35 @@ describe("what each end-of-run line says a scenario measured", function () {
   const s = scenarios();
   it("a scenario that expects recovery: its recovery time, or what came back of it", function () {
     expect(scenarioFigure(s.controller)).to.equal("recovered in 14.2s");
-    expect(scenarioFigure(s.baseline)).to.equal("not recovered (deployment:recovered at 30.1s)");
+    expect(scenarioFigure(s.baseline)).to.equal(
+      "deployment:recovered at 30.1s; 1 of 1 forbidden milestones absent",
+    );
+    // A scenario that tracks no recovery time (recoveryOf: []) but expects workloads back by a deadline.
+    const tracked = summarizeScenario(
+      "safety/daemonset-and-finalizer",
+      [
+        passedRun(
+          [
+            ["fault-injected", 0],
+            ["deployment:recovered", 9_000],
+            ["statefulset:recovered", 15_000],
+          ],
+          null,
+        ),
+      ],
+      [
+        window("deployment:recovered", 2_000, 20_000),
+        window("statefulset:recovered", 1_000, 36_000),
+        window("statefulset-plain:recovered", 1_000, 29_000),
+      ],
+    );
+    expect(scenarioFigure(tracked)).to.equal(
+      "not recovered: statefulset-plain:recovered missing; deployment:recovered at 9.0s; statefulset:recovered at 15.0s",
+    );
+    tracked.milestones.push({ name: "statefulset-plain:recovered", atMs: 12_000 });
+    expect(scenarioFigure(tracked)).to.equal(
+      "3 expected recoveries, the last statefulset:recovered at 15.0s",
+    );
   });
   it("one that expects none: no 'not recovered', but its key milestone and the forbidden ones absent", function () {
     expect(scenarioFigure(s.safety)).to.equal(
@@ -251,7 +279,7 @@ describe("what each end-of-run line says a scenario measured", function () {
   it("the lines end with the counts", async function () {
     const text = runResultText({ summary: await realSummary(), reportDir: "/r", failed: 1 });
     expect(text).to.include("PASS  safety/powered-on-before-taint  (no recovery expected;");
-    expect(text).to.include("FAIL  node-loss/baseline  (not recovered (deployment:recovered at 30.1s))");
+    expect(text).to.include("FAIL  node-loss/baseline  (deployment:recovered at 30.1s; 1 of 1 forbidden");
     expect(text).to.not.match(/preflight.*not recovered/);
     expect(text.trimEnd().split("\n").at(-1)).to.equal("scenarios: 3 passed, 1 failed");
   });
@@ -324,7 +352,9 @@ describe("sign-off files", function () {
     expect(html).to.match(
       /<a href="#node-loss\/baseline">node-loss\/baseline<\/a><\/td><td class="FAIL">FAIL<\/td>/,
     );
-    expect(md).to.include("| node-loss/baseline | FAIL | not recovered (deployment:recovered at 30.1s) |");
+    expect(md).to.include(
+      "| node-loss/baseline | FAIL | deployment:recovered at 30.1s; 1 of 1 forbidden milestones absent |",
+    );
     expect(md).to.include("| node-pressure/disk | SKIP | needs &lt;a&gt; pressure \\| capability |");
   });
 
