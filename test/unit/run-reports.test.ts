@@ -11,6 +11,7 @@ import { RekindleError, type RekindleErrorCode } from "../../lib/errors.js";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { harnessFailure, runErrorOf } from "../../lib/run/run-reports.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
+import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
 
 /** Runs main() with stdout and stderr captured. */
@@ -203,5 +204,76 @@ describe("how a broken run is reported", function () {
   it("input found wrong only on opening the cluster stays bad input (exit 2)", function () {
     const input = RekindleError.invalidInput("context", "nope", ["a", "b"]);
     expect(harnessFailure(input, "cluster-boot", "/r")).to.equal(input);
+  });
+});
+
+describe("rekindle run when a scenario fails (existing provider, a stand-in API server)", function () {
+  this.timeout(60_000);
+  const dir = mkdtempSync(join(tmpdir(), "rekindle-scenario-fail-"));
+  let api: FakeApiServer;
+  let result: { code: number; stdout: string; stderr: string };
+  let summary: RunSummary;
+
+  before(async function () {
+    // Enough for the cluster to open and say its versions; the scenario's first write gets a 404.
+    api = await startFakeApiServer({
+      "GET /version": () => ({ body: { gitVersion: "v1.34.0" } }),
+      "GET /api/v1/nodes": () =>
+        list("NodeList", [{ metadata: { name: "w1" }, status: { nodeInfo: { kubeletVersion: "v1.34.0" } } }]),
+    });
+    result = await runMain([
+      "run",
+      "--provider",
+      "existing",
+      "--kubeconfig",
+      api.kubeconfigPath,
+      "--suite",
+      "preflight",
+      "--report-dir",
+      join(dir, "report"),
+      "--no-html",
+      "-o",
+      "json",
+    ]);
+    summary = JSON.parse(readFileSync(join(dir, "report", "summary.json"), "utf8")) as RunSummary;
+  });
+
+  after(async function () {
+    await api.close();
+  });
+
+  it("exits 1 (a scenario failed), with no run-level error", function () {
+    expect(result.code, result.stderr).to.equal(1);
+    expect(summary.error).to.equal(null);
+    expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal([
+      ["preflight/node-heartbeats", "failed"],
+    ]);
+  });
+
+  it("-o json keeps stdout to the JSON: the test lines go to stderr", function () {
+    const parsed = JSON.parse(result.stdout) as { summary: RunSummary };
+    expect(parsed.summary).to.deep.equal(summary);
+    expect(result.stderr).to.include("preflight/node-heartbeats");
+  });
+
+  it("the summary is valid and says which Kubernetes the cluster reported", function () {
+    expect(summarySchemaErrors(summary)).to.deep.equal([]);
+    expect(summary.environment?.kubernetes.apiserver.version).to.equal("v1.34.0");
+    expect(summary.environment?.kubernetes.kubelet.version).to.equal("v1.34.0");
+    expect(summary.environment?.cluster).to.include("existing cluster");
+  });
+
+  it("junit.xml has the scenario's <failure>, no <error>; the sign-off says FAILED and draws its chart", function () {
+    const xml = readFileSync(join(dir, "report", "junit.xml"), "utf8");
+    expect(xml).to.include('failures="1"').and.include('errors="0"').and.include("<failure");
+    expect(xml).to.not.include("<error");
+    const html = readFileSync(join(dir, "report", "signoff.html"), "utf8");
+    expect(html)
+      .to.include("<strong>FAILED</strong>")
+      .and.include("<svg")
+      .and.include("heartbeats:all-workers");
+    expect(readFileSync(join(dir, "report", "signoff.md"), "utf8")).to.include(
+      "| preflight/node-heartbeats | FAIL |",
+    );
   });
 });
