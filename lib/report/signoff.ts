@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { errorMessage } from "../errors.js";
 import type { ComponentVersion, ImageIdentity, RunEnvironment } from "./environment.js";
 import { scenarioFigure } from "./scenario-figure.js";
 import { signoffHtml } from "./signoff-html.js";
@@ -172,6 +173,8 @@ export interface WrittenSignoff {
   markdown: string;
   /** $GITHUB_STEP_SUMMARY, when the Markdown was appended to it. */
   stepSummary?: string;
+  /** Why appending to $GITHUB_STEP_SUMMARY failed (the sign-off files are written regardless). */
+  stepSummaryError?: string;
 }
 
 /**
@@ -192,6 +195,10 @@ export function writeSignoff(
   writeFileSync(markdown, md);
   const stepSummary = env["GITHUB_STEP_SUMMARY"];
   if (stepSummary === undefined || stepSummary === "") return { html, markdown };
-  appendFileSync(stepSummary, `${md}\n`);
+  try {
+    appendFileSync(stepSummary, `${md}\n`);
+  } catch (error) {
+    return { html, markdown, stepSummaryError: `${stepSummary}: ${errorMessage(error)}` };
+  }
   return { html, markdown, stepSummary };
 }

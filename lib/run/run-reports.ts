@@ -75,4 +75,6 @@ export function writeRunReports(
   const charts = new Map(recorded.map((s) => [s.id, s.chart]));
   const signoff = writeSignoff(reportDir, summary, charts);
   if (signoff.stepSummary !== undefined) progress.info(`sign-off appended to ${signoff.stepSummary}`);
+  if (signoff.stepSummaryError !== undefined)
+    progress.info(`could not append the sign-off to $GITHUB_STEP_SUMMARY: ${signoff.stepSummaryError}`);
 }

@@ -36,6 +36,17 @@ async function runMain(argv: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
+/** Keeps these runs' sign-offs out of a CI job's own step summary while the describe runs. */
+function withoutStepSummary(): void {
+  const saved = process.env["GITHUB_STEP_SUMMARY"];
+  before(function () {
+    delete process.env["GITHUB_STEP_SUMMARY"];
+  });
+  after(function () {
+    if (saved !== undefined) process.env["GITHUB_STEP_SUMMARY"] = saved;
+  });
+}
+
 async function closedPortKubeconfig(dir: string): Promise<string> {
   const [port = 0] = await freeLoopbackPorts(1);
   const path = join(dir, "kubeconfig");
@@ -79,6 +90,7 @@ describe("exit codes", function () {
 
 describe("rekindle run when the cluster never comes up", function () {
   this.timeout(60_000);
+  withoutStepSummary();
   const dir = mkdtempSync(join(tmpdir(), "rekindle-harness-fail-"));
   const reportDir = join(dir, "report");
   let result: { code: number; stdout: string; stderr: string };
@@ -209,6 +221,7 @@ describe("how a broken run is reported", function () {
 
 describe("rekindle run when a scenario fails (existing provider, a stand-in API server)", function () {
   this.timeout(60_000);
+  withoutStepSummary();
   const dir = mkdtempSync(join(tmpdir(), "rekindle-scenario-fail-"));
   let api: FakeApiServer;
   let result: { code: number; stdout: string; stderr: string };

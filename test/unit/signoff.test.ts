@@ -375,4 +375,15 @@ describe("sign-off files", function () {
   it("the Markdown is appended to $GITHUB_STEP_SUMMARY, after what was there", function () {
     expect(readFileSync(stepSummary, "utf8")).to.equal(`earlier step\n${md}\n`);
   });
+
+  it("a $GITHUB_STEP_SUMMARY that cannot be written is reported, the sign-off files still written", function () {
+    const other = mkdtempSync(join(tmpdir(), "rekindle-signoff-"));
+    writeSummary(other, summary);
+    const written = writeSignoff(other, summary, new Map(), {
+      GITHUB_STEP_SUMMARY: join(other, "no", "such", "dir"),
+    });
+    expect(written.stepSummary).to.equal(undefined);
+    expect(written.stepSummaryError).to.include("ENOENT");
+    expect(readFileSync(join(other, "signoff.md"), "utf8")).to.include(summary.runId);
+  });
 });
