@@ -158,10 +158,7 @@ export interface ProviderLatencies {
    */
   frozenPowerOffMs?: number;
 }
-/**
- * The small core every provider has. What else it can do is in `capabilities`, one object per
- * family; what it cannot do is in `unsupported`, with the reason (suites skip with it).
- */
+
 /** An image as the container engine knows it: the reference it was run by and its image ID (sha256:…). */
 export interface EngineImage {
   reference: string;
@@ -177,6 +174,10 @@ export interface ProviderImages {
   controllerImage?: EngineImage;
 }
 
+/**
+ * The small core every provider has. What else it can do is in `capabilities`, one object per
+ * family; what it cannot do is in `unsupported`, with the reason (suites skip with it).
+ */
 export interface ClusterUnderTest extends AsyncDisposable {
   readonly provider: ProviderName;
   /** For banners and reports, e.g. "kind cluster rekindle" or "sim cluster run-ab12cd". */

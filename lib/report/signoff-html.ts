@@ -16,7 +16,7 @@ table { border-collapse: collapse; margin: .5em 0; } td, th { border: 1px solid 
 th { background: #f4f4f4; } code, .mono { font-family: ui-monospace, monospace; font-size: 12.5px; }
 .verdict { font-size: 1.2em; padding: .5em 1em; border-radius: 4px; display: inline-block; }
 .PASSED, .PASS, .within, .absent { background: #e8f5e9; } .FAILED, .FAIL, .late, .early, .missing, .HAPPENED { background: #ffebee; }
-.HARNESS { background: #fff3e0; } .SKIP { background: #f4f4f4; }
+.HARNESS, .INTERRUPTED { background: #fff3e0; } .SKIP { background: #f4f4f4; }
 pre { background: #f8f8f8; padding: .7em; overflow-x: auto; white-space: pre-wrap; }
 svg { max-width: 100%; height: auto; }
 `;

@@ -39,7 +39,7 @@ export interface ScenarioSignoff {
 /** Everything both renderers show, computed once. */
 export interface SignoffFacts {
   runId: string;
-  /** "PASSED", "FAILED" or "HARNESS FAILED". */
+  /** "PASSED", "FAILED", "HARNESS FAILED" or "INTERRUPTED". */
   verdict: string;
   /** One line under the verdict: counts, or what broke. */
   verdictLine: string;
@@ -154,10 +154,17 @@ export function signoffFacts(summary: RunSummary, summarySha256: string): Signof
   const broke = summary.error ?? undefined;
   return {
     runId: summary.runId,
-    verdict: broke !== undefined ? "HARNESS FAILED" : failed > 0 || passed === 0 ? "FAILED" : "PASSED",
+    verdict:
+      broke !== undefined
+        ? broke.code === "ABORTED"
+          ? "INTERRUPTED"
+          : "HARNESS FAILED"
+        : failed > 0 || passed === 0
+          ? "FAILED"
+          : "PASSED",
     verdictLine:
       broke !== undefined
-        ? `the harness broke during ${broke.phase} (${broke.code}): ${broke.message}${broke.hint !== undefined ? ` — ${broke.hint}` : ""}; ${counts}`
+        ? `${broke.code === "ABORTED" ? "the run was stopped" : "the harness broke"} during ${broke.phase} (${broke.code}): ${broke.message}${broke.hint !== undefined ? ` — ${broke.hint}` : ""}; ${counts}`
         : counts,
     summarySha256,
     versions: versionFacts(summary, summary.environment),

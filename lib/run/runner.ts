@@ -156,6 +156,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   // Where the run is, for a harness failure's report: the cluster boots, the suites run, it goes.
   let phase: RunPhase = "cluster-boot";
   let broke: unknown;
+  let abortedIn: RunPhase | undefined = signal.aborted ? phase : undefined;
+  signal.addEventListener("abort", () => (abortedIn ??= phase), { once: true });
   try {
     await using cluster = await openClusterUnderTest(provider, {
       profile,
@@ -192,20 +194,26 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   summary.skipped = [...skipped].map(([id, reason]) => ({ id, reason }));
   summary.environment = await runEnvironment({ provider, timing: profile, ...facts });
   const harnessError = broke === undefined ? undefined : harnessFailure(broke, phase, reportDir);
-  summary.error = broke === undefined ? null : runErrorOf(broke, phase);
+  // An interrupted run's reports say so too (its exit is 130, below).
+  const stopped = broke ?? (signal.aborted ? interrupted(signal) : undefined);
+  summary.error =
+    stopped === undefined ? null : runErrorOf(stopped, broke === undefined ? (abortedIn ?? phase) : phase);
   summary.finishedAt = new Date().toISOString();
   writeRunReports(reportDir, summary, [...scenarios.values()], progress);
   if (options.allureHtml !== false && phase !== "cluster-boot") await generateAllureHtml(reportDir, progress);
   const failed =
     summary.scenarios.filter((s) => s.outcome === "failed").length + (summary.scenarios.length === 0 ? 1 : 0);
-  if (signal.aborted)
-    throw new RekindleError("ABORTED", "rekindle run was interrupted", { cause: signal.reason });
+  if (signal.aborted) throw interrupted(signal);
   return {
     summary,
     reportDir,
     failed: Math.max(failed, mochaFailures),
     ...(harnessError !== undefined ? { harnessError } : {}),
   };
+}
+
+function interrupted(signal: AbortSignal): RekindleError {
+  return new RekindleError("ABORTED", "rekindle run was interrupted", { cause: signal.reason });
 }
 
 /** The node and controller images, read before the cluster goes; a failure leaves them unknown, saying why. */

@@ -10,8 +10,11 @@ import { exitCodeForError } from "../../lib/cli/exit-codes.js";
 import { RekindleError, type RekindleErrorCode } from "../../lib/errors.js";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { harnessFailure, runErrorOf } from "../../lib/run/run-reports.js";
+import { runConformance } from "../../lib/run/runner.js";
+import { silentProgress } from "../../lib/util/progress.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";
+import { captureStderr } from "../support/assertions.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
 
 /** Runs main() with stdout and stderr captured. */
@@ -288,5 +291,45 @@ describe("rekindle run when a scenario fails (existing provider, a stand-in API 
     expect(readFileSync(join(dir, "report", "signoff.md"), "utf8")).to.include(
       "| preflight/node-heartbeats | FAIL |",
     );
+  });
+});
+
+describe("rekindle run when interrupted", function () {
+  this.timeout(60_000);
+  withoutStepSummary();
+
+  it("still writes its reports, which say it was interrupted and where, and ends ABORTED (exit 130)", async function () {
+    const api = await startFakeApiServer({
+      "GET /api/v1/nodes": () => list("NodeList", []),
+    });
+    const reportDir = join(mkdtempSync(join(tmpdir(), "rekindle-interrupted-")), "report");
+    const controller = new AbortController();
+    controller.abort(new Error("Ctrl-C"));
+    try {
+      // Its test lines go to stderr, captured here to keep this test's output clean.
+      const { error } = await captureStderr(() =>
+        runConformance({
+          provider: "existing",
+          kubeconfig: api.kubeconfigPath,
+          suites: ["preflight"],
+          reportDir,
+          allureHtml: false,
+          progress: silentProgress,
+          testLog: "stderr",
+          signal: controller.signal,
+        }),
+      );
+      expect(error).to.be.instanceOf(RekindleError);
+      expect(exitCodeForError(error)).to.equal(130);
+      const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+      expect(summarySchemaErrors(summary)).to.deep.equal([]);
+      expect(summary.error).to.deep.include({ code: "ABORTED", phase: "cluster-boot" });
+      expect(readFileSync(join(reportDir, "junit.xml"), "utf8")).to.include('<error type="ABORTED"');
+      expect(readFileSync(join(reportDir, "signoff.md"), "utf8"))
+        .to.include("**INTERRUPTED**")
+        .and.include("the run was stopped during cluster-boot (ABORTED): rekindle run was interrupted");
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -124,6 +124,8 @@ async function realSummary(): Promise<RunSummary> {
 }
 
 describe("summary.json schema 2", function () {
+  // runEnvironment asks git for the commit and the tree's state: give a loaded machine room.
+  this.timeout(30_000);
   it("a summary made by the real writing code validates against docs/summary.schema.json", async function () {
     const dir = mkdtempSync(join(tmpdir(), "rekindle-summary-"));
     const written = JSON.parse(readFileSync(writeSummary(dir, await realSummary()), "utf8")) as RunSummary;
@@ -277,6 +279,7 @@ describe("what each end-of-run line says a scenario measured", function () {
     expect(scenarioFigure(s.preflight)).to.equal("no recovery expected");
   });
   it("the lines end with the counts", async function () {
+    this.timeout(30_000);
     const text = runResultText({ summary: await realSummary(), reportDir: "/r", failed: 1 });
     expect(text).to.include("PASS  safety/powered-on-before-taint  (no recovery expected;");
     expect(text).to.include("FAIL  node-loss/baseline  (deployment:recovered at 30.1s; 1 of 1 forbidden");
@@ -286,6 +289,7 @@ describe("what each end-of-run line says a scenario measured", function () {
 });
 
 describe("sign-off files", function () {
+  this.timeout(30_000);
   let dir: string;
   let summary: RunSummary;
   let html: string;
