@@ -31,6 +31,7 @@ const result = await runConformance({
   allureHtml: false,
   ...(values.scenario ? { grep: values.scenario } : {}),
 });
+if (result.harnessError !== undefined) throw result.harnessError;
 const rows = result.summary.scenarios.map((s) => ({
   scenario: s.id,
   outcome: s.outcome,

@@ -24,6 +24,11 @@ export type RekindleErrorCode =
   | "INTERNAL"
   /** A sim cluster boot step that failed with an error of its own (the step is named). */
   | "BOOT_FAILED"
+  /**
+   * The harness or what it runs on broke outside any scenario's verdict (the cluster did not boot,
+   * no container engine, the cluster went away): not a finding about the system under test.
+   */
+  | "HARNESS_FAILED"
   | "TIMELINE_MISMATCH";
 
 export interface RekindleErrorOptions {

@@ -1,8 +1,10 @@
 // The `rekindle` command: runs the command the table (command-table.ts) names and turns errors
-// into clear messages and exit codes (0 success, 1 failure, 2 bad input, 130 interrupted).
+// into clear messages and exit codes (exit-codes.ts: 0 success, 1 failure, 2 bad input, 3 the harness or its
+// infrastructure failed, 130 interrupted).
 import { errorMessage, isApiError, RekindleError } from "../errors.js";
 import { interruptScope } from "../util/cleanup.js";
 import { isParseArgsError } from "./args.js";
+import { exitCodeForError } from "./exit-codes.js";
 import { COMMANDS, rekindleUsage } from "./command-table.js";
 import { resolveCommand, runCommandTable, usageText } from "./dispatch.js";
 
@@ -44,8 +46,7 @@ async function reportParseError(error: Error, argv: readonly string[]): Promise<
 function reportError(error: unknown): number {
   if (error instanceof RekindleError) {
     process.stderr.write(`${error.describe()}\n`);
-    if (error.code === "ABORTED") return 130;
-    return error.code === "INVALID_INPUT" ? 2 : 1;
+    return exitCodeForError(error);
   }
   if (isApiError(error)) {
     // The API's own words in one line (its Status), not client-node's dump of every header.

@@ -8,11 +8,15 @@ import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
 import { listExpectationInputs, scenarioCatalogue } from "./catalogue.js";
+import { finishRun } from "./run-result.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
-             [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C]
-      run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, charts/, allure-report/)
+             [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
+      run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
+      signoff.md, charts/, allure-report/), written also when the harness breaks; -o json prints
+      {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
+      3 the harness or its infrastructure failed, 130 interrupted
       families: ${SUITE_FAMILIES.join(", ")}
       defaults: --provider kind when the kind CLI and Docker/Podman answer, else sim; every suite;
                 --profile default; --repeat 1; kind --cluster-name rekindle (reused if it exists);
@@ -42,11 +46,13 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       image: { type: "string" },
       kubeconfig: { type: "string" },
       context: { type: "string" },
+      ...OUTPUT_OPTION,
     },
     strict: true,
   });
   // Bad input fails before anything starts (no report directory, no engine, no cluster).
   if (values.image !== undefined) checkNodeImageChoice(values.image);
+  const output = outputFormat(values.output);
   const result = await runConformance({
     ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
     ...(values.image !== undefined ? { kindImage: values.image } : {}),
@@ -61,25 +67,10 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     allureHtml: !values["no-html"],
     ...(values["allure-history"] !== undefined ? { allureHistory: values["allure-history"] } : {}),
     ...(values.scenario !== undefined ? { grep: values.scenario } : {}),
+    ...(output === "json" ? { testLog: "stderr" as const } : {}),
     signal,
   });
-  process.stdout.write(
-    `\nrekindle run ${result.summary.runId} (${result.summary.provider}, profile ${result.summary.profile})\n`,
-  );
-  for (const s of result.summary.scenarios) {
-    const recovery =
-      s.recoveryMs === null ? "not recovered" : `recovered in ${(s.recoveryMs / 1000).toFixed(1)}s`;
-    process.stdout.write(`  ${s.outcome === "passed" ? "PASS" : "FAIL"}  ${s.id}  (${recovery})\n`);
-    for (const note of s.runs.flatMap((r) => r.explained ?? []))
-      process.stdout.write(`        late, explained: ${note}\n`);
-  }
-  for (const skip of result.summary.skipped ?? []) {
-    process.stdout.write(`  SKIP  ${skip.id}  (${skip.reason})\n`);
-  }
-  process.stdout.write(`reports: ${result.reportDir}\n`);
-  const passed = result.summary.scenarios.filter((s) => s.outcome === "passed").length;
-  process.stdout.write(`scenarios: ${passed} passed, ${result.summary.scenarios.length - passed} failed\n`);
-  return result.failed > 0 ? 1 : 0;
+  return finishRun(result, output);
 }
 
 function seconds(ms: number): string {

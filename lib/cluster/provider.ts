@@ -158,6 +158,22 @@ export interface ProviderLatencies {
    */
   frozenPowerOffMs?: number;
 }
+
+/** An image as the container engine knows it: the reference it was run by and its image ID (sha256:…). */
+export interface EngineImage {
+  reference: string;
+  /** The engine's image ID (content digest of its config); null when the engine could not say. */
+  digest: string | null;
+}
+
+/** The images a provider ran, for summary.json's environment; each absent where there is none. */
+export interface ProviderImages {
+  /** The image the nodes run (kind). */
+  nodeImage?: EngineImage;
+  /** The controller image, when the controller ran in-cluster during this run. */
+  controllerImage?: EngineImage;
+}
+
 /**
  * The small core every provider has. What else it can do is in `capabilities`, one object per
  * family; what it cannot do is in `unsupported`, with the reason (suites skip with it).
@@ -182,6 +198,8 @@ export interface ClusterUnderTest extends AsyncDisposable {
   workerNodes(): Promise<string[]>;
   /** A kubectl for this cluster, where one is to be had (the drain scenario runs it); undefined: none. */
   kubectlPath?(): string | undefined;
+  /** The images its nodes and in-cluster controller ran; absent on providers without images. */
+  images?(): Promise<ProviderImages>;
   /** Tear down what this run created (a reused or existing cluster is left running). */
   destroy(): Promise<void>;
   /** What to tell the user when the cluster is kept (how to reach it and remove it). */

@@ -2,6 +2,25 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Milestone } from "../observe/milestones.js";
+import type { RunEnvironment } from "./environment.js";
+
+/**
+ * summary.json's shape version (docs/summary.schema.json). 1: before it was stated (no
+ * schemaVersion, environment or error). 2: adds those three; every field of 1 kept as it was.
+ */
+export const SUMMARY_SCHEMA_VERSION = 2;
+
+/** Where in a run the harness broke. */
+export type RunPhase = "cluster-boot" | "suites" | "teardown";
+
+/** The harness or its infrastructure failed (not a scenario's verdict): what, where, and the code. */
+export interface RunError {
+  /** RekindleError code of the cause (e.g. BOOT_FAILED, UNREACHABLE), "INTERNAL" for anything else. */
+  code: string;
+  message: string;
+  phase: RunPhase;
+  hint?: string;
+}
 
 export interface SummaryMilestone {
   name: string;
@@ -47,6 +66,8 @@ export interface ScenarioSummary {
 }
 
 export interface RunSummary {
+  /** SUMMARY_SCHEMA_VERSION when written; absent in summaries of schema 1. */
+  schemaVersion?: number;
   runId: string;
   provider: string;
   profile: string;
@@ -56,6 +77,10 @@ export interface RunSummary {
   scenarios: ScenarioSummary[];
   /** Scenarios the provider cannot run, each with the reason (not in `scenarios`: they have no outcome). */
   skipped?: { id: string; reason: string }[];
+  /** What produced the run (schema 2; absent in schema 1). */
+  environment?: RunEnvironment;
+  /** null: the harness did its job; else why it could not (schema 2; absent in schema 1). */
+  error?: RunError | null;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

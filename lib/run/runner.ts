@@ -1,22 +1,30 @@
 // `rekindle run`: boots the provider's cluster, runs the chosen mocha suites against it (Allure
-// results + spec output), then writes the reports: summary.json, junit.xml, one SVG timeline per
-// scenario and the Allure HTML report. Everything started is stopped again, also on failure.
+// results + spec output), then writes the reports: summary.json, junit.xml, signoff.html/.md, one
+// SVG timeline per scenario and the Allure HTML report. Everything started is stopped again, also
+// on failure; the reports are written also when the harness itself broke, and say so.
 import AllureMochaReporter from "allure-mocha";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Mocha from "mocha";
-import { RekindleError } from "../errors.js";
+import { errorMessage, RekindleError } from "../errors.js";
 import { chooseProvider, openClusterUnderTest } from "../cluster/create.js";
 import type { ClusterUnderTest } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
-import { writeJunit } from "../report/junit.js";
 import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
-import { summarizeScenario, writeSummary, type RunSummary } from "../report/summary.js";
+import { clusterVersions } from "../report/cluster-versions.js";
+import { runEnvironment, type ClusterFacts } from "../report/environment.js";
+import {
+  summarizeScenario,
+  SUMMARY_SCHEMA_VERSION,
+  type RunPhase,
+  type RunSummary,
+} from "../report/summary.js";
 import { SUITE_FAMILIES, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
 import { runCommand } from "../util/command.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
+import { harnessFailure, runErrorOf, writeRunReports } from "./run-reports.js";
 import { addScenarioSuites, type RecordedScenario, type RunContext } from "./suite.js";
 
 export { SUITE_FAMILIES };
@@ -51,6 +59,11 @@ export interface RunOptions {
   allureHistory?: string;
   /** Only scenarios whose title matches this regular expression, e.g. "node-loss/(baseline|controller)". Default: all. */
   grep?: string;
+  /**
+   * Where mocha's per-test lines go: "stdout" (default), or "stderr" when stdout carries a
+   * machine-readable result (`rekindle run -o json`).
+   */
+  testLog?: "stdout" | "stderr";
   progress?: Progress;
   signal?: AbortSignal;
 }
@@ -58,7 +71,14 @@ export interface RunOptions {
 export interface RunResult {
   summary: RunSummary;
   reportDir: string;
+  /** Failed scenarios (at least 1 when none ran, or mocha counted failures outside them). */
   failed: number;
+  /**
+   * Set when the harness or its infrastructure broke (HARNESS_FAILED, exit 3), or when what
+   * broke was the user's input found only on opening the cluster (INVALID_INPUT, exit 2). The
+   * reports are written either way, and say so in summary.json's `error`.
+   */
+  harnessError?: RekindleError;
 }
 
 function newRunId(): string {
@@ -128,6 +148,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   progress.info(`reports → ${reportDir}`);
 
   const summary: RunSummary = {
+    schemaVersion: SUMMARY_SCHEMA_VERSION,
     runId,
     provider,
     profile: profile.name,
@@ -137,8 +158,14 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   };
   const scenarios = new Map<string, RecordedScenario>();
   const skipped = new Map<string, string>();
+  const facts: ClusterFacts = {};
   let mochaFailures = 0;
-  {
+  // Where the run is, for a harness failure's report: the cluster boots, the suites run, it goes.
+  let phase: RunPhase = "cluster-boot";
+  let broke: unknown;
+  let abortedIn: RunPhase | undefined = signal.aborted ? phase : undefined;
+  signal.addEventListener("abort", () => (abortedIn ??= phase), { once: true });
+  try {
     await using cluster = await openClusterUnderTest(provider, {
       profile,
       runDir: reportDir,
@@ -151,29 +178,60 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       progress,
       signal,
     });
+    phase = "suites";
     try {
+      facts.cluster = cluster.description;
+      facts.versions = await clusterVersions(cluster.kubeConfig(), provider);
       banner(progress, cluster, runId, suites, repeat);
       const context: RunContext = { cluster, repeat, progress, signal, scenarios, skipped };
-      mochaFailures = await runMocha(suites, context, reportDir, options.grep);
+      mochaFailures = await runMocha(suites, context, reportDir, options.grep, options.testLog);
+      await readProviderImages(cluster, facts);
     } finally {
       if (options.keepCluster === true) progress.info(`cluster kept: ${cluster.keepHint()}`);
     }
+    // Reached only when the suites ran through: what fails from here is the cluster's disposal.
+    phase = "teardown";
+  } catch (error) {
+    broke = error;
   }
 
   for (const recorded of scenarios.values()) {
     summary.scenarios.push(summarizeScenario(recorded.id, recorded.runs, recorded.expected));
-    writeFileSync(join(reportDir, "charts", `${recorded.id.replaceAll("/", "__")}.svg`), recorded.chart);
   }
   summary.skipped = [...skipped].map(([id, reason]) => ({ id, reason }));
+  summary.environment = await runEnvironment({ provider, timing: profile, ...facts });
+  const harnessError = broke === undefined ? undefined : harnessFailure(broke, phase, reportDir);
+  // An interrupted run's reports say so too (its exit is 130, below).
+  const stopped = broke ?? (signal.aborted ? interrupted(signal) : undefined);
+  summary.error =
+    stopped === undefined ? null : runErrorOf(stopped, broke === undefined ? (abortedIn ?? phase) : phase);
   summary.finishedAt = new Date().toISOString();
-  writeSummary(reportDir, summary);
-  writeJunit(reportDir, summary);
-  if (options.allureHtml !== false) await generateAllureHtml(reportDir, progress, options.allureHistory);
+  writeRunReports(reportDir, summary, [...scenarios.values()], progress);
+  if (options.allureHtml !== false && phase !== "cluster-boot")
+    await generateAllureHtml(reportDir, progress, options.allureHistory);
   const failed =
     summary.scenarios.filter((s) => s.outcome === "failed").length + (summary.scenarios.length === 0 ? 1 : 0);
-  if (signal.aborted)
-    throw new RekindleError("ABORTED", "rekindle run was interrupted", { cause: signal.reason });
-  return { summary, reportDir, failed: Math.max(failed, mochaFailures) };
+  if (signal.aborted) throw interrupted(signal);
+  return {
+    summary,
+    reportDir,
+    failed: Math.max(failed, mochaFailures),
+    ...(harnessError !== undefined ? { harnessError } : {}),
+  };
+}
+
+function interrupted(signal: AbortSignal): RekindleError {
+  return new RekindleError("ABORTED", "rekindle run was interrupted", { cause: signal.reason });
+}
+
+/** The node and controller images, read before the cluster goes; a failure leaves them unknown, saying why. */
+async function readProviderImages(cluster: ClusterUnderTest, facts: ClusterFacts): Promise<void> {
+  if (cluster.images === undefined) return;
+  try {
+    facts.images = await cluster.images();
+  } catch (error) {
+    facts.imagesError = errorMessage(error);
+  }
 }
 
 async function runMocha(
@@ -181,7 +239,11 @@ async function runMocha(
   context: RunContext,
   reportDir: string,
   grep: string | undefined,
+  testLog: "stdout" | "stderr" = "stdout",
 ): Promise<number> {
+  // The spec reporter prints through this (mocha's own hook for where its lines go).
+  const consoleLog = Mocha.reporters.Base.consoleLog;
+  if (testLog === "stderr") Mocha.reporters.Base.consoleLog = console.error;
   const mocha = new Mocha({
     timeout: 0,
     reporter: AllureMochaReporter as unknown as Mocha.ReporterConstructor,
@@ -190,14 +252,18 @@ async function runMocha(
   });
   addScenarioSuites(mocha.suite, suites, context);
   const { signal } = context;
-  const failures = await new Promise<number>((resolve) => {
-    const runner = mocha.run((count) => {
-      resolve(count);
+  try {
+    const failures = await new Promise<number>((resolve) => {
+      const runner = mocha.run((count) => {
+        resolve(count);
+      });
+      signal.addEventListener("abort", () => runner.abort(), { once: true });
     });
-    signal.addEventListener("abort", () => runner.abort(), { once: true });
-  });
-  mocha.dispose();
-  return failures;
+    mocha.dispose();
+    return failures;
+  } finally {
+    Mocha.reporters.Base.consoleLog = consoleLog;
+  }
 }
 
 /** allure-commandline needs Java; without it the raw allure-results stay and a note says why. */

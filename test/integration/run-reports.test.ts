@@ -3,12 +3,14 @@
 // report names every scenario.
 import { expect } from "chai";
 import { execa } from "execa";
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
+import { summarySchemaErrors } from "../support/summary-schema.js";
 
 const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
 const SCENARIOS = ["node-loss/baseline", "node-loss/manual-out-of-service", "node-loss/controller"];
@@ -53,6 +55,36 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
       for (const e of s.expected) expect(e).to.have.keys("name", "minMs", "maxMs");
       expect(s.milestones.some((m) => m.name === "fault-injected" && m.atMs === 0)).to.equal(true);
     }
+  });
+
+  it("summary.json is schema 2, valid against docs/summary.schema.json, and says what produced it", function () {
+    expect(summarySchemaErrors(summary)).to.deep.equal([]);
+    expect(summary.schemaVersion).to.equal(2);
+    expect(summary.error).to.equal(null);
+    const env = summary.environment!;
+    expect(env.provider).to.equal("sim");
+    expect(env.cluster).to.include("sim cluster");
+    // The sim's nodes are processes: no node image, and no in-cluster controller.
+    expect(env.nodeImage).to.deep.include({ reference: null, digest: null });
+    expect(env.controllerImage).to.equal(null);
+    expect(env.kubernetes.apiserver.version).to.match(/^v1\.34\./);
+    expect(env.kubernetes.controllerManager.source).to.include("pinned");
+    expect(env.kubernetes.nodes.length).to.be.at.least(3);
+    expect(env.timing.name).to.equal("fast");
+    expect(env.host.cores).to.be.at.least(1);
+  });
+
+  it("writes signoff.html and signoff.md carrying summary.json's sha256", function () {
+    const sha = createHash("sha256")
+      .update(readFileSync(join(reportDir, "summary.json")))
+      .digest("hex");
+    const html = readFileSync(join(reportDir, "signoff.html"), "utf8");
+    const md = readFileSync(join(reportDir, "signoff.md"), "utf8");
+    for (const text of [html, md]) {
+      expect(text).to.include(sha).and.include("PASSED");
+      for (const id of SCENARIOS) expect(text).to.include(id);
+    }
+    expect(html).to.include("<svg");
   });
 
   it("records the baseline: Deployment recovered, StatefulSet never, volume never detached", function () {
@@ -155,8 +187,10 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
     expect(existsSync(join(reportDir, "allure-report", "index.html"))).to.equal(true);
   });
 
-  it("prints a PASS line per scenario", function () {
+  it("prints a PASS line per scenario, saying what it measured", function () {
     for (const id of SCENARIOS) expect(stdout).to.include(`PASS  ${id}`);
+    expect(stdout).to.match(/PASS {2}node-loss\/controller {2}\(recovered in \d+\.\ds\)/);
+    expect(stdout.trimEnd().split("\n").at(-1)).to.equal(`scenarios: ${SCENARIOS.length} passed, 0 failed`);
   });
 
   it("rekindle compare: no regression against itself, a regression against a slower copy", async function () {

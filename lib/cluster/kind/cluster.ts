@@ -21,6 +21,7 @@ import {
   type EvictionSettings,
   type NodeCapability,
   type PressureKind,
+  type ProviderImages,
 } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
 import { deployInClusterController } from "./in-cluster-controller.js";
@@ -124,6 +125,8 @@ export class KindCluster implements ClusterUnderTest {
   readonly #keepNote: string | undefined;
   #kubeConfig: k8s.KubeConfig | undefined;
   #destroyed = false;
+  /** The controller image deployed in this run, if any (for images()). */
+  #controllerImage: string | undefined;
   #releaseInterrupt: (() => void) | undefined;
 
   constructor(init: KindClusterInit) {
@@ -379,7 +382,7 @@ export class KindCluster implements ClusterUnderTest {
    * webhook (in-cluster-controller.ts).
    */
   async deployController(signal?: AbortSignal): Promise<DeployedController> {
-    return deployInClusterController({
+    const controller = await deployInClusterController({
       cluster: this.name,
       runId: this.runId,
       kc: this.kubeConfig(),
@@ -387,6 +390,20 @@ export class KindCluster implements ClusterUnderTest {
       progress: this.#progress,
       ...(signal ? { signal } : {}),
     });
+    this.#controllerImage = controller.image;
+    return controller;
+  }
+
+  /** The node image, and the controller image if this run deployed it, with the engine's image IDs. */
+  async images(): Promise<ProviderImages> {
+    const nodeImage = await this.nodes.nodeImage();
+    const controller = this.#controllerImage;
+    return {
+      ...(nodeImage ? { nodeImage } : {}),
+      ...(controller !== undefined
+        ? { controllerImage: { reference: controller, digest: await this.nodes.imageId(controller) } }
+        : {}),
+    };
   }
 
   /** $REKINDLE_KUBECTL, else kubectl on PATH (a kind run needs none otherwise). */

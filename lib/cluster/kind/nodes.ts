@@ -5,6 +5,7 @@ import { getContainerRuntimeClient } from "testcontainers";
 import { errorMessage, RekindleError } from "../../errors.js";
 import { commandLine } from "../../util/command.js";
 import { pollUntil } from "../../util/time.js";
+import type { EngineImage } from "../provider.js";
 import { killContainer, killFrozenContainer, type EngineContainer } from "./frozen-kill.js";
 import { KIND_CLUSTER_LABEL, KIND_ROLE_LABEL } from "./labels.js";
 
@@ -76,6 +77,27 @@ export class KindNodes {
         role: info.Labels[KIND_ROLE_LABEL] ?? "",
         state: info.State,
       }));
+  }
+
+  /** The image the cluster's nodes were created from (the control plane's), with its image ID. */
+  async nodeImage(): Promise<EngineImage | undefined> {
+    const client = await this.#client();
+    const infos = await client.container.dockerode.listContainers({
+      all: true,
+      filters: { label: [`${KIND_CLUSTER_LABEL}=${this.cluster}`, `${KIND_ROLE_LABEL}=control-plane`] },
+    });
+    const info = infos[0];
+    return info && { reference: info.Image, digest: info.ImageID === "" ? null : info.ImageID };
+  }
+
+  /** The engine's image ID of `reference`; null when the engine does not have it. */
+  async imageId(reference: string): Promise<string | null> {
+    const client = await this.#client();
+    try {
+      return (await client.container.dockerode.getImage(reference).inspect()).Id;
+    } catch {
+      return null;
+    }
   }
 
   /** Worker node names (role label "worker"), sorted; control plane and load balancer excluded. */

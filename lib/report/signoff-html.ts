@@ -1,0 +1,87 @@
+// signoff.html: the sign-off as one self-contained page (inline CSS, each scenario's timeline
+// chart as inline SVG, no script, no external resource): it opens offline, from an artifact.
+import type { BudgetStatus, Fact, SignoffFacts } from "./signoff.js";
+
+export function escapeHtml(text: string): string {
+  return text.replace(
+    /[<>&"']/g,
+    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
+}
+
+const CSS = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; } h3 { margin-top: 1.5em; }
+table { border-collapse: collapse; margin: .5em 0; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; } code, .mono { font-family: ui-monospace, monospace; font-size: 12.5px; }
+.verdict { font-size: 1.2em; padding: .5em 1em; border-radius: 4px; display: inline-block; }
+.PASSED, .PASS, .within, .absent { background: #e8f5e9; } .FAILED, .FAIL, .late, .early, .missing, .HAPPENED { background: #ffebee; }
+.HARNESS, .INTERRUPTED { background: #fff3e0; } .SKIP { background: #f4f4f4; }
+pre { background: #f8f8f8; padding: .7em; overflow-x: auto; white-space: pre-wrap; }
+svg { max-width: 100%; height: auto; }
+`;
+
+/** A CSS class for a status or verdict (its first word). */
+function cls(text: string): string {
+  return (text.split(" ")[0] ?? "").replace(/[^A-Za-z]/g, "");
+}
+
+function factTable(rows: readonly Fact[]): string {
+  const body = rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`);
+  return `<table>${body.join("")}</table>`;
+}
+
+function statusCell(status: BudgetStatus): string {
+  return `<td class="${cls(status)}">${escapeHtml(status)}</td>`;
+}
+
+/** The chart as inline SVG, only if it is one (never markup of another kind). */
+function inlineChart(svg: string | undefined): string {
+  return svg !== undefined && svg.trimStart().startsWith("<svg") ? `<figure>${svg}</figure>` : "";
+}
+
+export function signoffHtml(f: SignoffFacts, charts: ReadonlyMap<string, string>): string {
+  const scenarioRows = [
+    ...f.scenarios.map(
+      (s) =>
+        `<tr><td><a href="#${escapeHtml(s.id)}">${escapeHtml(s.id)}</a></td><td class="${s.verdict}">${s.verdict}</td><td>${escapeHtml(s.figure)}</td></tr>`,
+    ),
+    ...f.skipped.map(
+      (s) =>
+        `<tr><td>${escapeHtml(s.id)}</td><td class="SKIP">SKIP</td><td>${escapeHtml(s.reason)}</td></tr>`,
+    ),
+  ];
+  const details = f.scenarios.map((s) => {
+    const budgets =
+      s.budgets.length === 0
+        ? "<p>no timed budgets</p>"
+        : `<table><tr><th>milestone</th><th>budget (since the fault)</th><th>measured</th><th></th></tr>${s.budgets
+            .map(
+              (b) =>
+                `<tr><td class="mono">${escapeHtml(b.milestone)}</td><td>${escapeHtml(b.budget)}</td><td>${escapeHtml(b.measured)}</td>${statusCell(b.status)}</tr>`,
+            )
+            .join("")}</table>`;
+    const error = s.error === undefined ? "" : `<pre>${escapeHtml(s.error)}</pre>`;
+    return `<section id="${escapeHtml(s.id)}"><h3><span class="${s.verdict}">${s.verdict}</span> ${escapeHtml(s.id)}</h3><p>${escapeHtml(s.figure)}</p>${budgets}${error}${inlineChart(charts.get(s.id))}</section>`;
+  });
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>rekindle sign-off: run ${escapeHtml(f.runId)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<h1>rekindle sign-off: run ${escapeHtml(f.runId)}</h1>
+<p class="verdict ${cls(f.verdict)}"><strong>${escapeHtml(f.verdict)}</strong> — ${escapeHtml(f.verdictLine)}</p>
+<p>summary.json sha256: <code>${f.summarySha256}</code></p>
+<h2>Versions</h2>
+${factTable(f.versions)}
+${scenarioRows.length > 0 ? `<h2>Scenarios</h2>\n<table><tr><th>scenario</th><th>verdict</th><th>measured</th></tr>${scenarioRows.join("")}</table>` : ""}
+${details.join("\n")}
+${f.knobs.length > 0 ? `<h2>Timing knobs</h2>\n${factTable(f.knobs)}` : ""}
+${f.host.length > 0 ? `<h2>Host</h2>\n${factTable(f.host)}` : ""}
+</body>
+</html>
+`;
+}

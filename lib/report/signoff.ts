@@ -1,0 +1,211 @@
+// reports/<run>/signoff.html and signoff.md: one page a release can be signed on. What made the
+// run (versions, images, every knob), each scenario's verdict and what it measured, every budget
+// (expected window) against the measured time, and the sha256 of the summary.json it summarises.
+// The HTML is self-contained (inline CSS, the charts as inline SVG); the Markdown has the same
+// facts but the charts, and is appended to $GITHUB_STEP_SUMMARY when that is set.
+import { createHash } from "node:crypto";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { errorMessage } from "../errors.js";
+import type { ComponentVersion, ImageIdentity, RunEnvironment } from "./environment.js";
+import { scenarioFigure } from "./scenario-figure.js";
+import { signoffHtml } from "./signoff-html.js";
+import { signoffMarkdown } from "./signoff-md.js";
+import type { RunSummary, ScenarioSummary, SummaryExpected } from "./summary.js";
+
+/** A label and its value, as both renderers print them. */
+export type Fact = readonly [label: string, value: string];
+
+/** How a measured time stands against its budget. */
+export type BudgetStatus = "within" | "early" | "late" | "missing" | "absent as required" | "HAPPENED";
+
+export interface BudgetRow {
+  milestone: string;
+  /** "2.0s–20.0s" or "must not happen". */
+  budget: string;
+  /** "12.3s" (p50 over repeats), or "—" when it did not happen. */
+  measured: string;
+  status: BudgetStatus;
+}
+
+export interface ScenarioSignoff {
+  id: string;
+  verdict: "PASS" | "FAIL";
+  figure: string;
+  budgets: BudgetRow[];
+  error?: string;
+}
+
+/** Everything both renderers show, computed once. */
+export interface SignoffFacts {
+  runId: string;
+  /** "PASSED", "FAILED", "HARNESS FAILED" or "INTERRUPTED". */
+  verdict: string;
+  /** One line under the verdict: counts, or what broke. */
+  verdictLine: string;
+  summarySha256: string;
+  versions: Fact[];
+  knobs: Fact[];
+  host: Fact[];
+  scenarios: ScenarioSignoff[];
+  skipped: { id: string; reason: string }[];
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+export function sha256Hex(bytes: Buffer | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function budgetRow(expected: SummaryExpected, atMs: number | undefined): BudgetRow {
+  const measured = atMs === undefined ? "—" : seconds(atMs);
+  if (expected.maxMs === null) {
+    return {
+      milestone: expected.name,
+      budget: "must not happen",
+      measured,
+      status: atMs === undefined ? "absent as required" : "HAPPENED",
+    };
+  }
+  const status: BudgetStatus =
+    atMs === undefined
+      ? "missing"
+      : atMs < expected.minMs
+        ? "early"
+        : atMs > expected.maxMs
+          ? "late"
+          : "within";
+  return {
+    milestone: expected.name,
+    budget: `${seconds(expected.minMs)}–${seconds(expected.maxMs)}`,
+    measured,
+    status,
+  };
+}
+
+function scenarioSignoff(scenario: ScenarioSummary): ScenarioSignoff {
+  const at = new Map(scenario.milestones.map((m) => [m.name, m.atMs]));
+  return {
+    id: scenario.id,
+    verdict: scenario.outcome === "passed" ? "PASS" : "FAIL",
+    figure: scenarioFigure(scenario),
+    budgets: scenario.expected.map((e) => budgetRow(e, at.get(e.name))),
+    ...(scenario.error !== undefined ? { error: scenario.error } : {}),
+  };
+}
+
+function version(component: ComponentVersion): string {
+  return `${component.version ?? "unknown"} (${component.source})`;
+}
+
+function image(identity: ImageIdentity): string {
+  if (identity.reference === null && identity.digest === null) return `none (${identity.source})`;
+  return `${identity.reference ?? "unknown"} @ ${identity.digest ?? "unknown digest"} (${identity.source})`;
+}
+
+function versionFacts(summary: RunSummary, env: RunEnvironment | undefined): Fact[] {
+  if (env === undefined) return [["environment", "not recorded (a summary of schema 1)"]];
+  const build = env.rekindle;
+  const dirty = build.gitDirty === null ? "" : build.gitDirty ? " (tree dirty)" : " (tree clean)";
+  return [
+    ["rekindle", `${build.version}, git ${build.gitSha ?? "unknown"}${dirty}`],
+    ["provider", `${summary.provider}${env.cluster !== null ? `: ${env.cluster}` : ""}`],
+    ["profile", summary.profile],
+    ["node image", image(env.nodeImage)],
+    ["kube-apiserver", version(env.kubernetes.apiserver)],
+    ["kube-controller-manager", version(env.kubernetes.controllerManager)],
+    ["kube-scheduler", version(env.kubernetes.scheduler)],
+    ["kubelet", version(env.kubernetes.kubelet)],
+    ["kube-proxy", version(env.kubernetes.kubeProxy)],
+    [
+      "controller image",
+      env.controllerImage === null ? "did not run in-cluster" : image(env.controllerImage),
+    ],
+  ];
+}
+
+/** Every timing knob, nested objects flattened to dotted names (controller.unhealthyAfterMs). */
+export function flattenKnobs(value: object, prefix = ""): Fact[] {
+  return Object.entries(value).flatMap(([key, v]): Fact[] =>
+    typeof v === "object" && v !== null
+      ? flattenKnobs(v as object, `${prefix}${key}.`)
+      : [[`${prefix}${key}`, String(v)]],
+  );
+}
+
+function hostFactsOf(env: RunEnvironment | undefined): Fact[] {
+  if (env === undefined) return [];
+  const h = env.host;
+  return [
+    ["cores", String(h.cores)],
+    ["memory", `${(h.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
+    ["kernel", `${h.platform} ${h.kernel} (${h.arch})`],
+    ["Node.js", h.nodejs],
+  ];
+}
+
+export function signoffFacts(summary: RunSummary, summarySha256: string): SignoffFacts {
+  const passed = summary.scenarios.filter((s) => s.outcome === "passed").length;
+  const failed = summary.scenarios.length - passed;
+  const skipped = summary.skipped ?? [];
+  const counts = `scenarios: ${passed} passed, ${failed} failed, ${skipped.length} skipped`;
+  const broke = summary.error ?? undefined;
+  return {
+    runId: summary.runId,
+    verdict:
+      broke !== undefined
+        ? broke.code === "ABORTED"
+          ? "INTERRUPTED"
+          : "HARNESS FAILED"
+        : failed > 0 || passed === 0
+          ? "FAILED"
+          : "PASSED",
+    verdictLine:
+      broke !== undefined
+        ? `${broke.code === "ABORTED" ? "the run was stopped" : "the harness broke"} during ${broke.phase} (${broke.code}): ${broke.message}${broke.hint !== undefined ? ` — ${broke.hint}` : ""}; ${counts}`
+        : counts,
+    summarySha256,
+    versions: versionFacts(summary, summary.environment),
+    knobs: summary.environment === undefined ? [] : flattenKnobs(summary.environment.timing),
+    host: hostFactsOf(summary.environment),
+    scenarios: summary.scenarios.map(scenarioSignoff),
+    skipped,
+  };
+}
+
+export interface WrittenSignoff {
+  html: string;
+  markdown: string;
+  /** $GITHUB_STEP_SUMMARY, when the Markdown was appended to it. */
+  stepSummary?: string;
+  /** Why appending to $GITHUB_STEP_SUMMARY failed (the sign-off files are written regardless). */
+  stepSummaryError?: string;
+}
+
+/**
+ * Writes signoff.html and signoff.md next to summary.json (which must be written already: its
+ * sha256 is on both), and appends the Markdown to $GITHUB_STEP_SUMMARY when that is set.
+ */
+export function writeSignoff(
+  dir: string,
+  summary: RunSummary,
+  charts: ReadonlyMap<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): WrittenSignoff {
+  const facts = signoffFacts(summary, sha256Hex(readFileSync(join(dir, "summary.json"))));
+  const html = join(dir, "signoff.html");
+  const markdown = join(dir, "signoff.md");
+  writeFileSync(html, signoffHtml(facts, charts));
+  const md = signoffMarkdown(facts);
+  writeFileSync(markdown, md);
+  const stepSummary = env["GITHUB_STEP_SUMMARY"];
+  if (stepSummary === undefined || stepSummary === "") return { html, markdown };
+  try {
+    appendFileSync(stepSummary, `${md}\n`);
+  } catch (error) {
+    return { html, markdown, stepSummaryError: `${stepSummary}: ${errorMessage(error)}` };
+  }
+  return { html, markdown, stepSummary };
+}
