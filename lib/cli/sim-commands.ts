@@ -2,7 +2,7 @@
 // reproduction, and inject faults into it (sim-fault-commands.ts).
 import { parseArgs } from "node:util";
 import { RekindleError } from "../errors.js";
-import { ensureSimBinaries, simBuildStatus } from "../cluster/sim/build.js";
+import { ensureSimBinaries, simBuildStatus } from "../build/sim-binaries.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { formatOffset } from "../cluster/sim/clock-webhook.js";
 import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";

@@ -11,7 +11,7 @@ import { probeEngine } from "../../lib/cluster/kind/engine.js";
 import { INOTIFY_MINIMUMS } from "../../lib/cluster/kind/host-settings.js";
 import { ensureNodeImage } from "../../lib/cluster/kind/image/build.js";
 import { ensureControllerImage } from "../../lib/cluster/kind/image/controller-image.js";
-import { ensureKindBinary } from "../../lib/cluster/kind/kind-binary.js";
+import { ensureKindBinary } from "../../lib/build/kind-binary.js";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { findOnPath } from "../../lib/util/paths.js";
 import { consoleProgress } from "../../lib/util/progress.js";

@@ -15,7 +15,7 @@ import type { NodeCapability } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
 import { ensureKindEngine, type KindEngine } from "./engine.js";
 import { prepareHostSettings, type HostSettings } from "./host-settings.js";
-import { ensureKindBinary, findKindBinary } from "./kind-binary.js";
+import { ensureKindBinary, findKindBinary } from "../../build/kind-binary.js";
 import { checkNodeImageChoice, defaultNodeImageChoice, resolveNodeImage } from "./node-image-choice.js";
 import { KIND_TIMEOUTS, KindCluster } from "./cluster.js";
 import { DEFAULT_KIND_CONFIG, renderKindConfig, writeKindConfig, type RenderedKindConfig } from "./config.js";
