@@ -2,20 +2,20 @@
 // real cluster has and today's sim would not show, and asserts from the API that no reachable node
 // is fenced, no out-of-service taint comes before a confirmed fence, one incident gives one
 // power-off, and nothing of the controller's is left once the node is back (lib/scenario/safety.ts).
-import { ManualFenceDriver, POWER_STATE_ANNOTATION } from "../lib/controller/drivers/manual.js";
-import type { FenceDriver, FenceTarget } from "../lib/controller/drivers/types.js";
+import { ManualFenceDriver, POWER_STATE_ANNOTATION } from "../../lib/controller/drivers/manual.js";
+import type { FenceDriver, FenceTarget } from "../../lib/controller/drivers/types.js";
 import {
   NODE_FENCE_GROUP,
   NODE_FENCE_PLURAL,
   NODE_FENCE_VERSION,
   type FenceAction,
   type NodeFence,
-} from "../lib/controller/fence-state.js";
-import { leaseRenewIntervalMs } from "../lib/cluster/profiles.js";
-import { OUT_OF_SERVICE_MILESTONE } from "../lib/expect/model.js";
-import { k8s } from "../lib/kube/client.js";
-import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../lib/kube/queries.js";
-import { pollUntil, sleep } from "../lib/util/time.js";
+} from "../../lib/controller/fence-state.js";
+import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
+import { OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
+import { k8s } from "../../lib/kube/client.js";
+import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../../lib/kube/queries.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
 import {
   deployWebAndDb,
   detectionWindow,
@@ -24,8 +24,8 @@ import {
   noFence,
   nodeLossWorkloads,
   stopNodeAbruptly,
-} from "../lib/scenario/common.js";
-import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
+} from "../../lib/scenario/common.js";
+import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../../lib/scenario/harness.js";
 import {
   checkNothingLeftBehind,
   fenceStartedTwice,
@@ -36,10 +36,10 @@ import {
   safetyExpectations,
   scenarioLeaderElection,
   startSafetyController,
-} from "../lib/scenario/safety.js";
-import { NodeFenceStore } from "../lib/controller/node-fence-store.js";
-import { ZONE_LABEL } from "../lib/kube/queries.js";
-import { badFenceConfigRefused } from "./safety-bad-config.js";
+} from "../../lib/scenario/safety.js";
+import { NodeFenceStore } from "../../lib/controller/node-fence-store.js";
+import { ZONE_LABEL } from "../../lib/kube/queries.js";
+import { badFenceConfigRefused } from "./bad-config.js";
 
 const NODE_POWERED_ON = "node-powered-on";
 const HOLD_RELEASED = "hold-released";
