@@ -47,6 +47,23 @@ export function readSummary(path: string): RunSummary {
   return summary as RunSummary;
 }
 
+/** One milestone of one scenario: its change, and whether that is a regression. */
+function comparisonRow(
+  scenario: string,
+  milestone: string,
+  b: number | null,
+  c: number | null,
+  max: number,
+  minDelta: number,
+): ComparisonRow {
+  const change = b !== null && c !== null && b > 0 ? (c - b) / b : null;
+  // Recovery lost entirely is the worst regression.
+  const lostRecovery = milestone === "recovery" && b !== null && c === null;
+  const regression =
+    lostRecovery || (change !== null && b !== null && c !== null && change > max && c - b >= minDelta);
+  return { scenario, milestone, baselineMs: b, currentMs: c, change, regression };
+}
+
 export function compareSummaries(
   baseline: RunSummary,
   current: RunSummary,
@@ -65,14 +82,8 @@ export function compareSummaries(
       if (m.name === "fault-injected" || m.name === "last-lease-renewal") continue;
       pairs.push([m.name, base.milestones.find((b) => b.name === m.name)?.atMs ?? null, m.atMs]);
     }
-    for (const [milestone, b, c] of pairs) {
-      const change = b !== null && c !== null && b > 0 ? (c - b) / b : null;
-      // Recovery lost entirely is the worst regression.
-      const lostRecovery = milestone === "recovery" && b !== null && c === null;
-      const regression =
-        lostRecovery || (change !== null && b !== null && c !== null && change > max && c - b >= minDelta);
-      rows.push({ scenario: scenario.id, milestone, baselineMs: b, currentMs: c, change, regression });
-    }
+    for (const [milestone, b, c] of pairs)
+      rows.push(comparisonRow(scenario.id, milestone, b, c, max, minDelta));
   }
   return rows;
 }
