@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
-import { ensureSimBinaries } from "../lib/cluster/sim/build.js";
+import { ensureSimBinaries } from "../lib/build/sim-binaries.js";
 import { statsOf } from "../lib/report/summary.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { consoleProgress } from "../lib/util/progress.js";

@@ -9,7 +9,7 @@ import * as nodeLoss from "./node-loss.js";
 import * as nodePressure from "./node-pressure.js";
 import * as partition from "./partition.js";
 import * as preflight from "./preflight.js";
-import * as safety from "./safety.js";
+import * as safety from "./safety/index.js";
 import * as zoneOutage from "./zone-outage.js";
 
 export const SUITE_FAMILIES = [

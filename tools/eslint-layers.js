@@ -1,7 +1,8 @@
 // ESLint rule "rekindle/layers": a file may import only its own layer or a lower one, so no import
-// cycle between layers (such as cluster ↔ controller) can come back. Every relative import, re-export
-// and dynamic import() of a file under lib/, suites/, bench/ or test/ is resolved and both ends are
-// placed in the table below. Files in no layer (fixtures, tools, node_modules) are not checked.
+// cycle between layers (such as cluster ↔ controller) can come back; and the rooms of one layer
+// listed in SEPARATE_ROOMS (the kind and sim providers) do not import each other. Every relative
+// import, re-export and dynamic import() of a file under lib/, suites/, bench/ or test/ is resolved
+// and both ends are placed in the table below. Files in no layer (fixtures, tools, node_modules) are not checked.
 import { dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,6 +16,9 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  */
 export const LAYERS = [
   { name: "base", paths: ["lib/errors.ts", "lib/util/"] },
+  // The Go build machinery (toolchain, wrapper modules, build cache, pinned versions): below both
+  // providers, so the kind node image and the sim's binaries share it without kind importing the sim.
+  { name: "build", paths: ["lib/build/"] },
   { name: "kube", paths: ["lib/kube/"] },
   { name: "controller", paths: ["lib/controller/"] },
   // The cluster providers own their fence drivers, written against the controller's interface.
@@ -34,6 +38,21 @@ export const LAYERS = [
  * with the reason it is not fixed yet. Empty is the goal: remove an entry once its import is gone.
  */
 export const KNOWN_EXCEPTIONS = new Set([]);
+
+/**
+ * Rooms of one layer that must not import each other, as sets of folders: a provider is built on
+ * the layers below it, never on another provider (what they share belongs in a lower layer).
+ */
+export const SEPARATE_ROOMS = [["lib/cluster/kind/", "lib/cluster/sim/"]];
+
+/** The room of `path` among SEPARATE_ROOMS (its set's index and folder), or undefined. */
+export function roomOf(path) {
+  for (const [index, rooms] of SEPARATE_ROOMS.entries()) {
+    const room = rooms.find((folder) => path.startsWith(folder));
+    if (room !== undefined) return { set: index, folder: room };
+  }
+  return undefined;
+}
 
 /** "lib/kube/x.js" → "lib/kube/x.ts": imports name the emitted file, the table the source. */
 function sourcePath(path) {
@@ -70,6 +89,9 @@ export const layersRule = {
       upward:
         "{{importer}} (layer {{importerLayer}}) imports {{target}} (layer {{targetLayer}}), a higher layer; " +
         "a file may import only its own layer or a lower one (table in tools/eslint-layers.js)",
+      sibling:
+        "{{importer}} (room {{importerRoom}}) imports {{target}} (room {{targetRoom}}): these rooms may not " +
+        "import each other; move what they share to a lower layer (SEPARATE_ROOMS in tools/eslint-layers.js)",
     },
   },
   create(context) {
@@ -84,7 +106,23 @@ export const layersRule = {
       if (!specifier.startsWith("./") && !specifier.startsWith("../")) return;
       const target = repoPath(root, resolve(dirname(context.filename), specifier));
       const targetLayer = layerOf(target);
-      if (!targetLayer || targetLayer.index <= importerLayer.index) return;
+      if (!targetLayer) return;
+      const importerRoom = roomOf(importer);
+      const targetRoom = roomOf(target);
+      if (
+        importerRoom &&
+        targetRoom &&
+        importerRoom.set === targetRoom.set &&
+        importerRoom.folder !== targetRoom.folder
+      ) {
+        context.report({
+          node: sourceNode,
+          messageId: "sibling",
+          data: { importer, importerRoom: importerRoom.folder, target, targetRoom: targetRoom.folder },
+        });
+        return;
+      }
+      if (targetLayer.index <= importerLayer.index) return;
       if (KNOWN_EXCEPTIONS.has(`${importer} -> ${target}`)) return;
       context.report({
         node: sourceNode,

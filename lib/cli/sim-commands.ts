@@ -1,7 +1,7 @@
 // `rekindle sim …`: build the sim binaries, run a sim cluster in the background for local
 // reproduction, and inject faults into it (sim-fault-commands.ts).
 import { parseArgs } from "node:util";
-import { ensureSimBinaries, simBuildStatus } from "../cluster/sim/build.js";
+import { ensureSimBinaries, simBuildStatus } from "../build/sim-binaries.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { formatOffset } from "../cluster/sim/clock-webhook.js";
 import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";

@@ -1,7 +1,7 @@
 // `rekindle version` (and `--version`, `-V`): which rekindle this is and the versions it pins.
 import { parseArgs } from "node:util";
-import { PINNED_KIND_VERSION } from "../cluster/kind/cli.js";
-import { PINNED_SIM_VERSIONS } from "../cluster/sim/versions.js";
+import { PINNED_KIND_VERSION } from "../build/kind-binary.js";
+import { PINNED_SIM_VERSIONS } from "../build/versions.js";
 import { rekindleBuildInfo, type BuildInfo } from "../util/build-info.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";
 

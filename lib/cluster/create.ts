@@ -7,7 +7,7 @@ import { runCommand } from "../util/command.js";
 import type { Progress } from "../util/progress.js";
 import { ExistingCluster } from "./existing.js";
 import { probeEngine } from "./kind/engine.js";
-import { findKindBinary } from "./kind/kind-binary.js";
+import { findKindBinary } from "../build/kind-binary.js";
 import { startKindCluster } from "./kind/start.js";
 import type { TimingProfile } from "./profiles.js";
 import { PROVIDER_NAMES, type ClusterUnderTest, type ProviderName } from "./provider.js";

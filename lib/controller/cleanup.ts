@@ -76,31 +76,10 @@ function podName(pod: k8s.V1Pod): string {
   return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
 }
 
-/**
- * One cleanup pass for a fenced, tainted node (the caller re-checked that it is still lost and
- * powered off); repeated each pass until nothing is left or cleanupTimeoutMs has passed, then the
- * cleanup step is marked done.
- */
-export async function cleanUpNode(
-  context: ActionContext,
-  fence: NodeFence,
-  status: FenceStatus,
-): Promise<void> {
-  const { kc, config, store } = context;
-  const node = fence.spec.node;
+/** Force-deletes the node's releasable pods not force-deleted yet (nor reported again), and says so. */
+async function forceDeletePods(context: ActionContext, node: string): Promise<void> {
+  const { kc } = context;
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  const started =
-    status.step === "cleanup" && status.lastTransitionTime
-      ? Date.parse(status.lastTransitionTime)
-      : context.now();
-  if (status.step !== "cleanup") {
-    await store.writeStatus(fence, {
-      ...status,
-      step: "cleanup",
-      phase: "running",
-      lastTransitionTime: isoNow(context),
-    });
-  }
   const releasable = releasablePods(await podsOnNode(kc, node));
   // Pods force-deleted already are not deleted again (nor reported again).
   const toDelete = releasable.filter(
@@ -122,11 +101,22 @@ export async function cleanUpNode(
       EVENT_REASONS.podsForceDeleted,
       `force-deleted ${toDelete.length} pod(s) of fenced node ${node}`,
     );
-  const timedOut = context.now() - started >= config.cleanupTimeoutMs;
+}
+
+/**
+ * Removes the VolumeAttachments left on the node once detachGrace has passed since the cleanup
+ * started; false while it has not (the next pass looks again).
+ */
+async function removeLeftAttachments(
+  context: ActionContext,
+  node: string,
+  started: number,
+): Promise<boolean> {
+  const { kc } = context;
   const attachments = await volumeAttachmentsOnNode(kc, node);
   if (attachments.length > 0) {
     // The attach-detach controller detaches at once on an out-of-service node; remove what it leaves.
-    if (context.now() - started < config.detachGraceMs) return;
+    if (context.now() - started < context.config.detachGraceMs) return false;
     for (const va of attachments) {
       assertActing(context);
       await kc
@@ -140,6 +130,36 @@ export async function cleanUpNode(
       `removed ${attachments.length} VolumeAttachment(s) left on fenced node ${node}`,
     );
   }
+  return true;
+}
+
+/**
+ * One cleanup pass for a fenced, tainted node (the caller re-checked that it is still lost and
+ * powered off); repeated each pass until nothing is left or cleanupTimeoutMs has passed, then the
+ * cleanup step is marked done.
+ */
+export async function cleanUpNode(
+  context: ActionContext,
+  fence: NodeFence,
+  status: FenceStatus,
+): Promise<void> {
+  const { kc, config, store } = context;
+  const node = fence.spec.node;
+  const started =
+    status.step === "cleanup" && status.lastTransitionTime
+      ? Date.parse(status.lastTransitionTime)
+      : context.now();
+  if (status.step !== "cleanup") {
+    await store.writeStatus(fence, {
+      ...status,
+      step: "cleanup",
+      phase: "running",
+      lastTransitionTime: isoNow(context),
+    });
+  }
+  await forceDeletePods(context, node);
+  const timedOut = context.now() - started >= config.cleanupTimeoutMs;
+  if (!(await removeLeftAttachments(context, node, started))) return;
   const left = releasablePods(await podsOnNode(kc, node));
   const finalized = left.filter(heldOnlyByFinalizers);
   const remaining = left.filter((p) => !heldOnlyByFinalizers(p));

@@ -21,7 +21,9 @@ import { METRICS, MetricsRegistry } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
 import { releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
-import { assessNodes, guardNodes, planNode } from "./plan.js";
+import type { NodeHealth } from "./detect.js";
+import type { GuardNode } from "./guard.js";
+import { assessNodes, guardNodes, planNode, type NodePlan } from "./plan.js";
 import { readSnapshot, type Snapshot } from "./snapshot.js";
 
 export { FENCING_TAINT, OUT_OF_SERVICE_VALUE } from "./actions.js";
@@ -179,6 +181,27 @@ export class RecoveryController {
   }
 
   async reconcileOnce(): Promise<void> {
+    const { config, log } = this.#context;
+    const { snapshot, health, now } = await this.#observe();
+    // A standby keeps observing (so its clocks are warm when it takes over) but never acts.
+    if (this.#options.leader && !this.#options.leader.isLeader) return;
+    await sweepOrphans(this.#context, snapshot);
+    const guard = guardNodes(snapshot, health, config.excludeLabel);
+    for (const node of snapshot.nodes) {
+      const name = node.metadata?.name ?? "";
+      const uid = node.metadata?.uid ?? "";
+      if (health.get(name)?.state === "healthy") this.#cancelledByHand.delete(uid);
+      try {
+        const plan = planNode(name, snapshot, this.#observations, health, guard, config);
+        await this.#act(node, plan, guard, now);
+      } catch (error) {
+        log(`node ${name}: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  /** Reads a snapshot and records it: every node's health, how long each has been healthy, the metrics. */
+  async #observe(): Promise<{ snapshot: Snapshot; health: Map<string, NodeHealth>; now: number }> {
     const { kc, config, store, log } = this.#context;
     const startedAt = this.#context.now();
     let snapshot: Snapshot;
@@ -214,61 +237,55 @@ export class RecoveryController {
     );
     this.#lastPassAt = now;
     this.#unobserved = [...health].filter(([, h]) => h.state === "unobserved").map(([name]) => name);
-    // A standby keeps observing (so its clocks are warm when it takes over) but never acts.
-    if (this.#options.leader && !this.#options.leader.isLeader) return;
-    await sweepOrphans(this.#context, snapshot);
-    const guard = guardNodes(snapshot, health, config.excludeLabel);
-    for (const node of snapshot.nodes) {
-      const name = node.metadata?.name ?? "";
-      const uid = node.metadata?.uid ?? "";
-      if (health.get(name)?.state === "healthy") this.#cancelledByHand.delete(uid);
-      try {
-        const plan = planNode(name, snapshot, this.#observations, health, guard, config);
-        switch (plan.kind) {
-          case "release":
-            if (await releaseFence(this.#context, plan.fence)) this.#cancelledByHand.add(uid);
-            break;
-          case "supersede":
-            await supersedeFence(this.#context, plan.fence);
-            break;
-          case "progress": {
-            const healthySince = this.#healthySince.get(name);
-            await progressFence(
-              this.#context,
-              plan.fence,
-              {
-                health: plan.health.state,
-                healthyForMs: healthySince === undefined ? 0 : now - healthySince,
-              },
-              this.#options.haltBefore,
-            );
-            break;
-          }
-          case "wait-for-peers": {
-            const waiting = plan.waiting.join(", ");
-            if (this.#holdChanged(name, `waiting:${waiting}`)) {
-              log(`${name} lost; waiting for ${waiting} to renew or be judged lost too`);
-            }
-            break;
-          }
-          case "hold":
-            await this.#hold(name, plan.reason, `not fencing ${name} (${plan.lostBecause}): ${plan.message}`);
-            break;
-          case "fence":
-            if (await this.#fence(node, plan.lostBecause, plan.previous)) {
-              // Count it at once, so the guard sees it for the next node in this same pass.
-              const entry = guard.find((g) => g.name === name);
-              if (entry) entry.fencing = true;
-            }
-            break;
-          case "none":
-            this.#lastHold.delete(name);
-            if (plan.healthy) this.#nothingToRelease.delete(name);
-            break;
-        }
-      } catch (error) {
-        log(`node ${name}: ${errorMessage(error)}`);
+    return { snapshot, health, now };
+  }
+
+  /** Carries out one node's plan for this pass. */
+  async #act(node: k8s.V1Node, plan: NodePlan, guard: GuardNode[], now: number): Promise<void> {
+    const { log } = this.#context;
+    const name = node.metadata?.name ?? "";
+    const uid = node.metadata?.uid ?? "";
+    switch (plan.kind) {
+      case "release":
+        if (await releaseFence(this.#context, plan.fence)) this.#cancelledByHand.add(uid);
+        break;
+      case "supersede":
+        await supersedeFence(this.#context, plan.fence);
+        break;
+      case "progress": {
+        const healthySince = this.#healthySince.get(name);
+        await progressFence(
+          this.#context,
+          plan.fence,
+          {
+            health: plan.health.state,
+            healthyForMs: healthySince === undefined ? 0 : now - healthySince,
+          },
+          this.#options.haltBefore,
+        );
+        break;
       }
+      case "wait-for-peers": {
+        const waiting = plan.waiting.join(", ");
+        if (this.#holdChanged(name, `waiting:${waiting}`)) {
+          log(`${name} lost; waiting for ${waiting} to renew or be judged lost too`);
+        }
+        break;
+      }
+      case "hold":
+        await this.#hold(name, plan.reason, `not fencing ${name} (${plan.lostBecause}): ${plan.message}`);
+        break;
+      case "fence":
+        if (await this.#fence(node, plan.lostBecause, plan.previous)) {
+          // Count it at once, so the guard sees it for the next node in this same pass.
+          const entry = guard.find((g) => g.name === name);
+          if (entry) entry.fencing = true;
+        }
+        break;
+      case "none":
+        this.#lastHold.delete(name);
+        if (plan.healthy) this.#nothingToRelease.delete(name);
+        break;
     }
   }
 

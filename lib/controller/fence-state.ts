@@ -115,27 +115,51 @@ export function decide(
   options: DecideOptions,
 ): FenceAction {
   const { step, phase } = status;
+  if (step === "power-management") return decidePowerManagement(status, observation, options);
+  if (step === "taint" || (step === "cleanup" && phase !== "done"))
+    return decideTaintOrCleanup(status, observation);
+  if (step === "cleanup") return "begin-recovery";
+  return decideRecovery(status, observation, options);
+}
+
+/** Power-management: power off a lost node, confirm it off, retry after an error; abort if healthy. */
+function decidePowerManagement(
+  status: FenceStatus,
+  observation: FenceObservation,
+  options: DecideOptions,
+): FenceAction {
+  const { phase } = status;
   const { health } = observation;
   const lost = health === "unhealthy";
   const alive = health === "healthy" || health === "suspect";
-  if (step === "power-management") {
-    if (phase === "done") return lost ? "taint" : alive ? "abandon" : "wait";
-    if (health === "healthy") return "abort";
-    if (phase === "running") return "confirm-off";
-    if (!lost) return "wait";
-    if (phase === "new") return "power-off";
-    // error: retry after a backoff, as long as retries remain
-    const since = status.lastTransitionTime ? Date.parse(status.lastTransitionTime) : 0;
-    if (status.retries >= options.fenceRetries) return "wait";
-    return observation.nowMs - since >= options.retryBackoffMs ? "retry" : "wait";
-  }
-  if (step === "taint" || (step === "cleanup" && phase !== "done")) {
-    if (!lost) return alive ? "abandon" : "wait";
-    return step === "taint" && phase !== "done" ? "taint" : "cleanup";
-  }
-  if (step === "cleanup") return "begin-recovery";
-  // recovery
-  if (phase === "done") return "wait";
+  if (phase === "done") return lost ? "taint" : alive ? "abandon" : "wait";
+  if (health === "healthy") return "abort";
+  if (phase === "running") return "confirm-off";
+  if (!lost) return "wait";
+  if (phase === "new") return "power-off";
+  // error: retry after a backoff, as long as retries remain
+  const since = status.lastTransitionTime ? Date.parse(status.lastTransitionTime) : 0;
+  if (status.retries >= options.fenceRetries) return "wait";
+  return observation.nowMs - since >= options.retryBackoffMs ? "retry" : "wait";
+}
+
+/** Taint, then cleanup, while the node is still lost; abandoned if it is seen alive again. */
+function decideTaintOrCleanup(status: FenceStatus, observation: FenceObservation): FenceAction {
+  const { step, phase } = status;
+  const { health } = observation;
+  const alive = health === "healthy" || health === "suspect";
+  if (health !== "unhealthy") return alive ? "abandon" : "wait";
+  return step === "taint" && phase !== "done" ? "taint" : "cleanup";
+}
+
+/** Recovery: lift the taints once the node has been healthy long enough and its stale pods are gone. */
+function decideRecovery(
+  status: FenceStatus,
+  observation: FenceObservation,
+  options: DecideOptions,
+): FenceAction {
+  const { health } = observation;
+  if (status.phase === "done") return "wait";
   if (health !== "healthy" || observation.healthyForMs < options.healthyBeforeUnfenceMs) return "wait";
   return observation.stalePods === 0 || observation.healthyForMs >= options.staleWaitMs
     ? "finish-recovery"

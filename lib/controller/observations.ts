@@ -96,40 +96,7 @@ export class NodeObservations {
     for (const node of snapshot.nodes) {
       const name = node.metadata?.name ?? "";
       seen.add(name);
-      const uid = node.metadata?.uid ?? "";
-      const lease = snapshot.leases.get(name);
-      const renewTime = renewTimeOf(lease);
-      const durationSeconds = lease?.spec?.leaseDurationSeconds;
-      const renewIntervalMs = durationSeconds === undefined ? undefined : (durationSeconds * 1000) / 4;
-      const ready = node.status?.conditions?.find((c) => c.type === "Ready")?.status;
-      const previous = this.#nodes.get(name);
-      if (!previous || previous.uid !== uid) {
-        // First sight (or a new Node object under this name): no history, a full unhealthyAfter.
-        this.#nodes.set(name, {
-          uid,
-          renewTime,
-          lastSignAt: nowMs,
-          seenRenewing: false,
-          renewIntervalMs,
-          ready,
-          notReadySinceAt: ready === "True" ? undefined : nowMs,
-        });
-        continue;
-      }
-      if (renewTime !== previous.renewTime) {
-        const silentForMs = nowMs - previous.lastSignAt;
-        if (silentForMs > this.#silenceMs(previous)) {
-          this.#returns.push({ node: name, silentSinceAt: previous.lastSignAt, returnedAt: nowMs });
-          news.returned.push(name);
-        }
-        previous.renewTime = renewTime;
-        previous.lastSignAt = nowMs;
-        previous.seenRenewing = true;
-      }
-      previous.renewIntervalMs = renewIntervalMs;
-      if (ready === "True") previous.notReadySinceAt = undefined;
-      else previous.notReadySinceAt ??= nowMs;
-      previous.ready = ready;
+      this.#recordNode(name, node, snapshot, nowMs, news);
     }
     for (const name of [...this.#nodes.keys()]) if (!seen.has(name)) this.#nodes.delete(name);
     if (blindSince !== undefined) {
@@ -138,6 +105,50 @@ export class NodeObservations {
     }
     this.#applyReturns(nowMs);
     return news;
+  }
+
+  /** One node of a snapshot: first sight, a renewal (a return if it was silent long enough), readiness. */
+  #recordNode(
+    name: string,
+    node: k8s.V1Node,
+    snapshot: SnapshotView,
+    nowMs: number,
+    news: ObservationNews,
+  ): void {
+    const uid = node.metadata?.uid ?? "";
+    const lease = snapshot.leases.get(name);
+    const renewTime = renewTimeOf(lease);
+    const durationSeconds = lease?.spec?.leaseDurationSeconds;
+    const renewIntervalMs = durationSeconds === undefined ? undefined : (durationSeconds * 1000) / 4;
+    const ready = node.status?.conditions?.find((c) => c.type === "Ready")?.status;
+    const previous = this.#nodes.get(name);
+    if (!previous || previous.uid !== uid) {
+      // First sight (or a new Node object under this name): no history, a full unhealthyAfter.
+      this.#nodes.set(name, {
+        uid,
+        renewTime,
+        lastSignAt: nowMs,
+        seenRenewing: false,
+        renewIntervalMs,
+        ready,
+        notReadySinceAt: ready === "True" ? undefined : nowMs,
+      });
+      return;
+    }
+    if (renewTime !== previous.renewTime) {
+      const silentForMs = nowMs - previous.lastSignAt;
+      if (silentForMs > this.#silenceMs(previous)) {
+        this.#returns.push({ node: name, silentSinceAt: previous.lastSignAt, returnedAt: nowMs });
+        news.returned.push(name);
+      }
+      previous.renewTime = renewTime;
+      previous.lastSignAt = nowMs;
+      previous.seenRenewing = true;
+    }
+    previous.renewIntervalMs = renewIntervalMs;
+    if (ready === "True") previous.notReadySinceAt = undefined;
+    else previous.notReadySinceAt ??= nowMs;
+    previous.ready = ready;
   }
 
   /** The node's observation, once the node has been seen. */

@@ -78,8 +78,8 @@ function ours(taint: k8s.V1Taint): boolean {
   );
 }
 
-/** Ends fences of vanished Nodes and removes this controller's taints that no fence under way owns. */
-export async function sweepOrphans(context: ActionContext, snapshot: Snapshot): Promise<void> {
+/** Ends the fences of Nodes that were deleted; a deleted fence of a deleted Node is let go. */
+async function endFencesOfDeletedNodes(context: ActionContext, snapshot: Snapshot): Promise<void> {
   const names = new Set(snapshot.nodes.map((n) => n.metadata?.name ?? ""));
   for (const fence of snapshot.fences.values()) {
     if (names.has(fence.spec.node)) continue;
@@ -101,6 +101,10 @@ export async function sweepOrphans(context: ActionContext, snapshot: Snapshot): 
       context.log(`ending the fence of deleted node ${fence.spec.node}: ${errorMessage(error)}`);
     }
   }
+}
+
+/** Removes this controller's taints from nodes that no fence under way owns. */
+async function liftOrphanTaints(context: ActionContext, snapshot: Snapshot): Promise<void> {
   for (const node of snapshot.nodes) {
     const name = node.metadata?.name ?? "";
     if (!(node.spec?.taints ?? []).some(ours)) continue;
@@ -122,4 +126,10 @@ export async function sweepOrphans(context: ActionContext, snapshot: Snapshot): 
       context.log(`orphan taints of ${name}: ${errorMessage(error)}`);
     }
   }
+}
+
+/** Ends fences of vanished Nodes and removes this controller's taints that no fence under way owns. */
+export async function sweepOrphans(context: ActionContext, snapshot: Snapshot): Promise<void> {
+  await endFencesOfDeletedNodes(context, snapshot);
+  await liftOrphanTaints(context, snapshot);
 }

@@ -54,21 +54,32 @@ export function persistentVolumeFor(
   };
 }
 
-export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const storage = kc.makeApiClient(k8s.StorageV1Api);
-  const log = options.log ?? (() => undefined);
-  const classes = new Set(
-    (await storage.listStorageClass()).items
-      .filter((c) => c.provisioner === options.driver)
-      .map((c) => c.metadata?.name),
+/** A claim still waiting for a volume (pending, unbound, not being deleted). */
+function awaitsVolume(claim: k8s.V1PersistentVolumeClaim): boolean {
+  return claim.status?.phase === "Pending" && !claim.spec?.volumeName && !claim.metadata?.deletionTimestamp;
+}
+
+/** A volume this driver provisioned, released by its claim, to be deleted. */
+function releasedOfOurs(volume: k8s.V1PersistentVolume, driver: string): boolean {
+  return (
+    volume.metadata?.annotations?.[PROVISIONED_BY_ANNOTATION] === driver &&
+    volume.status?.phase === "Released" &&
+    volume.spec?.persistentVolumeReclaimPolicy === "Delete"
   );
-  const volumes = await core.listPersistentVolume();
-  const existing = new Set(volumes.items.map((v) => v.metadata?.name));
+}
+
+/** Creates a volume for each pending claim of this driver's `classes` that has none yet. */
+async function provisionPending(
+  kc: k8s.KubeConfig,
+  options: CsiProvisionerOptions,
+  classes: ReadonlySet<string | undefined>,
+  volumes: readonly k8s.V1PersistentVolume[],
+): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const log = options.log ?? (() => undefined);
+  const existing = new Set(volumes.map((v) => v.metadata?.name));
   for (const claim of (await core.listPersistentVolumeClaimForAllNamespaces()).items) {
-    if (claim.status?.phase !== "Pending" || claim.spec?.volumeName || claim.metadata?.deletionTimestamp)
-      continue;
-    if (!classes.has(claim.spec?.storageClassName)) continue;
+    if (!awaitsVolume(claim) || !classes.has(claim.spec?.storageClassName)) continue;
     const pv = persistentVolumeFor(claim, options.driver, options.volumeSource);
     if (existing.has(pv.metadata?.name)) continue;
     try {
@@ -80,14 +91,18 @@ export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerO
       if (!isConflict(error)) throw error;
     }
   }
-  for (const volume of volumes.items) {
-    const ours = volume.metadata?.annotations?.[PROVISIONED_BY_ANNOTATION] === options.driver;
-    if (
-      !ours ||
-      volume.status?.phase !== "Released" ||
-      volume.spec?.persistentVolumeReclaimPolicy !== "Delete"
-    )
-      continue;
+}
+
+/** Deletes the released volumes of this driver whose reclaim policy is Delete. */
+async function deleteReleased(
+  kc: k8s.KubeConfig,
+  options: CsiProvisionerOptions,
+  volumes: readonly k8s.V1PersistentVolume[],
+): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const log = options.log ?? (() => undefined);
+  for (const volume of volumes) {
+    if (!releasedOfOurs(volume, options.driver)) continue;
     try {
       await core.deletePersistentVolume({ name: volume.metadata?.name ?? "" });
       log(`deleted released ${volume.metadata?.name ?? ""}`);
@@ -95,6 +110,19 @@ export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerO
       if (!isNotFound(error)) throw error;
     }
   }
+}
+
+export async function reconcileOnce(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const storage = kc.makeApiClient(k8s.StorageV1Api);
+  const classes = new Set(
+    (await storage.listStorageClass()).items
+      .filter((c) => c.provisioner === options.driver)
+      .map((c) => c.metadata?.name),
+  );
+  const volumes = (await core.listPersistentVolume()).items;
+  await provisionPending(kc, options, classes, volumes);
+  await deleteReleased(kc, options, volumes);
 }
 
 /** Claims of a pod's PVC volumes. */

@@ -35,20 +35,23 @@ function relative(t: Transition, faultAtMs: number): Pick<Milestone, "atMs" | "a
   };
 }
 
-export function deriveNodeLossMilestones(
-  transitions: readonly Transition[],
-  context: NodeLossContext,
-): Milestone[] {
-  const { faultAtMs, lostNode } = context;
-  const out: Milestone[] = [{ name: "fault-injected", atMs: 0 }];
-  const add = (name: string, t: Transition | undefined) => {
-    if (t && !out.some((m) => m.name === name)) out.push({ name, ...relative(t, faultAtMs) });
-  };
-  const after = transitions.filter((t) => t.atMs >= faultAtMs);
-  const onLost = (t: Transition) => t.node === lostNode;
+/** What each group of milestones is derived from: the transitions, the lost node, and where to add. */
+interface Derivation {
+  transitions: readonly Transition[];
+  /** The transitions from the fault on. */
+  after: readonly Transition[];
+  context: NodeLossContext;
+  onLost: (t: Transition) => boolean;
+  /** Adds a milestone at `t`, unless there is none or the name is already taken (the first wins). */
+  add: (name: string, t: Transition | undefined) => void;
+}
 
+/** The lost node: its last renewal, Ready going Unknown / False / True again, its taints. */
+function nodeMilestones(d: Derivation, out: Milestone[]): void {
+  const { after, onLost, add } = d;
+  const { faultAtMs } = d.context;
   // The renewal's own time (renewTime), not when we saw it: the first one may come from the initial list.
-  const renewals = transitions.filter((t) => t.name === "lease-renewed" && onLost(t) && t.atMs < faultAtMs);
+  const renewals = d.transitions.filter((t) => t.name === "lease-renewed" && onLost(t) && t.atMs < faultAtMs);
   const lastRenewal = renewals[renewals.length - 1];
   if (lastRenewal) {
     const m = relative(lastRenewal, faultAtMs);
@@ -89,70 +92,76 @@ export function deriveNodeLossMilestones(
         t.detail["status"] === "True",
     ),
   );
+}
 
-  for (const workload of context.workloads) {
-    const ofWorkload = (t: Transition) =>
-      t.subject.kind === "Pod" &&
-      t.subject.namespace === workload.namespace &&
-      t.detail?.["app"] === workload.app;
-    // Pods of the workload that were on the lost node when it was lost.
-    const scheduledBefore = transitions
-      .filter((t) => t.name === "pod-scheduled" && ofWorkload(t) && onLost(t) && t.atMs < faultAtMs)
-      .map((t) => t.subject.uid);
-    const goneBefore = new Set(
-      transitions
-        .filter((t) => t.name === "pod-gone" && ofWorkload(t) && t.atMs < faultAtMs)
-        .map((t) => t.subject.uid),
-    );
-    const lostPods = new Set(scheduledBefore.filter((uid) => !goneBefore.has(uid)));
-    const ofLostPod = (t: Transition) => ofWorkload(t) && lostPods.has(t.subject.uid);
-    add(
-      `${workload.id}:pod-deletion-requested`,
-      after.find((t) => t.name === "pod-deletion-requested" && ofLostPod(t)),
-    );
-    // Ended by the kubelet itself (graceful node shutdown, eviction): reason Terminated / Evicted.
-    add(
-      `${workload.id}:pod-terminated`,
-      after.find((t) => t.name === "pod-terminal" && ofLostPod(t)),
-    );
-    const gone = after.filter((t) => t.name === "pod-gone" && ofLostPod(t));
-    add(`${workload.id}:pod-gone`, gone[0]);
-    // Replacements: pods of the workload created after the fault, on another node.
-    const replacementUids = new Set(
-      after.filter((t) => t.name === "pod-created" && ofWorkload(t)).map((t) => t.subject.uid),
-    );
-    const ofReplacement = (t: Transition) =>
-      ofWorkload(t) && replacementUids.has(t.subject.uid) && !onLost(t);
-    add(
-      `${workload.id}:replacement-created`,
-      after.find((t) => t.name === "pod-created" && ofWorkload(t)),
-    );
-    add(
-      `${workload.id}:replacement-scheduled`,
-      after.find((t) => t.name === "pod-scheduled" && ofReplacement(t)),
-    );
-    add(
-      `${workload.id}:replacement-running`,
-      after.find((t) => t.name === "pod-running" && ofReplacement(t)),
-    );
-    // A replacement's volume setup refused by a known race (see volume-warnings.ts): the kubelet
-    // retries after its pod-worker backoff, which the expected windows allow for (assert.ts).
-    add(
-      `${workload.id}:kubelet-retry`,
-      after.find(
-        (t) =>
-          transientVolumeErrorCause(t) !== undefined &&
-          t.detail?.["involvedNamespace"] === workload.namespace &&
-          replacementUids.has(t.detail["involvedUid"]),
-      ),
-    );
-    const ready = after.filter((t) => t.name === "pod-ready" && ofReplacement(t));
-    add(`${workload.id}:replacement-ready`, ready[0]);
-    // Recovered: as many replacements Ready as pods were lost.
-    if (lostPods.size > 0 && ready.length >= lostPods.size)
-      add(`${workload.id}:recovered`, ready[lostPods.size - 1]);
-  }
+/** One workload: its pods on the lost node, their end, and their replacements up to recovered. */
+function workloadMilestones(d: Derivation, workload: WorkloadRef): void {
+  const { transitions, after, onLost, add } = d;
+  const { faultAtMs } = d.context;
+  const ofWorkload = (t: Transition) =>
+    t.subject.kind === "Pod" &&
+    t.subject.namespace === workload.namespace &&
+    t.detail?.["app"] === workload.app;
+  // Pods of the workload that were on the lost node when it was lost.
+  const scheduledBefore = transitions
+    .filter((t) => t.name === "pod-scheduled" && ofWorkload(t) && onLost(t) && t.atMs < faultAtMs)
+    .map((t) => t.subject.uid);
+  const goneBefore = new Set(
+    transitions
+      .filter((t) => t.name === "pod-gone" && ofWorkload(t) && t.atMs < faultAtMs)
+      .map((t) => t.subject.uid),
+  );
+  const lostPods = new Set(scheduledBefore.filter((uid) => !goneBefore.has(uid)));
+  const ofLostPod = (t: Transition) => ofWorkload(t) && lostPods.has(t.subject.uid);
+  add(
+    `${workload.id}:pod-deletion-requested`,
+    after.find((t) => t.name === "pod-deletion-requested" && ofLostPod(t)),
+  );
+  // Ended by the kubelet itself (graceful node shutdown, eviction): reason Terminated / Evicted.
+  add(
+    `${workload.id}:pod-terminated`,
+    after.find((t) => t.name === "pod-terminal" && ofLostPod(t)),
+  );
+  const gone = after.filter((t) => t.name === "pod-gone" && ofLostPod(t));
+  add(`${workload.id}:pod-gone`, gone[0]);
+  // Replacements: pods of the workload created after the fault, on another node.
+  const replacementUids = new Set(
+    after.filter((t) => t.name === "pod-created" && ofWorkload(t)).map((t) => t.subject.uid),
+  );
+  const ofReplacement = (t: Transition) => ofWorkload(t) && replacementUids.has(t.subject.uid) && !onLost(t);
+  add(
+    `${workload.id}:replacement-created`,
+    after.find((t) => t.name === "pod-created" && ofWorkload(t)),
+  );
+  add(
+    `${workload.id}:replacement-scheduled`,
+    after.find((t) => t.name === "pod-scheduled" && ofReplacement(t)),
+  );
+  add(
+    `${workload.id}:replacement-running`,
+    after.find((t) => t.name === "pod-running" && ofReplacement(t)),
+  );
+  // A replacement's volume setup refused by a known race (see volume-warnings.ts): the kubelet
+  // retries after its pod-worker backoff, which the expected windows allow for (assert.ts).
+  add(
+    `${workload.id}:kubelet-retry`,
+    after.find(
+      (t) =>
+        transientVolumeErrorCause(t) !== undefined &&
+        t.detail?.["involvedNamespace"] === workload.namespace &&
+        replacementUids.has(t.detail["involvedUid"]),
+    ),
+  );
+  const ready = after.filter((t) => t.name === "pod-ready" && ofReplacement(t));
+  add(`${workload.id}:replacement-ready`, ready[0]);
+  // Recovered: as many replacements Ready as pods were lost.
+  if (lostPods.size > 0 && ready.length >= lostPods.size)
+    add(`${workload.id}:recovered`, ready[lostPods.size - 1]);
+}
 
+/** Volumes: the lost kubelet's volumesInUse, a multi-attach refusal, the detach and re-attach. */
+function volumeMilestones(d: Derivation): void {
+  const { after, onLost, add, context } = d;
   // The lost kubelet's volumesInUse report: frozen when it died abruptly, emptied by an orderly shutdown.
   const inUseChanges = after.filter((t) => t.name === "node-volumes-in-use" && onLost(t));
   add("volumes-in-use-changed", inUseChanges[0]);
@@ -186,6 +195,11 @@ export function deriveNodeLossMilestones(
       after.find((t) => t.name === "va-attached" && !onLost(t) && t.detail?.["volume"] === volume),
     );
   }
+}
+
+/** Every Event of the lost node or the workloads' namespaces, and every step of its fence. */
+function eventAndFenceMilestones(d: Derivation): void {
+  const { after, onLost, add, context } = d;
   for (const t of after.filter(
     (x) =>
       x.name === "event" &&
@@ -196,6 +210,27 @@ export function deriveNodeLossMilestones(
   for (const t of after.filter((x) => x.name === "fence-changed" && onLost(x) && x.detail?.["step"])) {
     add(`fence:${t.detail?.["step"] ?? ""}:${t.detail?.["phase"] ?? ""}`, t);
   }
+}
+
+export function deriveNodeLossMilestones(
+  transitions: readonly Transition[],
+  context: NodeLossContext,
+): Milestone[] {
+  const { faultAtMs, lostNode } = context;
+  const out: Milestone[] = [{ name: "fault-injected", atMs: 0 }];
+  const derivation: Derivation = {
+    transitions,
+    after: transitions.filter((t) => t.atMs >= faultAtMs),
+    context,
+    onLost: (t) => t.node === lostNode,
+    add: (name, t) => {
+      if (t && !out.some((m) => m.name === name)) out.push({ name, ...relative(t, faultAtMs) });
+    },
+  };
+  nodeMilestones(derivation, out);
+  for (const workload of context.workloads) workloadMilestones(derivation, workload);
+  volumeMilestones(derivation);
+  eventAndFenceMilestones(derivation);
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 

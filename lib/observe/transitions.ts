@@ -28,6 +28,12 @@ function iso(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/** `{ apiTime }` when the object carried a time for the change, else nothing. */
+function apiTimeOf(value: unknown): { apiTime?: string } {
+  const time = iso(value);
+  return time ? { apiTime: time } : {};
+}
+
 function maker(context: ChangeContext, object: k8s.KubernetesObject): Make {
   const subject = ref(context.kind, object);
   return (name, extra = {}) => ({ name, atMs: context.atMs, subject, source: context.source, ...extra });
@@ -56,22 +62,21 @@ export function terminalReason(pod: k8s.V1Pod): string {
   return KUBELET_DISRUPTION_REASONS.find(([prefix]) => message.startsWith(prefix))?.[1] ?? "";
 }
 
-function nodeTransitions(
+/** Each condition whose status changed (Ready, MemoryPressure, ...), with its previous status. */
+function conditionTransitions(
   make: Make,
+  node: string,
   before: k8s.V1Node | undefined,
-  after: k8s.V1Node | undefined,
+  after: k8s.V1Node,
 ): Transition[] {
   const out: Transition[] = [];
-  const node = (after ?? before)?.metadata?.name ?? "";
-  if (!before && after) out.push(make("node-added", { node }));
-  if (!after) return out;
   for (const condition of after.status?.conditions ?? []) {
     const previous = before?.status?.conditions?.find((c) => c.type === condition.type);
     if (previous?.status !== condition.status) {
       out.push(
         make("node-condition", {
           node,
-          ...(iso(condition.lastTransitionTime) ? { apiTime: iso(condition.lastTransitionTime) } : {}),
+          ...apiTimeOf(condition.lastTransitionTime),
           detail: {
             type: condition.type,
             status: condition.status,
@@ -82,16 +87,35 @@ function nodeTransitions(
       );
     }
   }
+  return out;
+}
+
+/** The kubelet's status.volumesInUse report, when it changed. */
+function volumesInUseTransitions(
+  make: Make,
+  node: string,
+  before: k8s.V1Node | undefined,
+  after: k8s.V1Node,
+): Transition[] {
   const inUse = [...(after.status?.volumesInUse ?? [])].sort();
   const inUseBefore = [...(before?.status?.volumesInUse ?? [])].sort();
-  if (before && inUse.join(",") !== inUseBefore.join(",")) {
-    out.push(
-      make("node-volumes-in-use", {
-        node,
-        detail: { count: String(inUse.length), volumes: inUse.join(","), from: String(inUseBefore.length) },
-      }),
-    );
-  }
+  if (!before || inUse.join(",") === inUseBefore.join(",")) return [];
+  return [
+    make("node-volumes-in-use", {
+      node,
+      detail: { count: String(inUse.length), volumes: inUse.join(","), from: String(inUseBefore.length) },
+    }),
+  ];
+}
+
+/** Taints added (with their timeAdded) and removed, by key and effect. */
+function taintTransitions(
+  make: Make,
+  node: string,
+  before: k8s.V1Node | undefined,
+  after: k8s.V1Node,
+): Transition[] {
+  const out: Transition[] = [];
   const key = (t: k8s.V1Taint) => `${t.key}:${t.effect}`;
   const beforeTaints = new Map((before?.spec?.taints ?? []).map((t) => [key(t), t]));
   const afterTaints = new Map((after.spec?.taints ?? []).map((t) => [key(t), t]));
@@ -100,7 +124,7 @@ function nodeTransitions(
       out.push(
         make("taint-added", {
           node,
-          ...(iso(t.timeAdded) ? { apiTime: iso(t.timeAdded) } : {}),
+          ...apiTimeOf(t.timeAdded),
           detail: { key: t.key, effect: t.effect, value: t.value ?? "" },
         }),
       );
@@ -111,6 +135,22 @@ function nodeTransitions(
       out.push(make("taint-removed", { node, detail: { key: t.key, effect: t.effect } }));
   }
   return out;
+}
+
+function nodeTransitions(
+  make: Make,
+  before: k8s.V1Node | undefined,
+  after: k8s.V1Node | undefined,
+): Transition[] {
+  const node = (after ?? before)?.metadata?.name ?? "";
+  const added = !before && after ? [make("node-added", { node })] : [];
+  if (!after) return added;
+  return [
+    ...added,
+    ...conditionTransitions(make, node, before, after),
+    ...volumesInUseTransitions(make, node, before, after),
+    ...taintTransitions(make, node, before, after),
+  ];
 }
 
 function leaseTransitions(
@@ -133,33 +173,37 @@ function podReady(pod: k8s.V1Pod | undefined): boolean {
   return pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 }
 
-function podTransitions(
-  make: Make,
-  before: k8s.V1Pod | undefined,
-  after: k8s.V1Pod | undefined,
-): Transition[] {
-  const out: Transition[] = [];
-  const current = after ?? before;
-  const owner = current?.metadata?.ownerReferences?.[0];
-  const detail: Record<string, string> = {
+/** What every pod transition carries: its owner and its app label. */
+function podDetail(pod: k8s.V1Pod | undefined): Record<string, string> {
+  const owner = pod?.metadata?.ownerReferences?.[0];
+  return {
     ownerKind: owner?.kind ?? "",
     ownerName: owner?.name ?? "",
-    app: current?.metadata?.labels?.["app"] ?? "",
+    app: pod?.metadata?.labels?.["app"] ?? "",
   };
-  const nodeOf = (pod: k8s.V1Pod | undefined) => pod?.spec?.nodeName ?? "";
-  if (!after) {
-    out.push(make("pod-gone", { node: nodeOf(before), detail }));
-    return out;
-  }
+}
+
+function nodeOf(pod: k8s.V1Pod | undefined): string {
+  return pod?.spec?.nodeName ?? "";
+}
+
+/** A pod the API has now: its changes from `before`, in lifecycle order. */
+interface PodChange {
+  make: Make;
+  before: k8s.V1Pod | undefined;
+  after: k8s.V1Pod;
+  detail: Record<string, string>;
+}
+
+/** Created, then scheduled (bound to a node), each with the API's own time. */
+function podArrivalTransitions({ make, before, after, detail }: PodChange): Transition[] {
+  const out: Transition[] = [];
   const node = nodeOf(after);
-  const on = node ? { node } : {};
   if (!before)
     out.push(
       make("pod-created", {
-        ...on,
-        ...(iso(after.metadata?.creationTimestamp)
-          ? { apiTime: iso(after.metadata?.creationTimestamp) }
-          : {}),
+        ...(node ? { node } : {}),
+        ...apiTimeOf(after.metadata?.creationTimestamp),
         detail,
       }),
     );
@@ -168,11 +212,18 @@ function podTransitions(
     out.push(
       make("pod-scheduled", {
         node,
-        ...(iso(scheduled?.lastTransitionTime) ? { apiTime: iso(scheduled?.lastTransitionTime) } : {}),
+        ...apiTimeOf(scheduled?.lastTransitionTime),
         detail,
       }),
     );
   }
+  return out;
+}
+
+/** Running, then Ready. */
+function podProgressTransitions({ make, before, after, detail }: PodChange): Transition[] {
+  const out: Transition[] = [];
+  const on = nodeOf(after) ? { node: nodeOf(after) } : {};
   if (after.status?.phase === "Running" && before?.status?.phase !== "Running")
     out.push(make("pod-running", { ...on, detail }));
   if (podReady(after) && !podReady(before)) {
@@ -180,11 +231,18 @@ function podTransitions(
     out.push(
       make("pod-ready", {
         ...on,
-        ...(iso(ready?.lastTransitionTime) ? { apiTime: iso(ready?.lastTransitionTime) } : {}),
+        ...apiTimeOf(ready?.lastTransitionTime),
         detail,
       }),
     );
   }
+  return out;
+}
+
+/** Ended (Succeeded or Failed, with why), and its deletion requested. */
+function podEndTransitions({ make, before, after, detail }: PodChange): Transition[] {
+  const out: Transition[] = [];
+  const on = nodeOf(after) ? { node: nodeOf(after) } : {};
   if (isPodTerminal(after) && !isPodTerminal(before)) {
     out.push(
       make("pod-terminal", {
@@ -211,6 +269,17 @@ function podTransitions(
   return out;
 }
 
+function podTransitions(
+  make: Make,
+  before: k8s.V1Pod | undefined,
+  after: k8s.V1Pod | undefined,
+): Transition[] {
+  const detail = podDetail(after ?? before);
+  if (!after) return [make("pod-gone", { node: nodeOf(before), detail })];
+  const change: PodChange = { make, before, after, detail };
+  return [...podArrivalTransitions(change), ...podProgressTransitions(change), ...podEndTransitions(change)];
+}
+
 function vaTransitions(
   make: Make,
   before: k8s.V1VolumeAttachment | undefined,
@@ -225,9 +294,7 @@ function vaTransitions(
     out.push(
       make("va-created", {
         node,
-        ...(iso(after.metadata?.creationTimestamp)
-          ? { apiTime: iso(after.metadata?.creationTimestamp) }
-          : {}),
+        ...apiTimeOf(after.metadata?.creationTimestamp),
         detail,
       }),
     );

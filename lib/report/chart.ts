@@ -70,6 +70,71 @@ function missingWindows(input: ChartInput, at: ReadonlyMap<string, number>): Map
   return missing;
 }
 
+/** What every row of the timeline is drawn against. */
+interface RowScale {
+  /** ms since the fault → x. */
+  x: (ms: number) => number;
+  left: number;
+  plotRight: number;
+  checkByName: ReadonlyMap<string, WindowCheck>;
+  missing: ReadonlyMap<string, MissingWindow>;
+  at: ReadonlyMap<string, number>;
+}
+
+/** The expected window as a bar (hatched when it must never happen, outlined red when missed). */
+function windowBar(
+  row: RowScale,
+  name: string,
+  y: number,
+  check: WindowCheck | undefined,
+  late: MissingWindow | undefined,
+): string[] {
+  if (check?.minMs === undefined && !late) return [];
+  const { x, plotRight } = row;
+  const minMs = late?.minMs ?? check?.minMs ?? 0;
+  const x0 = x(minMs);
+  const x1 = check?.maxMs === null ? plotRight : x(late?.maxMs ?? check?.maxMs ?? minMs);
+  const fill = check?.maxMs === null ? "url(#never)" : "#cfe3f7";
+  const outline = late ? ` stroke="${RED}" stroke-dasharray="3 2"` : "";
+  return [
+    `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"${outline}><title>${esc(`${name}: expected ${check?.why ?? ""}`)}</title></rect>`,
+  ];
+}
+
+/** What was measured: a dot at the time (red unless ok), else the missing marker, else the verdict. */
+function measuredMark(
+  row: RowScale,
+  name: string,
+  y: number,
+  check: WindowCheck | undefined,
+  late: MissingWindow | undefined,
+): string[] {
+  const { x, left, plotRight } = row;
+  const actual = row.at.get(name);
+  if (actual !== undefined) {
+    const ok = check === undefined || check.verdict === "ok";
+    return [
+      `<circle cx="${x(actual).toFixed(1)}" cy="${y + ROW / 2}" r="5" fill="${ok ? "#2e7d32" : RED}"><title>${esc(`${name}: ${(actual / 1000).toFixed(2)}s${check ? ` (${check.verdict})` : ""}`)}</title></circle>`,
+      `<text x="${(x(actual) + 8).toFixed(1)}" y="${y + 16}" fill="#333">${(actual / 1000).toFixed(1)}s</text>`,
+    ];
+  }
+  if (late) return missingMarker(name, late, check?.after, x(late.maxMs), y, plotRight);
+  if (check && check.verdict !== "ok")
+    return [`<text x="${left + 4}" y="${y + 16}" fill="${RED}">${esc(check.verdict)}</text>`];
+  return [];
+}
+
+/** One milestone's row at height `y`: its name, its expected window, and what was measured (or not). */
+function timelineRow(row: RowScale, name: string, y: number): string[] {
+  const check = row.checkByName.get(name);
+  const late = row.missing.get(name);
+  return [
+    `<text x="${row.left - 8}" y="${y + 16}" text-anchor="end">${esc(name)}</text>`,
+    ...windowBar(row, name, y, check, late),
+    ...measuredMark(row, name, y, check, late),
+  ];
+}
+
 export function timelineSvg(input: ChartInput): string {
   const checkByName = new Map(input.checks.map((c) => [c.name, c]));
   const names = [...new Set([...input.milestones.map((m) => m.name), ...input.checks.map((c) => c.name)])];
@@ -109,33 +174,9 @@ export function timelineSvg(input: ChartInput): string {
     `<line x1="${zero}" x2="${zero}" y1="${TOP - 8}" y2="${TOP + names.length * ROW}" stroke="#333" stroke-dasharray="4 3"/>`,
   );
   parts.push(`<text x="${zero}" y="${TOP - 12}" text-anchor="middle" fill="#333">fault</text>`);
+  const row: RowScale = { x, left, plotRight: width - RIGHT, checkByName, missing, at };
   names.forEach((name, i) => {
-    const y = TOP + i * ROW;
-    const check = checkByName.get(name);
-    parts.push(`<text x="${left - 8}" y="${y + 16}" text-anchor="end">${esc(name)}</text>`);
-    const late = missing.get(name);
-    if (check?.minMs !== undefined || late) {
-      const minMs = late?.minMs ?? check?.minMs ?? 0;
-      const x0 = x(minMs);
-      const x1 = check?.maxMs === null ? width - RIGHT : x(late?.maxMs ?? check?.maxMs ?? minMs);
-      const fill = check?.maxMs === null ? "url(#never)" : "#cfe3f7";
-      const outline = late ? ` stroke="${RED}" stroke-dasharray="3 2"` : "";
-      parts.push(
-        `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"${outline}><title>${esc(`${name}: expected ${check?.why ?? ""}`)}</title></rect>`,
-      );
-    }
-    const actual = at.get(name);
-    if (actual !== undefined) {
-      const ok = check === undefined || check.verdict === "ok";
-      parts.push(
-        `<circle cx="${x(actual).toFixed(1)}" cy="${y + ROW / 2}" r="5" fill="${ok ? "#2e7d32" : RED}"><title>${esc(`${name}: ${(actual / 1000).toFixed(2)}s${check ? ` (${check.verdict})` : ""}`)}</title></circle>`,
-        `<text x="${(x(actual) + 8).toFixed(1)}" y="${y + 16}" fill="#333">${(actual / 1000).toFixed(1)}s</text>`,
-      );
-    } else if (late) {
-      parts.push(...missingMarker(name, late, check?.after, x(late.maxMs), y, width - RIGHT));
-    } else if (check && check.verdict !== "ok") {
-      parts.push(`<text x="${left + 4}" y="${y + 16}" fill="${RED}">${esc(check.verdict)}</text>`);
-    }
+    parts.push(...timelineRow(row, name, TOP + i * ROW));
   });
   parts.push(`</svg>`);
   return parts.join("\n");

@@ -4,7 +4,7 @@
 // pinned build, so there the pinned version is given, saying so.
 import { errorMessage } from "../errors.js";
 import type { ProviderName } from "../cluster/provider.js";
-import { PINNED_SIM_VERSIONS } from "../cluster/sim/versions.js";
+import { PINNED_SIM_VERSIONS } from "../build/versions.js";
 import { k8s } from "../kube/client.js";
 import { withTimeout } from "../util/time.js";
 import type { ClusterVersions, ComponentVersion, NodeInfoVersions } from "./environment.js";

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
-import { chooseProvider, openClusterUnderTest } from "../cluster/create.js";
+import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type { ClusterUnderTest } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
 import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
@@ -167,14 +167,10 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   signal.addEventListener("abort", () => (abortedIn ??= phase), { once: true });
   try {
     await using cluster = await openClusterUnderTest(provider, {
+      ...clusterChoice(options),
       profile,
       runDir: reportDir,
       runId,
-      keep: options.keepCluster === true,
-      ...(options.clusterName !== undefined ? { clusterName: options.clusterName } : {}),
-      ...(options.kindImage !== undefined ? { kindImage: options.kindImage } : {}),
-      ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
-      ...(options.context !== undefined ? { context: options.context } : {}),
       progress,
       signal,
     });
@@ -217,6 +213,19 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     reportDir,
     failed: Math.max(failed, mochaFailures),
     ...(harnessError !== undefined ? { harnessError } : {}),
+  };
+}
+
+/** The user's choices of cluster among the run's options. */
+function clusterChoice(
+  options: RunOptions,
+): Pick<ClusterChoiceOptions, "keep" | "clusterName" | "kindImage" | "kubeconfig" | "context"> {
+  return {
+    keep: options.keepCluster === true,
+    ...(options.clusterName !== undefined ? { clusterName: options.clusterName } : {}),
+    ...(options.kindImage !== undefined ? { kindImage: options.kindImage } : {}),
+    ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+    ...(options.context !== undefined ? { context: options.context } : {}),
   };
 }
 

@@ -10,16 +10,14 @@ import {
   type ProviderLatencies,
 } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
-import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
+import type { TimingProfile } from "../cluster/profiles.js";
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
-import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
+import type { RecoveryController } from "../controller/controller.js";
 import { installNodeFenceCrd } from "../controller/crd.js";
 import type { WindowCheck } from "../expect/assert.js";
 import { nominalWindows, widened, type ExpectedMilestone } from "../expect/windows.js";
 import { k8s } from "../kube/client.js";
-import { waitForNodeBack } from "../kube/queries.js";
-import { deriveNodeLossMilestones, type Milestone, type WorkloadRef } from "../observe/milestones.js";
-import { ForcedDetachLog } from "../observe/forced-detach.js";
+import type { Milestone, WorkloadRef } from "../observe/milestones.js";
 import { isRecordedMilestoneName } from "../observe/milestone-names.js";
 import { TimelineRecorder } from "../observe/recorder.js";
 import type { Transition } from "../observe/types.js";
@@ -28,9 +26,11 @@ import type { ScenarioRun } from "../report/summary.js";
 import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { LineTail } from "../util/line-tail.js";
-import { pollUntil, sleep } from "../util/time.js";
-import { CONTROLLER_TAIL_LINES, withControllerTail } from "./controller-tail.js";
-import { deleteFinishedFences } from "./fences.js";
+import { CONTROLLER_TAIL_LINES } from "./controller-tail.js";
+import { isOwnMilestone } from "./own-milestones.js";
+import type { ControllerOverrides } from "./scenario-controller.js";
+import { scenarioContext, type ScenarioContextParts } from "./scenario-context.js";
+import { ScenarioTimeline } from "./scenario-timeline.js";
 import { ScenarioSteps } from "./steps.js";
 import { concludeScenario } from "./verdict.js";
 
@@ -101,12 +101,7 @@ export function scenarioNeeds(definition: ScenarioDefinition): NodeCapability[] 
   return needs;
 }
 
-/** Whether the scenario declared `name` among the milestones it makes itself. */
-export function isOwnMilestone(definition: ScenarioDefinition, name: string): boolean {
-  return (definition.ownMilestones ?? []).some((own) =>
-    typeof own === "string" ? own === name : own.test(name),
-  );
-}
+export { isOwnMilestone };
 
 /** Whether `name` can appear on this scenario's timeline at all. */
 export function isProducibleMilestone(
@@ -116,16 +111,6 @@ export function isProducibleMilestone(
 ): boolean {
   const workloadIds = definition.workloads(namespace).map((w) => w.id);
   return isRecordedMilestoneName(name, workloadIds) || isOwnMilestone(definition, name);
-}
-
-function undeclaredMilestone(definition: ScenarioDefinition, name: string): RekindleError {
-  return new RekindleError(
-    "SCENARIO_DEFINITION",
-    `${definition.id} makes milestone "${name}" it does not declare`,
-    {
-      hint: "add it to the scenario's ownMilestones",
-    },
-  );
 }
 
 function needsCapability(definition: ScenarioDefinition, capability: NodeCapability): boolean {
@@ -158,11 +143,7 @@ export interface ScenarioContext<R extends NodeCapability = never> {
   awaitMilestone(name: string, timeoutMs?: number): Promise<Milestone>;
   milestones(): Milestone[];
   /** Starts the bundled controller in-process (stopped and its fences released by the undo). */
-  startController(
-    options?: Partial<Omit<RecoveryControllerOptions, "kc" | "config">> & {
-      config?: Partial<ControllerConfig>;
-    },
-  ): Promise<RecoveryController>;
+  startController(options?: ControllerOverrides): Promise<RecoveryController>;
   /** Waits until the node is Ready with a fresh Lease (Ready alone may still read True right after an outage). */
   waitNodeBack(node: string, timeoutMs?: number): Promise<void>;
 }
@@ -216,259 +197,110 @@ export function clusterExpectationInputs(cluster: ClusterUnderTest): Expectation
   });
 }
 
-/** Milestones every scenario gets: node-loss ones for the primary node, conditions, kubelet terminations. */
-function baseMilestones(
-  definition: ScenarioDefinition,
-  transitions: readonly Transition[],
-  context: DeriveContext,
-): Milestone[] {
-  const { faultAtMs, namespace } = context;
-  const lostNode = context.faultNodes[0] ?? "";
-  const milestones = deriveNodeLossMilestones(transitions, {
-    faultAtMs,
-    lostNode,
-    workloads: definition.workloads(namespace),
-  });
-  const seen = new Set(milestones.map((m) => m.name));
-  const add = (name: string, t: Transition) => {
-    if (seen.has(name)) return;
-    seen.add(name);
-    milestones.push({ name, atMs: t.atMs - faultAtMs, ...(t.node ? { node: t.node } : {}) });
-  };
-  for (const t of transitions) {
-    if (t.atMs < faultAtMs) continue;
-    // Pressure conditions turning True or False; a lost node's conditions going Unknown (and back) are noise here.
-    const unknown = t.detail?.["status"] === "Unknown" || t.detail?.["from"] === "Unknown";
-    if (t.name === "node-condition" && t.node === lostNode && t.detail?.["type"] !== "Ready" && !unknown) {
-      add(`node-condition:${t.detail?.["type"] ?? ""}:${t.detail?.["status"] ?? ""}`, t);
-    }
-    // Pods the kubelet ended itself, by reason and app: "evicted:<app>", "terminated:<app>".
-    if (t.name === "pod-terminal" && t.subject.namespace === namespace && t.detail?.["reason"]) {
-      add(`${(t.detail["reason"] ?? "").toLowerCase()}:${t.detail["app"] ?? ""}`, t);
-    }
-    // Any fence anywhere (the "must not fence" scenarios assert this never happens).
-    if (t.name === "event" && t.detail?.["reason"] === "FenceStarted") add("any-node:event:FenceStarted", t);
-  }
-  return milestones;
-}
-
-export async function runScenario<R extends NodeCapability>(
+/** The capable cluster: the one given, if it has every capability the scenario requires. */
+function capableCluster<R extends NodeCapability>(
   definition: ScenarioDefinition<R>,
-  options: ScenarioRunOptions,
-): Promise<ScenarioResult> {
-  const { namespace, signal } = options;
-  const capable = missingCapabilities(options.cluster, definition.requires);
+  given: ClusterUnderTest,
+): ClusterWith<R> {
+  const capable = missingCapabilities(given, definition.requires);
   if (!capable.ok) {
     throw new RekindleError(
       "UNSUPPORTED",
-      `${definition.id} needs ${capable.missing.map((m) => m.capability).join(", ")}, which the ${options.cluster.provider} provider lacks`,
+      `${definition.id} needs ${capable.missing.map((m) => m.capability).join(", ")}, which the ${given.provider} provider lacks`,
       { hint: capable.missing.map((m) => `${m.capability}: ${m.reason}`).join("; ") },
     );
   }
-  const { cluster } = capable;
-  const progress = options.progress ?? silentProgress;
-  const kc = cluster.kubeConfig();
-  const inputs = clusterExpectationInputs(cluster);
-  const expected = definition.expected(inputs);
-  const nominal = nominalWindows(expected);
-  const steps = new ScenarioSteps(definition.id, progress);
-  let recorder: TimelineRecorder | undefined;
-  let faultAtMs = 0;
-  let faultNodes: string[] = [];
-  const marks: Milestone[] = [];
-  const deriveContext = (): DeriveContext => ({ faultAtMs, faultNodes, namespace, inputs });
-  // Read from the scenario's start on, where the provider has the log on this machine.
-  const controllerManagerLog = new ForcedDetachLog(
-    options.cluster.capabilities["controller-manager-flags"]?.controllerManagerLogPath(),
-  );
-  const milestonesOf = (transitions: readonly Transition[], untilMs = Infinity): Milestone[] =>
-    faultAtMs === 0
-      ? []
-      : [
-          ...baseMilestones(definition, transitions, deriveContext()),
-          ...controllerManagerLog.milestones(faultAtMs, faultNodes[0] ?? "", untilMs),
-          ...marks,
-          ...derived(transitions),
-        ].sort((a, b) => a.atMs - b.atMs);
-  const milestones = () => milestonesOf(recorder?.transitions ?? []);
-  // The in-process controllers' last lines: a milestone that never comes is often their decision.
-  const controllerTail = new LineTail(CONTROLLER_TAIL_LINES);
-  function derived(transitions: readonly Transition[]): Milestone[] {
-    const out = definition.derive?.(transitions, deriveContext()) ?? [];
-    const stray = out.find((m) => !isOwnMilestone(definition, m.name));
-    if (stray) throw undeclaredMilestone(definition, stray.name);
-    return out;
+  return capable.cluster;
+}
+
+/** The opening every scenario shares: its namespace (deleted by the undo), the CRD, the recorder. */
+async function openScenario<R extends NodeCapability>(parts: ScenarioContextParts<R>): Promise<void> {
+  const { definition, cluster, kc, steps, namespace, progress } = parts;
+  await steps.step(`create namespace ${namespace}`, () => ensureNamespace(kc, namespace, cluster.runId));
+  steps.registerUndo(`delete namespace ${namespace}`, async () => {
+    await kc
+      .makeApiClient(k8s.CoreV1Api)
+      .deleteNamespace({ name: namespace })
+      .catch(() => undefined);
+  });
+  // The in-cluster controller's manifests bring the CRD too, but only after the recorder starts.
+  if (definition.usesController === true || needsCapability(definition, "in-cluster-controller")) {
+    await steps.step("install the NodeFence CRD", () => installNodeFenceCrd(kc));
   }
+  parts.timeline.recorder = await steps.step("start the timeline recorder", () =>
+    TimelineRecorder.start(kc, {
+      namespaces: [namespace],
+      onTransition: (transition) => {
+        const warning = volumeWarningLine(transition);
+        if (warning !== undefined) progress.info(`${definition.id}: [event] ${warning}`);
+      },
+    }),
+  );
+}
 
-  const context: ScenarioContext<R> = {
-    cluster,
-    kc,
-    steps,
-    namespace,
-    inputs,
-    signal,
-    progress,
-    faultStarts(nodes) {
-      faultAtMs = Date.now();
-      faultNodes = nodes;
-    },
-    mark(name) {
-      if (!isOwnMilestone(definition, name)) throw undeclaredMilestone(definition, name);
-      marks.push({ name, atMs: Date.now() - faultAtMs });
-    },
-    sinceFaultMs() {
-      return faultAtMs === 0 ? 0 : Date.now() - faultAtMs;
-    },
-    awaitMilestone(name, timeoutMs) {
-      const budget = timeoutMs ?? (nominal.find((w) => w.name === name)?.maxMs ?? 540_000) + 60_000;
-      return steps.step(`await ${name}`, () =>
-        pollUntil(async () => Promise.resolve(milestones().find((m) => m.name === name)), {
-          what: `milestone ${name}`,
-          reportEveryMs: 30_000,
-          onWait: (elapsedMs) => {
-            progress.info(
-              `${definition.id}: still awaiting ${name} (${Math.round(elapsedMs / 1000)}s of at most ${Math.round(budget / 1000)}s)`,
-            );
-          },
-          timeoutMs: budget,
-          intervalMs: 100,
-          ...(signal ? { signal } : {}),
-        }).catch((error: unknown) => {
-          throw withControllerTail(error, controllerTail.lines());
-        }),
-      );
-    },
-    milestones,
-    async startController(overrides = {}) {
-      if (definition.usesController !== true) {
-        throw new RekindleError(
-          "SCENARIO_DEFINITION",
-          `${definition.id} starts the controller without declaring usesController`,
-          {
-            hint: "set usesController: true in its ScenarioDefinition",
-          },
-        );
-      }
-      const fencing = options.cluster.capabilities.fencing;
-      if (!overrides.drivers && !fencing) {
-        throw new RekindleError(
-          "UNSUPPORTED",
-          `${definition.id} starts the controller on a cluster with no fence driver`,
-          {
-            hint: `${options.cluster.unsupported.fencing ?? "the provider offers none"}; pass drivers to fence with another`,
-          },
-        );
-      }
-      const driver = overrides.drivers ? undefined : fencing?.fenceDriver();
-      const config = { ...inputs.controller, ...overrides.config };
-      const controller = new RecoveryController({
-        kc,
-        fenceConfig: overrides.fenceConfig ?? {
-          templates: { node: { driver: driver?.name ?? "" } },
-          defaultTemplate: "node",
-        },
-        drivers: overrides.drivers ?? new Map(driver ? [[driver.name, driver]] : []),
-        log: (message) => {
-          const line = `[controller ${config.identity}] ${message}`;
-          controllerTail.push(line);
-          progress.info(line);
-        },
-        ...overrides,
-        config,
-      });
-      await steps.step(
-        `start the recovery controller (unhealthyAfter ${config.unhealthyAfterMs / 1000}s${driver ? `, driver ${driver.name}` : ""})`,
-        () => {
-          controller.start();
-          return Promise.resolve();
-        },
-      );
-      // As in production, where the controller runs long before a fault: it has seen every node
-      // renew (or judged it lost), so it detects a loss from the last renewal, not from its start.
-      // A fixed wait of one renewal interval first, not "until the last node renewed": that would
-      // put every fault right after a renewal, the slowest case, and bias the timings.
-      await steps.step("let the controller see every node renew", async () => {
-        await sleep(leaseRenewIntervalMs(cluster.profile) + 2 * config.checkIntervalMs, signal);
-        await pollUntil(
-          async () => Promise.resolve(controller.unobservedNodes()?.length === 0 ? true : undefined),
-          {
-            what: "the recovery controller to have seen every node renew",
-            timeoutMs: config.unhealthyAfterMs + 30_000,
-            intervalMs: 100,
-            ...(signal ? { signal } : {}),
-          },
-        );
-      });
-      steps.registerUndo(`stop the recovery controller (${config.identity})`, () => controller.stop());
-      // Runs before the stop (undo is last-in first-out), after the nodes are back: a fence left
-      // half-undone would be resumed by the next scenario's controller.
-      // Deleting them (once finished) leaves the next scenario no fence history: no per-node rate
-      // limit carried over, no earlier fence taken for its own. Idempotent: with several
-      // controllers, the one registered last runs it while every controller still runs.
-      steps.registerUndo("wait for the controller to finish every NodeFence, then delete them", () =>
-        deleteFinishedFences(kc),
-      );
-      return controller;
-    },
-    async waitNodeBack(node, timeoutMs = 180_000) {
-      await waitForNodeBack(kc, node, {
-        freshWithinMs: leaseRenewIntervalMs(cluster.profile) + 1_000,
-        timeoutMs,
-        ...(signal ? { signal } : {}),
-      });
-    },
-  };
-
+/**
+ * Opens the scenario, runs it, then undoes everything it registered (always) and stops the
+ * recorder. Returns its failure (the first: the run's, else the undo's) and when its own steps ended.
+ */
+async function runThenUndo<R extends NodeCapability>(
+  parts: ScenarioContextParts<R>,
+): Promise<{ failure: unknown; observedUntilMs: number }> {
   let failure: unknown;
   let observedUntilMs = 0;
   try {
-    await steps.step(`create namespace ${namespace}`, () => ensureNamespace(kc, namespace, cluster.runId));
-    steps.registerUndo(`delete namespace ${namespace}`, async () => {
-      await kc
-        .makeApiClient(k8s.CoreV1Api)
-        .deleteNamespace({ name: namespace })
-        .catch(() => undefined);
-    });
-    // The in-cluster controller's manifests bring the CRD too, but only after the recorder starts.
-    if (definition.usesController === true || needsCapability(definition, "in-cluster-controller")) {
-      await steps.step("install the NodeFence CRD", () => installNodeFenceCrd(kc));
-    }
-    recorder = await steps.step("start the timeline recorder", () =>
-      TimelineRecorder.start(kc, {
-        namespaces: [namespace],
-        onTransition: (transition) => {
-          const warning = volumeWarningLine(transition);
-          if (warning !== undefined) progress.info(`${definition.id}: [event] ${warning}`);
-        },
-      }),
-    );
-    await definition.run(context);
+    await openScenario(parts);
+    await parts.definition.run(scenarioContext(parts));
     observedUntilMs = Date.now();
   } catch (error) {
     failure = error;
     observedUntilMs = Date.now();
   } finally {
     try {
-      await steps.undoAll();
+      await parts.steps.undoAll();
     } catch (error) {
       failure ??= error;
     }
-    await recorder?.stop();
+    await parts.timeline.recorder?.stop();
   }
+  return { failure, observedUntilMs };
+}
 
-  // Judged on what happened up to the end of the scenario's own steps; the undo is not judged,
-  // but the node coming back during it is reported.
-  const observed = milestonesOf(
-    (recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs),
-    observedUntilMs,
-  );
-  const readyAgain = milestonesOf(recorder?.transitions ?? []).find((m) => m.name === "node-ready-again");
-  if (readyAgain && !observed.some((m) => m.name === "node-ready-again")) observed.push(readyAgain);
+/** Runs a scenario on a cluster that has what it requires, and judges its timeline. */
+export async function runScenario<R extends NodeCapability>(
+  definition: ScenarioDefinition<R>,
+  options: ScenarioRunOptions,
+): Promise<ScenarioResult> {
+  const { namespace, signal } = options;
+  const cluster = capableCluster(definition, options.cluster);
+  const progress = options.progress ?? silentProgress;
+  const inputs = clusterExpectationInputs(cluster);
+  const expected = definition.expected(inputs);
+  const parts: ScenarioContextParts<R> = {
+    definition,
+    given: options.cluster,
+    cluster,
+    kc: cluster.kubeConfig(),
+    steps: new ScenarioSteps(definition.id, progress),
+    namespace,
+    inputs,
+    signal,
+    progress,
+    // Reads kube-controller-manager's log from the scenario's start on, where the provider has it here.
+    timeline: new ScenarioTimeline(
+      definition,
+      namespace,
+      inputs,
+      options.cluster.capabilities["controller-manager-flags"]?.controllerManagerLogPath(),
+    ),
+    nominal: nominalWindows(expected),
+    controllerTail: new LineTail(CONTROLLER_TAIL_LINES),
+  };
+  const { failure, observedUntilMs } = await runThenUndo(parts);
   const verdict = await concludeScenario({
     title: definition.id,
-    subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${faultNodes.join(", ") || "?"}`,
+    subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${parts.timeline.faultNodes.join(", ") || "?"}`,
     expected,
-    milestones: observed,
+    milestones: parts.timeline.observedUntil(observedUntilMs),
     failure,
     recoveryOf: definition.recoveryOf ?? definition.workloads(namespace).map((w) => w.id),
   });

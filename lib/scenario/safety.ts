@@ -55,6 +55,14 @@ export function safetyExpectations(powerOffs: number): ExpectedMilestone[] {
   ];
 }
 
+/** A node's fence is confirmed once past power-off (done, tainted, cleaned); a new fence starts over. */
+function trackConfirmedFence(confirmed: Set<string>, node: string, t: Transition): void {
+  const { step, phase } = t.detail ?? {};
+  const past = step === "taint" || step === "cleanup" || (step === "power-management" && phase === "done");
+  if (past) confirmed.add(node);
+  if (step === "power-management" && phase === "new") confirmed.delete(node);
+}
+
 /**
  * The unsafe moments, from the recorded transitions: a FenceStarted Event for a node the recorder saw
  * renew within half of unhealthyAfter (or two renewal intervals, the shorter) before it, and an
@@ -73,13 +81,7 @@ export function deriveUnsafe(transitions: readonly Transition[], context: Derive
   for (const t of transitions) {
     const node = t.node ?? "";
     if (t.name === "lease-renewed") lastRenewal.set(node, t.atMs);
-    if (t.name === "fence-changed") {
-      const { step, phase } = t.detail ?? {};
-      const past =
-        step === "taint" || step === "cleanup" || (step === "power-management" && phase === "done");
-      if (past) confirmed.add(node);
-      if (step === "power-management" && phase === "new") confirmed.delete(node);
-    }
+    if (t.name === "fence-changed") trackConfirmedFence(confirmed, node, t);
     if (t.name === "event" && t.detail?.["reason"] === "FenceStarted") {
       const renewed = lastRenewal.get(node);
       if (renewed !== undefined && t.atMs - renewed < recentMs) add(UNSAFE.fencedReachable, t);

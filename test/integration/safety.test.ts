@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary, ScenarioSummary } from "../../lib/report/summary.js";
 import { UNSAFE } from "../../lib/scenario/safety.js";
-import { scenarios as safetyScenarios } from "../../suites/safety.js";
+import { scenarios as safetyScenarios } from "../../suites/safety/index.js";
 import { runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 

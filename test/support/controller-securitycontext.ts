@@ -37,14 +37,11 @@ function tmpfsSize(limit: string): string {
   return `${match[1]}${(match[2] ?? "").charAt(0).toLowerCase()}`;
 }
 
-export function securityContextRunArgs(deploymentYaml: string, container = "controller"): string[] {
-  const deployment = parseAllDocuments(deploymentYaml)
-    .map((doc) => doc.toJS() as DeploymentShape)
-    .find((doc) => doc.kind === "Deployment");
-  const pod = deployment?.spec?.template?.spec;
-  const spec = pod?.containers?.find((c) => c.name === container);
-  if (pod === undefined || spec === undefined) throw new Error(`no Deployment with container ${container}`);
-  const context: SecurityContext = { ...pod.securityContext, ...spec.securityContext };
+type PodShape = NonNullable<NonNullable<NonNullable<DeploymentShape["spec"]>["template"]>["spec"]>;
+type ContainerShape = NonNullable<PodShape["containers"]>[number];
+
+/** The flags of the merged securityContext: read-only root, user, capabilities, no new privileges. */
+function securityArgs(context: SecurityContext): string[] {
   const args: string[] = [];
   if (context.readOnlyRootFilesystem === true) args.push("--read-only");
   if (context.runAsUser !== undefined) {
@@ -56,6 +53,12 @@ export function securityContextRunArgs(deploymentYaml: string, container = "cont
   for (const cap of context.capabilities?.add ?? []) args.push("--cap-add", cap);
   if (context.allowPrivilegeEscalation === false) args.push("--security-opt", "no-new-privileges");
   // seccompProfile RuntimeDefault: docker applies its default profile unless told otherwise.
+  return args;
+}
+
+/** A tmpfs (with its size limit) for each emptyDir the container mounts. */
+function tmpfsArgs(pod: PodShape, spec: ContainerShape): string[] {
+  const args: string[] = [];
   for (const mount of spec.volumeMounts ?? []) {
     const emptyDir = pod.volumes?.find((v) => v.name === mount.name)?.emptyDir;
     if (emptyDir === undefined) continue;
@@ -63,4 +66,15 @@ export function securityContextRunArgs(deploymentYaml: string, container = "cont
     args.push("--tmpfs", `${mount.mountPath}${size}`);
   }
   return args;
+}
+
+export function securityContextRunArgs(deploymentYaml: string, container = "controller"): string[] {
+  const deployment = parseAllDocuments(deploymentYaml)
+    .map((doc) => doc.toJS() as DeploymentShape)
+    .find((doc) => doc.kind === "Deployment");
+  const pod = deployment?.spec?.template?.spec;
+  const spec = pod?.containers?.find((c) => c.name === container);
+  if (pod === undefined || spec === undefined) throw new Error(`no Deployment with container ${container}`);
+  const context: SecurityContext = { ...pod.securityContext, ...spec.securityContext };
+  return [...securityArgs(context), ...tmpfsArgs(pod, spec)];
 }

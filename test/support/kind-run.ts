@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { probeEngine } from "../../lib/cluster/kind/engine.js";
 import { INOTIFY_MINIMUMS } from "../../lib/cluster/kind/host-settings.js";
 import { ensureNodeImage } from "../../lib/cluster/kind/image/build.js";
-import { ensureKindBinary } from "../../lib/cluster/kind/kind-binary.js";
+import { ensureKindBinary } from "../../lib/build/kind-binary.js";
 import { findOnPath } from "../../lib/util/paths.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { HINT } from "./prerequisites.js";

@@ -4,8 +4,8 @@ import {
   kubernetesWrapperGoMod,
   kwokWrapperGoMod,
   stagingModulesFromGoMod,
-} from "../../lib/cluster/sim/build.js";
-import { PINNED_SIM_VERSIONS, stagingVersionFor } from "../../lib/cluster/sim/versions.js";
+} from "../../lib/build/sim-binaries.js";
+import { PINNED_SIM_VERSIONS, stagingVersionFor } from "../../lib/build/versions.js";
 
 const K8S_GO_MOD_EXCERPT = `module k8s.io/kubernetes
 

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RekindleError } from "../../lib/errors.js";
-import { findGoToolchain, goVersionAtLeast, parseGoVersion } from "../../lib/cluster/sim/go-toolchain.js";
+import { findGoToolchain, goVersionAtLeast, parseGoVersion } from "../../lib/build/go-toolchain.js";
 
 function fakeGo(output: string): string {
   const dir = mkdtempSync(join(tmpdir(), "rekindle-fake-go-"));

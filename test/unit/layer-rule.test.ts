@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Linter } from "eslint";
 import tseslint from "typescript-eslint";
-import layers, { KNOWN_EXCEPTIONS, layerOf } from "../../tools/eslint-layers.js";
+import layers, { KNOWN_EXCEPTIONS, layerOf, roomOf } from "../../tools/eslint-layers.js";
 
 // A made-up checkout: the rule resolves imports by path only, the files need not exist.
 const ROOT = "/repo";
@@ -58,6 +58,39 @@ describe("layer lint rule (tools/eslint-layers.js)", function () {
     expect(messages.map((m) => m.line)).to.deep.equal([1, 2]);
   });
 
+  it("reports the kind provider importing the sim provider, and the other way round", function () {
+    const kindToSim = lint("lib/cluster/kind/image/fixture.ts", 'import { x } from "../../sim/state.js";\n');
+    expect(kindToSim).to.have.length(1);
+    expect(kindToSim[0]!.message).to.contain("(room lib/cluster/kind/)");
+    expect(kindToSim[0]!.message).to.contain("lib/cluster/sim/state.ts (room lib/cluster/sim/)");
+    const simToKind = lint("lib/cluster/sim/fixture.ts", 'export * from "../kind/cli.js";\n');
+    expect(simToKind).to.have.length(1);
+    expect(simToKind[0]!.message).to.contain("may not import each other");
+    // What both use is in lib/build/, below them; the shared cluster files may import either.
+    expect(
+      lint("lib/cluster/kind/image/fixture.ts", 'import { x } from "../../../build/go-toolchain.js";\n'),
+    ).to.deep.equal([]);
+    expect(
+      lint(
+        "lib/cluster/create.ts",
+        'import { x } from "./sim/cluster.js";\nimport { y } from "./kind/cluster.js";\n',
+      ),
+    ).to.deep.equal([]);
+    expect(roomOf("lib/cluster/provider.ts")).to.equal(undefined);
+  });
+
+  it("keeps the Go build room below both providers, importing neither", function () {
+    const build = layerOf("lib/build/go-toolchain.ts")!;
+    expect(build.name).to.equal("build");
+    expect(build.index).to.be.below(layerOf("lib/cluster/kind/cluster.ts")!.index);
+    expect(build.index).to.be.below(layerOf("lib/cluster/sim/cluster.ts")!.index);
+    expect(lint("lib/build/fixture.ts", 'import { x } from "../cluster/sim/versions.js";\n')).to.have.length(
+      1,
+    );
+    expect(lint("lib/build/fixture.ts", 'import { x } from "../cluster/kind/cli.js";\n')).to.have.length(1);
+    expect(lint("lib/build/fixture.ts", 'import { x } from "../util/paths.js";\n')).to.deep.equal([]);
+  });
+
   it("lets test/ import anything and ignores files in no layer", function () {
     expect(lint("test/unit/fixture.ts", 'import { main } from "../../lib/cli/main.js";\n')).to.deep.equal([]);
     expect(lint("tools/fixture.ts", 'import { main } from "../lib/cli/main.js";\n')).to.deep.equal([]);
@@ -78,6 +111,7 @@ describe("layer lint rule (tools/eslint-layers.js)", function () {
   it("places files by the table, lowest first", function () {
     const order = [
       "lib/errors.ts",
+      "lib/build/build-cache.ts",
       "lib/kube/client.ts",
       "lib/controller/controller.ts",
       "lib/cluster/kind/fence-driver.ts",

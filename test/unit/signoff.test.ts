@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { ContainerRuntimeClient } from "testcontainers";
 import { KindNodes } from "../../lib/cluster/kind/nodes.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { PINNED_SIM_VERSIONS } from "../../lib/cluster/sim/versions.js";
+import { PINNED_SIM_VERSIONS } from "../../lib/build/versions.js";
 import { runResultText } from "../../lib/cli/run-result.js";
 import { timelineSvg } from "../../lib/report/chart.js";
 import { clusterVersions } from "../../lib/report/cluster-versions.js";

@@ -1,10 +1,11 @@
 // The kind CLI, through execa: the exact argv of every command the provider issues (kindArgs, so
 // tests can assert them) and a small wrapper that turns kind's failures into RekindleErrors.
+import { PINNED_KIND_VERSION } from "../../build/kind-binary.js";
 import { RekindleError } from "../../errors.js";
 import { commandLine, runCommand } from "../../util/command.js";
 
-/** The kind release rekindle's tests build and CI installs (`go install sigs.k8s.io/kind@…`). */
-export const PINNED_KIND_VERSION = "v0.33.0";
+// The pinned version lives with the build of the kind CLI (lib/build/); the provider re-exports it.
+export { PINNED_KIND_VERSION };
 
 /** The node image the pinned kind creates clusters with when given none (its defaults/image.go). */
 export const KIND_DEFAULT_NODE_IMAGE = "kindest/node:v1.37.0";

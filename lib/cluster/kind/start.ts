@@ -15,7 +15,7 @@ import type { NodeCapability } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
 import { ensureKindEngine, type KindEngine } from "./engine.js";
 import { prepareHostSettings, type HostSettings } from "./host-settings.js";
-import { ensureKindBinary, findKindBinary } from "./kind-binary.js";
+import { ensureKindBinary, findKindBinary } from "../../build/kind-binary.js";
 import { checkNodeImageChoice, defaultNodeImageChoice, resolveNodeImage } from "./node-image-choice.js";
 import { KIND_TIMEOUTS, KindCluster } from "./cluster.js";
 import { DEFAULT_KIND_CONFIG, renderKindConfig, writeKindConfig, type RenderedKindConfig } from "./config.js";
@@ -122,13 +122,7 @@ function readSourceConfig(path: string): string {
   }
 }
 
-/**
- * Reuses kind cluster `name` when `kind get clusters` lists it, else creates it from the config
- * rendered for the profile (`kind create cluster --wait 5m`, minutes). Writes the kubeconfig from
- * `kind get kubeconfig` into the state directory.
- */
-export async function startKindCluster(options: KindClusterOptions = {}): Promise<KindCluster> {
-  const name = options.name ?? "rekindle";
+function checkedClusterName(name: string): string {
   if (!NAME_PATTERN.test(name)) {
     throw RekindleError.invalidInput(
       "kind cluster name",
@@ -136,6 +130,78 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
       "lowercase letters, digits and '-', at most 50",
     );
   }
+  return name;
+}
+
+/** The kind binary given, else one found, else rekindle's own build of the pinned release. */
+async function kindBinary(
+  options: KindClusterOptions,
+  progress: Progress,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  return (
+    options.kindBinary ??
+    findKindBinary() ??
+    (await ensureKindBinary(undefined, { progress, ...(signal ? { signal } : {}) }))
+  );
+}
+
+/**
+ * Reuses kind cluster `name` when `kind get clusters` lists it (unless reuse is off), else creates
+ * it, preparing the host settings first (into `host`, so the caller's undo restores them). True
+ * when it created the cluster.
+ */
+async function reuseOrCreate(
+  cli: KindCli,
+  options: KindClusterOptions,
+  host: { settings?: HostSettings },
+  args: Omit<Parameters<typeof createCluster>[1], "image"> & { image: string },
+): Promise<boolean> {
+  const { name, progress, signal } = args;
+  const existing = await cli.clusters(signal);
+  if (existing.includes(name)) {
+    if (options.reuse === false) {
+      throw new RekindleError("CONFLICT", `kind cluster ${name} already exists and reuse is off`, {
+        hint: `delete it (kind delete cluster --name ${name}), pick another name, or allow reuse`,
+      });
+    }
+    progress.info(
+      `reusing kind cluster ${name} (kind get clusters lists it); it keeps the timing knobs it was created with and stays running afterwards`,
+    );
+    return false;
+  }
+  const image = await resolveNodeImage(args.image, { progress, ...(signal ? { signal } : {}) });
+  host.settings = prepareHostSettings(progress);
+  await createCluster(cli, { ...args, image });
+  return true;
+}
+
+/** The cluster's optional settings, those given. */
+function optionalSettings(options: KindClusterOptions) {
+  return {
+    ...(options.maxFillBytes !== undefined ? { maxFillBytes: options.maxFillBytes } : {}),
+    ...(options.fillPlanner !== undefined ? { fillPlanner: options.fillPlanner } : {}),
+    ...(options.smallNode !== undefined ? { smallNode: options.smallNode } : {}),
+    ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
+  };
+}
+
+/** What a kept cluster on rekindle's private engine needs said. */
+function keepNoteFor(kindEngine: KindEngine | undefined): { keepNote?: string } {
+  return kindEngine?.dockerHost !== undefined
+    ? {
+        keepNote: `its nodes run on rekindle's private engine: export DOCKER_HOST=${kindEngine.dockerHost}; stop it with scripts/kind-engine.sh stop after deleting the cluster`,
+      }
+    : {};
+}
+
+/**
+ * Reuses kind cluster `name` when `kind get clusters` lists it, else creates it from the config
+ * rendered for the profile (`kind create cluster --wait 5m`, minutes). Writes the kubeconfig from
+ * `kind get kubeconfig` into the state directory.
+ */
+export async function startKindCluster(options: KindClusterOptions = {}): Promise<KindCluster> {
+  const name = checkedClusterName(options.name ?? "rekindle");
   const imageChoice = options.image ?? defaultNodeImageChoice();
   checkNodeImageChoice(imageChoice);
   const profile = options.profile ?? TIMING_PROFILES.default;
@@ -145,19 +211,16 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
   // Before anything connects to an engine: DOCKER_HOST may change here.
   const kindEngine: KindEngine | undefined =
     options.containerEngine === undefined ? await ensureKindEngine(progress, signal) : undefined;
-  let hostSettings: HostSettings | undefined;
+  // Set by the creation (before it can fail), restored by the undo.
+  const host: { settings?: HostSettings } = {};
   let created = false;
   const undoSetup = async (): Promise<void> => {
-    hostSettings?.restore();
+    host.settings?.restore();
     await kindEngine?.stop();
   };
   try {
     const engine = options.containerEngine ?? getContainerRuntimeClient;
-    const binary =
-      options.kindBinary ??
-      findKindBinary() ??
-      (await ensureKindBinary(undefined, { progress, ...(signal ? { signal } : {}) }));
-    const cli = new KindCli({ binary });
+    const cli = new KindCli({ binary: await kindBinary(options, progress, signal) });
 
     await connectContainerEngine(engine); // a clear error now rather than kind's own later
     progress.info(`${await cli.version(signal)} (${cli.binary}); state in ${stateDir}`);
@@ -166,31 +229,16 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
     const configPath = writeKindConfig(config, stateDir);
     const kubeconfigPath = join(stateDir, "kubeconfig");
 
-    const existing = await cli.clusters(signal);
-    if (existing.includes(name)) {
-      if (options.reuse === false) {
-        throw new RekindleError("CONFLICT", `kind cluster ${name} already exists and reuse is off`, {
-          hint: `delete it (kind delete cluster --name ${name}), pick another name, or allow reuse`,
-        });
-      }
-      progress.info(
-        `reusing kind cluster ${name} (kind get clusters lists it); it keeps the timing knobs it was created with and stays running afterwards`,
-      );
-    } else {
-      const image = await resolveNodeImage(imageChoice, { progress, ...(signal ? { signal } : {}) });
-      hostSettings = prepareHostSettings(progress);
-      await createCluster(cli, {
-        name,
-        configPath,
-        kubeconfigPath,
-        config,
-        profile,
-        image,
-        progress,
-        signal,
-      });
-      created = true;
-    }
+    created = await reuseOrCreate(cli, options, host, {
+      name,
+      configPath,
+      kubeconfigPath,
+      config,
+      profile,
+      image: imageChoice,
+      progress,
+      signal,
+    });
 
     try {
       writeFileSync(kubeconfigPath, await cli.kubeconfig(name, signal), { mode: 0o600 });
@@ -212,16 +260,9 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
         cli,
         nodes,
         unsupported,
-        ...(options.maxFillBytes !== undefined ? { maxFillBytes: options.maxFillBytes } : {}),
-        ...(options.fillPlanner !== undefined ? { fillPlanner: options.fillPlanner } : {}),
-        ...(options.smallNode !== undefined ? { smallNode: options.smallNode } : {}),
-        ...(options.agentProbe !== undefined ? { agentProbe: options.agentProbe } : {}),
+        ...optionalSettings(options),
         afterDelete: undoSetup,
-        ...(kindEngine?.dockerHost !== undefined
-          ? {
-              keepNote: `its nodes run on rekindle's private engine: export DOCKER_HOST=${kindEngine.dockerHost}; stop it with scripts/kind-engine.sh stop after deleting the cluster`,
-            }
-          : {}),
+        ...keepNoteFor(kindEngine),
         progress,
       });
       if (options.sharedStorage !== false) await cluster.startStorage();

@@ -15,7 +15,7 @@ import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
 import { pauseSimApiServer, resumeSimApiServer } from "./apiserver-pause.js";
 import { bootSimCluster } from "./boot.js";
-import { ensureSimBinaries } from "./build.js";
+import { ensureSimBinaries } from "../../build/sim-binaries.js";
 import type { ControlPlanePorts } from "./control-plane.js";
 import type { ClockSkew } from "./clock-skew.js";
 import { setSimClockSkew } from "./clock-webhook.js";

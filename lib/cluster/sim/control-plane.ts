@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { TimingProfile } from "../profiles.js";
 import type { DaemonSpec } from "../../util/daemon.js";
-import type { SimBinaries } from "./build.js";
+import type { SimBinaries } from "../../build/sim-binaries.js";
 import type { SimLayout } from "./layout.js";
 
 export interface ControlPlanePorts {

@@ -6,7 +6,7 @@ import { substitute } from "../../kube/apply.js";
 import { fixturePath } from "../../util/fixtures.js";
 import type { SimLayout } from "./layout.js";
 import { SIM_CSI_DRIVER } from "./storage.js";
-import type { SimVersions } from "./versions.js";
+import type { SimVersions } from "../../build/versions.js";
 
 export interface KwokStageFiles {
   /** node-stages.yaml and pod-stages.yaml together: what each worker's kwok plays. */

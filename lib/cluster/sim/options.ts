@@ -4,7 +4,7 @@ import { RekindleError } from "../../errors.js";
 import { stateRoot } from "../../util/paths.js";
 import type { Progress } from "../../util/progress.js";
 import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
-import type { SimBinaries } from "./build.js";
+import type { SimBinaries } from "../../build/sim-binaries.js";
 
 /** Simulated container start and CSI attach latency unless SimClusterOptions say otherwise. */
 export const SIM_DEFAULT_LATENCIES = { podStartMs: 1000, attachMs: 500 } as const;

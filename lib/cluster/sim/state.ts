@@ -4,7 +4,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { RekindleError } from "../../errors.js";
 import type { DaemonRecord, DaemonSpec } from "../../util/daemon.js";
 import type { TimingProfileName } from "../profiles.js";
-import type { SimBinaries } from "./build.js";
+import type { SimBinaries } from "../../build/sim-binaries.js";
 import type { ClockSkew } from "./clock-skew.js";
 import type { ControlPlanePorts } from "./control-plane.js";
 

@@ -10,7 +10,7 @@ import { RekindleError } from "../../../errors.js";
 import { PROJECT_ROOT } from "../../../util/fixtures.js";
 import { cacheRoot } from "../../../util/paths.js";
 import { silentProgress, type Progress } from "../../../util/progress.js";
-import { withBuildLock } from "../../sim/build-lock.js";
+import { withBuildLock } from "../../../build/build-lock.js";
 import { contextHash, dockerfileContextSources, linkTree, writeBuildContext } from "./build-context.js";
 import { DockerCli } from "./docker-cli.js";
 import {

@@ -22,7 +22,7 @@ import { RekindleError } from "../../../errors.js";
 import { runCommand } from "../../../util/command.js";
 import { cacheRoot, findOnPath } from "../../../util/paths.js";
 import { silentProgress, type Progress } from "../../../util/progress.js";
-import { withBuildLock } from "../../sim/build-lock.js";
+import { withBuildLock } from "../../../build/build-lock.js";
 import { DockerCli } from "./docker-cli.js";
 import { ensureRootfs } from "./rootfs.js";
 

@@ -14,7 +14,7 @@ import {
 import { join } from "node:path";
 import { RekindleError } from "../../../errors.js";
 import { runCommand } from "../../../util/command.js";
-import type { GoToolchain } from "../../sim/go-toolchain.js";
+import type { GoToolchain } from "../../../build/go-toolchain.js";
 import type { NodeImageBinaries } from "./go-parts.js";
 import { imageRefs, NODE_IMAGE_FIXTURES, type NodeImageVersions } from "./recipe.js";
 

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../../util/fixtures.js";
-import { PINNED_SIM_VERSIONS } from "../../sim/versions.js";
+import { PINNED_SIM_VERSIONS } from "../../../build/versions.js";
 import { PINNED_KIND_VERSION } from "../cli.js";
 
 export interface NodeImageVersions {

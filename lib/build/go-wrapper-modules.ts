@@ -3,8 +3,8 @@
 // resolves with relative paths (which only work in its repository) pinned to the same tag.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RekindleError } from "../../errors.js";
-import { runCommand } from "../../util/command.js";
+import { RekindleError } from "../errors.js";
+import { runCommand } from "../util/command.js";
 import type { GoToolchain } from "./go-toolchain.js";
 import { stagingVersionFor } from "./versions.js";
 

@@ -3,8 +3,8 @@
 // is never rebuilt. The parts: build-plan.ts (what), go-wrapper-modules.ts (the go.mod files),
 // go-build.ts (running go), build-cache.ts (where, and what is there), build-lock.ts.
 import { join } from "node:path";
-import { cacheRoot } from "../../util/paths.js";
-import { silentProgress, type Progress } from "../../util/progress.js";
+import { cacheRoot } from "../util/paths.js";
+import { silentProgress, type Progress } from "../util/progress.js";
 import {
   binariesFor,
   cachedSimBinaries,

@@ -1,9 +1,9 @@
 // Serialises sim builds across processes sharing a cache (two test runs, or the CLI and tests).
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isDaemonRunning } from "../../util/daemon.js";
-import type { Progress } from "../../util/progress.js";
-import { sleep } from "../../util/time.js";
+import { isDaemonRunning } from "../util/daemon.js";
+import type { Progress } from "../util/progress.js";
+import { sleep } from "../util/time.js";
 
 /** Runs `work` holding <cache>/sim/.build.lock; a lock whose holder died is taken over. */
 export async function withBuildLock<T>(

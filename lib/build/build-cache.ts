@@ -2,7 +2,7 @@
 // counts as cached once its manifest is written, the last step of its build.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cacheRoot } from "../../util/paths.js";
+import { cacheRoot } from "../util/paths.js";
 import { simBuildPlans, type ComponentName, type ComponentPlan } from "./build-plan.js";
 import { PINNED_SIM_VERSIONS, type SimVersions } from "./versions.js";
 

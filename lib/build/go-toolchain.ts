@@ -1,6 +1,6 @@
 // Finds the Go toolchain used to build the sim binaries and checks it is new enough.
-import { RekindleError } from "../../errors.js";
-import { runCommand } from "../../util/command.js";
+import { RekindleError } from "../errors.js";
+import { runCommand } from "../util/command.js";
 import { MINIMUM_GO_VERSION } from "./versions.js";
 
 export interface GoToolchain {

@@ -3,9 +3,9 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { RekindleError } from "../../errors.js";
-import { runCommand } from "../../util/command.js";
-import type { Progress } from "../../util/progress.js";
+import { RekindleError } from "../errors.js";
+import { runCommand } from "../util/command.js";
+import type { Progress } from "../util/progress.js";
 import { componentDir, writeManifest } from "./build-cache.js";
 import type { ComponentPlan } from "./build-plan.js";
 import type { GoToolchain } from "./go-toolchain.js";

@@ -2,11 +2,13 @@
 // release from its Go module (never a downloaded binary), cached in <cache>/tools/kind-<version>/.
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { runCommand } from "../../util/command.js";
-import { cacheRoot, findOnPath } from "../../util/paths.js";
-import type { Progress } from "../../util/progress.js";
-import { findGoToolchain } from "../sim/go-toolchain.js";
-import { PINNED_KIND_VERSION } from "./cli.js";
+import { runCommand } from "../util/command.js";
+import { cacheRoot, findOnPath } from "../util/paths.js";
+import type { Progress } from "../util/progress.js";
+import { findGoToolchain } from "./go-toolchain.js";
+
+/** The kind release rekindle's tests build and CI installs (`go install sigs.k8s.io/kind@…`). */
+export const PINNED_KIND_VERSION = "v0.33.0";
 
 export function kindBinaryPath(
   version: string = PINNED_KIND_VERSION,

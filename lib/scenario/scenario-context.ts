@@ -1,0 +1,94 @@
+// The context a scenario's run() is handed: its cluster and client, its steps, the timeline's
+// fault instant and marks, awaiting milestones against their windows, the in-process controller,
+// and waiting for a node to be back.
+import type { ClusterUnderTest, ClusterWith, NodeCapability } from "../cluster/provider.js";
+import { leaseRenewIntervalMs } from "../cluster/profiles.js";
+import type { NominalWindow } from "../expect/windows.js";
+import type { k8s } from "../kube/client.js";
+import { waitForNodeBack } from "../kube/queries.js";
+import type { Milestone } from "../observe/milestones.js";
+import type { LineTail } from "../util/line-tail.js";
+import type { Progress } from "../util/progress.js";
+import { pollUntil } from "../util/time.js";
+import { withControllerTail } from "./controller-tail.js";
+import type { ExpectationInputs, ScenarioContext, ScenarioDefinition } from "./harness.js";
+import { startScenarioController } from "./scenario-controller.js";
+import type { ScenarioTimeline } from "./scenario-timeline.js";
+import type { ScenarioSteps } from "./steps.js";
+
+/** What the context is made of, set up by runScenario. */
+export interface ScenarioContextParts<R extends NodeCapability> {
+  definition: ScenarioDefinition<R>;
+  /** The cluster as given (its fence driver is offered even when the scenario did not require it). */
+  given: ClusterUnderTest;
+  cluster: ClusterWith<R>;
+  kc: k8s.KubeConfig;
+  steps: ScenarioSteps;
+  namespace: string;
+  inputs: ExpectationInputs;
+  signal: AbortSignal | undefined;
+  progress: Progress;
+  timeline: ScenarioTimeline;
+  /** The nominal windows: a milestone's wait defaults to its upper bound plus a minute. */
+  nominal: readonly NominalWindow[];
+  /** The in-process controllers' last lines: a milestone that never comes is often their decision. */
+  controllerTail: LineTail;
+}
+
+/** Waits for a milestone; the timeout defaults to its expected window's upper bound plus a minute. */
+function awaitMilestone<R extends NodeCapability>(
+  parts: ScenarioContextParts<R>,
+  name: string,
+  timeoutMs: number | undefined,
+): Promise<Milestone> {
+  const { definition, steps, progress, signal, timeline } = parts;
+  const budget = timeoutMs ?? (parts.nominal.find((w) => w.name === name)?.maxMs ?? 540_000) + 60_000;
+  return steps.step(`await ${name}`, () =>
+    pollUntil(async () => Promise.resolve(timeline.milestones().find((m) => m.name === name)), {
+      what: `milestone ${name}`,
+      reportEveryMs: 30_000,
+      onWait: (elapsedMs) => {
+        progress.info(
+          `${definition.id}: still awaiting ${name} (${Math.round(elapsedMs / 1000)}s of at most ${Math.round(budget / 1000)}s)`,
+        );
+      },
+      timeoutMs: budget,
+      intervalMs: 100,
+      ...(signal ? { signal } : {}),
+    }).catch((error: unknown) => {
+      throw withControllerTail(error, parts.controllerTail.lines());
+    }),
+  );
+}
+
+export function scenarioContext<R extends NodeCapability>(
+  parts: ScenarioContextParts<R>,
+): ScenarioContext<R> {
+  const { cluster, kc, steps, namespace, inputs, signal, progress, timeline } = parts;
+  return {
+    cluster,
+    kc,
+    steps,
+    namespace,
+    inputs,
+    signal,
+    progress,
+    faultStarts: (nodes) => {
+      timeline.faultStarts(nodes);
+    },
+    mark: (name) => {
+      timeline.mark(name);
+    },
+    sinceFaultMs: () => timeline.sinceFaultMs(),
+    awaitMilestone: (name, timeoutMs) => awaitMilestone(parts, name, timeoutMs),
+    milestones: () => timeline.milestones(),
+    startController: (overrides = {}) => startScenarioController(parts, overrides),
+    async waitNodeBack(node, timeoutMs = 180_000) {
+      await waitForNodeBack(kc, node, {
+        freshWithinMs: leaseRenewIntervalMs(cluster.profile) + 1_000,
+        timeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+    },
+  };
+}

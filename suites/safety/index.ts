@@ -1,0 +1,46 @@
+// Safety: the recovery controller under hostile conditions. Each scenario injects one condition a
+// real cluster has and today's sim would not show, and asserts from the API that no reachable node
+// is fenced, no out-of-service taint comes before a confirmed fence, one incident gives one
+// power-off, and nothing of the controller's is left once the node is back (lib/scenario/safety.ts).
+// One file of this folder per group of scenarios; what they share is in shared.ts.
+import { badFenceConfigRefused } from "./bad-config.js";
+import { daemonSetAndFinalizer } from "./cleanup.js";
+import {
+  controllerKilledAtEveryStep,
+  driverHangsTwoReplicas,
+  nodeFenceDeletedByHand,
+} from "./controller-trouble.js";
+import { nodeReregisteredMidFence, poweredOnBeforeCleanup, poweredOnBeforeTaint } from "./held-controller.js";
+import { manualSecondIncident } from "./manual-fence.js";
+import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-fence.js";
+
+export {
+  apiServerPaused,
+  badFenceConfigRefused,
+  controllerKilledAtEveryStep,
+  daemonSetAndFinalizer,
+  driverHangsTwoReplicas,
+  kubeletClockBehind,
+  manualSecondIncident,
+  nodeFenceDeletedByHand,
+  nodeReregisteredMidFence,
+  poweredOnBeforeCleanup,
+  poweredOnBeforeTaint,
+  zonePartitionHealed,
+};
+
+/** The family's scenarios, in the order `rekindle run` runs them. */
+export const scenarios = [
+  badFenceConfigRefused,
+  poweredOnBeforeTaint,
+  poweredOnBeforeCleanup,
+  daemonSetAndFinalizer,
+  manualSecondIncident,
+  driverHangsTwoReplicas,
+  nodeFenceDeletedByHand,
+  controllerKilledAtEveryStep,
+  zonePartitionHealed,
+  kubeletClockBehind,
+  apiServerPaused,
+  nodeReregisteredMidFence,
+];

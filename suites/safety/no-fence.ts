@@ -1,0 +1,161 @@
+// Safety scenarios where no node may be fenced at all: a condition makes live nodes look lost (a
+// zone cut off, a kubelet clock behind, a frozen API server) and then ends. They share one shape,
+// so each is its condition only: the windows, workloads and derive are the same data for all.
+import type { NodeCapability } from "../../lib/cluster/provider.js";
+import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
+import { k8s } from "../../lib/kube/client.js";
+import { ZONE_LABEL } from "../../lib/kube/queries.js";
+import { sleep } from "../../lib/util/time.js";
+import { noFence } from "../../lib/scenario/common.js";
+import {
+  defineScenario,
+  type ExpectationInputs,
+  type ScenarioContext,
+  type ScenarioDefinition,
+} from "../../lib/scenario/harness.js";
+import {
+  checkNothingLeftBehind,
+  deriveUnsafe,
+  occupyEveryWorker,
+  SAFETY_MILESTONES,
+  safetyExpectations,
+  startSafetyController,
+} from "../../lib/scenario/safety.js";
+import { watchAfterMs } from "./shared.js";
+
+interface MustNotFence<R extends NodeCapability> {
+  id: string;
+  title: string;
+  requires: readonly R[];
+  /** Why no fence may start (the reason of its "never" windows). */
+  why: string;
+  /** Milestones the scenario marks itself, beyond the safety ones. */
+  marks: readonly string[];
+  note?: (inputs: ExpectationInputs) => string;
+  run(context: ScenarioContext<R>): Promise<void>;
+}
+
+/** A "must not fence" scenario: no power-off, no fence, no workloads of its own to recover. */
+function mustNotFence<const R extends NodeCapability>(spec: MustNotFence<R>): ScenarioDefinition<R> {
+  return defineScenario({
+    id: spec.id,
+    title: spec.title,
+    requires: spec.requires,
+    usesController: true,
+    expected: () => [...safetyExpectations(0), ...noFence(spec.why)],
+    workloads: () => [],
+    recoveryOf: [],
+    ...(spec.note ? { note: spec.note } : {}),
+    run: (context) => spec.run(context),
+    ownMilestones: [...SAFETY_MILESTONES, ...spec.marks],
+    derive: deriveUnsafe,
+  });
+}
+
+/** Every worker of the zone with the most workers. */
+async function largestZone(context: ScenarioContext): Promise<string[]> {
+  const workers = new Set(await context.cluster.workerNodes());
+  const zones = new Map<string, string[]>();
+  for (const n of (await context.kc.makeApiClient(k8s.CoreV1Api).listNode()).items) {
+    const name = n.metadata?.name ?? "";
+    const zone = n.metadata?.labels?.[ZONE_LABEL];
+    if (zone && workers.has(name)) zones.set(zone, [...(zones.get(zone) ?? []), name]);
+  }
+  return [...zones.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+}
+
+const PARTITION_HEALED = "partition-healed";
+
+export const zonePartitionHealed = mustNotFence({
+  id: "safety/zone-partition-healed",
+  title:
+    "a zone partitioned past unhealthyAfter, then healed: the guard holds meanwhile, and no node is fenced while they renew one by one",
+  requires: ["partition", "fencing"],
+  why: "the zone's nodes are alive and renew once healed",
+  marks: [PARTITION_HEALED],
+  async run(context) {
+    const { steps, cluster, inputs } = context;
+    await occupyEveryWorker(context);
+    const zone = await largestZone(context);
+    await startSafetyController(context, { count: 0 });
+    await steps.step(`partition zone nodes ${zone.join(", ")}`, async () => {
+      context.faultStarts(zone);
+      for (const node of zone) await cluster.capabilities.partition.partitionNode(node);
+    });
+    steps.registerUndo(`heal ${zone.join(", ")}`, async () => {
+      for (const node of zone) await cluster.capabilities.partition.healNode(node);
+    });
+    const cutMs = 2 * inputs.controller.unhealthyAfterMs;
+    await steps.step(`keep the zone cut off ${cutMs / 1000}s (past unhealthyAfter)`, () =>
+      sleep(cutMs, context.signal),
+    );
+    await steps.step(`heal ${zone.join(", ")}`, async () => {
+      for (const node of zone) await cluster.capabilities.partition.healNode(node);
+      context.mark(PARTITION_HEALED);
+    });
+    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
+      sleep(watchAfterMs(inputs), context.signal),
+    );
+    await checkNothingLeftBehind(context);
+  },
+});
+
+const CLOCK_OFFSET_MS = -30_000;
+
+export const kubeletClockBehind = mustNotFence({
+  id: "safety/kubelet-clock-behind",
+  title:
+    "a kubelet clock steps 30 s behind: its Lease looks 30 s old to a clock-comparing controller, but it renews and is never fenced",
+  requires: ["clock-skew", "fencing"],
+  why: "the node renews; only its clock is wrong",
+  marks: [],
+  note: (inputs) =>
+    `watches ${(3 * inputs.controller.unhealthyAfterMs) / 1000 + 5}s with the clock 30 s behind`,
+  async run(context) {
+    const { steps, cluster, inputs } = context;
+    const [node = ""] = await occupyEveryWorker(context);
+    await startSafetyController(context, { count: 0 });
+    await steps.step("let the controller see every node renew", () =>
+      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
+    );
+    const clock = cluster.capabilities["clock-skew"];
+    await steps.step(`step ${node}'s kubelet clock ${-CLOCK_OFFSET_MS / 1000}s behind`, async () => {
+      context.faultStarts([node]);
+      await clock.setClockOffset(node, CLOCK_OFFSET_MS, { step: true });
+    });
+    steps.registerUndo(`set ${node}'s kubelet clock right`, () => clock.clearClockOffset(node));
+    const watchMs = 3 * inputs.controller.unhealthyAfterMs + 5_000;
+    await steps.step(`watch ${watchMs / 1000}s: no fence may start`, () => sleep(watchMs, context.signal));
+    await steps.step(`set ${node}'s kubelet clock right`, () => clock.clearClockOffset(node));
+    await checkNothingLeftBehind(context);
+  },
+});
+
+const API_RESUMED = "apiserver-resumed";
+
+export const apiServerPaused = mustNotFence({
+  id: "safety/apiserver-paused",
+  title:
+    "kube-apiserver freezes for three times unhealthyAfter: every Lease is stale when it answers again, and no node is fenced while they renew",
+  requires: ["apiserver-pause", "fencing"],
+  why: "nobody could renew while the API server was frozen",
+  marks: [API_RESUMED],
+  async run(context) {
+    const { steps, cluster, inputs } = context;
+    const workers = await occupyEveryWorker(context);
+    await startSafetyController(context, { count: 0 });
+    await steps.step("let the controller see every node renew", () =>
+      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
+    );
+    const pauseMs = 3 * inputs.controller.unhealthyAfterMs;
+    await steps.step(`freeze kube-apiserver for ${pauseMs / 1000}s`, async () => {
+      context.faultStarts(workers);
+      await cluster.capabilities["apiserver-pause"].pauseApiServer(pauseMs);
+      context.mark(API_RESUMED);
+    });
+    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
+      sleep(watchAfterMs(inputs), context.signal),
+    );
+    await checkNothingLeftBehind(context);
+  },
+});

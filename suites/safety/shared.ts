@@ -1,0 +1,55 @@
+// What the safety scenarios share: the milestones they mark, the shared opening (web and db
+// deployed, the counted controller started, the StatefulSet's node stopped), how long a "must not
+// fence" scenario keeps watching, and the derive of the scenarios that allow one fence only.
+import type { RecoveryController } from "../../lib/controller/controller.js";
+import type { NodeFence } from "../../lib/controller/fence-state.js";
+import { NodeFenceStore } from "../../lib/controller/node-fence-store.js";
+import type { k8s } from "../../lib/kube/client.js";
+import { deployWebAndDb, stopNodeAbruptly } from "../../lib/scenario/common.js";
+import type { DeriveContext, ExpectationInputs, ScenarioContext } from "../../lib/scenario/harness.js";
+import type { Milestone } from "../../lib/observe/milestones.js";
+import type { Transition } from "../../lib/observe/types.js";
+import {
+  deriveUnsafe,
+  fenceStartedTwice,
+  startSafetyController,
+  type SafetyControllerOptions,
+} from "../../lib/scenario/safety.js";
+
+export const NODE_POWERED_ON = "node-powered-on";
+export const HOLD_RELEASED = "hold-released";
+/** A powered-on node's agent runs again within this (the node then renews at its next interval). */
+export const NODE_BACK_MS = 2_000;
+
+export function nodeFence(kc: k8s.KubeConfig, node: string): Promise<NodeFence | undefined> {
+  return new NodeFenceStore(kc).read(node);
+}
+
+/** How long a "must not fence" scenario keeps watching after the condition ends. */
+export function watchAfterMs(inputs: ExpectationInputs): number {
+  return (
+    inputs.controller.unhealthyAfterMs +
+    inputs.profile.nodeLeaseDurationSeconds * 250 +
+    4 * inputs.controller.checkIntervalMs
+  );
+}
+
+/**
+ * The shared opening: web and db deployed, the counted safety controller started (with `options`),
+ * then the StatefulSet's node stopped abruptly. Returns that node and the controller.
+ */
+export async function openWithNodeLost(
+  context: ScenarioContext<"lifecycle" | "fencing">,
+  powerOffs: { count: number } = { count: 0 },
+  options: SafetyControllerOptions = {},
+): Promise<{ node: string; controller: RecoveryController }> {
+  const { statefulSetNode: node } = await deployWebAndDb(context);
+  const controller = await startSafetyController(context, powerOffs, options);
+  await stopNodeAbruptly(context, node);
+  return { node, controller };
+}
+
+/** The unsafe milestones, plus a second fence for the one incident. */
+export function deriveUnsafeOrTwice(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
+  return [...deriveUnsafe(transitions, context), ...fenceStartedTwice(transitions, context.faultAtMs)];
+}
