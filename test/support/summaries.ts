@@ -2,7 +2,6 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../../lib/cli/main.js";
 import {
   summarizeScenario,
   type RunSummary,
@@ -74,26 +73,4 @@ export function writeSummaries(contents: readonly (RunSummary | string)[]): stri
     writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content, null, 2));
     return path;
   });
-}
-
-/** Runs `rekindle <argv>` in-process, capturing stdout and stderr. */
-export async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  let stdout = "";
-  let stderr = "";
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
-    return true;
-  };
-  process.stderr.write = (chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-  }
 }

@@ -8,7 +8,7 @@ import {
   resolveAllureHistory,
 } from "../../lib/report/allure-history.js";
 import { RekindleError } from "../../lib/errors.js";
-import { cli } from "../support/summaries.js";
+import { cli } from "../support/cli-capture.js";
 
 /** A report directory `name` under `root` whose allure-report/history holds history.json = `content`, aged `ageS` seconds. */
 function runWithHistory(root: string, name: string, content: string, ageS: number): string {

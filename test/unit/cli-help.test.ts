@@ -1,36 +1,9 @@
 // Every command and subcommand of the table answers -h/--help with its usage on stdout and exit 0,
 // before its own parsing (nothing starts); bad words, options and -o values exit 2 naming valid forms.
 import { expect } from "chai";
-import { main } from "../../lib/cli/main.js";
 import { COMMANDS, rekindleUsage } from "../../lib/cli/command-table.js";
 import { asksForHelp, usageText, walkCommands } from "../../lib/cli/dispatch.js";
-
-interface Captured {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function capture(argv: string[]): Promise<Captured> {
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  let stdout = "";
-  let stderr = "";
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
-    return true;
-  };
-  process.stderr.write = (chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-  }
-}
+import { cli } from "../support/cli-capture.js";
 
 describe("CLI help on every command of the table", function () {
   this.timeout(60_000);
@@ -62,7 +35,7 @@ describe("CLI help on every command of the table", function () {
       it(`rekindle ${path.join(" ")} ${flag} prints its usage on stdout and exits 0`, async function () {
         const entry = commands.find((c) => c.path.join(" ") === path.join(" "));
         const usage = await usageText(entry!.spec, path);
-        const { code, stdout, stderr } = await capture([...path, flag]);
+        const { code, stdout, stderr } = await cli([...path, flag]);
         expect(stderr).to.equal("");
         expect(code).to.equal(0);
         expect(stdout).to.equal(`${usage}\n`);
@@ -74,13 +47,13 @@ describe("CLI help on every command of the table", function () {
   }
 
   it("takes --help after other options too, before they are parsed (sim up never starts)", async function () {
-    const { code, stdout } = await capture(["sim", "up", "--workers", "nine", "--help"]);
+    const { code, stdout } = await cli(["sim", "up", "--workers", "nine", "--help"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("rekindle sim up");
   });
 
   it("sim node's actions answer --help with sim node's usage", async function () {
-    const { code, stdout } = await capture(["sim", "node", "stop", "worker-1", "-h"]);
+    const { code, stdout } = await cli(["sim", "node", "stop", "worker-1", "-h"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("rekindle sim node clock <node> --offset D");
   });
@@ -88,22 +61,22 @@ describe("CLI help on every command of the table", function () {
   it("rekindle --help, -h and help print every command; no command prints it on stderr and exits 2", async function () {
     const usage = await rekindleUsage();
     for (const argv of [["--help"], ["-h"], ["help"]]) {
-      const { code, stdout } = await capture(argv);
+      const { code, stdout } = await cli(argv);
       expect(code, argv.join(" ")).to.equal(0);
       expect(stdout).to.equal(`${usage}\n`);
     }
     for (const { name } of COMMANDS) expect(usage).to.include(`\n  ${name} `);
-    const none = await capture([]);
+    const none = await cli([]);
     expect(none.code).to.equal(2);
     expect(none.stdout).to.equal("");
     expect(none.stderr).to.include("usage: rekindle <command>");
   });
 
   it("help <command...> prints that command's usage; an unknown one exits 2 naming the valid ones", async function () {
-    const { code, stdout } = await capture(["help", "sim", "status"]);
+    const { code, stdout } = await cli(["help", "sim", "status"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("rekindle sim status [--name X] [-o text|json]");
-    const bad = await capture(["help", "sim", "reboot"]);
+    const bad = await cli(["help", "sim", "reboot"]);
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.include('unknown command "sim reboot"').and.include("sim apiserver");
   });
@@ -126,7 +99,7 @@ describe("CLI bad input (exit 2, nothing started)", function () {
       [["sim", "apiserver", "pause", "--bogus"], "rekindle sim apiserver --help"],
       [["controller", "--bogus"], "rekindle controller --help"],
     ] as const) {
-      const { code, stdout, stderr } = await capture([...argv]);
+      const { code, stdout, stderr } = await cli([...argv]);
       expect(code, argv.join(" ")).to.equal(2);
       expect(stdout).to.equal("");
       expect(stderr)
@@ -136,13 +109,13 @@ describe("CLI bad input (exit 2, nothing started)", function () {
   });
 
   it("an unknown subcommand names the valid ones at its level", async function () {
-    const { code, stderr } = await capture(["kind", "build"]);
+    const { code, stderr } = await cli(["kind", "build"]);
     expect(code).to.equal(2);
     expect(stderr).to.include('unknown kind command "build"; valid: build-image, build-controller-image');
   });
 
   it("a group with no subcommand prints its usage on stderr and exits 2", async function () {
-    const { code, stdout, stderr } = await capture(["kind"]);
+    const { code, stdout, stderr } = await cli(["kind"]);
     expect(code).to.equal(2);
     expect(stdout).to.equal("");
     expect(stderr).to.include("rekindle kind build-image");
@@ -155,7 +128,7 @@ describe("CLI bad input (exit 2, nothing started)", function () {
       ["version", "-o", "xml"],
       ["sim", "status", "--name", "no-such-cluster-here", "-o", "wide"],
     ]) {
-      const { code, stdout, stderr } = await capture(argv);
+      const { code, stdout, stderr } = await cli(argv);
       expect(code, argv.join(" ")).to.equal(2);
       expect(stdout).to.equal("");
       expect(stderr).to.include(`"${argv.at(-1)}"; valid: text, json`);
@@ -163,7 +136,7 @@ describe("CLI bad input (exit 2, nothing started)", function () {
   });
 
   it("sim status: --json is -o json, and contradicting -o text is refused", async function () {
-    const { code, stderr } = await capture(["sim", "status", "--json", "-o", "text"]);
+    const { code, stderr } = await cli(["sim", "status", "--json", "-o", "text"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--json and -o text contradict each other");
   });
@@ -173,8 +146,8 @@ describe("CLI machine-readable output", function () {
   this.timeout(60_000);
 
   it("list -o json prints only JSON: every scenario with its windows", async function () {
-    const text = await capture(["list"]);
-    const { code, stdout, stderr } = await capture(["list", "-o", "json", "--suite", "node-loss"]);
+    const text = await cli(["list"]);
+    const { code, stdout, stderr } = await cli(["list", "-o", "json", "--suite", "node-loss"]);
     expect(code).to.equal(0);
     expect(stderr).to.equal("");
     const parsed = JSON.parse(stdout) as {
@@ -201,7 +174,7 @@ describe("CLI machine-readable output", function () {
     const { PINNED_SIM_VERSIONS } = await import("../../lib/build/versions.js");
     const { PINNED_KIND_VERSION } = await import("../../lib/cluster/kind/cli.js");
     const pkg = JSON.parse(readFileSync(`${PROJECT_ROOT}/package.json`, "utf8")) as { version: string };
-    const json = await capture(["version", "-o", "json"]);
+    const json = await cli(["version", "-o", "json"]);
     expect(json.code).to.equal(0);
     const report = JSON.parse(json.stdout) as {
       rekindle: { version: string; gitSha: string; dirty: boolean | null };
@@ -221,7 +194,7 @@ describe("CLI machine-readable output", function () {
       kind: PINNED_KIND_VERSION,
     });
     for (const argv of [["--version"], ["-V"], ["version"]]) {
-      const { code, stdout } = await capture(argv);
+      const { code, stdout } = await cli(argv);
       expect(code).to.equal(0);
       expect(stdout.split("\n")[0]).to.equal(`rekindle ${pkg.version}`);
       for (const v of [report.rekindle.gitSha, report.kubernetes, report.etcd, report.kwok, report.kind])

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { dirname } from "node:path";
-import { cli, runSummary, scenario, scenarioRun, window, writeSummaries } from "../support/summaries.js";
+import { runSummary, scenario, scenarioRun, window, writeSummaries } from "../support/summaries.js";
+import { cli } from "../support/cli-capture.js";
 
 const READY = "deployment:recovered";
 

@@ -5,7 +5,6 @@ import { expect } from "chai";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../../lib/cli/main.js";
 import { exitCodeForError } from "../../lib/cli/exit-codes.js";
 import { RekindleError, type RekindleErrorCode } from "../../lib/errors.js";
 import type { RunSummary } from "../../lib/report/summary.js";
@@ -16,28 +15,7 @@ import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";
 import { captureStderr } from "../support/assertions.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
-
-/** Runs main() with stdout and stderr captured. */
-async function runMain(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  let stdout = "";
-  let stderr = "";
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
-    return true;
-  };
-  process.stderr.write = (chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-  }
-}
+import { cli } from "../support/cli-capture.js";
 
 /** Keeps these runs' sign-offs out of a CI job's own step summary while the describe runs. */
 function withoutStepSummary(): void {
@@ -101,7 +79,7 @@ describe("rekindle run when the cluster never comes up", function () {
 
   before(async function () {
     const kubeconfig = await closedPortKubeconfig(dir);
-    result = await runMain([
+    result = await cli([
       "run",
       "--provider",
       "existing",
@@ -155,7 +133,7 @@ describe("rekindle run when the cluster never comes up", function () {
 
   it("-o json prints {reportDir, summary} on stdout and still exits 3", async function () {
     const again = join(dir, "report-json");
-    const json = await runMain([
+    const json = await cli([
       "run",
       "--provider",
       "existing",
@@ -176,7 +154,7 @@ describe("rekindle run when the cluster never comes up", function () {
 
   it("a bad -o value exits 2 before anything starts", async function () {
     const bad = join(dir, "never");
-    const out = await runMain(["run", "--provider", "sim", "-o", "yaml", "--report-dir", bad]);
+    const out = await cli(["run", "--provider", "sim", "-o", "yaml", "--report-dir", bad]);
     expect(out.code).to.equal(2);
     expect(out.stderr).to.include('"yaml"').and.include("text, json");
     expect(existsSync(bad)).to.equal(false);
@@ -237,7 +215,7 @@ describe("rekindle run when a scenario fails (existing provider, a stand-in API 
       "GET /api/v1/nodes": () =>
         list("NodeList", [{ metadata: { name: "w1" }, status: { nodeInfo: { kubeletVersion: "v1.34.0" } } }]),
     });
-    result = await runMain([
+    result = await cli([
       "run",
       "--provider",
       "existing",

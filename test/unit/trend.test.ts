@@ -5,7 +5,8 @@ import { dirname, join } from "node:path";
 import { buildTrend } from "../../lib/report/trend.js";
 import { trendSvg } from "../../lib/report/trend-svg.js";
 import { trendHtml } from "../../lib/report/trend-html.js";
-import { cli, runSummary, scenario, scenarioRun, writeSummaries } from "../support/summaries.js";
+import { runSummary, scenario, scenarioRun, writeSummaries } from "../support/summaries.js";
+import { cli } from "../support/cli-capture.js";
 
 /** A run started at `startedAt` whose scenario recorded these milestones. */
 function run(
