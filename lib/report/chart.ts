@@ -3,6 +3,7 @@
 // A milestone that never came keeps its row: its window, and a red ✗ where it was due at the latest.
 import type { WindowCheck } from "../expect/assert.js";
 import type { SummaryExpected, SummaryMilestone } from "./summary.js";
+import { escapeMarkup } from "../util/markup.js";
 
 export interface ChartInput {
   title: string;
@@ -34,10 +35,6 @@ const CHAR_PX = 7;
 const PLOT = 660;
 const RIGHT = 40;
 const TOP = 64;
-
-function esc(text: string): string {
-  return text.replace(/[<>&"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[c] ?? c);
-}
 
 function niceStep(spanMs: number): number {
   const raw = spanMs / 8;
@@ -97,7 +94,7 @@ function windowBar(
   const fill = check?.maxMs === null ? "url(#never)" : "#cfe3f7";
   const outline = late ? ` stroke="${RED}" stroke-dasharray="3 2"` : "";
   return [
-    `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"${outline}><title>${esc(`${name}: expected ${check?.why ?? ""}`)}</title></rect>`,
+    `<rect x="${x0.toFixed(1)}" y="${y + 5}" width="${Math.max(2, x1 - x0).toFixed(1)}" height="${ROW - 10}" fill="${fill}" rx="2"${outline}><title>${escapeMarkup(`${name}: expected ${check?.why ?? ""}`)}</title></rect>`,
   ];
 }
 
@@ -114,13 +111,13 @@ function measuredMark(
   if (actual !== undefined) {
     const ok = check === undefined || check.verdict === "ok";
     return [
-      `<circle cx="${x(actual).toFixed(1)}" cy="${y + ROW / 2}" r="5" fill="${ok ? "#2e7d32" : RED}"><title>${esc(`${name}: ${(actual / 1000).toFixed(2)}s${check ? ` (${check.verdict})` : ""}`)}</title></circle>`,
+      `<circle cx="${x(actual).toFixed(1)}" cy="${y + ROW / 2}" r="5" fill="${ok ? "#2e7d32" : RED}"><title>${escapeMarkup(`${name}: ${(actual / 1000).toFixed(2)}s${check ? ` (${check.verdict})` : ""}`)}</title></circle>`,
       `<text x="${(x(actual) + 8).toFixed(1)}" y="${y + 16}" fill="#333">${(actual / 1000).toFixed(1)}s</text>`,
     ];
   }
   if (late) return missingMarker(name, late, check?.after, x(late.maxMs), y, plotRight);
   if (check && check.verdict !== "ok")
-    return [`<text x="${left + 4}" y="${y + 16}" fill="${RED}">${esc(check.verdict)}</text>`];
+    return [`<text x="${left + 4}" y="${y + 16}" fill="${RED}">${escapeMarkup(check.verdict)}</text>`];
   return [];
 }
 
@@ -129,7 +126,7 @@ function timelineRow(row: RowScale, name: string, y: number): string[] {
   const check = row.checkByName.get(name);
   const late = row.missing.get(name);
   return [
-    `<text x="${row.left - 8}" y="${y + 16}" text-anchor="end">${esc(name)}</text>`,
+    `<text x="${row.left - 8}" y="${y + 16}" text-anchor="end">${escapeMarkup(name)}</text>`,
     ...windowBar(row, name, y, check, late),
     ...measuredMark(row, name, y, check, late),
   ];
@@ -155,8 +152,8 @@ export function timelineSvg(input: ChartInput): string {
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    `<text x="12" y="22" font-size="16" font-weight="bold">${esc(input.title)}</text>`,
-    `<text x="12" y="42" fill="#555">${esc(input.subtitle)} — shaded: expected window; dot: observed (green inside, red outside); ✗: never came, at the end of its window; hatched: must not happen</text>`,
+    `<text x="12" y="22" font-size="16" font-weight="bold">${escapeMarkup(input.title)}</text>`,
+    `<text x="12" y="42" fill="#555">${escapeMarkup(input.subtitle)} — shaded: expected window; dot: observed (green inside, red outside); ✗: never came, at the end of its window; hatched: must not happen</text>`,
     `<defs><pattern id="never" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#f4c7c3"/></pattern></defs>`,
   ];
   const step = niceStep(maxT - minT);
@@ -200,9 +197,9 @@ function missingMarker(
   const fitsRight = markerX + 10 + label.length * CHAR_PX <= plotRight;
   const labelX = fitsRight ? markerX + 10 : markerX - 10;
   return [
-    `<g class="missing" stroke="${RED}" stroke-width="2"><title>${esc(`${name}: never came; ${due}${window.nominal ? " (nominal)" : ""}`)}</title>` +
+    `<g class="missing" stroke="${RED}" stroke-width="2"><title>${escapeMarkup(`${name}: never came; ${due}${window.nominal ? " (nominal)" : ""}`)}</title>` +
       `<line x1="${(markerX - 5).toFixed(1)}" y1="${cy - 5}" x2="${(markerX + 5).toFixed(1)}" y2="${cy + 5}"/>` +
       `<line x1="${(markerX - 5).toFixed(1)}" y1="${cy + 5}" x2="${(markerX + 5).toFixed(1)}" y2="${cy - 5}"/></g>`,
-    `<text x="${labelX.toFixed(1)}" y="${y + 16}" fill="${RED}" font-weight="bold"${fitsRight ? "" : ' text-anchor="end"'}>${esc(label)}</text>`,
+    `<text x="${labelX.toFixed(1)}" y="${y + 16}" fill="${RED}" font-weight="bold"${fitsRight ? "" : ' text-anchor="end"'}>${escapeMarkup(label)}</text>`,
   ];
 }

@@ -4,13 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "./summary.js";
-
-function escapeXml(text: string): string {
-  return text.replace(
-    /[<>&"']/g,
-    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c,
-  );
-}
+import { escapeMarkup } from "../util/markup.js";
 
 /** The testcase that stands for the harness itself when it broke. */
 export const HARNESS_CASE = "rekindle/harness";
@@ -21,21 +15,21 @@ export function junitXml(summary: RunSummary): string {
     const seconds = ((s.recoveryMs ?? 0) / 1000).toFixed(3);
     const body =
       s.outcome === "failed"
-        ? `\n      <failure message="${escapeXml((s.error ?? "failed").split("\n")[0] ?? "failed")}">${escapeXml(s.error ?? "")}</failure>\n    `
+        ? `\n      <failure message="${escapeMarkup((s.error ?? "failed").split("\n")[0] ?? "failed")}">${escapeMarkup(s.error ?? "")}</failure>\n    `
         : "";
-    return `    <testcase classname="rekindle.${escapeXml(summary.provider)}.${escapeXml(summary.profile)}" name="${escapeXml(s.id)}" time="${seconds}">${body}</testcase>`;
+    return `    <testcase classname="rekindle.${escapeMarkup(summary.provider)}.${escapeMarkup(summary.profile)}" name="${escapeMarkup(s.id)}" time="${seconds}">${body}</testcase>`;
   });
   const skipped = summary.skipped ?? [];
   for (const s of skipped) {
     cases.push(
-      `    <testcase classname="rekindle.${escapeXml(summary.provider)}.${escapeXml(summary.profile)}" name="${escapeXml(s.id)}" time="0">\n      <skipped message="${escapeXml(s.reason)}"/>\n    </testcase>`,
+      `    <testcase classname="rekindle.${escapeMarkup(summary.provider)}.${escapeMarkup(summary.profile)}" name="${escapeMarkup(s.id)}" time="0">\n      <skipped message="${escapeMarkup(s.reason)}"/>\n    </testcase>`,
     );
   }
   const broke = summary.error ?? undefined;
   if (broke !== undefined) {
     const message = `${broke.code} during ${broke.phase}: ${broke.message}`;
     cases.push(
-      `    <testcase classname="rekindle.${escapeXml(summary.provider)}.${escapeXml(summary.profile)}" name="${HARNESS_CASE}" time="0">\n      <error type="${escapeXml(broke.code)}" message="${escapeXml(message.split("\n")[0] ?? message)}">${escapeXml(broke.hint === undefined ? message : `${message}\nhint: ${broke.hint}`)}</error>\n    </testcase>`,
+      `    <testcase classname="rekindle.${escapeMarkup(summary.provider)}.${escapeMarkup(summary.profile)}" name="${HARNESS_CASE}" time="0">\n      <error type="${escapeMarkup(broke.code)}" message="${escapeMarkup(message.split("\n")[0] ?? message)}">${escapeMarkup(broke.hint === undefined ? message : `${message}\nhint: ${broke.hint}`)}</error>\n    </testcase>`,
     );
   }
   const errors = broke === undefined ? 0 : 1;
@@ -44,7 +38,7 @@ export function junitXml(summary: RunSummary): string {
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="rekindle" ${counts}>`,
-    `  <testsuite name="rekindle ${escapeXml(summary.runId)}" ${counts} timestamp="${escapeXml(summary.startedAt)}">`,
+    `  <testsuite name="rekindle ${escapeMarkup(summary.runId)}" ${counts} timestamp="${escapeMarkup(summary.startedAt)}">`,
     ...cases,
     `  </testsuite>`,
     `</testsuites>`,

@@ -1,13 +1,7 @@
 // signoff.html: the sign-off as one self-contained page (inline CSS, each scenario's timeline
 // chart as inline SVG, no script, no external resource): it opens offline, from an artifact.
 import type { BudgetStatus, Fact, SignoffFacts } from "./signoff.js";
-
-export function escapeHtml(text: string): string {
-  return text.replace(
-    /[<>&"']/g,
-    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
-}
+import { escapeMarkup } from "../util/markup.js";
 
 const CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
@@ -27,12 +21,12 @@ function cls(text: string): string {
 }
 
 function factTable(rows: readonly Fact[]): string {
-  const body = rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`);
+  const body = rows.map(([k, v]) => `<tr><th>${escapeMarkup(k)}</th><td>${escapeMarkup(v)}</td></tr>`);
   return `<table>${body.join("")}</table>`;
 }
 
 function statusCell(status: BudgetStatus): string {
-  return `<td class="${cls(status)}">${escapeHtml(status)}</td>`;
+  return `<td class="${cls(status)}">${escapeMarkup(status)}</td>`;
 }
 
 /** The chart as inline SVG, only if it is one (never markup of another kind). */
@@ -44,11 +38,11 @@ export function signoffHtml(f: SignoffFacts, charts: ReadonlyMap<string, string>
   const scenarioRows = [
     ...f.scenarios.map(
       (s) =>
-        `<tr><td><a href="#${escapeHtml(s.id)}">${escapeHtml(s.id)}</a></td><td class="${s.verdict}">${s.verdict}</td><td>${escapeHtml(s.figure)}</td></tr>`,
+        `<tr><td><a href="#${escapeMarkup(s.id)}">${escapeMarkup(s.id)}</a></td><td class="${s.verdict}">${s.verdict}</td><td>${escapeMarkup(s.figure)}</td></tr>`,
     ),
     ...f.skipped.map(
       (s) =>
-        `<tr><td>${escapeHtml(s.id)}</td><td class="SKIP">SKIP</td><td>${escapeHtml(s.reason)}</td></tr>`,
+        `<tr><td>${escapeMarkup(s.id)}</td><td class="SKIP">SKIP</td><td>${escapeMarkup(s.reason)}</td></tr>`,
     ),
   ];
   const details = f.scenarios.map((s) => {
@@ -58,22 +52,22 @@ export function signoffHtml(f: SignoffFacts, charts: ReadonlyMap<string, string>
         : `<table><tr><th>milestone</th><th>budget (since the fault)</th><th>measured</th><th></th></tr>${s.budgets
             .map(
               (b) =>
-                `<tr><td class="mono">${escapeHtml(b.milestone)}</td><td>${escapeHtml(b.budget)}</td><td>${escapeHtml(b.measured)}</td>${statusCell(b.status)}</tr>`,
+                `<tr><td class="mono">${escapeMarkup(b.milestone)}</td><td>${escapeMarkup(b.budget)}</td><td>${escapeMarkup(b.measured)}</td>${statusCell(b.status)}</tr>`,
             )
             .join("")}</table>`;
-    const error = s.error === undefined ? "" : `<pre>${escapeHtml(s.error)}</pre>`;
-    return `<section id="${escapeHtml(s.id)}"><h3><span class="${s.verdict}">${s.verdict}</span> ${escapeHtml(s.id)}</h3><p>${escapeHtml(s.figure)}</p>${budgets}${error}${inlineChart(charts.get(s.id))}</section>`;
+    const error = s.error === undefined ? "" : `<pre>${escapeMarkup(s.error)}</pre>`;
+    return `<section id="${escapeMarkup(s.id)}"><h3><span class="${s.verdict}">${s.verdict}</span> ${escapeMarkup(s.id)}</h3><p>${escapeMarkup(s.figure)}</p>${budgets}${error}${inlineChart(charts.get(s.id))}</section>`;
   });
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>rekindle sign-off: run ${escapeHtml(f.runId)}</title>
+<title>rekindle sign-off: run ${escapeMarkup(f.runId)}</title>
 <style>${CSS}</style>
 </head>
 <body>
-<h1>rekindle sign-off: run ${escapeHtml(f.runId)}</h1>
-<p class="verdict ${cls(f.verdict)}"><strong>${escapeHtml(f.verdict)}</strong> — ${escapeHtml(f.verdictLine)}</p>
+<h1>rekindle sign-off: run ${escapeMarkup(f.runId)}</h1>
+<p class="verdict ${cls(f.verdict)}"><strong>${escapeMarkup(f.verdict)}</strong> — ${escapeMarkup(f.verdictLine)}</p>
 <p>summary.json sha256: <code>${f.summarySha256}</code></p>
 <h2>Versions</h2>
 ${factTable(f.versions)}

@@ -1,6 +1,7 @@
 // One scenario's trend as an inline SVG: x = the runs in startedAt order (labelled with date and git
 // sha or run id), y = seconds since the fault, one coloured line of dots per milestone, a legend.
 import type { ScenarioTrend, TrendRun } from "./trend.js";
+import { escapeMarkup } from "../util/markup.js";
 
 /** Colour-blind-friendly-ish cycle (Tableau 10 and a few more); a series past it reuses a colour dashed. */
 const PALETTE = [
@@ -29,13 +30,6 @@ const MAX_PLOT_WIDTH = 1100;
 const LEGEND_GAP = 24;
 const LEGEND_ROW = 16;
 const LEGEND_WIDTH = 420;
-
-export function escapeXml(text: string): string {
-  return text.replace(
-    /[<>&"']/g,
-    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
-}
 
 /** "2026-11-24 03:22" from an ISO timestamp (UTC), or the text as it is. */
 export function shortDate(iso: string): string {
@@ -73,8 +67,8 @@ export function trendSvg(trend: ScenarioTrend, runs: readonly TrendRun[]): strin
   const width = legendX + LEGEND_WIDTH;
   const height = Math.max(TOP + PLOT_HEIGHT + BOTTOM, TOP + trend.series.length * LEGEND_ROW + 20);
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11" role="img" aria-label="${escapeXml(trend.scenario)}">`,
-    `<text x="${LEFT}" y="20" font-size="14" font-weight="bold">${escapeXml(trend.scenario)}</text>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11" role="img" aria-label="${escapeMarkup(trend.scenario)}">`,
+    `<text x="${LEFT}" y="20" font-size="14" font-weight="bold">${escapeMarkup(trend.scenario)}</text>`,
   ];
   for (let ms = lowMs; ms <= highMs; ms += step) {
     out.push(
@@ -87,9 +81,9 @@ export function trendSvg(trend: ScenarioTrend, runs: readonly TrendRun[]): strin
     const label = `${runLabel(run)}${failed ? " ✗" : ""}`;
     const bottom = TOP + PLOT_HEIGHT;
     out.push(
-      `<g class="run" data-run="${escapeXml(run.runId)}"><title>${escapeXml(`${run.runId} ${run.startedAt}${run.gitSha !== undefined ? ` ${run.gitSha}` : ""}${failed ? " (failed)" : ""}`)}</title>`,
+      `<g class="run" data-run="${escapeMarkup(run.runId)}"><title>${escapeMarkup(`${run.runId} ${run.startedAt}${run.gitSha !== undefined ? ` ${run.gitSha}` : ""}${failed ? " (failed)" : ""}`)}</title>`,
       `<line x1="${x(i).toFixed(1)}" x2="${x(i).toFixed(1)}" y1="${TOP}" y2="${bottom}" stroke="#f0f0f0"/>`,
-      `<text transform="translate(${(x(i) - 4).toFixed(1)},${bottom + 8}) rotate(90)" fill="${failed ? "#c62828" : "#333"}">${escapeXml(label)}</text></g>`,
+      `<text transform="translate(${(x(i) - 4).toFixed(1)},${bottom + 8}) rotate(90)" fill="${failed ? "#c62828" : "#333"}">${escapeMarkup(label)}</text></g>`,
     );
   });
   out.push(
@@ -98,14 +92,14 @@ export function trendSvg(trend: ScenarioTrend, runs: readonly TrendRun[]): strin
   trend.series.forEach((series, i) => {
     const colour = PALETTE[i % PALETTE.length] ?? "#333";
     const dash = i >= PALETTE.length ? ` stroke-dasharray="4 3"` : "";
-    const name = escapeXml(series.milestone);
+    const name = escapeMarkup(series.milestone);
     const points = series.points.map((p) => `${x(p.run).toFixed(1)},${y(p.atMs).toFixed(1)}`).join(" ");
     out.push(`<g class="series" data-milestone="${name}">`);
     out.push(`<polyline points="${points}" fill="none" stroke="${colour}" stroke-width="1.5"${dash}/>`);
     for (const p of series.points) {
       const run = runs[p.run];
       out.push(
-        `<circle cx="${x(p.run).toFixed(1)}" cy="${y(p.atMs).toFixed(1)}" r="3" fill="${colour}" data-run="${escapeXml(run?.runId ?? "")}"><title>${name}: ${seconds(p.atMs)} (${escapeXml(run?.runId ?? "")})</title></circle>`,
+        `<circle cx="${x(p.run).toFixed(1)}" cy="${y(p.atMs).toFixed(1)}" r="3" fill="${colour}" data-run="${escapeMarkup(run?.runId ?? "")}"><title>${name}: ${seconds(p.atMs)} (${escapeMarkup(run?.runId ?? "")})</title></circle>`,
       );
     }
     const ly = TOP + i * LEGEND_ROW;

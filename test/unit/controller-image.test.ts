@@ -2,7 +2,6 @@ import { expect } from "chai";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../../lib/cli/main.js";
 import {
   contextHash,
   dockerfileContextSources,
@@ -19,20 +18,7 @@ import { npmCachePath, npmFillArgs } from "../../lib/cluster/kind/image/npm-cach
 import { RekindleError } from "../../lib/errors.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { securityContextRunArgs } from "../support/controller-securitycontext.js";
-
-async function captureStdout(run: () => Promise<number>): Promise<{ code: number; stdout: string }> {
-  const original = process.stdout.write.bind(process.stdout);
-  let stdout = "";
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await run(), stdout };
-  } finally {
-    process.stdout.write = original;
-  }
-}
+import { cli } from "../support/cli-capture.js";
 
 function scratchDir(): string {
   return mkdtempSync(join(tmpdir(), "rekindle-ctl-image-"));
@@ -224,13 +210,13 @@ describe("CLI help the controller image answers", function () {
   this.timeout(30_000);
 
   it("rekindle controller --help prints the controller's usage and exits 0", async function () {
-    const { code, stdout } = await captureStdout(() => main(["controller", "--help"]));
+    const { code, stdout } = await cli(["controller", "--help"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("rekindle controller [--kubeconfig K]");
   });
 
   it("rekindle kind help names build-controller-image", async function () {
-    const { code, stdout } = await captureStdout(() => main(["kind", "help"]));
+    const { code, stdout } = await cli(["kind", "help"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("build-controller-image [--check] [--force]");
   });

@@ -13,26 +13,13 @@ import { main } from "../../lib/cli/main.js";
 import { timingProfile } from "../../lib/cluster/profiles.js";
 import { scenarioCatalogue } from "../../lib/cli/catalogue.js";
 import { allScenarios } from "../../suites/index.js";
+import { cli } from "../support/cli-capture.js";
 
 const STALE = "is stale: run `npm run docs` and commit the result";
 
-async function captureStdout(run: () => Promise<number>): Promise<{ code: number; stdout: string }> {
-  const original = process.stdout.write.bind(process.stdout);
-  let stdout = "";
-  process.stdout.write = (chunk: string | Uint8Array) => {
-    stdout += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await run(), stdout };
-  } finally {
-    process.stdout.write = original;
-  }
-}
-
 describe("generated docs pages", function () {
   it("docs/scenarios.md is what `rekindle list --markdown` prints now", async function () {
-    const { code, stdout } = await captureStdout(() => main(["list", "--markdown"]));
+    const { code, stdout } = await cli(["list", "--markdown"]);
     expect(code).to.equal(0);
     expect(stdout, "rekindle list --markdown and npm run docs disagree").to.equal(scenariosPageText());
     expect(readFileSync(SCENARIOS_PAGE, "utf8") === stdout, `docs/scenarios.md ${STALE}`).to.equal(true);
@@ -59,7 +46,7 @@ describe("generated docs pages", function () {
   });
 
   it("--markdown --profile P prints that profile only; a bad profile is exit 2", async function () {
-    const { code, stdout } = await captureStdout(() => main(["list", "--markdown", "--profile", "fast"]));
+    const { code, stdout } = await cli(["list", "--markdown", "--profile", "fast"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("## Profile `fast`").and.not.include("## Profile `default`");
     const original = process.stderr.write.bind(process.stderr);
