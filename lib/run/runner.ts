@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
+import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type { ClusterUnderTest } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
@@ -97,6 +98,8 @@ export function validateRunOptions(options: RunOptions): {
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
   const profile = timingProfile(options.profile ?? "default");
   if (options.allureHistory !== undefined) resolveAllureHistory(options.allureHistory);
+  // A kubeconfig or context that is not there is bad input, found before any report directory.
+  if (options.provider === "existing") loadKubeconfig(kubeconfigChoice(options));
   if (options.grep !== undefined) {
     try {
       new RegExp(options.grep);
@@ -213,6 +216,13 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     reportDir,
     failed: Math.max(failed, mochaFailures),
     ...(harnessError !== undefined ? { harnessError } : {}),
+  };
+}
+
+function kubeconfigChoice(options: RunOptions): KubeconfigChoice {
+  return {
+    ...(options.kubeconfig !== undefined ? { path: options.kubeconfig } : {}),
+    ...(options.context !== undefined ? { context: options.context } : {}),
   };
 }
 

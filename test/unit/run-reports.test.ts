@@ -76,9 +76,10 @@ describe("rekindle run when the cluster never comes up", function () {
   const reportDir = join(dir, "report");
   let result: { code: number; stdout: string; stderr: string };
   let summary: RunSummary;
+  let kubeconfig: string;
 
   before(async function () {
-    const kubeconfig = await closedPortKubeconfig(dir);
+    kubeconfig = await closedPortKubeconfig(dir);
     result = await cli([
       "run",
       "--provider",
@@ -158,6 +159,37 @@ describe("rekindle run when the cluster never comes up", function () {
     expect(out.code).to.equal(2);
     expect(out.stderr).to.include('"yaml"').and.include("text, json");
     expect(existsSync(bad)).to.equal(false);
+  });
+
+  it("a kubeconfig or context that is not there exits 2 before any report directory exists", async function () {
+    const noFile = join(dir, "no-file");
+    const missing = await cli([
+      "run",
+      "--provider",
+      "existing",
+      "--kubeconfig",
+      "/nope",
+      "--report-dir",
+      noFile,
+    ]);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.include("kubeconfig /nope does not exist");
+    expect(existsSync(noFile)).to.equal(false);
+    const noContext = join(dir, "no-context");
+    const badContext = await cli([
+      "run",
+      "--provider",
+      "existing",
+      "--kubeconfig",
+      kubeconfig,
+      "--context",
+      "nope",
+      "--report-dir",
+      noContext,
+    ]);
+    expect(badContext.code).to.equal(2);
+    expect(badContext.stderr).to.include('unknown context "nope"');
+    expect(existsSync(noContext)).to.equal(false);
   });
 });
 
