@@ -20,6 +20,7 @@ import {
 import { requirePrerequisite } from "../support/prerequisites.js";
 import { allowFor } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
+import { summarySchemaErrors } from "../support/summary-schema.js";
 
 const CLUSTER = "rekindle-it-kind";
 const SCENARIOS = KIND_CI_SCENARIOS;
@@ -49,6 +50,8 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
     expect(result.exitCode, "rekindle run exit code").to.equal(0);
     const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
     expect(summary.provider).to.equal("kind");
+    expect(summarySchemaErrors(summary), "summary.json against docs/summary.schema.json").to.deep.equal([]);
+    expect(summary.environment?.nodeImage.digest, "node image digest").to.match(/^sha256:[0-9a-f]{64}$/);
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal(
       SCENARIOS.map((id) => [id, "passed"]),
     );

@@ -17,6 +17,7 @@ import {
 import { requirePrerequisite } from "../support/prerequisites.js";
 import { REKINDLE_BIN } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
+import { summarySchemaErrors } from "../support/summary-schema.js";
 
 const CLUSTER = "rekindle-it-smoke";
 const SCENARIO = "node-loss/controller";
@@ -55,6 +56,8 @@ describe("kind smoke run (offline node image, fast profile)", function () {
     expect(result.exitCode, "rekindle run exit code").to.equal(0);
     const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
     expect(summary.provider).to.equal("kind");
+    expect(summarySchemaErrors(summary), "summary.json against docs/summary.schema.json").to.deep.equal([]);
+    expect(summary.environment?.nodeImage.digest, "node image digest").to.match(/^sha256:[0-9a-f]{64}$/);
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal([[SCENARIO, "passed"]]);
     expect(summary.scenarios[0]?.recoveryMs, "recovered").to.be.a("number");
     await expectNothingLeft(kind, CLUSTER, before);
