@@ -176,17 +176,13 @@ function milestoneRows(t: Thresholds, base: ScenarioSummary, cur: ScenarioSummar
   return rows;
 }
 
+/** A row that carries no times: a verdict about a whole scenario or run, and why. */
+function noteRow(scenario: string, statistic: Statistic, verdict: RowVerdict, note: string): ComparisonRow {
+  return { scenario, milestone: null, statistic, baseline: null, new: null, change: null, verdict, note };
+}
+
 function outcomeRows(base: ScenarioSummary, cur: ScenarioSummary): ComparisonRow[] {
-  const row = (verdict: RowVerdict, note: string): ComparisonRow => ({
-    scenario: cur.id,
-    milestone: null,
-    statistic: "outcome",
-    baseline: null,
-    new: null,
-    change: null,
-    verdict,
-    note,
-  });
+  const row = (verdict: RowVerdict, note: string) => noteRow(cur.id, "outcome", verdict, note);
   if (cur.outcome === "failed") {
     const why = cur.error?.split("\n")[0];
     return [row("failed", `failed in the new run${why !== undefined ? `: ${why}` : ""}`)];
@@ -200,16 +196,12 @@ function missingScenarioRow(
   skippedWhy: string | undefined,
 ): ComparisonRow {
   const where = side === "baseline" ? "not in the baseline" : "not in the new run";
-  return {
-    scenario: id,
-    milestone: null,
-    statistic: "presence",
-    baseline: null,
-    new: null,
-    change: null,
-    verdict: "missing",
-    note: skippedWhy !== undefined ? `${where} (skipped: ${skippedWhy})` : where,
-  };
+  return noteRow(
+    id,
+    "presence",
+    "missing",
+    skippedWhy !== undefined ? `${where} (skipped: ${skippedWhy})` : where,
+  );
 }
 
 function skipReason(summary: RunSummary, id: string): string | undefined {
@@ -218,25 +210,14 @@ function skipReason(summary: RunSummary, id: string): string | undefined {
 
 /** The run-level error of a schema-2 summary (the harness or its infrastructure broke), in one line. */
 function runErrorOf(summary: RunSummary): string | undefined {
-  const error: unknown = (summary as RunSummary & { error?: unknown }).error;
-  if (typeof error !== "object" || error === null) return undefined;
-  const { code, message, phase } = error as Record<string, unknown>;
-  const where = typeof phase === "string" ? ` during ${phase}` : "";
-  return `[${typeof code === "string" ? code : "ERROR"}] ${typeof message === "string" ? message.split("\n")[0] : "unknown"}${where}`;
+  const error = summary.error;
+  if (error === undefined || error === null) return undefined;
+  return `[${error.code}] ${error.message.split("\n")[0] ?? ""} during ${error.phase}`;
 }
 
 /** Rows for a run whose harness broke: a failure in the new run, a note in the baseline. */
 function runRows(baseline: RunSummary, current: RunSummary): ComparisonRow[] {
-  const row = (verdict: RowVerdict, note: string): ComparisonRow => ({
-    scenario: "(run)",
-    milestone: null,
-    statistic: "outcome",
-    baseline: null,
-    new: null,
-    change: null,
-    verdict,
-    note,
-  });
+  const row = (verdict: RowVerdict, note: string) => noteRow("(run)", "outcome", verdict, note);
   const broke = runErrorOf(current);
   const brokeBefore = runErrorOf(baseline);
   return [
