@@ -4,13 +4,11 @@
 // then a check that nothing is left: no cluster, no node containers, the host's inotify limits as
 // they were.
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { ensureControllerImage } from "../../lib/cluster/kind/image/controller-image.js";
-import type { RunSummary } from "../../lib/report/summary.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { KIND_CI_SCENARIO_PATTERN, KIND_CI_SCENARIOS, KIND_CI_SUITES } from "../support/kind-ci-scenarios.js";
 import {
+  expectKindRunPassed,
   expectNothingLeft,
   inotifyLimits,
   kindMissing,
@@ -20,7 +18,6 @@ import {
 import { requirePrerequisite } from "../support/prerequisites.js";
 import { allowFor } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
-import { summarySchemaErrors } from "../support/summary-schema.js";
 
 const CLUSTER = "rekindle-it-kind";
 const SCENARIOS = KIND_CI_SCENARIOS;
@@ -46,12 +43,7 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
       scenario: KIND_CI_SCENARIO_PATTERN,
       timeoutMs: 35 * 60_000,
     });
-    if (result.exitCode !== 0) console.log(result.all);
-    expect(result.exitCode, "rekindle run exit code").to.equal(0);
-    const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
-    expect(summary.provider).to.equal("kind");
-    expect(summarySchemaErrors(summary), "summary.json against docs/summary.schema.json").to.deep.equal([]);
-    expect(summary.environment?.nodeImage.digest, "node image digest").to.match(/^sha256:[0-9a-f]{64}$/);
+    const summary = expectKindRunPassed(result, reportDir);
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal(
       SCENARIOS.map((id) => [id, "passed"]),
     );

@@ -4,10 +4,8 @@
 // (test/full/kind-suites.test.ts).
 import { expect } from "chai";
 import { execa } from "execa";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { RunSummary } from "../../lib/report/summary.js";
 import {
+  expectKindRunPassed,
   expectNothingLeft,
   inotifyLimits,
   kindMissing,
@@ -17,7 +15,6 @@ import {
 import { requirePrerequisite } from "../support/prerequisites.js";
 import { REKINDLE_BIN } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
-import { summarySchemaErrors } from "../support/summary-schema.js";
 
 const CLUSTER = "rekindle-it-smoke";
 const SCENARIO = "node-loss/controller";
@@ -52,12 +49,7 @@ describe("kind smoke run (offline node image, fast profile)", function () {
       scenario: `${SCENARIO} —`,
       timeoutMs: 15 * 60_000,
     });
-    if (result.exitCode !== 0) console.log(result.all);
-    expect(result.exitCode, "rekindle run exit code").to.equal(0);
-    const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
-    expect(summary.provider).to.equal("kind");
-    expect(summarySchemaErrors(summary), "summary.json against docs/summary.schema.json").to.deep.equal([]);
-    expect(summary.environment?.nodeImage.digest, "node image digest").to.match(/^sha256:[0-9a-f]{64}$/);
+    const summary = expectKindRunPassed(result, reportDir);
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal([[SCENARIO, "passed"]]);
     expect(summary.scenarios[0]?.recoveryMs, "recovered").to.be.a("number");
     await expectNothingLeft(kind, CLUSTER, before);

@@ -4,14 +4,17 @@
 import { expect } from "chai";
 import { execa, type Result } from "execa";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { probeEngine } from "../../lib/cluster/kind/engine.js";
 import { INOTIFY_MINIMUMS } from "../../lib/cluster/kind/host-settings.js";
 import { ensureNodeImage } from "../../lib/cluster/kind/image/build.js";
 import { ensureKindBinary } from "../../lib/build/kind-binary.js";
+import type { RunSummary } from "../../lib/report/summary.js";
 import { findOnPath } from "../../lib/util/paths.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { HINT } from "./prerequisites.js";
 import { allowFor, REKINDLE_BIN } from "./rekindle-run.js";
+import { summarySchemaErrors } from "./summary-schema.js";
 
 /** Why a real kind cluster cannot run here, or undefined when it can. */
 export async function kindMissing(): Promise<string | undefined> {
@@ -79,6 +82,23 @@ export function runOnKindFast(
     ],
     { reject: false, timeout: allowFor(context, options.timeoutMs), all: true },
   );
+}
+
+/**
+ * Asserts a kind run exited 0 (printing its output when not) and wrote a kind summary.json valid
+ * against docs/summary.schema.json that names the node image by digest; returns the summary.
+ */
+export function expectKindRunPassed(
+  result: { exitCode?: number; all: string },
+  reportDir: string,
+): RunSummary {
+  if (result.exitCode !== 0) console.log(result.all);
+  expect(result.exitCode, "rekindle run exit code").to.equal(0);
+  const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+  expect(summary.provider).to.equal("kind");
+  expect(summarySchemaErrors(summary), "summary.json against docs/summary.schema.json").to.deep.equal([]);
+  expect(summary.environment?.nodeImage.digest, "node image digest").to.match(/^sha256:[0-9a-f]{64}$/);
+  return summary;
 }
 
 /** Asserts the run deleted its cluster and node containers and put the host's limits back. */
