@@ -1,12 +1,16 @@
 // reports/<run-id>/summary.json: the contract scripts and CI read. atMs values are ms since the fault.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { BudgetResult } from "../expect/budgets.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { RunEnvironment } from "./environment.js";
+import { summarizeBudgets, type SummaryBudget } from "./summary-budgets.js";
 
 /**
  * summary.json's shape version (docs/summary.schema.json). 1: before it was stated (no
  * schemaVersion, environment or error). 2: adds those three; every field of 1 kept as it was.
+ * Optional fields added since (a scenario's and a run's `budgets`) keep it 2: a reader of 2 that
+ * does not know them loses nothing it read before.
  */
 export const SUMMARY_SCHEMA_VERSION = 2;
 
@@ -48,6 +52,8 @@ export interface ScenarioRun {
   error?: string;
   /** Milestones that passed only because a known transient delay extended their window, and why. */
   explained?: string[];
+  /** The scenario's budgets against this run; absent when it has none (or the fault never came). */
+  budgets?: BudgetResult[];
 }
 
 export interface ScenarioSummary {
@@ -63,6 +69,8 @@ export interface ScenarioSummary {
   stats: Record<string, MilestoneStats>;
   runs: ScenarioRun[];
   error?: string;
+  /** Each budget over the repeats: passed only if it passed in every run, measured in the worst. */
+  budgets?: SummaryBudget[];
 }
 
 export interface RunSummary {
@@ -116,6 +124,7 @@ export function summarizeScenario(
   const recoveries = runs.map((r) => r.recoveryMs);
   const recovered = recoveries.filter((r): r is number => r !== null);
   const failed = runs.find((r) => r.outcome === "failed");
+  const budgets = summarizeBudgets(runs);
   return {
     id,
     outcome: failed ? "failed" : "passed",
@@ -127,6 +136,7 @@ export function summarizeScenario(
     stats,
     runs: [...runs],
     ...(failed?.error !== undefined ? { error: failed.error } : {}),
+    ...(budgets.length > 0 ? { budgets } : {}),
   };
 }
 

@@ -15,6 +15,7 @@ import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/
 import type { RecoveryController } from "../controller/controller.js";
 import { installNodeFenceCrd } from "../controller/crd.js";
 import type { WindowCheck } from "../expect/assert.js";
+import type { BudgetResult } from "../expect/budgets.js";
 import { nominalWindows, widened, type ExpectedMilestone } from "../expect/windows.js";
 import { k8s } from "../kube/client.js";
 import type { Milestone, WorkloadRef } from "../observe/milestones.js";
@@ -30,6 +31,7 @@ import { CONTROLLER_TAIL_LINES } from "./controller-tail.js";
 import { isOwnMilestone } from "./own-milestones.js";
 import type { ControllerOverrides } from "./scenario-controller.js";
 import { scenarioContext, type ScenarioContextParts } from "./scenario-context.js";
+import { scenarioBudgets } from "./scenario-budgets.js";
 import { ScenarioTimeline } from "./scenario-timeline.js";
 import { ScenarioSteps } from "./steps.js";
 import { concludeScenario } from "./verdict.js";
@@ -83,6 +85,20 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
    * recorder's vocabulary (isRecordedMilestoneName) are every name its windows may use.
    */
   ownMilestones?: readonly (string | RegExp)[];
+  /**
+   * The scenario's budgets (absolute objectives per workload, a scenario file's `budgets`), checked
+   * against the judged run beside the windows, usually with checkBudgets (lib/expect/budgets.ts).
+   * A missed one fails the scenario with its own verdict line. Called once the fault happened.
+   */
+  budgets?(context: BudgetContext): BudgetResult[];
+}
+
+/** What a scenario's budgets are checked against: the run as it is judged. */
+export interface BudgetContext extends DeriveContext {
+  /** The judged milestones, ms since the fault. */
+  milestones: readonly Milestone[];
+  /** The recorded transitions (epoch ms) up to the end of the scenario's own steps. */
+  transitions: readonly Transition[];
 }
 
 export interface DeriveContext {
@@ -295,13 +311,16 @@ export async function runScenario<R extends NodeCapability>(
     nominal: nominalWindows(expected),
     controllerTail: new LineTail(CONTROLLER_TAIL_LINES),
   };
-  const { failure, observedUntilMs } = await runThenUndo(parts);
+  const ran = await runThenUndo(parts);
+  const milestones = parts.timeline.observedUntil(ran.observedUntilMs);
+  const budgets = scenarioBudgets(definition, parts.timeline, milestones, ran.observedUntilMs);
   const verdict = await concludeScenario({
     title: definition.id,
     subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${parts.timeline.faultNodes.join(", ") || "?"}`,
     expected,
-    milestones: parts.timeline.observedUntil(observedUntilMs),
-    failure,
+    milestones,
+    failure: ran.failure ?? budgets.failure,
+    ...(budgets.results !== undefined ? { budgets: budgets.results } : {}),
     recoveryOf: definition.recoveryOf ?? definition.workloads(namespace).map((w) => w.id),
   });
   return { ...verdict, expected };

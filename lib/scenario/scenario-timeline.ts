@@ -52,17 +52,21 @@ export class ScenarioTimeline {
    * judged), plus the node coming back during the undo, which is reported.
    */
   observedUntil(observedUntilMs: number): Milestone[] {
-    const transitions = this.recorder?.transitions ?? [];
-    const observed = this.milestonesOf(
-      transitions.filter((t) => t.atMs <= observedUntilMs),
-      observedUntilMs,
+    const observed = this.milestonesOf(this.transitionsUntil(observedUntilMs), observedUntilMs);
+    const readyAgain = this.milestonesOf(this.recorder?.transitions ?? []).find(
+      (m) => m.name === "node-ready-again",
     );
-    const readyAgain = this.milestonesOf(transitions).find((m) => m.name === "node-ready-again");
     if (readyAgain && !observed.some((m) => m.name === "node-ready-again")) observed.push(readyAgain);
     return observed;
   }
 
-  private deriveContext(): DeriveContext {
+  /** The recorded transitions up to the end of the scenario's own steps (the undo's are not judged). */
+  transitionsUntil(observedUntilMs: number): Transition[] {
+    return (this.recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs);
+  }
+
+  /** What `derive` and `budgets` are told of the run. */
+  deriveContext(): DeriveContext {
     return {
       faultAtMs: this.faultAtMs,
       faultNodes: this.faultNodes,

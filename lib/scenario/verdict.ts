@@ -1,8 +1,10 @@
-// How every scenario ends: its milestones checked against the expected windows, a verdict with
-// the expected-vs-actual table on failure, the timeline chart, and the Allure attachments.
+// How every scenario ends: its milestones checked against the expected windows and its budgets
+// (if it has any), a verdict with a line per missed budget and the expected-vs-actual table on
+// failure, the timeline chart, and the Allure attachments.
 import * as allure from "allure-js-commons";
 import { errorMessage } from "../errors.js";
 import { checkTimeline, formatChecks, timelineMismatch, type WindowCheck } from "../expect/assert.js";
+import { missedBudgetLines, type BudgetResult } from "../expect/budgets.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { recoveryMs, type Milestone } from "../observe/milestones.js";
 import { timelineSvg } from "../report/chart.js";
@@ -17,6 +19,8 @@ export interface ScenarioVerdictInput {
   failure: unknown;
   /** Workloads whose `<id>:recovered` make up the recovery time; none: no recovery time. */
   recoveryOf: readonly string[];
+  /** The scenario's budgets checked against this run (checkBudgets); absent when it has none. */
+  budgets?: readonly BudgetResult[];
 }
 
 export interface ScenarioVerdict extends ScenarioRun {
@@ -31,13 +35,14 @@ export async function concludeScenario(input: ScenarioVerdictInput): Promise<Sce
   const mismatch = timelineMismatch(input.title, checks);
   // null when a workload never served again (the baseline's StatefulSets) or none is tracked.
   const recovered = input.recoveryOf.length > 0 ? recoveryMs(milestones, input.recoveryOf) : undefined;
-  // A step's own failure comes first: the timeline after it says little.
-  const errorText = input.failure !== undefined ? errorMessage(input.failure) : mismatch?.message;
+  const errorText = verdictError(input.failure, input.budgets ?? [], mismatch?.message);
   const windows = summaryExpected(input.expected, checks);
   const chart = timelineSvg({ title: input.title, subtitle: input.subtitle, milestones, checks, windows });
   await allure.attachment("timeline.svg", chart, "image/svg+xml");
   await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
   await allure.attachment("milestones.json", JSON.stringify(milestones, null, 2), "application/json");
+  if (input.budgets !== undefined)
+    await allure.attachment("budgets.json", JSON.stringify(input.budgets, null, 2), "application/json");
   const explained = checks.flatMap((c) =>
     c.explained !== undefined
       ? [`${c.name} at ${((c.actualMs ?? 0) / 1000).toFixed(1)}s: ${c.explained}`]
@@ -49,9 +54,28 @@ export async function concludeScenario(input: ScenarioVerdictInput): Promise<Sce
     milestones,
     ...(errorText !== undefined ? { error: errorText } : {}),
     ...(explained.length > 0 ? { explained } : {}),
+    ...(input.budgets !== undefined ? { budgets: [...input.budgets] } : {}),
     checks,
     chart,
   };
+}
+
+/**
+ * Why the run failed, or undefined: a step's own failure alone (the timeline after it says
+ * little); else a line per missed budget, then the windows' mismatch table, both when both failed.
+ */
+export function verdictError(
+  failure: unknown,
+  budgets: readonly BudgetResult[],
+  mismatch: string | undefined,
+): string | undefined {
+  if (failure !== undefined) return errorMessage(failure);
+  const missed = missedBudgetLines(budgets);
+  const parts = [
+    ...(missed.length > 0 ? [missed.join("\n")] : []),
+    ...(mismatch !== undefined ? [mismatch] : []),
+  ];
+  return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
 
 /** Resolved expected windows for summary.json: against actual anchors where known, else nominal. */

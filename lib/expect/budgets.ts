@@ -1,0 +1,208 @@
+// Budgets: absolute service-level objectives per workload ("recovered within 45 s", "at most 1
+// replica unavailable", "never evicted", "never Ready on two nodes at once"), checked after a run
+// beside the model's windows. Unlike a window a budget has no slack: it is the user's own number.
+// The time budgets read the workload's milestones; the others replay its pods' transitions
+// (budget-pods.ts).
+import { RekindleError } from "../errors.js";
+import type { Milestone } from "../observe/milestones.js";
+import type { Transition } from "../observe/types.js";
+import { firstEviction, maxUnavailable, readyOnTwoNodes, type BudgetWorkload } from "./budget-pods.js";
+
+export type { BudgetWorkload };
+
+/**
+ * One workload's budgets, as a scenario file states them. The same shape as lib/scenario-file's
+ * BudgetSpec (which is assignable to it), written here because expect/ sits below scenario files.
+ */
+export interface WorkloadBudgets {
+  workload: string;
+  recoveredWithinMs?: number;
+  servingWithinMs?: number;
+  maxUnavailable?: number;
+  neverEvicted?: boolean;
+  neverReadyOnTwoNodes?: boolean;
+}
+
+export const BUDGET_KINDS = [
+  "recoveredWithin",
+  "servingWithin",
+  "maxUnavailable",
+  "neverEvicted",
+  "neverReadyOnTwoNodes",
+] as const;
+export type BudgetKind = (typeof BUDGET_KINDS)[number];
+
+/** One budget of one workload against what one run measured. */
+export interface BudgetResult {
+  workload: string;
+  budget: BudgetKind;
+  /** The budget as written: "45 s", "1", "never". */
+  limit: string;
+  /** What the run measured: "38.2 s", "not recovered", "2 at 12.3 s", "0", "evicted at 8.1 s", "never". */
+  measured: string;
+  passed: boolean;
+  /**
+   * The measured number, to compare runs: ms since the fault (a time budget: when it came; a
+   * "never" budget: when it happened) or a replica count (maxUnavailable); null when the awaited
+   * milestone never came, or the forbidden thing never happened.
+   */
+  value: number | null;
+}
+
+export interface BudgetInput {
+  /** The run's judged milestones, ms since the fault. */
+  milestones: readonly Milestone[];
+  /** The recorded transitions (epoch ms), up to the end of the scenario's own steps. */
+  transitions: readonly Transition[];
+  /** Date.now() at the fault. */
+  faultAtMs: number;
+  /** The nodes the fault hit: a pod deleted there after the fault was evicted by it. */
+  faultNodes: readonly string[];
+  /** Every workload a budget names: how its pods are found and how many it wants. */
+  workloads: readonly BudgetWorkload[];
+}
+
+/** "45 s", "1.5 s", "0.5 s": a budget's limit as a person writes it. */
+export function limitSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1)} s`;
+}
+
+/** "38.2 s": a measured time, to a tenth of a second. */
+export function measuredSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** recoveredWithin / servingWithin: the workload's `<id>:<suffix>` milestone by the limit. */
+function timeBudget(
+  budget: "recoveredWithin" | "servingWithin",
+  workload: string,
+  limitMs: number,
+  milestones: readonly Milestone[],
+): BudgetResult {
+  const suffix = budget === "recoveredWithin" ? "recovered" : "serving";
+  const came = milestones.find((m) => m.name === `${workload}:${suffix}`);
+  return {
+    workload,
+    budget,
+    limit: limitSeconds(limitMs),
+    measured: came === undefined ? `not ${suffix}` : measuredSeconds(came.atMs),
+    passed: came !== undefined && came.atMs <= limitMs,
+    value: came?.atMs ?? null,
+  };
+}
+
+/** A "never" budget: passed when the forbidden thing did not happen. */
+function neverBudget(
+  budget: "neverEvicted" | "neverReadyOnTwoNodes",
+  workload: string,
+  happened: { atMs: number; what: string } | undefined,
+): BudgetResult {
+  return {
+    workload,
+    budget,
+    limit: "never",
+    measured: happened === undefined ? "never" : `${happened.what} at ${measuredSeconds(happened.atMs)}`,
+    passed: happened === undefined,
+    value: happened?.atMs ?? null,
+  };
+}
+
+function workloadOf(input: BudgetInput, id: string): BudgetWorkload {
+  const workload = input.workloads.find((w) => w.id === id);
+  if (workload === undefined) {
+    throw new RekindleError(
+      "SCENARIO_DEFINITION",
+      `a budget names workload "${id}", which the scenario has not`,
+      {
+        hint: `budgets may name: ${input.workloads.map((w) => w.id).join(", ") || "no workload"}`,
+      },
+    );
+  }
+  return workload;
+}
+
+function unavailableBudget(input: BudgetInput, id: string, limit: number): BudgetResult {
+  const worst = maxUnavailable(input.transitions, input.faultAtMs, workloadOf(input, id));
+  const measured =
+    worst === undefined
+      ? "no pod of it seen"
+      : worst.count === 0
+        ? "0"
+        : `${worst.count} at ${measuredSeconds(worst.atMs)}`;
+  return {
+    workload: id,
+    budget: "maxUnavailable",
+    limit: String(limit),
+    measured,
+    passed: worst !== undefined && worst.count <= limit,
+    value: worst?.count ?? null,
+  };
+}
+
+/** A pod evicted: by the kubelet (`<id>:pod-evicted`, or a pod ended Evicted) or off a faulted node. */
+function evictedBudget(input: BudgetInput, id: string): BudgetResult {
+  const milestone = input.milestones.find((m) => m.name === `${id}:pod-evicted`);
+  const fromPods = firstEviction(input.transitions, input.faultAtMs, input.faultNodes, workloadOf(input, id));
+  const happened =
+    milestone !== undefined && (fromPods === undefined || milestone.atMs < fromPods.atMs)
+      ? { atMs: milestone.atMs, what: "evicted" }
+      : fromPods;
+  return neverBudget("neverEvicted", id, happened);
+}
+
+/**
+ * Two pods of one identity Ready at once on different nodes, from its pods' transitions; the
+ * `<id>:duplicate-ready` milestone stands in only when no pod of it was seen.
+ */
+function twoNodesBudget(input: BudgetInput, id: string): BudgetResult {
+  const computed = readyOnTwoNodes(input.transitions, input.faultAtMs, workloadOf(input, id));
+  const milestone = input.milestones.find((m) => m.name === `${id}:duplicate-ready`);
+  const happened =
+    computed.seen || milestone === undefined
+      ? computed.happened
+      : { atMs: milestone.atMs, what: `Ready on two nodes${milestone.node ? ` (${milestone.node})` : ""}` };
+  return neverBudget("neverReadyOnTwoNodes", id, happened);
+}
+
+/** Every budget of `budgets` against one run, in the order written (per workload, in BUDGET_KINDS order). */
+export function checkBudgets(budgets: readonly WorkloadBudgets[], input: BudgetInput): BudgetResult[] {
+  return budgets.flatMap((b): BudgetResult[] => [
+    ...(b.recoveredWithinMs !== undefined
+      ? [timeBudget("recoveredWithin", b.workload, b.recoveredWithinMs, input.milestones)]
+      : []),
+    ...(b.servingWithinMs !== undefined
+      ? [timeBudget("servingWithin", b.workload, b.servingWithinMs, input.milestones)]
+      : []),
+    ...(b.maxUnavailable !== undefined ? [unavailableBudget(input, b.workload, b.maxUnavailable)] : []),
+    ...(b.neverEvicted === true ? [evictedBudget(input, b.workload)] : []),
+    ...(b.neverReadyOnTwoNodes === true ? [twoNodesBudget(input, b.workload)] : []),
+  ]);
+}
+
+/** "db recovered within 45 s", "db at most 1 unavailable", "db never evicted": the budget in words. */
+export function budgetWords(result: Pick<BudgetResult, "workload" | "budget" | "limit">): string {
+  const { workload, limit } = result;
+  switch (result.budget) {
+    case "recoveredWithin":
+      return `${workload} recovered within ${limit}`;
+    case "servingWithin":
+      return `${workload} serving within ${limit}`;
+    case "maxUnavailable":
+      return `${workload} at most ${limit} unavailable`;
+    case "neverEvicted":
+      return `${workload} never evicted`;
+    case "neverReadyOnTwoNodes":
+      return `${workload} never Ready on two nodes at once`;
+  }
+}
+
+/** "budget missed: db recovered within 45 s — measured 52.3 s": a missed budget's verdict line. */
+export function missedBudgetLine(result: BudgetResult): string {
+  return `budget missed: ${budgetWords(result)} — measured ${result.measured}`;
+}
+
+/** The verdict lines of the budgets a run missed, in order; empty when it met them all. */
+export function missedBudgetLines(results: readonly BudgetResult[]): string[] {
+  return results.filter((r) => !r.passed).map(missedBudgetLine);
+}
