@@ -32,6 +32,15 @@ export const BUDGET_KINDS = [
 ] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
+/** Each kind in words, for a table with the limit in a column of its own. */
+export const BUDGET_LABELS: Readonly<Record<BudgetKind, string>> = {
+  recoveredWithin: "recovered within",
+  servingWithin: "serving within",
+  maxUnavailable: "replicas unavailable at most",
+  neverEvicted: "evicted",
+  neverReadyOnTwoNodes: "Ready on two nodes at once",
+};
+
 /** One budget of one workload against what one run measured. */
 export interface BudgetResult {
   workload: string;

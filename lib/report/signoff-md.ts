@@ -51,15 +51,26 @@ export function signoffMarkdown(f: SignoffFacts): string {
   }
   for (const s of f.scenarios) {
     lines.push(`### ${s.verdict} ${mdCell(s.id)}`, "");
-    if (s.budgets.length > 0) {
+    if (s.windows.length > 0) {
       lines.push(
         ...table(
-          ["milestone", "budget (since the fault)", "measured", ""],
-          s.budgets.map((b) => [b.milestone, b.budget, b.measured, b.status]),
+          ["milestone", "expected window (since the fault)", "measured", ""],
+          s.windows.map((w) => [w.milestone, w.window, w.measured, w.status]),
         ),
         "",
       );
-    } else lines.push("no timed budgets", "");
+    } else lines.push("no expected windows", "");
+    if (s.budgets.length > 0) {
+      lines.push(
+        "#### Budgets",
+        "",
+        ...table(
+          ["workload", "budget", "limit", "measured", "verdict"],
+          s.budgets.map((b) => [b.workload, b.budget, b.limit, b.measured, b.verdict]),
+        ),
+        "",
+      );
+    }
     if (s.error !== undefined) lines.push("```", s.error.replaceAll("```", "'''"), "```", "");
   }
   if (f.knobs.length > 0) lines.push("## Timing knobs", "", ...facts(f.knobs), "");

@@ -1,6 +1,7 @@
 // reports/<run>/signoff.html and signoff.md: one page a release can be signed on. What made the
-// run (versions, images, every knob), each scenario's verdict and what it measured, every budget
-// (expected window) against the measured time, and the sha256 of the summary.json it summarises.
+// run (versions, images, every knob), each scenario's verdict and what it measured, every expected
+// window against the measured time, every budget (a scenario file's absolute objectives) against
+// what was measured, and the sha256 of the summary.json it summarises.
 // The HTML is self-contained (inline CSS, the charts as inline SVG); the Markdown has the same
 // facts but the charts, and is appended to $GITHUB_STEP_SUMMARY when that is set.
 import { createHash } from "node:crypto";
@@ -11,27 +12,44 @@ import type { ComponentVersion, ImageIdentity, RunEnvironment } from "./environm
 import { scenarioFigure } from "./scenario-figure.js";
 import { signoffHtml } from "./signoff-html.js";
 import { signoffMarkdown } from "./signoff-md.js";
+import { BUDGET_LABELS } from "../expect/budgets.js";
+import type { SummaryBudget } from "./summary-budgets.js";
 import type { RunSummary, ScenarioSummary, SummaryExpected } from "./summary.js";
 
 /** A label and its value, as both renderers print them. */
 export type Fact = readonly [label: string, value: string];
 
-/** How a measured time stands against its budget. */
-export type BudgetStatus = "within" | "early" | "late" | "missing" | "absent as required" | "HAPPENED";
+/** How a measured time stands against its expected window. */
+export type WindowStatus = "within" | "early" | "late" | "missing" | "absent as required" | "HAPPENED";
 
-export interface BudgetRow {
+export interface WindowRow {
   milestone: string;
   /** "2.0s–20.0s" or "must not happen". */
-  budget: string;
+  window: string;
   /** "12.3s" (p50 over repeats), or "—" when it did not happen. */
   measured: string;
-  status: BudgetStatus;
+  status: WindowStatus;
+}
+
+/** One budget of a scenario file, over the run's repeats. */
+export interface BudgetRow {
+  workload: string;
+  /** "recovered within", "never evicted"… */
+  budget: string;
+  /** "45 s", "1", "never". */
+  limit: string;
+  /** What the worst run measured: "52.3 s", "2 at 12.3 s", "never". */
+  measured: string;
+  /** "met", "MISSED", or "MISSED in 2 of 3 runs". */
+  verdict: string;
 }
 
 export interface ScenarioSignoff {
   id: string;
   verdict: "PASS" | "FAIL";
   figure: string;
+  windows: WindowRow[];
+  /** Empty when the scenario has no budgets. */
   budgets: BudgetRow[];
   error?: string;
 }
@@ -59,17 +77,17 @@ export function sha256Hex(bytes: Buffer | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-function budgetRow(expected: SummaryExpected, atMs: number | undefined): BudgetRow {
+function windowRow(expected: SummaryExpected, atMs: number | undefined): WindowRow {
   const measured = atMs === undefined ? "—" : seconds(atMs);
   if (expected.maxMs === null) {
     return {
       milestone: expected.name,
-      budget: "must not happen",
+      window: "must not happen",
       measured,
       status: atMs === undefined ? "absent as required" : "HAPPENED",
     };
   }
-  const status: BudgetStatus =
+  const status: WindowStatus =
     atMs === undefined
       ? "missing"
       : atMs < expected.minMs
@@ -79,9 +97,20 @@ function budgetRow(expected: SummaryExpected, atMs: number | undefined): BudgetR
           : "within";
   return {
     milestone: expected.name,
-    budget: `${seconds(expected.minMs)}–${seconds(expected.maxMs)}`,
+    window: `${seconds(expected.minMs)}–${seconds(expected.maxMs)}`,
     measured,
     status,
+  };
+}
+
+function budgetRow(budget: SummaryBudget, runs: number): BudgetRow {
+  const missed = runs > 1 ? `MISSED in ${budget.missedRuns} of ${runs} runs` : "MISSED";
+  return {
+    workload: budget.workload,
+    budget: BUDGET_LABELS[budget.budget],
+    limit: budget.limit,
+    measured: runs > 1 ? `${budget.measured} (worst of ${runs} runs)` : budget.measured,
+    verdict: budget.passed ? "met" : missed,
   };
 }
 
@@ -91,7 +120,8 @@ function scenarioSignoff(scenario: ScenarioSummary): ScenarioSignoff {
     id: scenario.id,
     verdict: scenario.outcome === "passed" ? "PASS" : "FAIL",
     figure: scenarioFigure(scenario),
-    budgets: scenario.expected.map((e) => budgetRow(e, at.get(e.name))),
+    windows: scenario.expected.map((e) => windowRow(e, at.get(e.name))),
+    budgets: (scenario.budgets ?? []).map((b) => budgetRow(b, scenario.runs.length)),
     ...(scenario.error !== undefined ? { error: scenario.error } : {}),
   };
 }

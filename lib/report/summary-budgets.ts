@@ -42,15 +42,17 @@ export function summarizeBudgets(runs: readonly ScenarioRun[]): SummaryBudget[] 
   });
 }
 
-/**
- * The verdict line of each budget the scenario missed ("budget missed: db recovered within 45 s —
- * measured 52.3 s"), with how many runs missed it when it ran more than once.
- */
+/** A budget's verdict line in the summary, with how many runs missed it when it ran more than once. */
+export function summaryBudgetLine(budget: SummaryBudget, runs: number): string {
+  return `${missedBudgetLine(budget)}${runs > 1 ? ` (worst run; missed in ${budget.missedRuns} of ${runs})` : ""}`;
+}
+
+/** The budgets the scenario missed over its runs. */
+export function missedBudgets(scenario: Pick<ScenarioSummary, "budgets">): SummaryBudget[] {
+  return (scenario.budgets ?? []).filter((b) => !b.passed);
+}
+
+/** The verdict line of each budget the scenario missed ("budget missed: db recovered within 45 s — measured 52.3 s"). */
 export function missedSummaryBudgetLines(scenario: Pick<ScenarioSummary, "budgets" | "runs">): string[] {
-  const runs = scenario.runs.length;
-  return (scenario.budgets ?? [])
-    .filter((b) => !b.passed)
-    .map(
-      (b) => `${missedBudgetLine(b)}${runs > 1 ? ` (worst run; missed in ${b.missedRuns} of ${runs})` : ""}`,
-    );
+  return missedBudgets(scenario).map((b) => summaryBudgetLine(b, scenario.runs.length));
 }
