@@ -334,7 +334,7 @@ describe("sign-off files", function () {
     expect(md).to.include(`\`${summarySha}\``);
   });
 
-  it("both show versions, knobs, each verdict and what it measured, and the budgets against the measured times", function () {
+  it("both show versions, knobs, each verdict and what it measured, and the expected windows against the measured times", function () {
     for (const text of [html, md]) {
       expect(text)
         .to.include("kindest/node:v1.34.0")
