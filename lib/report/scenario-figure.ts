@@ -2,7 +2,8 @@
 // from data the summary has: its recovery time when every tracked workload came back; else the
 // `…:recovered` milestones its expected windows give a deadline (what came, what did not); a
 // scenario that expects none (preflight, the guards, most safety scenarios) says "no recovery
-// expected" and its key milestone; and anything with must-not-happen windows how many stayed absent.
+// expected" and its key milestone; anything with must-not-happen windows how many stayed absent;
+// and a scenario with budgets (a scenario file's) how many of them every run met.
 import type { ScenarioSummary } from "./summary.js";
 
 const RECOVERED = ":recovered";
@@ -30,9 +31,17 @@ function recoveries(names: readonly string[], at: ReadonlyMap<string, number>): 
 /**
  * "recovered in 12.3s"; "deployment:recovered at 30.1s; 5 of 5 forbidden milestones absent";
  * "not recovered: statefulset:recovered missing; deployment:recovered at 9.0s"; "no recovery
- * expected; key milestone fence:power-management:done at 8.2s; 6 of 6 forbidden milestones absent".
+ * expected; key milestone fence:power-management:done at 8.2s; 6 of 6 forbidden milestones absent";
+ * "recovered in 52.3s; 1 of 2 budgets met".
  */
 export function scenarioFigure(scenario: ScenarioSummary): string {
+  const budgets = scenario.budgets ?? [];
+  const met =
+    budgets.length > 0 ? `; ${budgets.filter((b) => b.passed).length} of ${budgets.length} budgets met` : "";
+  return `${timelineFigure(scenario)}${met}`;
+}
+
+function timelineFigure(scenario: ScenarioSummary): string {
   if (scenario.recoveryMs !== null) return `recovered in ${seconds(scenario.recoveryMs)}`;
   const at = new Map(scenario.milestones.map((m) => [m.name, m.atMs]));
   const expected = expectedRecoveries(scenario);

@@ -281,7 +281,7 @@ describe("budgets in the reports", function () {
 
   it("the end-of-run lines name each missed budget under its scenario", function () {
     const text = runResultText({ summary, reportDir: "/r", failed: 2 });
-    expect(text).to.include("  FAIL  file/db-node-loss  (");
+    expect(text).to.include("  FAIL  file/db-node-loss  (recovered in 30.0s; 1 of 2 budgets met)\n");
     const lines = text.split("\n");
     const at = lines.findIndex((l) => l.includes("FAIL  file/db-node-loss"));
     expect(lines[at + 1]).to.equal("        budget missed: db recovered within 45 s — measured 52.3 s");
