@@ -1,7 +1,7 @@
-// Records the whole recovery chain of a scenario: watches Nodes, Leases, VolumeAttachments, and in
-// the scenario's namespaces Pods, PersistentVolumeClaims, EndpointSlices and Events (Events of
-// "default" too), and (when the CRD exists) NodeFences, and turns every change into named transitions with
-// the local receive time and the API's own timestamps.
+// Records the whole recovery chain of a scenario: watches Nodes, Leases, VolumeAttachments, (when
+// the CRD exists) NodeFences, and in the scenario's namespaces Pods, PersistentVolumeClaims,
+// EndpointSlices and Events (Events of "default" too), and turns every change into named
+// transitions with the local receive time and the API's own timestamps.
 import { k8s, isNotFound } from "../kube/client.js";
 import { pollUntil, withTimeout } from "../util/time.js";
 import { NODE_FENCE_CRD } from "../controller/crd.js";
