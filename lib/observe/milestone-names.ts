@@ -32,6 +32,18 @@ export const WORKLOAD_MILESTONE_SUFFIXES = [
   "recovered",
   /** The replacement's volume setup refused by a known transient race; the kubelet retries. */
   "kubelet-retry",
+  /** A pod of it evicted by the kubelet (node pressure), on any node. */
+  "pod-evicted",
+  /** Two of its pods Ready at once on different nodes (split brain). */
+  "duplicate-ready",
+  // The global volume milestones, for the volumes of this workload's lost pods only.
+  "multi-attach",
+  "va-detach-started",
+  "va-gone",
+  "va-attached-elsewhere",
+  // Its Service's EndpointSlices: fewer ready endpoints than wanted, then the wanted number again.
+  "endpoints-lost",
+  "serving",
 ] as const;
 
 const PATTERNS: readonly RegExp[] = [

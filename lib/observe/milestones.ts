@@ -1,24 +1,15 @@
 // Named milestones of a node-loss scenario, derived from recorded transitions. Times are ms since
 // the fault (negative = before it). Names are part of the summary.json contract.
+import { duplicateReadyMilestone } from "./duplicate-ready.js";
+import { relative, type Milestone } from "./milestone.js";
+import { servingMilestones } from "./serving.js";
 import type { Transition } from "./types.js";
 import { transientVolumeErrorCause } from "./volume-warnings.js";
+import { isPodOf, type WorkloadRef } from "./workload-ref.js";
+import { isMultiAttachEvent, workloadVolumeMilestones } from "./workload-volumes.js";
 
-export interface Milestone {
-  name: string;
-  /** Local receive time, ms since the fault. */
-  atMs: number;
-  /** The API's own timestamp for the same change, ms since the fault, when the object carried one. */
-  apiAtMs?: number;
-  node?: string;
-}
-
-export interface WorkloadRef {
-  /** Milestone prefix, e.g. "deployment". */
-  id: string;
-  /** Value of the pods' `app` label. */
-  app: string;
-  namespace: string;
-}
+export type { Milestone } from "./milestone.js";
+export type { WorkloadRef } from "./workload-ref.js";
 
 export interface NodeLossContext {
   faultAtMs: number;
@@ -26,17 +17,8 @@ export interface NodeLossContext {
   workloads: WorkloadRef[];
 }
 
-function relative(t: Transition, faultAtMs: number): Pick<Milestone, "atMs" | "apiAtMs" | "node"> {
-  const api = t.apiTime ? Date.parse(t.apiTime) : Number.NaN;
-  return {
-    atMs: t.atMs - faultAtMs,
-    ...(Number.isFinite(api) ? { apiAtMs: api - faultAtMs } : {}),
-    ...(t.node ? { node: t.node } : {}),
-  };
-}
-
 /** What each group of milestones is derived from: the transitions, the lost node, and where to add. */
-interface Derivation {
+export interface Derivation {
   transitions: readonly Transition[];
   /** The transitions from the fault on. */
   after: readonly Transition[];
@@ -44,6 +26,8 @@ interface Derivation {
   onLost: (t: Transition) => boolean;
   /** Adds a milestone at `t`, unless there is none or the name is already taken (the first wins). */
   add: (name: string, t: Transition | undefined) => void;
+  /** Adds a milestone made elsewhere, unless its name is already taken. */
+  addMilestone: (milestone: Milestone | undefined) => void;
 }
 
 /** The lost node: its last renewal, Ready going Unknown / False / True again, its taints. */
@@ -94,15 +78,11 @@ function nodeMilestones(d: Derivation, out: Milestone[]): void {
   );
 }
 
-/** One workload: its pods on the lost node, their end, and their replacements up to recovered. */
-function workloadMilestones(d: Derivation, workload: WorkloadRef): void {
-  const { transitions, after, onLost, add } = d;
+/** The uids of the workload's pods that were on the lost node when it was lost. */
+function lostPodsOf(d: Derivation, workload: WorkloadRef): Set<string | undefined> {
+  const { transitions, onLost } = d;
   const { faultAtMs } = d.context;
-  const ofWorkload = (t: Transition) =>
-    t.subject.kind === "Pod" &&
-    t.subject.namespace === workload.namespace &&
-    t.detail?.["app"] === workload.app;
-  // Pods of the workload that were on the lost node when it was lost.
+  const ofWorkload = (t: Transition) => isPodOf(workload, t);
   const scheduledBefore = transitions
     .filter((t) => t.name === "pod-scheduled" && ofWorkload(t) && onLost(t) && t.atMs < faultAtMs)
     .map((t) => t.subject.uid);
@@ -111,7 +91,17 @@ function workloadMilestones(d: Derivation, workload: WorkloadRef): void {
       .filter((t) => t.name === "pod-gone" && ofWorkload(t) && t.atMs < faultAtMs)
       .map((t) => t.subject.uid),
   );
-  const lostPods = new Set(scheduledBefore.filter((uid) => !goneBefore.has(uid)));
+  return new Set(scheduledBefore.filter((uid) => !goneBefore.has(uid)));
+}
+
+/** One workload: its pods on the lost node, their end, and their replacements up to recovered. */
+function workloadMilestones(
+  d: Derivation,
+  workload: WorkloadRef,
+  lostPods: ReadonlySet<string | undefined>,
+): void {
+  const { after, onLost, add } = d;
+  const ofWorkload = (t: Transition) => isPodOf(workload, t);
   const ofLostPod = (t: Transition) => ofWorkload(t) && lostPods.has(t.subject.uid);
   add(
     `${workload.id}:pod-deletion-requested`,
@@ -121,6 +111,11 @@ function workloadMilestones(d: Derivation, workload: WorkloadRef): void {
   add(
     `${workload.id}:pod-terminated`,
     after.find((t) => t.name === "pod-terminal" && ofLostPod(t)),
+  );
+  // Any of its pods, on any node, evicted by the kubelet (node pressure).
+  add(
+    `${workload.id}:pod-evicted`,
+    after.find((t) => t.name === "pod-terminal" && ofWorkload(t) && t.detail?.["reason"] === "Evicted"),
   );
   const gone = after.filter((t) => t.name === "pod-gone" && ofLostPod(t));
   add(`${workload.id}:pod-gone`, gone[0]);
@@ -175,9 +170,7 @@ function volumeMilestones(d: Derivation): void {
     "multi-attach",
     after.find(
       (t) =>
-        t.name === "event" &&
-        t.detail?.["reason"] === "FailedAttachVolume" &&
-        (t.detail["message"] ?? "").includes("Multi-Attach") &&
+        isMultiAttachEvent(t) &&
         context.workloads.some((w) => t.detail?.["involvedNamespace"] === w.namespace),
     ),
   );
@@ -226,9 +219,19 @@ export function deriveNodeLossMilestones(
     add: (name, t) => {
       if (t && !out.some((m) => m.name === name)) out.push({ name, ...relative(t, faultAtMs) });
     },
+    addMilestone: (milestone) => {
+      if (milestone && !out.some((m) => m.name === milestone.name)) out.push(milestone);
+    },
   };
   nodeMilestones(derivation, out);
-  for (const workload of context.workloads) workloadMilestones(derivation, workload);
+  for (const workload of context.workloads) {
+    const lostPods = lostPodsOf(derivation, workload);
+    workloadMilestones(derivation, workload, lostPods);
+    workloadVolumeMilestones(derivation, workload, lostPods);
+    for (const milestone of servingMilestones(transitions, faultAtMs, workload))
+      derivation.addMilestone(milestone);
+    derivation.addMilestone(duplicateReadyMilestone(transitions, faultAtMs, workload));
+  }
   volumeMilestones(derivation);
   eventAndFenceMilestones(derivation);
   return out.sort((a, b) => a.atMs - b.atMs);

@@ -1,6 +1,7 @@
-// Records the whole recovery chain of a scenario: watches Nodes, Leases, Pods, VolumeAttachments,
-// Events and (when the CRD exists) NodeFences, and turns every change into named transitions with
-// the local receive time and the API's own timestamps.
+// Records the whole recovery chain of a scenario: watches Nodes, Leases, VolumeAttachments, (when
+// the CRD exists) NodeFences, and in the scenario's namespaces Pods, PersistentVolumeClaims,
+// EndpointSlices and Events (Events of "default" too), and turns every change into named
+// transitions with the local receive time and the API's own timestamps.
 import { k8s, isNotFound } from "../kube/client.js";
 import { pollUntil, withTimeout } from "../util/time.js";
 import { NODE_FENCE_CRD } from "../controller/crd.js";
@@ -9,7 +10,7 @@ import type { Transition, WatchedKind } from "./types.js";
 import { ResourceWatcher, type ChangeType } from "./watcher.js";
 
 export interface TimelineRecorderOptions {
-  /** Record pods and events of these namespaces only (default: all namespaces). */
+  /** Record pods, claims, EndpointSlices and events of these namespaces only (default: all namespaces). */
   namespaces?: string[];
   /** Called for every transition as it is recorded (progress, live logs). */
   onTransition?: (transition: Transition) => void;
@@ -22,6 +23,31 @@ interface WatchSpec {
   apiKind: string;
   path: string;
   namespace?: string;
+}
+
+/** The kinds watched per scenario namespace, with their API group version and collection. */
+const NAMESPACED_KINDS = ["Pod", "PersistentVolumeClaim", "EndpointSlice", "Event"] as const;
+type NamespacedKind = (typeof NAMESPACED_KINDS)[number];
+
+const NAMESPACED_API: Record<NamespacedKind, { apiVersion: string; plural: string }> = {
+  Pod: { apiVersion: "v1", plural: "pods" },
+  PersistentVolumeClaim: { apiVersion: "v1", plural: "persistentvolumeclaims" },
+  EndpointSlice: { apiVersion: "discovery.k8s.io/v1", plural: "endpointslices" },
+  Event: { apiVersion: "v1", plural: "events" },
+};
+
+/** The watch of `kind` in `namespace` (undefined: every namespace). */
+function namespacedSpec(kind: NamespacedKind, namespace: string | undefined): WatchSpec {
+  const { apiVersion, plural } = NAMESPACED_API[kind];
+  const group = apiVersion === "v1" ? "/api/v1" : `/apis/${apiVersion}`;
+  const scope = namespace === undefined ? "" : `/namespaces/${namespace}`;
+  return {
+    kind,
+    apiVersion,
+    apiKind: kind,
+    path: `${group}${scope}/${plural}`,
+    ...(namespace === undefined ? {} : { namespace }),
+  };
 }
 
 export class TimelineRecorder implements AsyncDisposable {
@@ -109,27 +135,12 @@ export class TimelineRecorder implements AsyncDisposable {
     ];
     const namespaces = this.#options.namespaces;
     if (namespaces === undefined) {
-      specs.push({ kind: "Pod", apiVersion: "v1", apiKind: "Pod", path: "/api/v1/pods" });
-      specs.push({ kind: "Event", apiVersion: "v1", apiKind: "Event", path: "/api/v1/events" });
+      for (const kind of NAMESPACED_KINDS) specs.push(namespacedSpec(kind, undefined));
     } else {
+      for (const namespace of new Set(namespaces))
+        for (const kind of NAMESPACED_KINDS) specs.push(namespacedSpec(kind, namespace));
       // Node events live in "default"; controller events about nodes too.
-      for (const namespace of namespaces)
-        specs.push({
-          kind: "Pod",
-          apiVersion: "v1",
-          apiKind: "Pod",
-          namespace,
-          path: `/api/v1/namespaces/${namespace}/pods`,
-        });
-      for (const namespace of new Set([...namespaces, "default"])) {
-        specs.push({
-          kind: "Event",
-          apiVersion: "v1",
-          apiKind: "Event",
-          namespace,
-          path: `/api/v1/namespaces/${namespace}/events`,
-        });
-      }
+      if (!namespaces.includes("default")) specs.push(namespacedSpec("Event", "default"));
     }
     if (await this.#crdExists(NODE_FENCE_CRD)) {
       specs.push({

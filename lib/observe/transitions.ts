@@ -1,6 +1,8 @@
 // Pure functions turning (previous, current) object versions into named transitions.
 import { isPodTerminal, type k8s } from "../kube/client.js";
-import type { ObjectRef, Transition, TransitionName, WatchedKind } from "./types.js";
+import { endpointSliceTransitions } from "./endpoint-slice-transitions.js";
+import { claimTransitions } from "./claim-transitions.js";
+import type { ObjectRef, PodFacts, Transition, TransitionName, WatchedKind } from "./types.js";
 
 export interface ChangeContext {
   kind: WatchedKind;
@@ -8,7 +10,8 @@ export interface ChangeContext {
   source: "watch" | "relist";
 }
 
-type Make = (
+/** Makes a transition of the changed object, at the change's receive time. */
+export type Make = (
   name: TransitionName,
   extra?: Partial<Omit<Transition, "name" | "atMs" | "subject" | "source">>,
 ) => Transition;
@@ -173,7 +176,7 @@ function podReady(pod: k8s.V1Pod | undefined): boolean {
   return pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 }
 
-/** What every pod transition carries: its owner and its app label. */
+/** What every pod transition carries in its detail: its owner and its app label. */
 function podDetail(pod: k8s.V1Pod | undefined): Record<string, string> {
   const owner = pod?.metadata?.ownerReferences?.[0];
   return {
@@ -181,6 +184,16 @@ function podDetail(pod: k8s.V1Pod | undefined): Record<string, string> {
     ownerName: owner?.name ?? "",
     app: pod?.metadata?.labels?.["app"] ?? "",
   };
+}
+
+/** The pod's labels and the claims of its volumes (a generic ephemeral volume's is "<pod>-<volume>"). */
+function podFacts(pod: k8s.V1Pod | undefined): PodFacts {
+  const claims: string[] = [];
+  for (const volume of pod?.spec?.volumes ?? []) {
+    if (volume.persistentVolumeClaim) claims.push(volume.persistentVolumeClaim.claimName);
+    else if (volume.ephemeral) claims.push(`${pod?.metadata?.name ?? ""}-${volume.name}`);
+  }
+  return { labels: { ...(pod?.metadata?.labels ?? {}) }, claims };
 }
 
 function nodeOf(pod: k8s.V1Pod | undefined): string {
@@ -220,7 +233,7 @@ function podArrivalTransitions({ make, before, after, detail }: PodChange): Tran
   return out;
 }
 
-/** Running, then Ready. */
+/** Running, then Ready (or no longer Ready). */
 function podProgressTransitions({ make, before, after, detail }: PodChange): Transition[] {
   const out: Transition[] = [];
   const on = nodeOf(after) ? { node: nodeOf(after) } : {};
@@ -235,6 +248,10 @@ function podProgressTransitions({ make, before, after, detail }: PodChange): Tra
         detail,
       }),
     );
+  }
+  if (before && podReady(before) && !podReady(after)) {
+    const ready = after.status?.conditions?.find((c) => c.type === "Ready");
+    out.push(make("pod-unready", { ...on, ...apiTimeOf(ready?.lastTransitionTime), detail }));
   }
   return out;
 }
@@ -270,11 +287,13 @@ function podEndTransitions({ make, before, after, detail }: PodChange): Transiti
 }
 
 function podTransitions(
-  make: Make,
+  makeAny: Make,
   before: k8s.V1Pod | undefined,
   after: k8s.V1Pod | undefined,
 ): Transition[] {
   const detail = podDetail(after ?? before);
+  const pod = podFacts(after ?? before);
+  const make: Make = (name, extra = {}) => makeAny(name, { pod, ...extra });
   if (!after) return [make("pod-gone", { node: nodeOf(before), detail })];
   const change: PodChange = { make, before, after, detail };
   return [...podArrivalTransitions(change), ...podProgressTransitions(change), ...podEndTransitions(change)];
@@ -368,6 +387,14 @@ export function transitionsOf(
       return leaseTransitions(make, before, after);
     case "Pod":
       return podTransitions(make, before, after);
+    case "PersistentVolumeClaim":
+      return claimTransitions(make, before, after);
+    case "EndpointSlice":
+      return endpointSliceTransitions(
+        make,
+        before as k8s.V1EndpointSlice | undefined,
+        after as k8s.V1EndpointSlice | undefined,
+      );
     case "VolumeAttachment":
       return vaTransitions(
         make,

@@ -1,12 +1,27 @@
 // The recorder's vocabulary: raw watch records and the transitions derived from them.
 
-export type WatchedKind = "Node" | "Lease" | "Pod" | "VolumeAttachment" | "Event" | "NodeFence";
+export type WatchedKind =
+  | "Node"
+  | "Lease"
+  | "Pod"
+  | "PersistentVolumeClaim"
+  | "VolumeAttachment"
+  | "EndpointSlice"
+  | "Event"
+  | "NodeFence";
 
 export interface ObjectRef {
   kind: WatchedKind;
   namespace?: string;
   name: string;
   uid?: string;
+}
+
+/** What every pod transition carries of its pod: what workload matching and volume tracing read. */
+export interface PodFacts {
+  labels: Readonly<Record<string, string>>;
+  /** The PersistentVolumeClaims its volumes use (a generic ephemeral volume's claim included). */
+  claims: readonly string[];
 }
 
 /**
@@ -23,6 +38,8 @@ export interface Transition {
   node?: string;
   /** Extra facts: taint key, event reason, pod owner kind, condition status… */
   detail?: Record<string, string>;
+  /** Pod transitions: the pod's labels and claims. */
+  pod?: PodFacts;
   /** "relist" when the change was reconstructed after a watch gap instead of seen live. */
   source: "watch" | "relist";
 }
@@ -39,13 +56,23 @@ export type TransitionName =
   | "pod-scheduled"
   | "pod-running"
   | "pod-ready"
+  /** Ready went from True to anything else while the pod exists (e.g. its node was lost). */
+  | "pod-unready"
   | "pod-deletion-requested"
   /** The pod reached phase Failed or Succeeded (kubelet eviction, graceful node shutdown…); detail.reason says why. */
   | "pod-terminal"
   | "pod-gone"
+  /** A PersistentVolumeClaim bound (spec.volumeName set): detail.claim and detail.volume (the PV). */
+  | "pvc-bound"
   | "va-created"
   | "va-attached"
   | "va-deletion-requested"
   | "va-gone"
+  /**
+   * An EndpointSlice's ready endpoints changed (added, updated, deleted: deleted holds none).
+   * detail.service (its kubernetes.io/service-name), detail.ready (how many), detail.endpoints
+   * (their keys, comma-separated: the target pod's uid, else the first address).
+   */
+  | "endpoints-changed"
   | "event"
   | "fence-changed";

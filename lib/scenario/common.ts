@@ -9,6 +9,7 @@ import {
   type ExpectedMilestone,
 } from "../expect/model.js";
 import { never } from "../expect/windows.js";
+import { duplicateReadyMilestone } from "../observe/duplicate-ready.js";
 import type { Milestone, WorkloadRef } from "../observe/milestones.js";
 import type { Transition } from "../observe/types.js";
 import {
@@ -141,8 +142,8 @@ export function noFence(why: string): ExpectedMilestone[] {
 }
 
 /**
- * "<id>:duplicate-ready" the first time two pods of the app are Ready at once on different nodes:
- * the split brain fencing exists to prevent (the old pod counts until it is gone or ended).
+ * "<id>:duplicate-ready" the first time two pods of the app are Ready at once on different nodes
+ * (see duplicateReadyMilestone; every derived workload has it among its milestones now).
  */
 export function duplicateReady(
   transitions: readonly Transition[],
@@ -151,19 +152,8 @@ export function duplicateReady(
   app: string,
   id: string,
 ): Milestone[] {
-  const ready = new Map<string, string>();
-  for (const t of transitions) {
-    if (t.subject.kind !== "Pod" || t.subject.namespace !== namespace || t.detail?.["app"] !== app) continue;
-    const uid = t.subject.uid ?? t.subject.name;
-    if (t.name === "pod-ready") ready.set(uid, t.node ?? "");
-    if (t.name === "pod-gone" || t.name === "pod-terminal") ready.delete(uid);
-    if (new Set(ready.values()).size > 1 && t.atMs >= faultAtMs) {
-      return [
-        { name: `${id}:duplicate-ready`, atMs: t.atMs - faultAtMs, ...(t.node ? { node: t.node } : {}) },
-      ];
-    }
-  }
-  return [];
+  const found = duplicateReadyMilestone(transitions, faultAtMs, { id, app, namespace });
+  return found ? [found] : [];
 }
 
 export { never };

@@ -245,7 +245,8 @@ async function openScenario<R extends NodeCapability>(parts: ScenarioContextPart
   }
   parts.timeline.recorder = await steps.step("start the timeline recorder", () =>
     TimelineRecorder.start(kc, {
-      namespaces: [namespace],
+      // The scenario's namespace, and any other its workloads live in (workloads already deployed).
+      namespaces: [...new Set([namespace, ...definition.workloads(namespace).map((w) => w.namespace)])],
       onTransition: (transition) => {
         const warning = volumeWarningLine(transition);
         if (warning !== undefined) progress.info(`${definition.id}: [event] ${warning}`);
