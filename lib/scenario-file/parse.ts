@@ -20,11 +20,10 @@ export function parseScenarioText(text: string, file: string): Parsed {
   const problems: Problem[] = [];
   for (const document of documents) {
     for (const error of document.errors) {
-      const [start, end] = error.pos;
+      const [start] = error.pos;
+      const key = error.code === "DUPLICATE_KEY" ? keyAt(text, start) : undefined;
       const message =
-        error.code === "DUPLICATE_KEY"
-          ? `YAML: duplicate key ${JSON.stringify(text.slice(start, end))}`
-          : `YAML: ${error.message}`;
+        key === undefined ? `YAML: ${error.message}` : `YAML: duplicate key ${JSON.stringify(key)}`;
       problems.push({ position: at(start), message });
     }
   }
@@ -57,4 +56,12 @@ export function parseScenarioText(text: string, file: string): Parsed {
     return { ok: false, problems: [{ position: at(0), message: `YAML: ${errorMessage(error)}` }] };
   }
   return { ok: true, data, positions: documentPositions(first.contents, lineCounter, file) };
+}
+
+/** The plain or quoted mapping key written at `offset` ("name" in `  name: x`), if one is. */
+function keyAt(text: string, offset: number): string | undefined {
+  const match = /("[^"\n]*"|'[^'\n]*'|[^\s:#,{}[\]]+)\s*:/y;
+  match.lastIndex = offset;
+  const key = match.exec(text)?.[1];
+  return key?.replace(/^["']|["']$/g, "");
 }
