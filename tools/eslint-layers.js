@@ -28,6 +28,8 @@ export const LAYERS = [
   { name: "report", paths: ["lib/report/"] },
   { name: "scenario", paths: ["lib/scenario/"] },
   { name: "suites", paths: ["suites/"] },
+  // Scenario files (rekindle run -f): loaded and checked from the layers below, run by lib/run/.
+  { name: "scenario-file", paths: ["lib/scenario-file/"] },
   { name: "run", paths: ["lib/run/"] },
   { name: "cli", paths: ["lib/cli/"] },
   { name: "bench/test", paths: ["bench/", "test/"] },

@@ -1,0 +1,111 @@
+// What a provider cannot do for a scenario file, known before any cluster exists: each reason names
+// the part of the file (a fault, a workload, a cluster key) and why. The capabilities here mirror
+// what the providers declare once started (`capabilities`/`unsupported` of SimClusterUnderTest in
+// lib/cluster/sim/under-test.ts, KindCluster in lib/cluster/kind/cluster.ts and ExistingCluster in
+// lib/cluster/existing.ts); kind may lose some at start when its node image cannot do them.
+import type { NodeCapability, ProviderName } from "../cluster/provider.js";
+import type { FaultType, ScenarioFile } from "./types.js";
+
+/** The capability a cluster needs to inject each fault type. */
+export const FAULT_CAPABILITY: Readonly<Record<FaultType, NodeCapability>> = {
+  stop: "lifecycle",
+  partition: "partition",
+  "graceful-shutdown": "graceful-shutdown",
+  "memory-pressure": "pressure",
+  "disk-pressure": "pressure",
+};
+
+/** Faults on clusters rekindle did not create are issue 22; until then the existing provider offers none. */
+const HANDS_OFF =
+  "rekindle never does to a cluster it did not create what it cannot undo (node faults on such clusters are not built yet); use provider sim or kind";
+
+/** Capabilities each provider lacks before it starts, with the reason (only those a file can need). */
+const LACKS: Readonly<Record<ProviderName, Partial<Record<NodeCapability, string>>>> = {
+  sim: {},
+  kind: {},
+  existing: {
+    lifecycle: HANDS_OFF,
+    partition: HANDS_OFF,
+    pressure: HANDS_OFF,
+    "graceful-shutdown": HANDS_OFF,
+    fencing: HANDS_OFF,
+  },
+};
+
+/** One reason, at the JSON pointer of the part of the file it is about. */
+export interface Refusal {
+  pointer: string;
+  reason: string;
+}
+
+/** Every reason `provider` cannot run `file`, each at the part of the file it is about. */
+export function providerRefusals(file: ScenarioFile, provider: ProviderName): Refusal[] {
+  const refusals: Refusal[] = [];
+  const lacks = LACKS[provider];
+  const capability = FAULT_CAPABILITY[file.fault.type];
+  const faultReason = lacks[capability];
+  if (faultReason !== undefined) {
+    refusals.push({
+      pointer: "/spec/fault/type",
+      reason: `fault ${file.fault.type}: provider ${provider} cannot inject it (no ${capability} capability): ${faultReason}`,
+    });
+  }
+  const fencing = lacks.fencing;
+  if (file.controller.enabled && fencing !== undefined) {
+    refusals.push({
+      pointer: "/spec/controller/enabled",
+      reason: `the controller: provider ${provider} cannot fence nodes for it: ${fencing}`,
+    });
+  }
+  file.workloads.forEach((workload, index) => {
+    if (workload.source.kind === "deployed" && provider !== "existing") {
+      refusals.push({
+        pointer: `/spec/workloads/${index}/deployed`,
+        reason: `workload ${workload.name} is already deployed: only provider existing runs against workloads rekindle did not deploy (provider ${provider} creates its own cluster)`,
+      });
+    }
+    if (workload.probe !== undefined && provider === "sim") {
+      refusals.push({
+        pointer: `/spec/workloads/${index}/probe`,
+        reason: `workload ${workload.name} has a probe: the sim's pods run no containers, so nothing would answer it; use provider kind or existing`,
+      });
+    }
+  });
+  refusals.push(...clusterRefusals(file, provider));
+  return refusals;
+}
+
+function clusterRefusals(file: ScenarioFile, provider: ProviderName): Refusal[] {
+  const refusals: Refusal[] = [];
+  const { cluster } = file;
+  if (provider === "existing") {
+    const fixed = "provider existing uses the cluster as it is";
+    if (cluster.workers !== undefined)
+      refusals.push({
+        pointer: "/spec/cluster/workers",
+        reason: `cluster.workers: ${fixed}; it cannot add or remove nodes`,
+      });
+    if (cluster.zones !== undefined)
+      refusals.push({
+        pointer: "/spec/cluster/zones",
+        reason: `cluster.zones: ${fixed}; it cannot relabel nodes`,
+      });
+    if (cluster.knobs !== undefined)
+      refusals.push({
+        pointer: "/spec/cluster/knobs",
+        reason: `cluster.knobs: ${fixed}; it cannot change its control plane's or kubelets' settings (cluster.profile says which timings it runs with)`,
+      });
+  }
+  if (cluster.kindConfig !== undefined && provider !== "kind") {
+    refusals.push({
+      pointer: "/spec/cluster/kindConfig",
+      reason: `cluster.kindConfig configures a kind cluster; provider ${provider} takes none`,
+    });
+  }
+  return refusals;
+}
+
+/** The reasons `provider` cannot run `file`, known without a cluster; empty when it can. */
+export function providerRefusal(file: ScenarioFile, provider: ProviderName): string[] {
+  return providerRefusals(file, provider).map((refusal) => refusal.reason);
+}
