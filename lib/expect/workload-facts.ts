@@ -66,6 +66,8 @@ export interface WorkloadFacts {
   notReadyTolerationMs: number | null;
   /** The same for node.kubernetes.io/unreachable: what evicts its pods from a lost node. */
   unreachableTolerationMs: number | null;
+  /** Whether unreachableTolerationMs is its own (a toleration in its template) rather than the default. */
+  ownUnreachableToleration: boolean;
   /** The same for node.kubernetes.io/out-of-service (no default: a pod without one is evicted at once, 0). */
   outOfServiceTolerationMs: number | null;
   /** terminationGracePeriodSeconds in ms; default 30 s. */
@@ -271,6 +273,7 @@ export function workloadFacts(
     unreachableTolerationMs: daemon
       ? null
       : tolerationMs(tolerations, UNREACHABLE_TAINT, options.defaultUnreachableTolerationMs),
+    ownUnreachableToleration: daemon || tolerationMs(tolerations, UNREACHABLE_TAINT, -1) !== -1,
     outOfServiceTolerationMs: tolerationMs(tolerations, OUT_OF_SERVICE_TAINT, 0),
     terminationGracePeriodMs: (spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS) * 1000,
     ...(disruptionBudget ? { disruptionBudget } : {}),
