@@ -47,6 +47,11 @@ export function tolerationMs(
   return Math.max(0, Math.min(...seconds)) * 1000;
 }
 
+/** A quantity from YAML: a string, or a number when written bare (`cpu: 1`). */
+function quantity(value: string | number): number {
+  return parseQuantity(String(value));
+}
+
 /** Requests with the API server's defaulting: a limit without a request is also the request. */
 function effectiveRequests(container: k8s.V1Container): Record<string, string> {
   return { ...(container.resources?.limits ?? {}), ...(container.resources?.requests ?? {}) };
@@ -61,24 +66,26 @@ export function qosClass(spec: k8s.V1PodSpec): QosClass {
   const requests = new Map<string, number>();
   const limits = new Map<string, number>();
   let guaranteed = true;
-  const add = (sums: Map<string, number>, name: string, quantity: string): boolean => {
+  const add = (sums: Map<string, number>, name: string, written: string): boolean => {
     if (name !== "cpu" && name !== "memory") return false;
-    const value = parseQuantity(quantity);
+    const value = quantity(written);
     if (value <= 0) return false;
     sums.set(name, (sums.get(name) ?? 0) + value);
     return true;
   };
   for (const container of [...spec.containers, ...(spec.initContainers ?? [])]) {
-    for (const [name, quantity] of Object.entries(effectiveRequests(container)))
-      add(requests, name, quantity);
-    const limited = Object.entries(container.resources?.limits ?? {}).filter(([name, quantity]) =>
-      add(limits, name, quantity),
+    for (const [name, written] of Object.entries(effectiveRequests(container))) add(requests, name, written);
+    const limited = Object.entries(container.resources?.limits ?? {}).filter(([name, written]) =>
+      add(limits, name, written),
     );
     const names = new Set(limited.map(([name]) => name));
     if (!names.has("cpu") || !names.has("memory")) guaranteed = false;
   }
   if (requests.size === 0 && limits.size === 0) return "BestEffort";
-  const equal = [...requests].every(([name, value]) => limits.get(name) === value);
+  // Summed as floats (100m = 0.1): equal within rounding.
+  const same = (a: number, b: number | undefined) =>
+    b !== undefined && Math.abs(a - b) <= 1e-9 * Math.max(a, b);
+  const equal = [...requests].every(([name, value]) => same(value, limits.get(name)));
   return guaranteed && equal && requests.size === limits.size ? "Guaranteed" : "Burstable";
 }
 
@@ -87,7 +94,7 @@ export function requestBytes(spec: k8s.V1PodSpec, resource: StarvedResource): nu
   let total = 0;
   for (const container of spec.containers) {
     const request = effectiveRequests(container)[resource];
-    if (request !== undefined) total += parseQuantity(request);
+    if (request !== undefined) total += quantity(request);
   }
   return total;
 }
@@ -99,7 +106,7 @@ export function simulatedUsage(
   const usage: Partial<Record<StarvedResource, number>> = {};
   for (const part of (annotations?.[SIM_USAGE_ANNOTATION] ?? "").split(",")) {
     const [key, value] = part.split("=").map((s) => s.trim());
-    if ((key === "memory" || key === "ephemeral-storage") && value) usage[key] = parseQuantity(value);
+    if ((key === "memory" || key === "ephemeral-storage") && value) usage[key] = quantity(value);
   }
   return usage;
 }
