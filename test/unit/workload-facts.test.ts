@@ -1,31 +1,17 @@
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { RekindleError } from "../../lib/errors.js";
-import { parseManifests, substitute } from "../../lib/kube/apply.js";
 import {
   workloadFacts,
   type KubeObject,
   type WorkloadFactsOptions,
 } from "../../lib/expect/workload-facts.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { fixtureObjects } from "../support/workload-fixtures.js";
 
 const OPTIONS: WorkloadFactsOptions = {
   defaultNotReadyTolerationMs: 300_000,
   defaultUnreachableTolerationMs: 300_000,
 };
-
-/** A fixture's objects, its @KEY@ placeholders filled in. */
-export function fixtureObjects(file: string): KubeObject[] {
-  const path = fixturePath("workloads", file);
-  const text = substitute(readFileSync(path, "utf8"), {
-    NAMESPACE: "ns",
-    REPLICAS: "1",
-    STORAGE_CLASS: "csi",
-    NODE: "worker",
-  });
-  return parseManifests(text, path);
-}
 
 /** Objects from YAML documents written in the test. */
 function objects(...docs: string[]): KubeObject[] {
