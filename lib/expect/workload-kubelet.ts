@@ -7,6 +7,7 @@ import {
   type EvictionCandidate,
   type StarvedResource,
 } from "../kube/eviction-order.js";
+import { SHUTDOWN_NOT_READY_MS } from "./node-windows.js";
 import { FAULT } from "./timeline-builder.js";
 import type { LossContext, PressureRanking, RankedPod } from "./workload-context.js";
 import type { WorkloadFacts } from "./workload-facts.js";
@@ -42,13 +43,39 @@ export function gracefulShutdownWindows(x: LossContext): void {
     return;
   }
   const volume = f.volume === "rwo-attach" ? "; the unmounted volume detaches and attaches elsewhere" : "";
+  const note = servingNote(f, s.lostPods);
+  const race = notReadyEviction(x);
+  if (race !== undefined && race.minMs < bound) {
+    b.window(
+      `${f.id}:recovered`,
+      FAULT,
+      0,
+      Math.min(bound, race.maxMs) + restartMs(x, 5_000),
+      `${replacer(f)} replaces it at the earlier of its end and its deletion after the not-ready toleration (${seconds(race.minMs)}); ${note}`,
+    );
+    return;
+  }
   b.window(
     `${f.id}:recovered`,
     `${f.id}:pod-terminated`,
     0,
     restartMs(x, 5_000),
-    `${replacer(f)} replaces a terminated pod at once, on another node (this one is tainted not-ready)${volume}; ${servingNote(f, s.lostPods)}`,
+    `${replacer(f)} replaces a terminated pod at once, on another node (this one is tainted not-ready)${volume}; ${note}`,
   );
+}
+
+/**
+ * A workload replaced at its deletion request, with no volume to wait for, may be replaced before
+ * the kubelet has ended its pod: the not-ready NoExecute taint (at the node lifecycle controller's
+ * next pass after NotReady, rate-limited) evicts it after its own not-ready toleration. Its bounds
+ * since the fault, or undefined when that cannot come first.
+ */
+function notReadyEviction(x: LossContext): { minMs: number; maxMs: number } | undefined {
+  const { f, s } = x;
+  const tol = f.notReadyTolerationMs;
+  if (tol === null || f.replacement !== "at-deletion" || f.volume === "rwo-attach") return undefined;
+  const k = s.knobs;
+  return { minMs: tol, maxMs: SHUTDOWN_NOT_READY_MS + k.periodMs + k.evictionGapMs + tol + 1000 };
 }
 
 export function starvedResource(fault: "memory-pressure" | "disk-pressure"): StarvedResource {

@@ -12,7 +12,7 @@ import {
   starvedResource,
 } from "./workload-kubelet.js";
 import { releaseOnLoss } from "./workload-loss.js";
-import { neverReplaced, returnAfterLoss } from "./workload-return.js";
+import { neverReplaced, replacer, returnAfterLoss } from "./workload-return.js";
 import type { ExpectedMilestone } from "./windows.js";
 
 export type { WorkloadSituation, PressureRanking } from "./workload-context.js";
@@ -124,6 +124,11 @@ export function expectedWorkloadTimeline(
         break;
     }
   }
+  if (situation.lostPods > 0 && facts.replacement === "after-gone")
+    b.never(
+      `${facts.id}:duplicate-ready`,
+      `${replacer(facts)} creates a replacement only once the old pod is gone or ended: never two Ready at once`,
+    );
   serviceWindows(x);
   return b.windows(situation.knobs.slackMs);
 }

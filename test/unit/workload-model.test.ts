@@ -136,6 +136,7 @@ spec:
     expect(window(windows, "db1:va-gone").after).to.equal("db1:pod-gone");
     expect(window(windows, "db2:va-gone").after).to.equal("db2:pod-gone");
     expect(windows.filter((w) => w.name === "va-gone")).to.deep.equal([]);
+    expect(window(windows, "db1:duplicate-ready").maxMs).to.equal(null);
   });
 
   it("a force deletion without out-of-service: the volume waits 6 minutes; a Deployment with RWO never recovers untended", function () {
@@ -217,6 +218,13 @@ describe("workload model: the kubelet's own faults", function () {
     expect(window(windows, "web:recovered").after).to.equal("web:pod-terminated");
     const slow = expectedWorkloadTimeline(facts("web", [web("terminationGracePeriodSeconds: 600")]), s);
     expect(window(slow, "web:pod-terminated").maxMs).to.equal(fast.simKubelet.shutdownGracePeriodMs);
+    // Evicted after a not-ready toleration of 0 s, it may be replaced before the kubelet ends it.
+    const impatient = facts("web", [
+      web(
+        "tolerations: [{ key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 0 }]",
+      ),
+    ]);
+    expect(window(expectedWorkloadTimeline(impatient, s), "web:recovered").after).to.equal("fault-injected");
     const solo = parse(
       "{ apiVersion: v1, kind: Pod, metadata: { name: solo }, spec: { containers: [{ name: c, image: pause }] } }",
     ) as KubeObject;
