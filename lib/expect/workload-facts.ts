@@ -1,6 +1,7 @@
 // A scenario workload's facts, read from its own manifests: what the timeline model needs to know
 // about its pods (kind, replicas, tolerations, grace, budget, volume, priority, QoS, Service), each
 // resolved as the API server, the controllers and the kubelet would resolve it.
+import type { TimingProfile } from "../cluster/profiles.js";
 import { RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import type { StarvedResource } from "../kube/eviction-order.js";
@@ -103,6 +104,16 @@ export interface WorkloadFactsOptions {
 }
 
 const DEFAULT_GRACE_SECONDS = 30;
+
+/** The API server's default tolerations of a profile (with the scenario's knob overrides applied to it). */
+export function tolerationDefaults(
+  profile: Pick<TimingProfile, "defaultNotReadyTolerationSeconds" | "defaultUnreachableTolerationSeconds">,
+): Pick<WorkloadFactsOptions, "defaultNotReadyTolerationMs" | "defaultUnreachableTolerationMs"> {
+  return {
+    defaultNotReadyTolerationMs: profile.defaultNotReadyTolerationSeconds * 1000,
+    defaultUnreachableTolerationMs: profile.defaultUnreachableTolerationSeconds * 1000,
+  };
+}
 
 interface Workload {
   kind: WorkloadKind;

@@ -7,7 +7,12 @@ import {
   UNREACHABLE_MILESTONE,
   type ExpectedMilestone,
 } from "../../lib/expect/model.js";
-import { workloadFacts, type KubeObject, type WorkloadFacts } from "../../lib/expect/workload-facts.js";
+import {
+  tolerationDefaults,
+  workloadFacts,
+  type KubeObject,
+  type WorkloadFacts,
+} from "../../lib/expect/workload-facts.js";
 import {
   expectedScenarioWindows,
   expectedWorkloadTimeline,
@@ -31,10 +36,7 @@ function situation(profile: TimingProfile, more: Partial<WorkloadSituation> = {}
 }
 
 function facts(id: string, objects: KubeObject[], profile: TimingProfile = upstream): WorkloadFacts {
-  return workloadFacts(id, objects, {
-    defaultNotReadyTolerationMs: profile.defaultNotReadyTolerationSeconds * 1000,
-    defaultUnreachableTolerationMs: profile.defaultUnreachableTolerationSeconds * 1000,
-  });
+  return workloadFacts(id, objects, tolerationDefaults(profile));
 }
 
 function web(podSpec: string, replicas = 1, kind = "Deployment"): KubeObject {
