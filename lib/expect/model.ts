@@ -49,12 +49,15 @@ export interface ModelKnobs {
   attachMs: number;
   /** The volume has an attach step (see volumeAttachRequired). */
   hasVolume: boolean;
+  /** The slack `window` widens every window by (for models that widen once, at the end). */
+  slackMs: number;
 }
 
 export function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelKnobs {
   const p = options.profile;
+  const slackMs = options.slackMs ?? p.slackMs;
   return {
-    window: windowMaker(options.slackMs ?? p.slackMs),
+    window: windowMaker(slackMs),
     renewMs: leaseRenewIntervalMs(p),
     graceMs: p.nodeMonitorGracePeriodSeconds * 1000,
     periodMs: p.nodeMonitorPeriodSeconds * 1000,
@@ -63,6 +66,7 @@ export function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelK
     podStartMs: options.podStartMs,
     attachMs: options.attachMs,
     hasVolume: options.volumeAttachRequired !== false,
+    slackMs,
   };
 }
 
