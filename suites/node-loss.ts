@@ -9,11 +9,7 @@
 // does not, because the dead kubelet last reported it in use: the replacement is blocked by
 // Multi-Attach until the attach-detach controller's 6-minute forced detach, or, with
 // --disable-force-detach-on-timeout, until the out-of-service taint.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { shippedControllerSettings } from "../lib/controller/shipped-deployment.js";
-import { RekindleError } from "../lib/errors.js";
 import {
   DRAIN_STARTED_MILESTONE,
   DRAIN_TIMED_OUT_MILESTONE,
@@ -29,8 +25,7 @@ import {
   POD_GC_PERIOD_MS,
   type RecoveryMode,
 } from "../lib/expect/model.js";
-import { isNotFound, k8s } from "../lib/kube/client.js";
-import { OUT_OF_SERVICE_TAINT, podsOnNode } from "../lib/kube/queries.js";
+import { OUT_OF_SERVICE_TAINT } from "../lib/kube/queries.js";
 import { addTaint, removeTaint } from "../lib/kube/taints.js";
 import {
   deployWebAndDb,
@@ -39,9 +34,9 @@ import {
   nodeLossWorkloads,
   stopNodeAbruptly,
 } from "../lib/scenario/common.js";
+import { DRAIN_FLAGS, drainNode, forceDeletePods } from "../lib/scenario/operator-actions.js";
 import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
 import { deployControllerInCluster } from "../lib/scenario/in-cluster-controller.js";
-import { runCommand } from "../lib/util/command.js";
 import { sleep } from "../lib/util/time.js";
 
 export type NodeLossMode = RecoveryMode | "controller";
@@ -145,86 +140,9 @@ export const nodeLossControllerInCluster = defineScenario({
 /** kube-controller-manager's switch that turns the 6-minute forced detach off (a flag, default false). */
 export const DISABLE_FORCE_DETACH_FLAG = "--disable-force-detach-on-timeout=true";
 
-/** The drain an operator types for a node that is gone. */
-const DRAIN_FLAGS = ["--force", "--delete-emptydir-data", "--ignore-daemonsets"];
-
 const DURATION_NOTE =
   "waits out the attach-detach controller's 6-minute forced detach (maxWaitForUnmountDuration, " +
   "upstream's constant): about 7 minutes at every profile";
-
-/** `kubectl delete pod --force --grace-period=0` on every StatefulSet pod of the namespace on the node. */
-async function forceDeleteStatefulSetPods(context: ScenarioContext, node: string): Promise<string[]> {
-  const core = context.kc.makeApiClient(k8s.CoreV1Api);
-  const pods = (await podsOnNode(context.kc, node)).filter(
-    (p) =>
-      p.metadata?.namespace === context.namespace &&
-      p.metadata.ownerReferences?.some((o) => o.kind === "StatefulSet"),
-  );
-  await Promise.all(
-    pods.map(async (p) => {
-      try {
-        // What kubectl sends for --force --grace-period=0: a delete with no grace at all.
-        await core.deleteNamespacedPod({
-          name: p.metadata?.name ?? "",
-          namespace: context.namespace,
-          gracePeriodSeconds: 0,
-        });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    }),
-  );
-  return pods.map((p) => p.metadata?.name ?? "");
-}
-
-/**
- * The real `kubectl drain` with the flags an operator reaches for when a node is gone; with
- * `noGrace`, also `--grace-period=0`. Resolves whether it drained (false: it timed out or failed,
- * its output printed).
- */
-async function drainNode(
-  context: ScenarioContext,
-  node: string,
-  options: { noGrace: boolean; timeoutMs: number },
-): Promise<boolean> {
-  const kubectl = context.cluster.kubectlPath?.();
-  if (kubectl === undefined) {
-    throw new RekindleError("NOT_FOUND", `no kubectl for the ${context.cluster.provider} cluster`, {
-      hint: "put kubectl on PATH or set REKINDLE_KUBECTL=/path/to/kubectl (the sim provider brings its own)",
-    });
-  }
-  const dir = mkdtempSync(join(tmpdir(), "rekindle-drain-"));
-  try {
-    const kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(kubeconfig, context.kc.exportConfig(), { mode: 0o600 });
-    const args = [
-      "--kubeconfig",
-      kubeconfig,
-      "drain",
-      node,
-      ...DRAIN_FLAGS,
-      ...(options.noGrace ? ["--grace-period=0"] : []),
-      `--timeout=${options.timeoutMs / 1000}s`,
-    ];
-    try {
-      const { stdout, stderr } = await runCommand(kubectl, args, {
-        timeoutMs: options.timeoutMs + 30_000,
-        ...(context.signal ? { signal: context.signal } : {}),
-      });
-      context.progress.info(`${stdout}\n${stderr}`.trim());
-      return true;
-    } catch (error) {
-      // A drain that exits non-zero (its timeout) is the outcome being observed; anything else is not.
-      if (!(error instanceof RekindleError) || typeof error.details["exitCode"] !== "number") throw error;
-      const output = error.details["outputTail"];
-      const tail = (typeof output === "string" ? output : "").split("\n").slice(-3).join(" | ");
-      context.progress.info(`kubectl drain did not finish (${error.message}): ${tail}`);
-      return false;
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** What the three scenarios share; `run` is theirs to wrap (the detach-disabled one restarts kube-controller-manager first). */
 function releaseByHandBase(options: {
@@ -276,7 +194,7 @@ async function stopAndReleaseByHand(
       `kubectl delete pod --force --grace-period=0 the StatefulSet pods on ${node}`,
       async () => {
         context.mark(RELEASED_BY_HAND_MILESTONE);
-        const deleted = await forceDeleteStatefulSetPods(context, node);
+        const deleted = await forceDeletePods(context, node);
         context.progress.info(`force-deleted ${deleted.join(", ") || "nothing"}`);
       },
     );

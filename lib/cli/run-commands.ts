@@ -9,8 +9,10 @@ import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from
 import { scenarioListJson } from "./list-json.js";
 import { listExpectationInputs, scenarioCatalogue } from "./catalogue.js";
 import { finishRun } from "./run-result.js";
+import { planScenarioFiles } from "../scenario-file/plan.js";
+import { listedFileScenarios } from "../scenario-file/scenarios.js";
 
-export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
+export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
@@ -18,14 +20,19 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
       3 the harness or its infrastructure failed, 130 interrupted
       families: ${SUITE_FAMILIES.join(", ")}
+      -f, --file: scenario files (docs/scenario-files.md) or directories of them, instead of the
+                families; their spec.cluster (provider, profile, knobs) applies, and must agree with
+                --provider/--profile when both are given; --repeat overrides each file's repeat
       defaults: --provider kind when the kind CLI and Docker/Podman answer, else sim; every suite;
                 --profile default; --repeat 1; kind --cluster-name rekindle (reused if it exists);
                 kind --image $REKINDLE_KIND_IMAGE or auto (kindest/node if it can be pulled, else
                 rekindle's offline image, built once: see rekindle kind build-image);
                 existing --kubeconfig: $KUBECONFIG's files merged, else ~/.kube/config; its current --context;
                 --allure-history: the newest other run's allure-report/history in the same reports root`;
-export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... ${OUTPUT_USAGE} [--markdown]
-      the scenarios and their expected timelines (as on the sim provider); -o json prints them as
+export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... ${OUTPUT_USAGE} [--markdown]
+      the scenarios and their expected timelines (as on the sim provider); with -f, the scenario
+      files' windows derived from their workloads' specs (each workload assumed to lose one pod
+      to the fault; a run refines this once it sees where the pods are); -o json prints them as
       {profile, scenarios: [{id, family, title, requires, note?, milestones}]}; --markdown prints the
       docs/scenarios.md page (every profile unless --profile)`;
 
@@ -35,6 +42,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     options: {
       provider: { type: "string" },
       suite: { type: "string", multiple: true },
+      file: { type: "string", short: "f", multiple: true },
       profile: { type: "string" },
       repeat: { type: "string" },
       "report-dir": { type: "string" },
@@ -60,6 +68,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values.context !== undefined ? { context: values.context } : {}),
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.suite !== undefined ? { suites: values.suite } : {}),
+    ...(values.file !== undefined ? { scenarioFiles: values.file } : {}),
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
     ...(values.repeat !== undefined ? { repeat: parseCount("--repeat", values.repeat) } : {}),
     ...(values["report-dir"] !== undefined ? { reportDir: values["report-dir"] } : {}),
@@ -101,18 +110,20 @@ function printScenario(
   process.stdout.write("\n");
 }
 
-export function listCommand(args: string[]): number {
+export async function listCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
       profile: { type: "string" },
       suite: { type: "string", multiple: true },
+      file: { type: "string", short: "f", multiple: true },
       ...OUTPUT_OPTION,
       markdown: { type: "boolean", default: false },
     },
     strict: true,
   });
   const format = outputFormat(values.output);
+  if (values.file !== undefined) return listFiles(values.file, values.profile, format);
   const profile = timingProfile(values.profile ?? "default");
   const families = suiteFamilies(values.suite);
   if (values.markdown) {
@@ -141,5 +152,37 @@ export function listCommand(args: string[]): number {
       );
     }
   }
+  return 0;
+}
+
+/** `rekindle list -f`: each file's windows, derived from its workloads, as on the sim provider. */
+async function listFiles(
+  paths: string[],
+  profileName: string | undefined,
+  format: "text" | "json",
+): Promise<number> {
+  const plan = planScenarioFiles(paths, profileName !== undefined ? { profile: profileName } : {});
+  const inputs = listExpectationInputs(plan.profile);
+  const listed = await listedFileScenarios(plan, inputs);
+  if (format === "json") {
+    writeJson({
+      profile: plan.profile.name,
+      scenarios: listed.map((s) => ({
+        id: s.id,
+        file: s.file,
+        title: s.title,
+        requires: s.requires,
+        milestones: nominalWindows(s.expected).map((w) => ({
+          ...w,
+          why: s.expected.find((e) => e.name === w.name)?.why ?? "",
+        })),
+      })),
+    });
+    return 0;
+  }
+  process.stdout.write(
+    `expected timelines, profile ${plan.profile.name}${plan.cluster.knobs ? " with the files' knobs" : ""}; times from the fault\n\n`,
+  );
+  for (const s of listed) printScenario(s.id, `${s.title} (${s.file})`, s.requires, s.expected);
   return 0;
 }

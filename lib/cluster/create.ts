@@ -27,6 +27,11 @@ export interface ClusterChoiceOptions {
   clusterName?: string;
   /** kind: node image choice. Default $REKINDLE_KIND_IMAGE or "auto". */
   kindImage?: string;
+  /** sim: worker nodes and the zones they are spread over. Default 3 and 2. */
+  workers?: number;
+  zones?: number;
+  /** kind: the kind config to render for the profile. Default <repo>/kind-config.yaml. */
+  kindConfig?: string;
   /** existing: kubeconfig path and context. */
   kubeconfig?: string;
   context?: string;
@@ -89,8 +94,8 @@ export async function openClusterUnderTest(
         name: `run-${options.runId.slice(-6)}`,
         root: join(options.runDir, "cluster"),
         profile: options.profile,
-        workers: 3,
-        zones: 2,
+        workers: options.workers ?? 3,
+        zones: options.zones ?? Math.min(2, options.workers ?? 3),
         // A kept cluster must survive this process; otherwise it dies with it, even on a crash.
         detach: options.keep === true,
         progress,
@@ -102,6 +107,7 @@ export async function openClusterUnderTest(
       return startKindCluster({
         name: options.clusterName ?? "rekindle",
         ...(options.kindImage !== undefined ? { image: options.kindImage } : {}),
+        ...(options.kindConfig !== undefined ? { configPath: options.kindConfig } : {}),
         profile: options.profile,
         keep: options.keep === true,
         progress,

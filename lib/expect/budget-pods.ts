@@ -17,11 +17,10 @@ export interface BudgetWorkload {
   wanted: number;
 }
 
-/**
- * The labels a pod transition carries. Today podDetail (lib/observe/transitions.ts) records only
- * the `app` label, as detail.app; when pod transitions carry every label, read them here.
- */
+/** The labels of the pod a transition concerns (every label, as the recorder keeps them in `pod`). */
 export function podLabels(t: Transition): Readonly<Record<string, string>> {
+  if (t.pod !== undefined) return t.pod.labels;
+  // Transitions recorded before pods carried their labels: the app label only.
   const app = t.detail?.["app"];
   return app === undefined || app === "" ? {} : { app };
 }

@@ -10,7 +10,7 @@ import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
 import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
-import type { ClusterUnderTest } from "../cluster/provider.js";
+import type { ClusterUnderTest, ProviderName } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
 import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
 import { clusterVersions } from "../report/cluster-versions.js";
@@ -26,7 +26,15 @@ import { runCommand } from "../util/command.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { harnessFailure, runErrorOf, writeRunReports } from "./run-reports.js";
-import { addScenarioSuites, type RecordedScenario, type RunContext } from "./suite.js";
+import { checkProvider, planScenarioFiles, type FilePlan } from "../scenario-file/plan.js";
+import { prepareFileScenarios, type PreparedFileScenario } from "../scenario-file/scenarios.js";
+import {
+  addScenarioSuites,
+  familyGroups,
+  type RecordedScenario,
+  type RunContext,
+  type ScenarioGroup,
+} from "./suite.js";
 
 export { SUITE_FAMILIES };
 export { PROVIDER_NAMES as PROVIDERS } from "../cluster/provider.js";
@@ -34,8 +42,10 @@ export { PROVIDER_NAMES as PROVIDERS } from "../cluster/provider.js";
 export interface RunOptions {
   /** "kind", "sim" or "existing". Default: kind when the kind CLI and a container engine answer, else sim. */
   provider?: string;
-  /** Suite families; default all. */
+  /** Suite families; default all (none when scenario files are given). */
   suites?: string[];
+  /** Scenario files or directories (`-f`): run their scenarios instead of the built-in families. */
+  scenarioFiles?: string[];
   /** Timing profile; default "default" (upstream numbers). */
   profile?: string;
   /** Runs of each scenario; default 1. */
@@ -91,39 +101,73 @@ export function validateRunOptions(options: RunOptions): {
   suites: SuiteFamily[];
   repeat: number;
   profile: TimingProfile;
+  filePlan: FilePlan | undefined;
 } {
-  const suites = suiteFamilies(options.suites);
+  const files = options.scenarioFiles ?? [];
+  if (files.length > 0 && (options.suites?.length ?? 0) > 0)
+    throw new RekindleError("INVALID_INPUT", "-f and --suite do not go together", {
+      hint: "run scenario files (-f) or built-in families (--suite), one per command",
+    });
+  const suites = files.length > 0 ? [] : suiteFamilies(options.suites);
   const repeat = options.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
-  const profile = timingProfile(options.profile ?? "default");
+  const filePlan = files.length > 0 ? filePlanOf(files, options) : undefined;
+  const profile = filePlan?.profile ?? timingProfile(options.profile ?? "default");
   if (options.allureHistory !== undefined) resolveAllureHistory(options.allureHistory);
   // A kubeconfig or context that is not there is bad input, found before any report directory.
-  if (options.provider === "existing") loadKubeconfig(kubeconfigChoice(options));
-  if (options.grep !== undefined) {
-    try {
-      new RegExp(options.grep);
-    } catch {
-      throw RekindleError.invalidInput("--scenario pattern", options.grep, "a regular expression");
-    }
-  }
-  return { suites, repeat, profile };
+  if ((filePlan?.provider ?? options.provider) === "existing") loadKubeconfig(kubeconfigChoice(options));
+  if (options.grep !== undefined) checkPattern(options.grep);
+  return { suites, repeat, profile, filePlan };
 }
 
-function banner(
+function checkPattern(grep: string): void {
+  try {
+    new RegExp(grep);
+  } catch {
+    throw RekindleError.invalidInput("--scenario pattern", grep, "a regular expression");
+  }
+}
+
+/** The scenario files loaded and checked against the command line's provider, profile and repeat. */
+function filePlanOf(files: readonly string[], options: RunOptions): FilePlan {
+  return planScenarioFiles(files, {
+    ...(options.provider !== undefined ? { provider: options.provider } : {}),
+    ...(options.profile !== undefined ? { profile: options.profile } : {}),
+    ...(options.repeat !== undefined ? { repeat: options.repeat } : {}),
+  });
+}
+
+/** The provider: the scenario files' (checked against what it can do), else the command line's or the default. */
+async function runProvider(
+  options: RunOptions,
+  filePlan: FilePlan | undefined,
   progress: Progress,
+): Promise<ProviderName> {
+  if (filePlan === undefined) return chooseProvider(options.provider, progress);
+  const provider = filePlan.provider ?? (await chooseProvider(options.provider, progress));
+  checkProvider(filePlan.files, provider);
+  return provider;
+}
+
+/** The mocha suites of the run: the families, or the scenario files' scenarios prepared for this cluster. */
+async function scenarioGroups(
+  suites: readonly SuiteFamily[],
+  filePlan: FilePlan | undefined,
   cluster: ClusterUnderTest,
-  runId: string,
-  suites: readonly string[],
-  repeat: number,
-) {
+): Promise<ScenarioGroup[]> {
+  if (filePlan === undefined) return familyGroups(suites);
+  return [fileGroup(await prepareFileScenarios(filePlan, cluster))];
+}
+
+function banner(progress: Progress, cluster: ClusterUnderTest, runId: string, what: string) {
   const p = cluster.profile;
   progress.info(`rekindle run ${runId}`);
   progress.info(`  provider  ${cluster.provider}: ${cluster.description}`);
   progress.info(
     `  profile   ${p.name}: lease ${p.nodeLeaseDurationSeconds}s, grace ${p.nodeMonitorGracePeriodSeconds}s, toleration ${p.defaultUnreachableTolerationSeconds}s`,
   );
-  progress.info(`  suites    ${suites.join(", ")} (repeat ${repeat})`);
+  progress.info(`  ${what}`);
   const unsupported = Object.entries(cluster.unsupported);
   if (unsupported.length > 0) {
     progress.info(
@@ -133,7 +177,7 @@ function banner(
 }
 
 export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
-  const { suites, repeat, profile } = validateRunOptions(options);
+  const { suites, repeat, profile, filePlan } = validateRunOptions(options);
   const progress = options.progress ?? consoleProgress();
   // Interrupts arrive through the caller's signal (the CLI aborts it on Ctrl-C and waits for us).
   const signal = options.signal ?? new AbortController().signal;
@@ -144,7 +188,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     },
     { once: true },
   );
-  const provider = await chooseProvider(options.provider, progress);
+  const provider = await runProvider(options, filePlan, progress);
   const runId = newRunId();
   const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);
   mkdirSync(join(reportDir, "charts"), { recursive: true });
@@ -156,7 +200,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     provider,
     profile: profile.name,
     startedAt: new Date().toISOString(),
-    repeat,
+    repeat: summaryRepeat(filePlan, repeat),
     scenarios: [],
   };
   const scenarios = new Map<string, RecordedScenario>();
@@ -171,6 +215,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   try {
     await using cluster = await openClusterUnderTest(provider, {
       ...clusterChoice(options),
+      ...fileClusterChoice(filePlan),
       profile,
       runDir: reportDir,
       runId,
@@ -181,9 +226,10 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     try {
       facts.cluster = cluster.description;
       facts.versions = await clusterVersions(cluster.kubeConfig(), provider);
-      banner(progress, cluster, runId, suites, repeat);
+      const groups = await scenarioGroups(suites, filePlan, cluster);
+      banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
       const context: RunContext = { cluster, repeat, progress, signal, scenarios, skipped };
-      mochaFailures = await runMocha(suites, context, reportDir, options.grep, options.testLog);
+      mochaFailures = await runMocha(groups, context, reportDir, options.grep, options.testLog);
       await readProviderImages(cluster, facts);
     } finally {
       if (options.keepCluster === true) progress.info(`cluster kept: ${cluster.keepHint()}`);
@@ -253,8 +299,41 @@ async function readProviderImages(cluster: ClusterUnderTest, facts: ClusterFacts
   }
 }
 
+/** The banner's line on what runs: the families, or the scenario files. */
+function runWhat(groups: readonly ScenarioGroup[], plan: FilePlan | undefined, repeat: number): string {
+  if (plan === undefined) return `suites    ${groups.map((g) => g.name).join(", ")} (repeat ${repeat})`;
+  return `files     ${plan.files.map((f) => `${f.path} (repeat ${plan.repeats.get(f.path) ?? 1})`).join(", ")}`;
+}
+
+/** The scenario files' scenarios as one mocha suite. */
+function fileGroup(prepared: readonly PreparedFileScenario[]): ScenarioGroup {
+  return {
+    name: "scenario files",
+    file: prepared[0]?.file ?? "scenario files",
+    scenarios: prepared.map(({ definition, repeat }) => ({ definition, repeat })),
+  };
+}
+
+/** summary.json's `repeat`: --repeat's, or the most any scenario file asks for. */
+function summaryRepeat(plan: FilePlan | undefined, repeat: number): number {
+  return plan?.maxRepeat ?? repeat;
+}
+
+/** The cluster the files ask for: sim workers and zones, kind's config. */
+function fileClusterChoice(
+  plan: FilePlan | undefined,
+): Pick<ClusterChoiceOptions, "workers" | "zones" | "kindConfig"> {
+  if (plan === undefined) return {};
+  const { workers, zones, kindConfig } = plan.cluster;
+  return {
+    ...(workers !== undefined ? { workers } : {}),
+    ...(zones !== undefined ? { zones } : {}),
+    ...(kindConfig !== undefined ? { kindConfig } : {}),
+  };
+}
+
 async function runMocha(
-  suites: readonly SuiteFamily[],
+  groups: readonly ScenarioGroup[],
   context: RunContext,
   reportDir: string,
   grep: string | undefined,
@@ -269,7 +348,7 @@ async function runMocha(
     reporterOptions: { resultsDir: join(reportDir, "allure-results"), extraReporters: "spec" },
     ...(grep !== undefined ? { grep: new RegExp(grep) } : {}),
   });
-  addScenarioSuites(mocha.suite, suites, context);
+  addScenarioSuites(mocha.suite, groups, context);
   const { signal } = context;
   try {
     const failures = await new Promise<number>((resolve) => {

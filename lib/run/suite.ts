@@ -57,7 +57,19 @@ function record(
   context.scenarios.set(id, entry);
 }
 
-function scenarioTest(context: RunContext, definition: ScenarioDefinition): Mocha.Test {
+/** A group of scenarios run as one mocha suite: a built-in family, or the scenarios of files. */
+export interface ScenarioGroup {
+  name: string;
+  /** The file the suite's tests come from (reporters expect one). */
+  file: string;
+  scenarios: readonly { definition: ScenarioDefinition; repeat?: number }[];
+}
+
+function scenarioTest(
+  context: RunContext,
+  definition: ScenarioDefinition,
+  repeat = context.repeat,
+): Mocha.Test {
   return new Mocha.Test(`${definition.id} — ${definition.title}`, async function (this: Mocha.Context) {
     const reason = skipReason(context.cluster, definition);
     if (reason !== undefined) {
@@ -66,7 +78,7 @@ function scenarioTest(context: RunContext, definition: ScenarioDefinition): Moch
       this.skip();
     }
     const failures: string[] = [];
-    for (let i = 1; i <= context.repeat; i++) {
+    for (let i = 1; i <= repeat; i++) {
       const result = await runScenario(definition, {
         cluster: context.cluster,
         namespace: scenarioNamespace(definition.id, i),
@@ -80,19 +92,28 @@ function scenarioTest(context: RunContext, definition: ScenarioDefinition): Moch
   });
 }
 
-/** Adds one mocha suite per family to `root`, its tests bound to `context`. */
+/** The built-in families as scenario groups. */
+export function familyGroups(families: readonly SuiteFamily[]): ScenarioGroup[] {
+  return families.map((family) => ({
+    name: family,
+    file: sourceOrCompiled(import.meta.url, `../../suites/${family}`),
+    scenarios: SCENARIOS[family].map((definition) => ({ definition })),
+  }));
+}
+
+/** Adds one mocha suite per group to `root`, its tests bound to `context`. */
 export function addScenarioSuites(
   root: Mocha.Suite,
-  families: readonly SuiteFamily[],
+  groups: readonly ScenarioGroup[],
   context: RunContext,
 ): void {
-  for (const family of families) {
-    const suite = Mocha.Suite.create(root, family);
+  for (const group of groups) {
+    const suite = Mocha.Suite.create(root, group.name);
     // Reporters expect every suite and test to come from a file (allure-mocha stops the run without one).
-    suite.file = sourceOrCompiled(import.meta.url, `../../suites/${family}`);
+    suite.file = group.file;
     suite.timeout(0);
-    for (const definition of SCENARIOS[family]) {
-      const test = scenarioTest(context, definition);
+    for (const { definition, repeat } of group.scenarios) {
+      const test = scenarioTest(context, definition, repeat);
       test.file = suite.file;
       suite.addTest(test);
     }

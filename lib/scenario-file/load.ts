@@ -25,8 +25,9 @@ interface FileToLoad {
 export type FileResult = { ok: true; file: ScenarioFile } | { ok: false; problems: Problem[] };
 
 /**
- * Loads scenario files. Each path is a file, or a directory whose *.yaml and *.yml files (not
- * recursive) are loaded in name order; a directory with none is an error. A file named twice is
+ * Loads scenario files. Each path is a file, or a directory whose *.yaml and *.yml scenario files
+ * (apiVersion rekindle.dev/…; manifests beside them are left alone; not recursive) are loaded in
+ * name order; a directory with none is an error. A file named twice is
  * loaded once. Errors name each file as given (a directory's files under the directory as given).
  */
 export function loadScenarioFiles(paths: readonly string[]): ScenarioFile[] {
@@ -79,11 +80,20 @@ function expandPath(path: string): FileToLoad[] | string {
   const names = readdirSync(absolute)
     .filter((name) => SCENARIO_FILE_EXTENSIONS.some((extension) => name.endsWith(extension)))
     .sort();
+  // A scenario's directory often holds its manifests too: only rekindle's own documents are scenarios.
   const files = names
     .map((name) => ({ display: join(path, name), absolute: join(absolute, name) }))
-    .filter((file) => statSync(file.absolute).isFile());
-  if (files.length === 0) return `${path}: a directory with no scenario file (*.yaml, *.yml) in it`;
+    .filter(
+      (file) => statSync(file.absolute).isFile() && isScenarioText(readFileSync(file.absolute, "utf8")),
+    );
+  if (files.length === 0)
+    return `${path}: a directory with no scenario file in it (a *.yaml or *.yml whose apiVersion is rekindle.dev/…)`;
   return files;
+}
+
+/** Whether a file's text is a scenario (its apiVersion rekindle's) rather than a manifest beside it. */
+function isScenarioText(text: string): boolean {
+  return /^apiVersion:\s*["']?rekindle\.dev\//m.test(text);
 }
 
 /**

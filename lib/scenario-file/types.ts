@@ -57,9 +57,7 @@ export type WorkloadSource =
   /** Already deployed (clusters rekindle did not create): found by namespace and label selector. */
   | { kind: "deployed"; namespace: string; matchLabels: Record<string, string> };
 
-export type ProbeSpec =
-  | { kind: "http"; port: number; path: string }
-  | { kind: "tcp"; port: number };
+export type ProbeSpec = { kind: "http"; port: number; path: string } | { kind: "tcp"; port: number };
 
 export interface WorkloadSpec {
   /** The workload's id in milestones ("<name>:recovered") and budgets: lower-case letters, digits, '-'. */

@@ -158,6 +158,14 @@ export interface ScenarioContext<R extends NodeCapability = never> {
   /** Waits for a milestone; the timeout defaults to its expected window's upper bound plus a minute. */
   awaitMilestone(name: string, timeoutMs?: number): Promise<Milestone>;
   milestones(): Milestone[];
+  /**
+   * Replaces the expected timeline the verdict checks, once the scenario knows what the fault hits
+   * (which of a scenario file's workloads had pods on the lost node), and whose recovery is the
+   * headline number. Call before the fault.
+   */
+  expectTimeline(expected: readonly ExpectedMilestone[], recoveryOf?: readonly string[]): void;
+  /** The expected timeline the verdict will check (the definition's, or what expectTimeline set). */
+  expectedTimeline(): readonly ExpectedMilestone[];
   /** Starts the bundled controller in-process (stopped and its fences released by the undo). */
   startController(options?: ControllerOverrides): Promise<RecoveryController>;
   /** Waits until the node is Ready with a fresh Lease (Ready alone may still read True right after an outage). */
@@ -309,6 +317,8 @@ export async function runScenario<R extends NodeCapability>(
       inputs,
       options.cluster.capabilities["controller-manager-flags"]?.controllerManagerLogPath(),
     ),
+    expected,
+    recoveryOf: definition.recoveryOf,
     nominal: nominalWindows(expected),
     controllerTail: new LineTail(CONTROLLER_TAIL_LINES),
   };
@@ -318,11 +328,11 @@ export async function runScenario<R extends NodeCapability>(
   const verdict = await concludeScenario({
     title: definition.id,
     subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${parts.timeline.faultNodes.join(", ") || "?"}`,
-    expected,
+    expected: parts.expected,
     milestones,
     failure: ran.failure ?? budgets.failure,
     ...(budgets.results !== undefined ? { budgets: budgets.results } : {}),
-    recoveryOf: definition.recoveryOf ?? definition.workloads(namespace).map((w) => w.id),
+    recoveryOf: parts.recoveryOf ?? definition.workloads(namespace).map((w) => w.id),
   });
-  return { ...verdict, expected };
+  return { ...verdict, expected: [...parts.expected] };
 }

@@ -3,7 +3,7 @@
 // and waiting for a node to be back.
 import type { ClusterUnderTest, ClusterWith, NodeCapability } from "../cluster/provider.js";
 import { leaseRenewIntervalMs } from "../cluster/profiles.js";
-import type { NominalWindow } from "../expect/windows.js";
+import { nominalWindows, type ExpectedMilestone, type NominalWindow } from "../expect/windows.js";
 import type { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import type { Milestone } from "../observe/milestones.js";
@@ -29,6 +29,10 @@ export interface ScenarioContextParts<R extends NodeCapability> {
   signal: AbortSignal | undefined;
   progress: Progress;
   timeline: ScenarioTimeline;
+  /** The expected timeline the verdict checks (a scenario may refine it once it knows what the fault hits). */
+  expected: readonly ExpectedMilestone[];
+  /** Whose recovery is the headline number; undefined: the definition's recoveryOf, else every workload. */
+  recoveryOf: readonly string[] | undefined;
   /** The nominal windows: a milestone's wait defaults to its upper bound plus a minute. */
   nominal: readonly NominalWindow[];
   /** The in-process controllers' last lines: a milestone that never comes is often their decision. */
@@ -82,6 +86,12 @@ export function scenarioContext<R extends NodeCapability>(
     sinceFaultMs: () => timeline.sinceFaultMs(),
     awaitMilestone: (name, timeoutMs) => awaitMilestone(parts, name, timeoutMs),
     milestones: () => timeline.milestones(),
+    expectTimeline: (expected, recoveryOf) => {
+      parts.expected = [...expected];
+      parts.nominal = nominalWindows(expected);
+      if (recoveryOf !== undefined) parts.recoveryOf = [...recoveryOf];
+    },
+    expectedTimeline: () => parts.expected,
     startController: (overrides = {}) => startScenarioController(parts, overrides),
     async waitNodeBack(node, timeoutMs = 180_000) {
       await waitForNodeBack(kc, node, {

@@ -2,6 +2,7 @@
 // of rekindle reads (durations in ms, paths absolute, defaults filled in, positions of keys);
 // directories load their *.yaml and *.yml files in name order; paths that are not there fail.
 import { expect } from "chai";
+import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { join, resolve } from "node:path";
 import { RekindleError } from "../../lib/errors.js";
 import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
@@ -160,12 +161,22 @@ describe("scenario files: loading", function () {
     const error = loadError([join(DIR, "empty-dir"), join(DIR, "nowhere.yaml")]);
     expect(error.code).to.equal("INVALID_INPUT");
     expect(error.message.split("\n")).to.deep.equal([
-      `${join(DIR, "empty-dir")}: a directory with no scenario file (*.yaml, *.yml) in it`,
+      `${join(DIR, "empty-dir")}: a directory with no scenario file in it (a *.yaml or *.yml whose apiVersion is rekindle.dev/…)`,
       `${join(DIR, "nowhere.yaml")}: no such file or directory`,
     ]);
     expect(loadError([]).message).to.equal(
       "no scenario file given; give a file or a directory of *.yaml files",
     );
+  });
+
+  it("loads a directory's scenario file and leaves the manifests beside it alone", function () {
+    const dir = join(PROJECT_ROOT, "examples", "database-pdb-controller");
+    const files = loadScenarioFiles([dir]);
+    expect(files.map((f) => f.name)).to.deep.equal(["database-pdb-controller"]);
+    expect(files[0]?.workloads[0]?.source).to.deep.equal({
+      kind: "manifests",
+      paths: [join(dir, "db.yaml")],
+    });
   });
 
   it("refuses two files of one name, at the second file's metadata.name", function () {

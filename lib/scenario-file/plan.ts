@@ -1,0 +1,98 @@
+// What `rekindle run -f` settles before anything starts: the files loaded and validated, one
+// cluster for all of them (their cluster sections must agree), the provider and profile (the
+// command line's, the files', or the defaults), and what the provider cannot do, refused.
+import type { ProviderName } from "../cluster/provider.js";
+import type { TimingProfile } from "../cluster/profiles.js";
+import { RekindleError } from "../errors.js";
+import { loadScenarioFiles } from "./load.js";
+import { providerRefusal } from "./provider-refusal.js";
+import { clusterProfile } from "./profile.js";
+import type { ClusterSpec, ScenarioFile } from "./types.js";
+
+export interface FilePlanOptions {
+  /** --provider, if given (it must agree with the files'). */
+  provider?: string;
+  /** --profile, if given (it must agree with the files'). */
+  profile?: string;
+  /** --repeat, if given: overrides every file's `repeat`. */
+  repeat?: number;
+}
+
+export interface FilePlan {
+  files: ScenarioFile[];
+  /** The provider the files or the command line name; undefined: rekindle chooses (kind, else sim). */
+  provider: ProviderName | undefined;
+  /** The profile with the files' knob overrides. */
+  profile: TimingProfile;
+  cluster: ClusterSpec;
+  /** Runs of each file's scenario. */
+  repeats: ReadonlyMap<string, number>;
+  /** The most runs of any file's scenario (summary.json's `repeat`). */
+  maxRepeat: number;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** One cluster runs every file: their cluster sections must be the same. */
+function agreedCluster(files: readonly ScenarioFile[]): ClusterSpec {
+  const [first, ...rest] = files;
+  if (first === undefined)
+    throw new RekindleError("INVALID_INPUT", "no scenario file given", { hint: "rekindle run -f FILE|DIR" });
+  for (const other of rest) {
+    if (!same(first.cluster, other.cluster)) {
+      throw new RekindleError(
+        "INVALID_INPUT",
+        `${first.path} and ${other.path} ask for different clusters (spec.cluster differs); one run has one cluster`,
+        { hint: "give them the same spec.cluster, or run them with separate `rekindle run -f` commands" },
+      );
+    }
+  }
+  return first.cluster;
+}
+
+function agreed(
+  what: string,
+  fromFile: string | undefined,
+  fromCli: string | undefined,
+  file: string,
+): string | undefined {
+  if (fromFile !== undefined && fromCli !== undefined && fromFile !== fromCli) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--${what} ${fromCli} contradicts ${file}'s spec.cluster.${what} ${fromFile}`,
+      {
+        hint: `drop --${what}, or change the file`,
+      },
+    );
+  }
+  return fromFile ?? fromCli;
+}
+
+/** Loads and checks the files; throws INVALID_INPUT (exit 2) before anything starts. */
+export function planScenarioFiles(paths: readonly string[], options: FilePlanOptions = {}): FilePlan {
+  const files = loadScenarioFiles(paths);
+  const cluster = agreedCluster(files);
+  const where = files[0]?.path ?? "";
+  const provider = agreed("provider", cluster.provider, options.provider, where) as ProviderName | undefined;
+  const profileName = agreed("profile", cluster.profile, options.profile, where);
+  const profile = clusterProfile(cluster, profileName);
+  if (provider !== undefined) checkProvider(files, provider);
+  const repeats = new Map(files.map((f) => [f.path, options.repeat ?? f.repeat]));
+  return { files, provider, profile, cluster, repeats, maxRepeat: Math.max(1, ...repeats.values()) };
+}
+
+/** Refuses what the provider cannot do (a fault it cannot inject, a probe on the sim…), naming file and reason. */
+export function checkProvider(files: readonly ScenarioFile[], provider: ProviderName): void {
+  const reasons = files.flatMap((f) => providerRefusal(f, provider).map((r) => `${f.path}: ${r}`));
+  if (reasons.length > 0) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `the ${provider} provider cannot run this:\n  ${reasons.join("\n  ")}`,
+      {
+        hint: "choose another provider (--provider or spec.cluster.provider), or change the file",
+      },
+    );
+  }
+}
