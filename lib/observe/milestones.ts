@@ -14,6 +14,8 @@ export type { WorkloadRef } from "./workload-ref.js";
 export interface NodeLossContext {
   faultAtMs: number;
   lostNode: string;
+  /** Every node the fault hit (the lost node first); default just the lost node. */
+  faultNodes?: readonly string[];
   workloads: WorkloadRef[];
 }
 
@@ -24,15 +26,20 @@ export interface Derivation {
   after: readonly Transition[];
   context: NodeLossContext;
   onLost: (t: Transition) => boolean;
+  /** On any node the fault hit: whose pods a workload lost, where their volumes were attached. */
+  onFaulted: (t: Transition) => boolean;
   /** Adds a milestone at `t`, unless there is none or the name is already taken (the first wins). */
   add: (name: string, t: Transition | undefined) => void;
   /** Adds a milestone made elsewhere, unless its name is already taken. */
   addMilestone: (milestone: Milestone | undefined) => void;
 }
 
-/** The lost node: its last renewal, Ready going Unknown / False / True again, its taints. */
+/**
+ * The lost node's last renewal; Ready going Unknown / False / True again and taints, the first
+ * on any node the fault hit (with several, the fault's effect starts at the first of them).
+ */
 function nodeMilestones(d: Derivation, out: Milestone[]): void {
-  const { after, onLost, add } = d;
+  const { after, onLost, onFaulted, add } = d;
   const { faultAtMs } = d.context;
   // The renewal's own time (renewTime), not when we saw it: the first one may come from the initial list.
   const renewals = d.transitions.filter((t) => t.name === "lease-renewed" && onLost(t) && t.atMs < faultAtMs);
@@ -44,7 +51,7 @@ function nodeMilestones(d: Derivation, out: Milestone[]): void {
   const unknown = after.find(
     (t) =>
       t.name === "node-condition" &&
-      onLost(t) &&
+      onFaulted(t) &&
       t.detail?.["type"] === "Ready" &&
       t.detail["status"] === "Unknown",
   );
@@ -54,13 +61,13 @@ function nodeMilestones(d: Derivation, out: Milestone[]): void {
     after.find(
       (t) =>
         t.name === "node-condition" &&
-        onLost(t) &&
+        onFaulted(t) &&
         t.detail?.["type"] === "Ready" &&
         t.detail["status"] === "False",
     ),
   );
   for (const t of after.filter(
-    (x) => (x.name === "taint-added" || x.name === "taint-removed") && onLost(x),
+    (x) => (x.name === "taint-added" || x.name === "taint-removed") && onFaulted(x),
   )) {
     add(`${t.name}:${t.detail?.["key"] ?? ""}`, t);
   }
@@ -70,7 +77,7 @@ function nodeMilestones(d: Derivation, out: Milestone[]): void {
     after.find(
       (t) =>
         t.name === "node-condition" &&
-        onLost(t) &&
+        onFaulted(t) &&
         t.atMs > lostAt &&
         t.detail?.["type"] === "Ready" &&
         t.detail["status"] === "True",
@@ -80,11 +87,11 @@ function nodeMilestones(d: Derivation, out: Milestone[]): void {
 
 /** The uids of the workload's pods that were on the lost node when it was lost. */
 function lostPodsOf(d: Derivation, workload: WorkloadRef): Set<string | undefined> {
-  const { transitions, onLost } = d;
+  const { transitions, onFaulted } = d;
   const { faultAtMs } = d.context;
   const ofWorkload = (t: Transition) => isPodOf(workload, t);
   const scheduledBefore = transitions
-    .filter((t) => t.name === "pod-scheduled" && ofWorkload(t) && onLost(t) && t.atMs < faultAtMs)
+    .filter((t) => t.name === "pod-scheduled" && ofWorkload(t) && onFaulted(t) && t.atMs < faultAtMs)
     .map((t) => t.subject.uid);
   const goneBefore = new Set(
     transitions
@@ -100,7 +107,7 @@ function workloadMilestones(
   workload: WorkloadRef,
   lostPods: ReadonlySet<string | undefined>,
 ): void {
-  const { after, onLost, add } = d;
+  const { after, add } = d;
   const ofWorkload = (t: Transition) => isPodOf(workload, t);
   const ofLostPod = (t: Transition) => ofWorkload(t) && lostPods.has(t.subject.uid);
   add(
@@ -123,7 +130,8 @@ function workloadMilestones(
   const replacementUids = new Set(
     after.filter((t) => t.name === "pod-created" && ofWorkload(t)).map((t) => t.subject.uid),
   );
-  const ofReplacement = (t: Transition) => ofWorkload(t) && replacementUids.has(t.subject.uid) && !onLost(t);
+  const ofReplacement = (t: Transition) =>
+    ofWorkload(t) && replacementUids.has(t.subject.uid) && !d.onFaulted(t);
   add(
     `${workload.id}:replacement-created`,
     after.find((t) => t.name === "pod-created" && ofWorkload(t)),
@@ -210,12 +218,14 @@ export function deriveNodeLossMilestones(
   context: NodeLossContext,
 ): Milestone[] {
   const { faultAtMs, lostNode } = context;
+  const faultNodes = context.faultNodes ?? [lostNode];
   const out: Milestone[] = [{ name: "fault-injected", atMs: 0 }];
   const derivation: Derivation = {
     transitions,
     after: transitions.filter((t) => t.atMs >= faultAtMs),
     context,
     onLost: (t) => t.node === lostNode,
+    onFaulted: (t) => t.node !== undefined && faultNodes.includes(t.node),
     add: (name, t) => {
       if (t && !out.some((m) => m.name === name)) out.push({ name, ...relative(t, faultAtMs) });
     },

@@ -66,7 +66,7 @@ export function workloadVolumeMilestones(
   workload: WorkloadRef,
   lostPods: ReadonlySet<string | undefined>,
 ): void {
-  const { transitions, after, onLost, add } = d;
+  const { transitions, after, onFaulted, add } = d;
   const { id, namespace } = workload;
   const { claims, uids, names } = podsAndClaims(transitions, workload, lostPods);
   add(
@@ -83,16 +83,16 @@ export function workloadVolumeMilestones(
   add(
     `${id}:va-detach-started`,
     after.find(
-      (t) => (t.name === "va-deletion-requested" || t.name === "va-gone") && onLost(t) && ofVolumes(t),
+      (t) => (t.name === "va-deletion-requested" || t.name === "va-gone") && onFaulted(t) && ofVolumes(t),
     ),
   );
-  const vaGone = after.find((t) => t.name === "va-gone" && onLost(t) && ofVolumes(t));
+  const vaGone = after.find((t) => t.name === "va-gone" && onFaulted(t) && ofVolumes(t));
   add(`${id}:va-gone`, vaGone);
   if (vaGone) {
     const volume = vaGone.detail?.["volume"];
     add(
       `${id}:va-attached-elsewhere`,
-      after.find((t) => t.name === "va-attached" && !onLost(t) && t.detail?.["volume"] === volume),
+      after.find((t) => t.name === "va-attached" && !onFaulted(t) && t.detail?.["volume"] === volume),
     );
   }
 }

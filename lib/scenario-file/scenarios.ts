@@ -15,6 +15,7 @@ import { nominalWindows, type ExpectedMilestone } from "../expect/windows.js";
 import { TIMING_PROFILES } from "../cluster/profiles.js";
 import { checkBudgets } from "../expect/budgets.js";
 import { pollUntil } from "../util/time.js";
+import { fileControllerOverrides } from "./controller.js";
 import { deployWorkloads, dryRunWorkloads } from "./deploy.js";
 import { fileExpectations, fileWorkloadFacts, type FileWorkloadFacts } from "./expected.js";
 import {
@@ -155,7 +156,8 @@ function fileScenario(file: ScenarioFile, objects: readonly WorkloadObjects[]): 
         objects,
         facts.map((f) => ({ workload: f.id, matchLabels: f.matchLabels, replicas: f.readyReplicas })),
       );
-      if (file.controller.enabled) await context.startController({ config: { ...file.controller.settings } });
+      if (file.controller.enabled)
+        await context.startController(fileControllerOverrides(context, file.controller));
       const workers = await context.cluster.workerNodes();
       const nodes = await context.steps.step(`find the target: ${targetText(fault.target)}`, () =>
         resolveTarget(fault.target, {

@@ -37,6 +37,7 @@ export function baseMilestones(
   const milestones = deriveNodeLossMilestones(transitions, {
     faultAtMs,
     lostNode,
+    faultNodes: context.faultNodes,
     workloads: definition.workloads(namespace),
   });
   const seen = new Set(milestones.map((m) => m.name));

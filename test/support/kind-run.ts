@@ -49,9 +49,11 @@ export function inotifyLimits(): Record<string, string> {
 export interface KindRunOptions {
   cluster: string;
   reportDir: string;
-  suites: readonly string[];
+  suites?: readonly string[];
   /** `--scenario` pattern. */
-  scenario: string;
+  scenario?: string;
+  /** Scenario files (`-f`), instead of suites. */
+  files?: readonly string[];
   timeoutMs: number;
 }
 
@@ -71,9 +73,9 @@ export function runOnKindFast(
       "rekindle",
       "--profile",
       "fast",
-      ...options.suites.flatMap((suite) => ["--suite", suite]),
-      "--scenario",
-      options.scenario,
+      ...(options.suites ?? []).flatMap((suite) => ["--suite", suite]),
+      ...(options.scenario !== undefined ? ["--scenario", options.scenario] : []),
+      ...(options.files ?? []).flatMap((file) => ["-f", file]),
       "--cluster-name",
       options.cluster,
       "--report-dir",
