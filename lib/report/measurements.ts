@@ -96,6 +96,14 @@ function sec(ms: unknown): string {
   return typeof ms === "number" ? `${(ms / 1000).toFixed(1)} s` : "—";
 }
 
+/** "36 min 40 s", "18 s". */
+function minutes(ms: unknown): string {
+  if (typeof ms !== "number") return "—";
+  const total = Math.round(ms / 1000);
+  const m = Math.floor(total / 60);
+  return m === 0 ? `${total % 60} s` : `${m} min ${total % 60} s`;
+}
+
 function p50max(stats: unknown): string {
   return isRecord(stats) ? `${sec(stats.p50)} / ${sec(stats.max)}` : "never";
 }
@@ -175,6 +183,22 @@ function numbers(name: string, content: Json): string[] {
         sec(r.simMs),
         sec(r.kindMs),
         r.flagged === true ? "yes" : "",
+      ]),
+    );
+  if (name.startsWith("gate-"))
+    return table(
+      ["run", "git sha", "outcome", "total", "stages", "conditions"],
+      rowsOf(content, "rows").map((r) => [
+        String(r.run),
+        typeof r.gitSha === "string" ? r.gitSha.slice(0, 7) : "—",
+        String(r.outcome),
+        minutes(r.totalMs),
+        isRecord(r.stagesMs)
+          ? Object.entries(r.stagesMs)
+              .map(([stage, ms]) => `${stage} ${minutes(ms)}`)
+              .join("; ")
+          : "—",
+        typeof r.conditions === "string" ? r.conditions : "",
       ]),
     );
   return ["(no renderer for this kind of results file: see the file itself)"];

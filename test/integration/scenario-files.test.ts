@@ -7,7 +7,9 @@ import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
-import { runOnSimFast } from "../support/rekindle-run.js";
+import { execa } from "execa";
+import { ensureSimBinaries } from "../../lib/build/sim-binaries.js";
+import { allowFor, REKINDLE_BIN, runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const EXAMPLES = join(PROJECT_ROOT, "examples");
@@ -85,5 +87,20 @@ describe("scenario files on the sim: a manifest the API server rejects", functio
     expect(summary.error?.code).to.equal("INVALID_INPUT");
     expect(summary.scenarios).to.deep.equal([]);
     expect(findProcessesByRunTag(summary.runId)).to.deep.equal([]);
+  });
+});
+
+describe("scenario files: a kustomize workload", function () {
+  it("is built with the sim's kubectl, and its windows come from the built output", async function () {
+    allowFor(this, 30 * 60_000);
+    const binaries = await ensureSimBinaries();
+    const dir = join(PROJECT_ROOT, "test", "fixtures", "scenario-files-run", "kustomize");
+    const result = await execa(process.execPath, [REKINDLE_BIN, "list", "--profile", "fast", "-f", dir], {
+      reject: false,
+      env: { REKINDLE_KUBECTL: binaries.kubectl },
+    });
+    expect(result.exitCode, result.stderr).to.equal(0);
+    // Only the overlay's patch gives the Deployment its 45 s toleration.
+    expect(result.stdout).to.include("its unreachable toleration (tolerationSeconds 45)");
   });
 });

@@ -1,0 +1,140 @@
+// What `rekindle run -f` and `list -f` settle before any cluster: the profile with the file's
+// knobs, one cluster for all files, the command line agreeing with the files, what a provider
+// cannot do refused (exit 2), and the windows `list -f` prints from the examples' own workloads.
+import { expect } from "chai";
+import { join } from "node:path";
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
+import { RekindleError } from "../../lib/errors.js";
+import { checkProvider, planScenarioFiles } from "../../lib/scenario-file/plan.js";
+import { withKnobs } from "../../lib/scenario-file/profile.js";
+import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { cli } from "../support/cli-capture.js";
+
+const EXAMPLES = join(PROJECT_ROOT, "examples");
+const example = (name: string) => join(EXAMPLES, name, "scenario.yaml");
+
+function thrown(f: () => unknown): RekindleError {
+  try {
+    f();
+  } catch (error) {
+    if (error instanceof RekindleError) return error;
+    throw error;
+  }
+  throw new Error("expected a RekindleError");
+}
+
+describe("scenario files: the run's plan", function () {
+  it("applies the file's knobs over the profile, in whole seconds where the flags take seconds", function () {
+    const p = withKnobs(TIMING_PROFILES.fast, {
+      nodeMonitorGracePeriodMs: 20_000,
+      defaultUnreachableTolerationMs: 30_000,
+      shutdownGracePeriodMs: 45_000,
+    });
+    expect(p.nodeMonitorGracePeriodSeconds).to.equal(20);
+    expect(p.defaultUnreachableTolerationSeconds).to.equal(30);
+    expect(p.defaultNotReadyTolerationSeconds).to.equal(
+      TIMING_PROFILES.fast.defaultNotReadyTolerationSeconds,
+    );
+    expect(p.simKubelet.shutdownGracePeriodMs).to.equal(45_000);
+    expect(TIMING_PROFILES.fast.simKubelet.shutdownGracePeriodMs, "the profile itself is untouched").to.equal(
+      30_000,
+    );
+    expect(
+      thrown(() => withKnobs(TIMING_PROFILES.fast, { nodeMonitorGracePeriodMs: 1500 })).message,
+    ).to.include("not a whole number of seconds");
+    expect(
+      thrown(() => withKnobs(TIMING_PROFILES.fast, { nodeMonitorGracePeriodMs: 2000 })).message,
+    ).to.include("every node would flap NotReady");
+  });
+
+  it("runs several files on one cluster when their clusters agree once the default shape is filled in", function () {
+    const plan = planScenarioFiles([example("zone-outage-spread"), example("database-pdb-controller")], {
+      profile: "fast",
+      repeat: 2,
+    });
+    expect(plan.files.map((f) => f.name)).to.deep.equal(["zone-outage-spread", "database-pdb-controller"]);
+    expect(plan.profile.name).to.equal("fast");
+    expect([...plan.repeats.values()]).to.deep.equal([2, 2]);
+    expect(plan.provider).to.equal(undefined);
+  });
+
+  it("refuses a --profile or --provider that contradicts the file's, naming both", function () {
+    // a-database.yaml names provider kind and profile fast.
+    const file = join(PROJECT_ROOT, "test", "fixtures", "scenario-files", "valid", "a-database.yaml");
+    const profile = thrown(() => planScenarioFiles([file], { profile: "default" }));
+    expect(profile.code).to.equal("INVALID_INPUT");
+    expect(profile.message).to.include("--profile default contradicts");
+    expect(profile.message).to.include("spec.cluster.profile fast");
+    const provider = thrown(() => planScenarioFiles([file], { provider: "sim" }));
+    expect(provider.message).to.include("--provider sim contradicts");
+    // Agreeing flags pass the comparison; the file's probe is then refused on kind (not built yet).
+    expect(thrown(() => planScenarioFiles([file], { provider: "kind", profile: "fast" })).message).to.include(
+      "in-cluster probes are not built yet",
+    );
+  });
+
+  it("refuses what the chosen provider cannot do, before anything starts", function () {
+    const plan = planScenarioFiles([example("deployment-toleration-30s")]);
+    const file = plan.files[0];
+    if (file === undefined) throw new Error("no file");
+    expect(() => {
+      checkProvider([file], "sim");
+    }).to.not.throw();
+    const existing = thrown(() => {
+      checkProvider([file], "existing");
+    });
+    expect(existing.code).to.equal("INVALID_INPUT");
+    expect(existing.message).to.include("the existing provider cannot run this");
+    const probed = {
+      ...file,
+      workloads: file.workloads.map((w) => ({ ...w, probe: { kind: "tcp" as const, port: 80 } })),
+    };
+    expect(
+      thrown(() => {
+        checkProvider([probed], "kind");
+      }).message,
+    ).to.include("in-cluster probes are not built yet");
+  });
+});
+
+describe("rekindle list -f", function () {
+  it("prints each workload's windows from its own spec: the 30 s toleration moves the eviction", async function () {
+    const result = await cli([
+      "list",
+      "--profile",
+      "fast",
+      "-f",
+      join(EXAMPLES, "deployment-toleration-30s"),
+    ]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.include("file/deployment-toleration-30s");
+    expect(result.stdout).to.match(/web:pod-deletion-requested\s+32s–/);
+    expect(result.stdout).to.include("its unreachable toleration (tolerationSeconds 30)");
+  });
+
+  it("keys volume milestones by workload and lists -o json", async function () {
+    const result = await cli([
+      "list",
+      "--profile",
+      "fast",
+      "-o",
+      "json",
+      "-f",
+      example("node-loss-fixtures"),
+    ]);
+    expect(result.code, result.stderr).to.equal(0);
+    const listed = JSON.parse(result.stdout) as {
+      scenarios: { id: string; milestones: { name: string }[] }[];
+    };
+    const names = listed.scenarios[0]?.milestones.map((m) => m.name) ?? [];
+    expect(names).to.include.members(["db:va-gone", "db:recovered", "cache:recovered", "web:recovered"]);
+    expect(names).to.not.include("va-gone");
+  });
+
+  it("exits 2 on a bad file, naming file:line:column", async function () {
+    const bad = join(PROJECT_ROOT, "test", "fixtures", "scenario-files", "invalid");
+    const result = await cli(["list", "-f", bad]);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.match(/\.yaml:\d+:\d+: /);
+  });
+});
