@@ -6,22 +6,13 @@
 import { RekindleError } from "../errors.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { Transition } from "../observe/types.js";
+import type { BudgetSpec } from "../scenario-file/types.js";
 import { firstEviction, maxUnavailable, readyOnTwoNodes, type BudgetWorkload } from "./budget-pods.js";
 
 export type { BudgetWorkload };
 
-/**
- * One workload's budgets, as a scenario file states them. The same shape as lib/scenario-file's
- * BudgetSpec (which is assignable to it), written here because expect/ sits below scenario files.
- */
-export interface WorkloadBudgets {
-  workload: string;
-  recoveredWithinMs?: number;
-  servingWithinMs?: number;
-  maxUnavailable?: number;
-  neverEvicted?: boolean;
-  neverReadyOnTwoNodes?: boolean;
-}
+/** One workload's budgets, as a scenario file states them (its loaded form is below this layer). */
+export type WorkloadBudgets = BudgetSpec;
 
 export const BUDGET_KINDS = [
   "recoveredWithin",

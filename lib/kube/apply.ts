@@ -32,6 +32,8 @@ export interface ApplyOptions {
   labels?: Record<string, string>;
   /** Replaces @KEY@ placeholders in the text before parsing. */
   substitutions?: Record<string, string>;
+  /** Server-side dry run: the API server validates and admits each object but stores nothing. Default false. */
+  dryRun?: boolean;
 }
 
 export function substitute(text: string, substitutions: Record<string, string> = {}): string {
@@ -55,7 +57,7 @@ export async function applyManifests(
         await client.patch(
           labelled,
           undefined,
-          undefined,
+          options.dryRun === true ? "All" : undefined,
           FIELD_MANAGER,
           true,
           k8s.PatchStrategy.ServerSideApply,

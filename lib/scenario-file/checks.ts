@@ -7,19 +7,15 @@ import { pointerLabel, positionOf, type DocumentPositions } from "./positions.js
 import type { Problem } from "./problems.js";
 import { providerRefusals } from "./provider-refusal.js";
 import type { RawScenario } from "./raw.js";
+import { BUDGET_KINDS } from "../expect/budgets.js";
 import type { FaultType, ScenarioFile } from "./types.js";
 
 /** Fault types that last a `duration`, then are lifted. */
 export const TIMED_FAULTS: readonly FaultType[] = ["partition", "memory-pressure", "disk-pressure"];
 /** Worker count when the file gives none (the providers' default). */
 export const DEFAULT_WORKERS = 3;
-const BUDGET_OBJECTIVES = [
-  "recoveredWithin",
-  "servingWithin",
-  "maxUnavailable",
-  "neverEvicted",
-  "neverReadyOnTwoNodes",
-] as const;
+/** A budget's objectives are the kinds the checker knows. */
+const BUDGET_OBJECTIVES = BUDGET_KINDS;
 const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 type Report = (pointer: string, message: string, atKey?: boolean) => void;

@@ -2,7 +2,7 @@
 // every object first (a manifest the API server rejects is the user's input, refused with its
 // message before anything is created), then server-side apply, then each workload Ready.
 import { RekindleError } from "../errors.js";
-import { FIELD_MANAGER, RUN_LABEL, applyManifests, deleteManifests } from "../kube/apply.js";
+import { RUN_LABEL, applyManifests, deleteManifests } from "../kube/apply.js";
 import { isPodReady, k8s } from "../kube/client.js";
 import type { ScenarioContext } from "../scenario/harness.js";
 import { pollUntil } from "../util/time.js";
@@ -16,8 +16,10 @@ export interface ReadyTarget {
   replicas: number | null;
 }
 
+/** The API server's own message in a failed request (its Status body), else the error's. */
 function apiMessage(error: unknown): string {
-  const body = (error as { body?: unknown }).body;
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const body = (cause as { body?: unknown }).body;
   if (typeof body === "string") {
     try {
       const parsed = JSON.parse(body) as { message?: unknown };
@@ -26,7 +28,7 @@ function apiMessage(error: unknown): string {
       return body;
     }
   }
-  return error instanceof Error ? error.message : String(error);
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 /**
@@ -40,18 +42,10 @@ export async function dryRunWorkloads(
   workloads: readonly WorkloadObjects[],
   namespace: string,
 ): Promise<void> {
-  const client = k8s.KubernetesObjectApi.makeApiClient(kc);
   for (const { workload, objects } of workloads) {
     for (const object of objects) {
       try {
-        await client.patch(
-          placed(object, namespace),
-          undefined,
-          "All",
-          FIELD_MANAGER,
-          true,
-          k8s.PatchStrategy.ServerSideApply,
-        );
+        await applyManifests(kc, [placed(object, namespace)], { dryRun: true });
       } catch (error) {
         const name = `${String(object.kind)}/${object.metadata?.name ?? "?"}`;
         throw new RekindleError(
