@@ -247,7 +247,7 @@ export function deriveNodeLossMilestones(
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 
-/** The time every workload was recovered (max of `<id>:recovered`), or undefined if any was not. */
+/** The time every workload was recovered and, with a Service, serving again (the latest), or undefined if any was not recovered. */
 export function recoveryMs(
   milestones: readonly Milestone[],
   workloadIds: readonly string[],
@@ -256,7 +256,9 @@ export function recoveryMs(
   for (const id of workloadIds) {
     const m = milestones.find((x) => x.name === `${id}:recovered`);
     if (!m) return undefined;
-    latest = Math.max(latest, m.atMs);
+    // Recovered means serving: a workload whose Service is watched counts once its endpoints are back too.
+    const serving = milestones.find((x) => x.name === `${id}:serving`);
+    latest = Math.max(latest, m.atMs, serving?.atMs ?? 0);
   }
   return latest;
 }

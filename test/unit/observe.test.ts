@@ -154,6 +154,16 @@ describe("node-loss milestones", function () {
     expect(recoveryMs(milestones, ["deployment", "statefulset"])).to.equal(undefined);
   });
 
+  it("counts a workload with a watched Service recovered once it serves again too", function () {
+    const milestones = [
+      { name: "web:recovered", atMs: 15_200 },
+      { name: "web:serving", atMs: 16_100 },
+      { name: "db:recovered", atMs: 12_000 },
+    ];
+    expect(recoveryMs(milestones, ["web", "db"])).to.equal(16_100);
+    expect(recoveryMs(milestones, ["db"])).to.equal(12_000);
+  });
+
   describe("a replacement's transient volume error (kubelet-retry)", function () {
     const refused =
       'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: error processing PVC ns/data-s: failed to fetch PVC from API server: persistentvolumeclaims "data-s" is forbidden: User "system:node:worker-2" cannot get resource "persistentvolumeclaims" in API group "" in the namespace "ns": no relationship found between node \'worker-2\' and this object';
