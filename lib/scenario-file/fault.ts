@@ -1,7 +1,7 @@
 // A scenario file's fault on its target nodes, as steps: each node's undo registered right after
 // its fault, staggered when the file asks, lifted after its duration (partition, pressure), and
 // the operator's reflex (force delete, drain, the out-of-service taint by hand) at its time.
-import type { NodeCapability, PressureKind } from "../cluster/provider.js";
+import type { PressureKind } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
 import {
   DRAIN_STARTED_MILESTONE,
@@ -26,17 +26,17 @@ export const FAULT_MARKS = [
   DRAIN_TIMED_OUT_MILESTONE,
 ] as const;
 
-/** The capabilities each fault needs of the provider. */
-export const FAULT_CAPABILITIES: Readonly<Record<FaultType, readonly NodeCapability[]>> = {
+/** Every capability a fault may use: the context is typed with all of them, and checked before run. */
+export type FaultCapability = "lifecycle" | "partition" | "graceful-shutdown" | "pressure";
+
+/** The capabilities each fault needs of the provider (a shut-down node is started again by lifecycle). */
+export const FAULT_CAPABILITIES: Readonly<Record<FaultType, readonly FaultCapability[]>> = {
   stop: ["lifecycle"],
-  partition: ["lifecycle", "partition"],
+  partition: ["partition"],
   "graceful-shutdown": ["lifecycle", "graceful-shutdown"],
   "memory-pressure": ["pressure"],
   "disk-pressure": ["pressure"],
 };
-
-/** Every capability a fault may use: the context is typed with all of them, and checked before run. */
-export type FaultCapability = "lifecycle" | "partition" | "graceful-shutdown" | "pressure";
 
 type FaultContext = ScenarioContext<FaultCapability>;
 

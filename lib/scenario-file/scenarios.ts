@@ -24,7 +24,6 @@ import {
   injectFault,
   liftFaultAfterDuration,
   operatorActs,
-  type FaultCapability,
 } from "./fault.js";
 import { readWorkloadObjects, type WorkloadObjects } from "./manifests.js";
 import type { FilePlan } from "./plan.js";
@@ -124,8 +123,9 @@ function fileScenario(file: ScenarioFile, objects: readonly WorkloadObjects[]): 
   return defineScenario({
     id: `file/${file.name}`,
     title: file.description ?? `${fault.type} on ${targetText(fault.target)}`,
-    // Typed with every fault capability; `requires` lists only this fault's (what the run checks).
-    requires: FAULT_CAPABILITIES[fault.type] as readonly FaultCapability[],
+    // The context is typed with every fault capability; `requires` lists only this fault's, which
+    // is what the run checks, and the fault touches only those (fault.ts).
+    requires: FAULT_CAPABILITIES[fault.type],
     usesController: file.controller.enabled,
     expected: (inputs) => fileExpectations(file, factsFor(inputs), inputs, "assumed"),
     workloads: (namespace): WorkloadRef[] =>
