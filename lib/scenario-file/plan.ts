@@ -6,7 +6,7 @@ import type { TimingProfile } from "../cluster/profiles.js";
 import { RekindleError } from "../errors.js";
 import { loadScenarioFiles } from "./load.js";
 import { providerRefusal } from "./provider-refusal.js";
-import { clusterProfile } from "./profile.js";
+import { clusterProfile, KUBELET_KNOBS } from "./profile.js";
 import type { ClusterSpec, ScenarioFile } from "./types.js";
 
 export interface FilePlanOptions {
@@ -95,7 +95,7 @@ export function planScenarioFiles(paths: readonly string[], options: FilePlanOpt
 /** Refuses what the provider cannot do (a fault it cannot inject, a probe on the sim…), naming file and reason. */
 export function checkProvider(files: readonly ScenarioFile[], provider: ProviderName): void {
   const reasons = files.flatMap((f) =>
-    [...providerRefusal(f, provider), ...notBuiltYet(f, provider)].map((r) => `${f.path}: ${r}`),
+    [...providerRefusal(f, provider), ...unhonoured(f, provider)].map((r) => `${f.path}: ${r}`),
   );
   if (reasons.length > 0) {
     throw new RekindleError(
@@ -109,11 +109,29 @@ export function checkProvider(files: readonly ScenarioFile[], provider: Provider
 }
 
 /**
- * What the format takes but runs cannot do yet, refused before anything starts rather than left
- * undone: a run must not claim a check it did not make. (The sim refuses probes for its own reason.)
+ * What the format takes but this run would not honour, refused before anything starts rather than
+ * silently left undone: kubelet knobs and a cluster shape kind reads from its kind config, and probes,
+ * which are not built yet (the sim refuses them for its own reason).
  */
-function notBuiltYet(file: ScenarioFile, provider: ProviderName): string[] {
+function unhonoured(file: ScenarioFile, provider: ProviderName): string[] {
   if (provider === "sim") return [];
+  const kubeletKnobs = KUBELET_KNOBS.filter((k) => file.cluster.knobs?.[k] !== undefined).map(
+    (k) =>
+      `spec.cluster.knobs.${k.replace(/Ms$/, "")}: on ${provider} the kubelet reads it from its own config; set it in a kind config (spec.cluster.kindConfig)`,
+  );
+  const { workers, zones } = file.cluster;
+  const shape =
+    provider === "kind" &&
+    ((workers ?? DEFAULT_WORKERS) !== DEFAULT_WORKERS || (zones ?? DEFAULT_ZONES) !== DEFAULT_ZONES)
+      ? [
+          `spec.cluster.workers/zones ${workers ?? DEFAULT_WORKERS}/${zones ?? DEFAULT_ZONES}: a kind cluster's nodes and zones come from its kind config (spec.cluster.kindConfig; the default has ${DEFAULT_WORKERS} workers in ${DEFAULT_ZONES} zones)`,
+        ]
+      : [];
+  return [...kubeletKnobs, ...shape, ...probes(file)];
+}
+
+/** A run must not claim a check it did not make. */
+function probes(file: ScenarioFile): string[] {
   return file.workloads
     .filter((w) => w.probe !== undefined)
     .map(

@@ -94,6 +94,16 @@ describe("scenario files: the run's plan", function () {
         checkProvider([probed], "kind");
       }).message,
     ).to.include("in-cluster probes are not built yet");
+    // A kubelet knob is the sim's to apply; kind's kubelet reads it from its own config.
+    const kubeletKnob = { ...file, cluster: { knobs: { shutdownGracePeriodMs: 45_000 } } };
+    expect(() => {
+      checkProvider([kubeletKnob], "sim");
+    }).to.not.throw();
+    expect(
+      thrown(() => {
+        checkProvider([kubeletKnob], "kind");
+      }).message,
+    ).to.include("spec.cluster.knobs.shutdownGracePeriod: on kind the kubelet reads it from its own config");
   });
 });
 
