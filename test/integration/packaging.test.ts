@@ -13,7 +13,11 @@ async function copyCheckout(to: string): Promise<void> {
   const { stdout } = await execa("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: PROJECT_ROOT,
   });
-  for (const file of stdout.split("\0").filter((f) => f !== "")) {
+  // Never node_modules, even one git does not ignore (a symlink to another checkout's): npm ci in
+  // the copy would empty the directory it points to.
+  const skipped = (file: string) =>
+    file === "" || file === "node_modules" || file.startsWith("node_modules/");
+  for (const file of stdout.split("\0").filter((f) => !skipped(f))) {
     const source = join(PROJECT_ROOT, file);
     // A file deleted in the working tree but still in the index.
     if (!existsSync(source)) continue;
