@@ -261,6 +261,17 @@ describe("per-workload milestones", function () {
         { name: "db:duplicate-ready", atMs: 9000, node: "worker-2" },
       ]);
     });
+
+    it("does not count a larger Deployment's replicas Ready on several nodes as split brain", function () {
+      const web = (name: string) => podOf(name, { app: "web" });
+      const spread = [
+        web("w1")(-2000, "pod-ready", LOST),
+        web("w2")(-1000, "pod-ready", "worker-2"),
+        web("w3")(9000, "pod-ready", "worker-3"),
+      ];
+      const workloads: WorkloadRef[] = [{ id: "web", namespace: "ns", matchLabels: { app: "web" } }];
+      expect(atOf(derive(spread, workloads), "web:duplicate-ready")).to.equal(undefined);
+    });
   });
 
   it("every new name is in the recorder's vocabulary, for the workloads watched only", function () {
