@@ -6,6 +6,7 @@ import { RUN_LABEL, applyManifests, deleteManifests } from "../kube/apply.js";
 import { isPodReady, k8s } from "../kube/client.js";
 import type { ScenarioContext } from "../scenario/harness.js";
 import { pollUntil } from "../util/time.js";
+import { recreateStuckPending } from "../workloads/stuck-pending.js";
 import { CLUSTER_SCOPED_KINDS, placed, type WorkloadObjects } from "./manifests.js";
 
 /** How many of a workload's pods must be Ready before the fault, and which labels select them. */
@@ -70,6 +71,8 @@ async function readyCount(
     .map(([k, v]) => `${k}=${v}`)
     .join(",");
   const pods = (await kc.makeApiClient(k8s.CoreV1Api).listNamespacedPod({ namespace, labelSelector })).items;
+  // See lib/workloads/stuck-pending.ts: a scheduler race can leave a pod unplaced after its claim binds.
+  await recreateStuckPending(kc, namespace, pods);
   return pods.filter((p) => p.metadata?.deletionTimestamp === undefined && isPodReady(p)).length;
 }
 

@@ -5,6 +5,7 @@ import { RekindleError } from "../errors.js";
 import { k8s, isConflict, isPodReady } from "../kube/client.js";
 import { fixturePath } from "../util/fixtures.js";
 import { pollUntil } from "../util/time.js";
+import { recreateStuckPending } from "./stuck-pending.js";
 
 export const DEPLOYMENT_NAME = "web";
 export const STATEFULSET_NAME = "db";
@@ -82,7 +83,12 @@ export async function deployNodeLossWorkloads(
     substitutions: { NAMESPACE: namespace, STORAGE_CLASS: options.storageClass ?? "rekindle-sim" },
   });
   const dbPod = await pollUntil(
-    async () => (await listPods(kc, namespace, STATEFULSET_NAME)).find(isPodReady),
+    async () => {
+      const pods = await listPods(kc, namespace, STATEFULSET_NAME);
+      // See stuck-pending.ts: a scheduler race can leave the pod unplaced after its claim binds.
+      await recreateStuckPending(kc, namespace, pods);
+      return pods.find(isPodReady);
+    },
     { what: `StatefulSet ${namespace}/${STATEFULSET_NAME} pod Ready`, timeoutMs, ...signal },
   );
   await applyManifestFile(kc, fixturePath("workloads", "statefulset.yaml"), {
