@@ -165,17 +165,24 @@ function replacedAtDeletion(x: LossContext, release: Release): void {
       `${replacer(f)} replaces a terminating pod at once`,
     );
   }
-  if (f.volume !== "rwo-attach") {
-    b.window(
-      `${id}:recovered`,
-      `${id}:replacement-created`,
-      k.podStartMs,
-      k.podStartMs + 1000,
-      `scheduling + container start (${k.podStartMs} ms); ${note}`,
-    );
+  finishReturn(x, release.gone, note);
+}
+
+/** The replacement's start: after its volume moves (an attached RWO volume), else at once. */
+function finishReturn(x: LossContext, gone: GoneHow, note: string): void {
+  const { b, f } = x;
+  const k = x.s.knobs;
+  if (f.volume === "rwo-attach") {
+    finishWithVolume(x, gone, note);
     return;
   }
-  finishWithVolume(x, release.gone, note);
+  b.window(
+    `${f.id}:recovered`,
+    `${f.id}:replacement-created`,
+    k.podStartMs,
+    k.podStartMs + 1000,
+    `scheduling + container start (${k.podStartMs} ms); ${note}`,
+  );
 }
 
 function finishWithVolume(x: LossContext, gone: GoneHow, note: string): void {
@@ -212,7 +219,6 @@ function finishWithVolume(x: LossContext, gone: GoneHow, note: string): void {
 function replacedAfterGone(x: LossContext, release: Release): void {
   const { b, f, s } = x;
   const id = f.id;
-  const k = s.knobs;
   const note = servingNote(f, s.lostPods);
   if (release.gone === "unknown") return;
   if (release.gone === "never") {
@@ -234,17 +240,7 @@ function replacedAfterGone(x: LossContext, release: Release): void {
     1000,
     `${replacer(f)} recreates the pod once the old one is gone`,
   );
-  if (f.volume === "rwo-attach") {
-    finishWithVolume(x, release.gone, note);
-    return;
-  }
-  b.window(
-    `${id}:recovered`,
-    `${id}:replacement-created`,
-    k.podStartMs,
-    k.podStartMs + 1000,
-    `scheduling + container start (${k.podStartMs} ms); ${note}`,
-  );
+  finishReturn(x, release.gone, note);
 }
 
 /** The replacement and the volume after a stop or a partition, as the workload's kind does it. */

@@ -162,22 +162,14 @@ function namedPaths(file: ScenarioFile, raw: RawScenario): NamedPath[] {
       });
     }
   });
-  const kindConfig = file.cluster.kindConfig;
-  if (kindConfig !== undefined)
-    paths.push({
-      pointer: "/spec/cluster/kindConfig",
-      written: raw.spec.cluster?.kindConfig ?? kindConfig,
-      resolved: kindConfig,
-      kind: "file",
-    });
-  const fenceConfig = file.controller.fenceConfig;
-  if (fenceConfig !== undefined)
-    paths.push({
-      pointer: "/spec/controller/fenceConfig",
-      written: raw.spec.controller?.fenceConfig ?? fenceConfig,
-      resolved: fenceConfig,
-      kind: "file",
-    });
+  // The single files the file names: the kind config and the fence config.
+  const files = [
+    ["/spec/cluster/kindConfig", file.cluster.kindConfig, raw.spec.cluster?.kindConfig],
+    ["/spec/controller/fenceConfig", file.controller.fenceConfig, raw.spec.controller?.fenceConfig],
+  ] as const;
+  for (const [pointer, resolved, written] of files) {
+    if (resolved !== undefined) paths.push({ pointer, written: written ?? resolved, resolved, kind: "file" });
+  }
   return paths;
 }
 

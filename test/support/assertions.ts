@@ -13,6 +13,18 @@ export async function rekindleRejection(promise: Promise<unknown>): Promise<Reki
   return error as RekindleError;
 }
 
+/** The RekindleError `action` throws (the test fails if it returns or throws anything else). */
+export function rekindleThrow(action: () => unknown): RekindleError {
+  let error: unknown;
+  try {
+    action();
+  } catch (e) {
+    error = e;
+  }
+  expect(error, String(error)).to.be.instanceOf(RekindleError);
+  return error as RekindleError;
+}
+
 /** Whether anything accepts TCP connections on 127.0.0.1:`port`. */
 export function listeningOn(port: number): Promise<boolean> {
   return new Promise((resolve) => {

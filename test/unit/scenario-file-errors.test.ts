@@ -3,20 +3,15 @@
 // once (ten at most in the message, all in details.problems).
 import { expect } from "chai";
 import { join, resolve } from "node:path";
-import { RekindleError } from "../../lib/errors.js";
+import type { RekindleError } from "../../lib/errors.js";
+import { rekindleThrow } from "../support/assertions.js";
 import { loadScenarioFiles, scenarioFromText } from "../../lib/scenario-file/load.js";
 
 const DIR = "test/fixtures/scenario-files";
 const INVALID = join(DIR, "invalid");
 
 function loadError(paths: readonly string[]): RekindleError {
-  try {
-    loadScenarioFiles(paths);
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error(`${paths.join(", ")} loaded without an error`);
+  return rekindleThrow(() => loadScenarioFiles(paths));
 }
 
 /** Every problem of a fixture, as "line:column: message" (details hold those the message cuts off). */

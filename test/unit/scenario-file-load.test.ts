@@ -4,7 +4,8 @@
 import { expect } from "chai";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { join, resolve } from "node:path";
-import { RekindleError } from "../../lib/errors.js";
+import type { RekindleError } from "../../lib/errors.js";
+import { rekindleThrow } from "../support/assertions.js";
 import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
 import type { ScenarioFile } from "../../lib/scenario-file/types.js";
 
@@ -13,13 +14,7 @@ const VALID = join(DIR, "valid");
 const FILES = resolve(VALID, "files");
 
 function loadError(paths: readonly string[]): RekindleError {
-  try {
-    loadScenarioFiles(paths);
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error(`${paths.join(", ")} loaded without an error`);
+  return rekindleThrow(() => loadScenarioFiles(paths));
 }
 
 /** A loaded file without its positions (checked on their own). */

@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { RekindleError } from "../../lib/errors.js";
+import { rekindleThrow } from "../support/assertions.js";
 import { checkProvider, planScenarioFiles } from "../../lib/scenario-file/plan.js";
 import { withKnobs } from "../../lib/scenario-file/profile.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
@@ -13,15 +13,7 @@ import { cli } from "../support/cli-capture.js";
 const EXAMPLES = join(PROJECT_ROOT, "examples");
 const example = (name: string) => join(EXAMPLES, name, "scenario.yaml");
 
-function thrown(f: () => unknown): RekindleError {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error("expected a RekindleError");
-}
+const thrown = rekindleThrow;
 
 describe("scenario files: the run's plan", function () {
   it("applies the file's knobs over the profile, in whole seconds where the flags take seconds", function () {
