@@ -14,7 +14,7 @@ import type { WorkloadRef } from "../observe/milestones.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/windows.js";
 import { TIMING_PROFILES } from "../cluster/profiles.js";
 import { checkBudgets } from "../expect/budgets.js";
-import { pollUntil } from "../util/time.js";
+import { observeTail } from "../scenario/observe-tail.js";
 import { fileControllerOverrides } from "./controller.js";
 import { deployWorkloads, dryRunWorkloads } from "./deploy.js";
 import { fileExpectations, fileWorkloadFacts, type FileWorkloadFacts } from "./expected.js";
@@ -36,9 +36,6 @@ export interface PreparedFileScenario {
   definition: ScenarioDefinition;
   repeat: number;
 }
-
-/** How long a scenario keeps watching after its last awaited milestone at most (for "never" windows). */
-const MAX_OBSERVE_MS = 10 * 60_000;
 
 function targetText(target: TargetSpec): string {
   switch (target.kind) {
@@ -89,30 +86,6 @@ function awaited(
     .filter((f) => (lost.get(f.id) ?? 0) > 0)
     .flatMap((f) => [`${f.id}:recovered`, ...(f.service !== undefined ? [`${f.id}:serving`] : [])])
     .filter((name) => finite.has(name));
-}
-
-/**
- * Keeps observing until every finite window's milestone has come or its window has closed, so
- * "never" windows are watched as long as the slowest expected milestone (at most MAX_OBSERVE_MS).
- */
-async function observeTail(context: ScenarioContext): Promise<void> {
-  const finite = nominalWindows(context.expectedTimeline()).filter(
-    (w): w is typeof w & { maxMs: number } => w.maxMs !== null,
-  );
-  const slackMs = context.inputs.slackMs;
-  const settled = () => {
-    const seen = new Set(context.milestones().map((m) => m.name));
-    const now = context.sinceFaultMs();
-    return finite.every((w) => seen.has(w.name) || now > w.maxMs + slackMs) || now > MAX_OBSERVE_MS;
-  };
-  await context.steps.step("observe until every expected window has settled", () =>
-    pollUntil(async () => Promise.resolve(settled() ? true : undefined), {
-      what: "every expected window settled",
-      timeoutMs: MAX_OBSERVE_MS + 60_000,
-      intervalMs: 500,
-      ...(context.signal ? { signal: context.signal } : {}),
-    }),
-  );
 }
 
 function fileScenario(file: ScenarioFile, objects: readonly WorkloadObjects[]): ScenarioDefinition {

@@ -10,6 +10,8 @@ import { recreateStuckPending } from "./stuck-pending.js";
 export const DEPLOYMENT_NAME = "web";
 export const STATEFULSET_NAME = "db";
 export const PLAIN_STATEFULSET_NAME = "cache";
+/** The Deployment's replicas unless a scenario asks for another number. */
+export const DEFAULT_DEPLOYMENT_REPLICAS = 2;
 
 export interface NodeLossWorkloadOptions {
   namespace: string;
@@ -18,7 +20,7 @@ export interface NodeLossWorkloadOptions {
   storageClass?: string;
   /** A pod of the namespace on every schedulable node first (fixtures/workloads/presence.yaml). Default false. */
   presenceOnEveryNode?: boolean;
-  /** Deployment replicas. Default 2. */
+  /** Deployment replicas. Default DEFAULT_DEPLOYMENT_REPLICAS. */
   replicas?: number;
   /** How long to wait for everything Ready. Default 120 s. */
   readyTimeoutMs?: number;
@@ -95,11 +97,11 @@ export async function deployNodeLossWorkloads(
     labels,
     substitutions: { NAMESPACE: namespace },
   });
+  const replicas = options.replicas ?? DEFAULT_DEPLOYMENT_REPLICAS;
   await applyManifestFile(kc, fixturePath("workloads", "deployment.yaml"), {
     labels,
-    substitutions: { NAMESPACE: namespace, REPLICAS: String(options.replicas ?? 2) },
+    substitutions: { NAMESPACE: namespace, REPLICAS: String(replicas) },
   });
-  const replicas = options.replicas ?? 2;
   await pollUntil(
     async () =>
       (await listPods(kc, namespace, DEPLOYMENT_NAME)).filter(isPodReady).length >= replicas
