@@ -144,7 +144,6 @@ function inClusterRecovery(): NodeLossRecovery {
  * expected timeline reads from it), the webhook fence driver powering the node off. No replica
  * runs on the lost node: losing the leader is controller-failover's scenario.
  */
-
 export const nodeLossControllerInCluster = defineScenario({
   id: "node-loss/controller-in-cluster",
   title:
