@@ -4,7 +4,9 @@
 // see it: a pod is Ready from its pod-ready until its deletion is requested, it ends or it goes,
 // or its node's Ready condition leaves True (the node lifecycle controller then marks its pods
 // not Ready); it is Ready again at its next pod-ready.
+import { firstReadyOnTwoNodes } from "../observe/duplicate-ready.js";
 import type { Transition } from "../observe/types.js";
+import { podKey } from "../observe/workload-ref.js";
 
 /** A workload as the pod budgets see it. */
 export interface BudgetWorkload {
@@ -35,10 +37,6 @@ export function isPodOf(t: Transition, workload: BudgetWorkload): boolean {
   const labels = podLabels(t);
   const selector = Object.entries(workload.matchLabels);
   return selector.length > 0 && selector.every(([key, value]) => labels[key] === value);
-}
-
-function podKey(t: Transition): string {
-  return t.subject.uid ?? t.subject.name;
 }
 
 /** A node's Ready condition leaving True: its pods are no longer Ready as the API sees them. */
@@ -146,42 +144,21 @@ export function firstEviction(
   return undefined;
 }
 
-/**
- * Which pods are one identity, that must never be Ready on two nodes at once: a StatefulSet's
- * pods by name (db-0 and its replacement db-0), and any two pods of a workload of one replica.
- * Pods of a larger Deployment each stand alone (several Ready at once is their purpose).
- */
-function identityOf(t: Transition, workload: BudgetWorkload): string {
-  if (t.detail?.["ownerKind"] === "StatefulSet") return t.subject.name;
-  return workload.wanted <= 1 ? workload.id : podKey(t);
-}
-
-/**
- * Two incarnations of one identity (identityOf) Ready at once on different nodes, first after the
- * fault: the split brain fencing exists to prevent. A Ready pod counts until it ends or goes (not
- * at its deletion request, nor when its node stops reporting: it may still be running there).
- * `seen`: whether any pod of the workload was on the timeline at all.
- */
+/** Two incarnations of one identity Ready at once on different nodes (firstReadyOnTwoNodes's rule). */
 export function readyOnTwoNodes(
   transitions: readonly Transition[],
   faultAtMs: number,
   workload: BudgetWorkload,
 ): { seen: boolean; happened?: Happened } {
-  const ready = new Map<string, { identity: string; node: string }>();
-  let seen = false;
-  for (const t of byTime(transitions)) {
-    if (!isPodOf(t, workload)) continue;
-    seen = true;
-    if (t.name === "pod-ready")
-      ready.set(podKey(t), { identity: identityOf(t, workload), node: t.node ?? "" });
-    if (t.name === "pod-gone" || t.name === "pod-terminal") ready.delete(podKey(t));
-    if (t.atMs < faultAtMs) continue;
-    const identity = identityOf(t, workload);
-    const nodes = [...new Set([...ready.values()].filter((r) => r.identity === identity).map((r) => r.node))];
-    if (nodes.length > 1) {
-      const who = identity === workload.id ? "" : `${identity} `;
-      return { seen, happened: { atMs: t.atMs - faultAtMs, what: `${who}Ready on ${nodes.join(" and ")}` } };
-    }
-  }
-  return { seen };
+  const { seen, found } = firstReadyOnTwoNodes(transitions, faultAtMs, {
+    id: workload.id,
+    isPod: (t) => isPodOf(t, workload),
+    singleReplica: workload.wanted <= 1,
+  });
+  if (found === undefined) return { seen };
+  const who = found.identity === workload.id ? "" : `${found.identity} `;
+  return {
+    seen,
+    happened: { atMs: found.atMs - faultAtMs, what: `${who}Ready on ${found.nodes.join(" and ")}` },
+  };
 }
