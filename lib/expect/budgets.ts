@@ -73,7 +73,7 @@ export function measuredSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** When `<workload>:<suffix>` came, or why it counts as not come ("not serving", "not answering"). */
+/** When what a time budget waits for came, or why it counts as not come ("not serving", "not answering"). */
 type Came = { atMs: number } | { missing: string };
 
 /**
@@ -89,37 +89,28 @@ function servingCame(workload: string, milestones: readonly Milestone[]): Came {
   return answering === undefined ? { missing: "not answering" } : { atMs: Math.max(serving, answering) };
 }
 
-/** recoveredWithin / servingWithin: the workload's milestone (see servingCame) by the limit. */
+/** What a time budget waits for: `<id>:recovered`, or serving (see servingCame). */
+function cameFor(
+  budget: "recoveredWithin" | "servingWithin",
+  workload: string,
+  milestones: readonly Milestone[],
+): Came {
+  if (budget === "servingWithin") return servingCame(workload, milestones);
+  const recovered = milestones.find((m) => m.name === `${workload}:recovered`);
+  return recovered === undefined ? { missing: "not recovered" } : { atMs: recovered.atMs };
+}
+
+/** recoveredWithin / servingWithin: what the budget waits for (cameFor) by the limit. */
 function timeBudget(
   budget: "recoveredWithin" | "servingWithin",
   workload: string,
   limitMs: number,
   milestones: readonly Milestone[],
 ): BudgetResult {
-  const recovered = milestones.find((m) => m.name === `${workload}:recovered`);
-  const came: Came =
-    budget === "servingWithin"
-      ? servingCame(workload, milestones)
-      : recovered === undefined
-        ? { missing: "not recovered" }
-        : { atMs: recovered.atMs };
-  if ("missing" in came)
-    return {
-      workload,
-      budget,
-      limit: limitSeconds(limitMs),
-      measured: came.missing,
-      passed: false,
-      value: null,
-    };
-  return {
-    workload,
-    budget,
-    limit: limitSeconds(limitMs),
-    measured: measuredSeconds(came.atMs),
-    passed: came.atMs <= limitMs,
-    value: came.atMs,
-  };
+  const came = cameFor(budget, workload, milestones);
+  const written = { workload, budget, limit: limitSeconds(limitMs) };
+  if ("missing" in came) return { ...written, measured: came.missing, passed: false, value: null };
+  return { ...written, measured: measuredSeconds(came.atMs), passed: came.atMs <= limitMs, value: came.atMs };
 }
 
 /** A "never" budget: passed when the forbidden thing did not happen. */

@@ -102,7 +102,8 @@ export const TARGET_KEYS = ["workload", "matchLabels", "zone"] as const;
 export const PROBE_KEYS = ["http", "tcp"] as const;
 
 const PORT: JsonSchema = {
-  description: "A port of the workload's Service (its `port`, not the pods' targetPort): the probe goes through the Service.",
+  description:
+    "A port of the workload's Service (its `port`, not the pods' targetPort): the probe goes through the Service.",
   type: "integer",
   minimum: 1,
   maximum: 65535,
