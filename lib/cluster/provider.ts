@@ -200,6 +200,11 @@ export interface ClusterUnderTest extends AsyncDisposable {
   kubectlPath?(): string | undefined;
   /** The images its nodes and in-cluster controller ran; absent on providers without images. */
   images?(): Promise<ProviderImages>;
+  /**
+   * An image with bash and coreutils that its nodes hold already (run with imagePullPolicy Never),
+   * for rekindle's own helper pods such as in-cluster probes; absent where pods run no containers.
+   */
+  toolsImage?(): string;
   /** Tear down what this run created (a reused or existing cluster is left running). */
   destroy(): Promise<void>;
   /** What to tell the user when the cluster is kept (how to reach it and remove it). */

@@ -73,23 +73,44 @@ export function measuredSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** recoveredWithin / servingWithin: the workload's `<id>:<suffix>` milestone by the limit. */
+/** When what a time budget waits for came, or why it counts as not come ("not serving", "not answering"). */
+type Came = { atMs: number } | { missing: string };
+
+/**
+ * Serving: its Service's endpoints back (`<id>:serving`) and, when its probe failed, the probe
+ * answering again (`<id>:answering`): the later of the two.
+ */
+function servingCame(workload: string, milestones: readonly Milestone[]): Came {
+  const at = (suffix: string) => milestones.find((m) => m.name === `${workload}:${suffix}`)?.atMs;
+  const serving = at("serving");
+  if (serving === undefined) return { missing: "not serving" };
+  if (at("probe-failing") === undefined) return { atMs: serving };
+  const answering = at("answering");
+  return answering === undefined ? { missing: "not answering" } : { atMs: Math.max(serving, answering) };
+}
+
+/** What a time budget waits for: `<id>:recovered`, or serving (see servingCame). */
+function cameFor(
+  budget: "recoveredWithin" | "servingWithin",
+  workload: string,
+  milestones: readonly Milestone[],
+): Came {
+  if (budget === "servingWithin") return servingCame(workload, milestones);
+  const recovered = milestones.find((m) => m.name === `${workload}:recovered`);
+  return recovered === undefined ? { missing: "not recovered" } : { atMs: recovered.atMs };
+}
+
+/** recoveredWithin / servingWithin: what the budget waits for (cameFor) by the limit. */
 function timeBudget(
   budget: "recoveredWithin" | "servingWithin",
   workload: string,
   limitMs: number,
   milestones: readonly Milestone[],
 ): BudgetResult {
-  const suffix = budget === "recoveredWithin" ? "recovered" : "serving";
-  const came = milestones.find((m) => m.name === `${workload}:${suffix}`);
-  return {
-    workload,
-    budget,
-    limit: limitSeconds(limitMs),
-    measured: came === undefined ? `not ${suffix}` : measuredSeconds(came.atMs),
-    passed: came !== undefined && came.atMs <= limitMs,
-    value: came?.atMs ?? null,
-  };
+  const came = cameFor(budget, workload, milestones);
+  const written = { workload, budget, limit: limitSeconds(limitMs) };
+  if ("missing" in came) return { ...written, measured: came.missing, passed: false, value: null };
+  return { ...written, measured: measuredSeconds(came.atMs), passed: came.atMs <= limitMs, value: came.atMs };
 }
 
 /** A "never" budget: passed when the forbidden thing did not happen. */

@@ -88,6 +88,8 @@ export interface WorkloadFacts {
   usageBytes: Partial<Record<StarvedResource, number>>;
   /** The Service that fronts it: options.service, else the first Service in the set selecting its pods. */
   service?: string;
+  /** Checked through its Service from inside the cluster by this kind of probe (a scenario file's `probe`). */
+  probe?: "http" | "tcp";
 }
 
 export interface WorkloadFactsOptions {

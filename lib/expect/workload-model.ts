@@ -12,6 +12,7 @@ import {
   starvedResource,
 } from "./workload-kubelet.js";
 import { releaseOnLoss } from "./workload-loss.js";
+import { probeWindows } from "./workload-probe.js";
 import { neverReplaced, replacer, returnAfterLoss } from "./workload-return.js";
 import type { ExpectedMilestone } from "./windows.js";
 
@@ -130,6 +131,7 @@ export function expectedWorkloadTimeline(
       `${replacer(facts)} creates a replacement only once the old pod is gone or ended: never two Ready at once`,
     );
   serviceWindows(x);
+  probeWindows(x);
   return b.windows(situation.knobs.slackMs);
 }
 

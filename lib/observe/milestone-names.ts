@@ -44,6 +44,9 @@ export const WORKLOAD_MILESTONE_SUFFIXES = [
   // Its Service's EndpointSlices: fewer ready endpoints than wanted, then the wanted number again.
   "endpoints-lost",
   "serving",
+  // Its in-cluster probe (a scenario file's `probe`): not answering after the fault, then answering again.
+  "probe-failing",
+  "answering",
 ] as const;
 
 const PATTERNS: readonly RegExp[] = [

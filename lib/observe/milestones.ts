@@ -2,6 +2,7 @@
 // the fault (negative = before it). Names are part of the summary.json contract.
 import { duplicateReadyMilestone } from "./duplicate-ready.js";
 import { relative, type Milestone } from "./milestone.js";
+import { probeMilestones } from "./probe-answers.js";
 import { servingMilestones } from "./serving.js";
 import type { Transition } from "./types.js";
 import { transientVolumeErrorCause } from "./volume-warnings.js";
@@ -238,7 +239,10 @@ export function deriveNodeLossMilestones(
     const lostPods = lostPodsOf(derivation, workload);
     workloadMilestones(derivation, workload, lostPods);
     workloadVolumeMilestones(derivation, workload, lostPods);
-    for (const milestone of servingMilestones(transitions, faultAtMs, workload))
+    for (const milestone of [
+      ...servingMilestones(transitions, faultAtMs, workload),
+      ...probeMilestones(transitions, faultAtMs, workload),
+    ])
       derivation.addMilestone(milestone);
     derivation.addMilestone(duplicateReadyMilestone(transitions, faultAtMs, workload));
   }
@@ -247,18 +251,24 @@ export function deriveNodeLossMilestones(
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 
-/** The time every workload was recovered and, with a Service, serving again (the latest), or undefined if any was not recovered. */
+/**
+ * The time every workload was recovered and, with a Service, serving again, and, with a probe that
+ * failed, answering again (the latest), or undefined if any was not recovered or is not answering.
+ */
 export function recoveryMs(
   milestones: readonly Milestone[],
   workloadIds: readonly string[],
 ): number | undefined {
+  const at = (name: string) => milestones.find((x) => x.name === name)?.atMs;
   let latest = 0;
   for (const id of workloadIds) {
-    const m = milestones.find((x) => x.name === `${id}:recovered`);
-    if (!m) return undefined;
-    // Recovered means serving: a workload whose Service is watched counts once its endpoints are back too.
-    const serving = milestones.find((x) => x.name === `${id}:serving`);
-    latest = Math.max(latest, m.atMs, serving?.atMs ?? 0);
+    const recovered = at(`${id}:recovered`);
+    if (recovered === undefined) return undefined;
+    // Recovered means serving: a workload whose Service is watched counts once its endpoints are back too,
+    // and a probed one once its probe answers again (a probe that failed and never answered: not recovered).
+    const answering = at(`${id}:answering`);
+    if (at(`${id}:probe-failing`) !== undefined && answering === undefined) return undefined;
+    latest = Math.max(latest, recovered, at(`${id}:serving`) ?? 0, answering ?? 0);
   }
   return latest;
 }

@@ -1,5 +1,6 @@
 // A workload as the milestones see it: which pods are its own (by the built-in fixtures' `app`
 // label, or by a label selector), the Service that fronts it, and how many endpoints it should serve.
+import { isProberPod } from "./probe-answers.js";
 import type { Transition } from "./types.js";
 
 interface WorkloadIdentity {
@@ -10,6 +11,8 @@ interface WorkloadIdentity {
   service?: string;
   /** Ready endpoints the Service should hold; default: the workload's pods Ready just before the fault. */
   wantedReady?: number;
+  /** A prober pod checks it from inside the cluster: `<id>:probe-failing` and `<id>:answering` follow its Ready. */
+  probed?: boolean;
 }
 
 /**
@@ -23,9 +26,9 @@ export type WorkloadRef = WorkloadIdentity &
     | { app?: string; matchLabels: Readonly<Record<string, string>> }
   );
 
-/** Whether `t` is a transition of one of the workload's pods. */
+/** Whether `t` is a transition of one of the workload's pods (never of a prober pod, whatever its selector). */
 export function isPodOf(workload: WorkloadRef, t: Transition): boolean {
-  if (t.subject.kind !== "Pod" || t.subject.namespace !== workload.namespace) return false;
+  if (t.subject.kind !== "Pod" || t.subject.namespace !== workload.namespace || isProberPod(t)) return false;
   const { matchLabels } = workload;
   if (matchLabels !== undefined) {
     const labels = t.pod?.labels ?? {};

@@ -31,7 +31,11 @@ export function fileWorkloadFacts(
         volumeAttachRequired: inputs.volumeAttachRequired,
         ...(workload.service !== undefined ? { service: workload.service } : {}),
       });
-      return { ...facts, readyReplicas: facts.kind === "DaemonSet" ? null : facts.replicas };
+      return {
+        ...facts,
+        ...(workload.probe !== undefined ? { probe: workload.probe.kind } : {}),
+        readyReplicas: facts.kind === "DaemonSet" ? null : facts.replicas,
+      };
     });
 }
 

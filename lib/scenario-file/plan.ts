@@ -110,8 +110,7 @@ export function checkProvider(files: readonly ScenarioFile[], provider: Provider
 
 /**
  * What the format takes but this run would not honour, refused before anything starts rather than
- * silently left undone: kubelet knobs and a cluster shape kind reads from its kind config, and probes,
- * which are not built yet (the sim refuses them for its own reason).
+ * silently left undone: kubelet knobs and a cluster shape kind reads from its kind config.
  */
 function unhonoured(file: ScenarioFile, provider: ProviderName): string[] {
   if (provider === "sim") return [];
@@ -127,15 +126,5 @@ function unhonoured(file: ScenarioFile, provider: ProviderName): string[] {
           `spec.cluster.workers/zones ${workers ?? DEFAULT_WORKERS}/${zones ?? DEFAULT_ZONES}: a kind cluster's nodes and zones come from its kind config (spec.cluster.kindConfig; the default has ${DEFAULT_WORKERS} workers in ${DEFAULT_ZONES} zones)`,
         ]
       : [];
-  return [...kubeletKnobs, ...shape, ...probes(file)];
-}
-
-/** A run must not claim a check it did not make. */
-function probes(file: ScenarioFile): string[] {
-  return file.workloads
-    .filter((w) => w.probe !== undefined)
-    .map(
-      (w) =>
-        `workload ${w.name} has a probe: in-cluster probes are not built yet; drop it (recovered already means its Service's EndpointSlices hold the wanted ready endpoints again: ${w.name}:serving)`,
-    );
+  return [...kubeletKnobs, ...shape];
 }

@@ -32,6 +32,16 @@ const LACKS: Readonly<Record<ProviderName, Partial<Record<NodeCapability, string
   },
 };
 
+/**
+ * Why a provider cannot probe a workload from inside the cluster (lib/workloads/prober.ts runs the
+ * probe from a pod on a control-plane node, from an image the nodes already hold).
+ */
+const PROBE_REFUSALS: Readonly<Partial<Record<ProviderName, string>>> = {
+  sim: "the sim's pods run no containers (KWOK nodes) and its control plane runs as host processes, so nothing would answer the probe and there is no in-cluster place to probe from; use provider kind",
+  existing:
+    "in-cluster probes run from a pod on a control-plane node with rekindle's kind userland image, which a cluster rekindle did not create does not hold (probing there is not built yet); use provider kind",
+};
+
 /** One reason, at the JSON pointer of the part of the file it is about. */
 export interface Refusal {
   pointer: string;
@@ -64,10 +74,11 @@ export function providerRefusals(file: ScenarioFile, provider: ProviderName): Re
         reason: `workload ${workload.name} is already deployed: only provider existing runs against workloads rekindle did not deploy (provider ${provider} creates its own cluster)`,
       });
     }
-    if (workload.probe !== undefined && provider === "sim") {
+    const probeReason = PROBE_REFUSALS[provider];
+    if (workload.probe !== undefined && probeReason !== undefined) {
       refusals.push({
         pointer: `/spec/workloads/${index}/probe`,
-        reason: `workload ${workload.name} has a probe: the sim's pods run no containers, so nothing would answer it; use provider kind or existing`,
+        reason: `workload ${workload.name} has a probe: ${probeReason}`,
       });
     }
   });

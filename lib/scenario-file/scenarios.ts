@@ -15,6 +15,7 @@ import { nominalWindows, type ExpectedMilestone } from "../expect/windows.js";
 import { TIMING_PROFILES } from "../cluster/profiles.js";
 import { checkBudgets } from "../expect/budgets.js";
 import { observeTail } from "../scenario/observe-tail.js";
+import { RekindleError } from "../errors.js";
 import { fileControllerOverrides } from "./controller.js";
 import { deployWorkloads, dryRunWorkloads } from "./deploy.js";
 import { fileExpectations, fileWorkloadFacts, type FileWorkloadFacts } from "./expected.js";
@@ -27,6 +28,7 @@ import {
 } from "./fault.js";
 import { readWorkloadObjects, type WorkloadObjects } from "./manifests.js";
 import type { FilePlan } from "./plan.js";
+import { deployProbers, proberImage, probeTargets } from "./probes.js";
 import { resolveTarget } from "./target.js";
 import type { ScenarioFile, TargetSpec } from "./types.js";
 
@@ -71,7 +73,7 @@ async function lostPodsOf(
   return lost;
 }
 
-/** The milestones a run awaits: each touched workload's recovery (and serving), where expected to come. */
+/** The milestones a run awaits: each touched workload's recovery (and serving, and answering), where expected to come. */
 function awaited(
   context: ScenarioContext,
   facts: readonly FileWorkloadFacts[],
@@ -84,15 +86,25 @@ function awaited(
   );
   return facts
     .filter((f) => (lost.get(f.id) ?? 0) > 0)
-    .flatMap((f) => [`${f.id}:recovered`, ...(f.service !== undefined ? [`${f.id}:serving`] : [])])
+    .flatMap((f) => [
+      `${f.id}:recovered`,
+      ...(f.service !== undefined ? [`${f.id}:serving`] : []),
+      ...(f.probe !== undefined ? [`${f.id}:answering`] : []),
+    ])
     .filter((name) => finite.has(name));
 }
 
-function fileScenario(file: ScenarioFile, objects: readonly WorkloadObjects[]): ScenarioDefinition {
+/** `proberImage`: what the file's probes run (checked on the cluster by prepareFileScenarios); none for `list`. */
+function fileScenario(
+  file: ScenarioFile,
+  objects: readonly WorkloadObjects[],
+  proberImage?: string,
+): ScenarioDefinition {
   const { fault } = file;
   const factsFor = (inputs: ExpectationInputs) => fileWorkloadFacts(objects, inputs);
   // Labels, Service and replicas do not depend on the cluster's timings: read once for `workloads`.
   const shapes = fileWorkloadFacts(objects, { profile: TIMING_PROFILES.default, volumeAttachRequired: true });
+  const probes = probeTargets(file, objects, (name) => shapes.find((f) => f.id === name)?.service);
   return defineScenario({
     id: `file/${file.name}`,
     title: file.description ?? `${fault.type} on ${targetText(fault.target)}`,
@@ -107,6 +119,7 @@ function fileScenario(file: ScenarioFile, objects: readonly WorkloadObjects[]): 
         matchLabels: f.matchLabels,
         namespace,
         ...(f.service !== undefined ? { service: f.service } : {}),
+        ...(f.probe !== undefined ? { probed: true } : {}),
       })),
     ownMilestones: FAULT_MARKS,
     budgets: (context) =>
@@ -129,6 +142,11 @@ function fileScenario(file: ScenarioFile, objects: readonly WorkloadObjects[]): 
         objects,
         facts.map((f) => ({ workload: f.id, matchLabels: f.matchLabels, replicas: f.readyReplicas })),
       );
+      if (probes.length > 0) {
+        if (proberImage === undefined)
+          throw new RekindleError("INTERNAL", `${file.path}: probes to run, but no image checked for them`);
+        await deployProbers(context, probes, proberImage);
+      }
       if (file.controller.enabled)
         await context.startController(fileControllerOverrides(context, file.controller));
       const workers = await context.cluster.workerNodes();
@@ -173,6 +191,8 @@ export async function prepareFileScenarios(
   const kc = cluster.kubeConfig();
   const workers = await cluster.workerNodes();
   const prepared: PreparedFileScenario[] = [];
+  const probed = plan.files.some((f) => f.workloads.some((w) => w.probe !== undefined));
+  const image = probed ? await proberImage(cluster) : undefined;
   for (const file of plan.files) {
     const objects = await readWorkloadObjects(file, cluster.kubectlPath?.());
     // "default" exists on every cluster; the scenario's own namespace does not exist yet.
@@ -187,7 +207,7 @@ export async function prepareFileScenarios(
     }
     prepared.push({
       file: file.path,
-      definition: fileScenario(file, objects),
+      definition: fileScenario(file, objects, image),
       repeat: plan.repeats.get(file.path) ?? 1,
     });
   }

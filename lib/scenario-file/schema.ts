@@ -102,7 +102,8 @@ export const TARGET_KEYS = ["workload", "matchLabels", "zone"] as const;
 export const PROBE_KEYS = ["http", "tcp"] as const;
 
 const PORT: JsonSchema = {
-  description: "A port of the workload's pods.",
+  description:
+    "A port of the workload's Service (its `port`, not the pods' targetPort): the probe goes through the Service.",
   type: "integer",
   minimum: 1,
   maximum: 65535,
@@ -143,7 +144,7 @@ const WORKLOAD: JsonSchema = {
       ),
       probe: {
         ...objectOf(
-          "Recovered also needs this probe, made from inside the cluster, to answer: exactly one of http, tcp.",
+          "Recovered also needs this probe, made through the workload's Service from inside the cluster (kind only), to answer: exactly one of http, tcp.",
           {
             http: objectOf(
               "An HTTP GET that must answer 2xx or 3xx.",
@@ -152,8 +153,8 @@ const WORKLOAD: JsonSchema = {
                 path: {
                   description: "The request path. Default `/`.",
                   type: "string",
-                  pattern: "^/",
-                  patternErrorMessage: "expected a path starting with /",
+                  pattern: "^/[^\\s]*$",
+                  patternErrorMessage: "expected a path starting with / and without spaces",
                   default: "/",
                 },
               },

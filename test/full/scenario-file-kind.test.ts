@@ -1,6 +1,7 @@
-// A scenario file on a real kind cluster (test:full): the 30 s toleration example — a Deployment
+// Scenario files on a real kind cluster (test:full): the 30 s toleration example — a Deployment
 // with its own tolerationSeconds, the node of one of its pods stopped — with its windows derived
-// from its own spec and its budgets checked against real kubelets; nothing left after.
+// from its own spec and its budgets checked against real kubelets; and the HTTP probe example, whose
+// Service is probed from inside the cluster (kind only: the sim refuses probes). Nothing left after.
 // (Not the database example: kind's default StorageClass is node-local (local-path), so its
 // StatefulSet cannot come back on another node, which the workload model does not know yet.)
 import { expect } from "chai";
@@ -45,6 +46,38 @@ describe("a scenario file on a real kind cluster (offline node image, fast profi
     expect(scenario?.budgets?.map((b) => [b.budget, b.passed])).to.deep.equal([
       ["recoveredWithin", true],
       ["maxUnavailable", true],
+    ]);
+    await expectNothingLeft(kind, CLUSTER, before);
+  });
+
+  it("examples/http-probe-kind: the probe fails with the node and answers again once serving; budgets met", async function () {
+    const reportDir = testRunDir("scenario-file-kind-probe");
+    const before = inotifyLimits();
+    const result = await runOnKindFast(this, {
+      cluster: CLUSTER,
+      reportDir,
+      files: [join(PROJECT_ROOT, "examples", "http-probe-kind")],
+      timeoutMs: 20 * 60_000,
+    });
+    const summary = expectKindRunPassed(result, reportDir);
+    const [scenario] = summary.scenarios;
+    expect(scenario?.id).to.equal("file/http-probe-kind");
+    expect(scenario?.outcome, scenario?.error ?? "").to.equal("passed");
+    const at = (name: string) => scenario?.milestones.find((m) => m.name === name)?.atMs;
+    const failing = at("web:probe-failing");
+    const serving = at("web:serving");
+    const answering = at("web:answering");
+    expect(failing, "web:probe-failing").to.be.a("number");
+    expect(answering, "web:answering").to.be.a("number");
+    // The probe goes through the Service: it answers only once the Service has its endpoint back.
+    expect(answering).to.be.at.least(serving ?? Number.POSITIVE_INFINITY);
+    expect(scenario?.recoveryMs, "recovered means answering too").to.be.closeTo(
+      Math.max(at("web:recovered") ?? 0, serving ?? 0, answering ?? 0),
+      1,
+    );
+    expect(scenario?.budgets?.map((b) => [b.budget, b.passed])).to.deep.equal([
+      ["recoveredWithin", true],
+      ["servingWithin", true],
     ]);
     await expectNothingLeft(kind, CLUSTER, before);
   });

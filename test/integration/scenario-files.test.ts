@@ -1,22 +1,31 @@
-// Scenario files end to end on the sim, as a user types them: every example of examples/ in one
-// `rekindle run -f` (one cluster), each passing with its windows derived from its own workloads and
-// its budgets checked; and a manifest the API server rejects refused with exit 2, nothing left.
+// Scenario files end to end on the sim, as a user types them: every example of examples/ the sim
+// can run in one `rekindle run -f` (one cluster), each passing with its windows derived from its own
+// workloads and its budgets checked (the others, such as an in-cluster probe, are kind's: test:full
+// runs them there; the sim refuses them, tested in test/unit/scenario-file-plan.test.ts); and a
+// manifest the API server rejects refused with exit 2, nothing left.
 import { expect } from "chai";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
+import { providerRefusal } from "../../lib/scenario-file/provider-refusal.js";
 import { execa } from "execa";
 import { ensureSimBinaries } from "../../lib/build/sim-binaries.js";
 import { allowFor, REKINDLE_BIN, runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const EXAMPLES = join(PROJECT_ROOT, "examples");
-/** Every example directory: each holds one scenario.yaml. */
+/** Every example directory the sim can run: each holds one scenario.yaml. */
 const EXAMPLE_NAMES = readdirSync(EXAMPLES, { withFileTypes: true })
   .filter((e) => e.isDirectory() && existsSync(join(EXAMPLES, e.name, "scenario.yaml")))
   .map((e) => e.name)
+  .filter((name) =>
+    loadScenarioFiles([join(EXAMPLES, name, "scenario.yaml")]).every(
+      (file) => providerRefusal(file, "sim").length === 0,
+    ),
+  )
   .sort();
 
 describe("scenario files on the sim: every example of examples/", function () {

@@ -185,6 +185,15 @@ describe("scenario files: errors", function () {
         expected: "inline.yaml:9:7: spec.workloads[0].probe: give exactly one of http, tcp (found http, tcp)",
       },
       {
+        what: "a probe path with a space (it would break the request line)",
+        text: inline(
+          '  workloads:\n    - name: web\n      manifests: [valid/files/web.yaml]\n      probe: {http: {port: 80, path: "/a b"}}\n' +
+            STOP,
+        ),
+        expected:
+          'inline.yaml:9:38: spec.workloads[0].probe.http.path "/a b": expected a path starting with / and without spaces',
+      },
+      {
         what: "a deployed workload without labels",
         text: inline(`  workloads: [{name: web, deployed: {namespace: prod}}]\n${STOP}`),
         expected: 'inline.yaml:6:27: spec.workloads[0].deployed: missing key "matchLabels"',

@@ -59,10 +59,11 @@ describe("scenario files: the run's plan", function () {
     expect(profile.message).to.include("spec.cluster.profile fast");
     const provider = thrown(() => planScenarioFiles([file], { provider: "sim" }));
     expect(provider.message).to.include("--provider sim contradicts");
-    // Agreeing flags pass the comparison; the file's probe is then refused on kind (not built yet).
-    expect(thrown(() => planScenarioFiles([file], { provider: "kind", profile: "fast" })).message).to.include(
-      "in-cluster probes are not built yet",
-    );
+    // Agreeing flags pass the comparison; kind then refuses what its kubelets read from their own
+    // config, but not the file's probe (kind runs probes).
+    const agreeing = thrown(() => planScenarioFiles([file], { provider: "kind", profile: "fast" })).message;
+    expect(agreeing).to.include("the kind provider cannot run this");
+    expect(agreeing).to.not.include("has a probe");
   });
 
   it("refuses what the chosen provider cannot do, before anything starts", function () {
@@ -81,11 +82,14 @@ describe("scenario files: the run's plan", function () {
       ...file,
       workloads: file.workloads.map((w) => ({ ...w, probe: { kind: "tcp" as const, port: 80 } })),
     };
+    expect(() => {
+      checkProvider([probed], "kind");
+    }).to.not.throw();
     expect(
       thrown(() => {
-        checkProvider([probed], "kind");
+        checkProvider([probed], "sim");
       }).message,
-    ).to.include("in-cluster probes are not built yet");
+    ).to.include("workload web has a probe: the sim's pods run no containers");
     // A kubelet knob is the sim's to apply; kind's kubelet reads it from its own config.
     const kubeletKnob = { ...file, cluster: { knobs: { shutdownGracePeriodMs: 45_000 } } };
     expect(() => {
@@ -96,6 +100,28 @@ describe("scenario files: the run's plan", function () {
         checkProvider([kubeletKnob], "kind");
       }).message,
     ).to.include("spec.cluster.knobs.shutdownGracePeriod: on kind the kubelet reads it from its own config");
+  });
+});
+
+describe("the HTTP probe example on the sim", function () {
+  it("is refused before anything starts, exit 2, naming the probe and why the sim cannot answer it", async function () {
+    const file = example("http-probe-kind");
+    const planned = thrown(() => planScenarioFiles([file], { provider: "sim" }));
+    expect(planned.code).to.equal("INVALID_INPUT");
+    expect(planned.message).to.include(`${file}: workload web has a probe: the sim's pods run no containers`);
+    const result = await cli(["run", "--provider", "sim", "--profile", "fast", "-f", file]);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include("the sim provider cannot run this");
+    expect(result.stderr).to.include("there is no in-cluster place to probe from; use provider kind");
+  });
+
+  it("lists its probe's windows: failing at the fault, answering once the Service serves", async function () {
+    const result = await cli(["list", "--profile", "fast", "-f", example("http-probe-kind")]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.match(/web:probe-failing\s+0s–/);
+    expect(result.stdout).to.include(
+      "kube-proxy on the prober's node routes Service web to the Ready replacement",
+    );
   });
 });
 

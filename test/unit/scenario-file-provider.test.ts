@@ -93,12 +93,15 @@ describe("scenario files: providerRefusal", function () {
     expect(providerRefusal(scenario, "existing").join("\n")).to.not.include("already deployed");
   });
 
-  it("refuses a probe and a kind config on the sim, whose pods run no containers", function () {
+  it("refuses a probe and a kind config on the sim, whose pods run no containers; a probe on existing", function () {
     const scenario = file({ workloads: [PROBED], cluster: { kindConfig: "/scenarios/kind.yaml" } });
     expect(providerRefusal(scenario, "sim")).to.deep.equal([
-      "workload api has a probe: the sim's pods run no containers, so nothing would answer it; use provider kind or existing",
+      "workload api has a probe: the sim's pods run no containers (KWOK nodes) and its control plane runs as host processes, so nothing would answer the probe and there is no in-cluster place to probe from; use provider kind",
       "cluster.kindConfig configures a kind cluster; provider sim takes none",
     ]);
     expect(providerRefusal(scenario, "kind")).to.deep.equal([]);
+    expect(providerRefusal(file({ workloads: [PROBED] }), "existing").join("\n")).to.include(
+      "workload api has a probe: in-cluster probes run from a pod on a control-plane node with rekindle's kind userland image",
+    );
   });
 });

@@ -24,6 +24,7 @@ import {
   type ProviderImages,
 } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
+import { imageRefs } from "./image/recipe.js";
 import { deployInClusterController } from "./in-cluster-controller.js";
 import { DEFAULT_KIND_CONFIG, type RenderedKindConfig } from "./config.js";
 import { checkFillCap, defaultMaxFillBytes, planFill, PRESSURE_SIGNALS, type FillPlanner } from "./fill.js";
@@ -404,6 +405,11 @@ export class KindCluster implements ClusterUnderTest {
         ? { controllerImage: { reference: controller, digest: await this.nodes.imageId(controller) } }
         : {}),
     };
+  }
+
+  /** rekindle's node image preloads its Debian userland image (bash, coreutils, perl); kind's own image does not. */
+  toolsImage(): string {
+    return imageRefs().userland;
   }
 
   /** $REKINDLE_KUBECTL, else kubectl on PATH (a kind run needs none otherwise). */
