@@ -1,0 +1,76 @@
+// Fault handles and the journal on a real sim cluster (fast profile, 3 workers): a 3-node partition
+// that fails on its 2nd node leaves every node healed and the journal empty; a fault left by a dead
+// run is found and reverted by `rekindle reap`.
+import { expect } from "chai";
+import { join } from "node:path";
+import type { NodePartition } from "../../lib/cluster/provider.js";
+import { TIMING_PROFILES, leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
+import { SimCluster } from "../../lib/cluster/sim/cluster.js";
+import { SimClusterUnderTest } from "../../lib/cluster/sim/under-test.js";
+import { RekindleError } from "../../lib/errors.js";
+import { FaultInjector } from "../../lib/fault/injector.js";
+import { ConfigMapJournal } from "../../lib/fault/journal.js";
+import { waitForNodeBack } from "../../lib/kube/queries.js";
+import { consoleProgress } from "../../lib/util/progress.js";
+import { ScenarioSteps } from "../../lib/scenario/steps.js";
+import { rekindleRejection } from "../support/assertions.js";
+import { testRunDir } from "../support/run-dir.js";
+import { destroyLeavingNothing } from "../support/sim-leftovers.js";
+
+const profile = TIMING_PROFILES.fast;
+
+describe("fault handles and the fault journal on the sim (fast profile)", function () {
+  let cluster: SimCluster | undefined;
+  let underTest: SimClusterUnderTest;
+
+  before(async function () {
+    cluster = await SimCluster.start({
+      name: "it-fault-journal",
+      root: join(testRunDir("fault-journal"), "cluster"),
+      workers: 3,
+      zones: 1,
+      profile,
+      progress: consoleProgress(),
+    });
+    underTest = new SimClusterUnderTest(cluster);
+  });
+
+  after(async function () {
+    if (cluster) await destroyLeavingNothing(cluster, () => underTest.destroy());
+  });
+
+  const nodeBack = (node: string) =>
+    waitForNodeBack(underTest.kubeConfig(), node, {
+      freshWithinMs: leaseRenewIntervalMs(profile) + 1_000,
+      timeoutMs: 60_000,
+    });
+
+  it("a 3-node partition whose 2nd node fails half-way is reverted on every node, and its record removed", async function () {
+    const nodes = cluster!.nodeNames();
+    expect(nodes).to.have.length(3);
+    // The 2nd node is partitioned, then its call fails: partly applied, so it must be healed too.
+    const failing: NodePartition = {
+      async partitionNode(name) {
+        await underTest.partitionNode(name);
+        if (name === nodes[1]) throw new RekindleError("COMMAND_FAILED", `injected failure on ${name}`);
+      },
+      healNode: (name) => underTest.healNode(name),
+    };
+    const journal = ConfigMapJournal.forCluster(underTest.kubeConfig());
+    const steps = new ScenarioSteps("it");
+    const injector = new FaultInjector({
+      capabilities: { partition: failing },
+      runId: cluster!.runId,
+      undo: steps,
+      journal,
+      locator: underTest.faultLocator(),
+    });
+    const error = await rekindleRejection(injector.inject({ action: { kind: "partition" }, nodes }));
+    expect(error.message).to.contain(`injected failure on ${nodes[1]}`);
+    expect(error.message).to.contain(`reverted ${nodes[0]}, ${nodes[1]}`);
+    expect(cluster!.status().nodes.map((n) => n.power)).to.deep.equal(["running", "running", "running"]);
+    for (const node of nodes) await nodeBack(node);
+    expect((await journal.list()).records).to.deep.equal([]);
+    await steps.undoAll(); // the registered undo finds nothing left to do
+  });
+});
