@@ -2,6 +2,9 @@
 // that fails on its 2nd node leaves every node healed and the journal empty; a fault left by a dead
 // run is found and reverted by `rekindle reap`.
 import { expect } from "chai";
+import { execa } from "execa";
+import { spawnSync } from "node:child_process";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { NodePartition } from "../../lib/cluster/provider.js";
 import { TIMING_PROFILES, leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
@@ -14,6 +17,7 @@ import { waitForNodeBack } from "../../lib/kube/queries.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { ScenarioSteps } from "../../lib/scenario/steps.js";
 import { rekindleRejection } from "../support/assertions.js";
+import { REKINDLE_BIN } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 import { destroyLeavingNothing } from "../support/sim-leftovers.js";
 
@@ -72,5 +76,51 @@ describe("fault handles and the fault journal on the sim (fast profile)", functi
     for (const node of nodes) await nodeBack(node);
     expect((await journal.list()).records).to.deep.equal([]);
     await steps.undoAll(); // the registered undo finds nothing left to do
+  });
+
+  it("a fault left by a dead run is reverted by `rekindle reap`, which leaves the journal empty", async function () {
+    const [node = ""] = cluster!.nodeNames();
+    const journal = ConfigMapJournal.forCluster(underTest.kubeConfig());
+    // The run that applied it is gone: its holder is a process that has exited.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    const injector = new FaultInjector({
+      capabilities: underTest.capabilities,
+      runId: "dead-run",
+      undo: { registerUndo: () => undefined },
+      journal,
+      locator: underTest.faultLocator(),
+      holder: { host: hostname(), pid: dead },
+    });
+    const dropped = await injector.inject({ action: { kind: "partition" }, nodes: [node] });
+    expect(cluster!.status().nodes.find((n) => n.name === node)?.power).to.equal("partitioned");
+    const left = (await journal.list()).records;
+    expect(left.map((r) => r.nodes.map((n) => `${n.name}:${n.state}`))).to.deep.equal([[`${node}:applied`]]);
+
+    const reap = await execa(
+      process.execPath,
+      [REKINDLE_BIN, "reap", "--kubeconfig", cluster!.kubeconfigPath],
+      {
+        reject: false,
+        timeout: 120_000,
+      },
+    );
+    expect(reap.exitCode, reap.stderr).to.equal(0);
+    expect(reap.stdout).to.contain("fault journal: 1 record(s) found");
+    expect(reap.stdout).to.contain(`reverted partition of ${node} (run dead-run`);
+    expect(cluster!.status().nodes.find((n) => n.name === node)?.power).to.equal("running");
+    await nodeBack(node);
+    expect((await journal.list()).records).to.deep.equal([]);
+
+    const again = await execa(
+      process.execPath,
+      [REKINDLE_BIN, "reap", "--kubeconfig", cluster!.kubeconfigPath],
+      {
+        reject: false,
+        timeout: 120_000,
+      },
+    );
+    expect(again.exitCode, again.stderr).to.equal(0);
+    expect(again.stdout.trim()).to.equal("fault journal: nothing left by an earlier run");
+    await dropped.revert(); // this process's handle: nothing left for it to do
   });
 });
