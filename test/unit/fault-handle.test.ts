@@ -139,6 +139,23 @@ describe("fault handles", () => {
     expect(undos.names).to.deep.equal([]);
   });
 
+  it("a fault still applied at its deadline is reverted by the process that holds it", async () => {
+    const partition = new FakePartition();
+    const journal = new MemoryJournal();
+    const injector = new FaultInjector({
+      capabilities: { partition },
+      runId: "run-1",
+      undo: new Undos(),
+      journal,
+      locator: { provider: "sim", root: "/tmp/sim" },
+    });
+    await injector.inject({ action: { kind: "partition" }, nodes: ["w1"], deadlineMs: 30 });
+    expect([...partition.partitioned]).to.deep.equal(["w1"]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect([...partition.partitioned]).to.deep.equal([]);
+    expect(journal.records.size).to.equal(0);
+  });
+
   it("deadlines: a duration plus the margin, else the default; past the maximum is refused", () => {
     expect(faultDeadlineMs({})).to.equal(FAULT_DEADLINES.defaultMs);
     expect(faultDeadlineMs({ durationMs: 20_000 })).to.equal(20_000 + FAULT_DEADLINES.marginMs);
