@@ -1,10 +1,8 @@
 // Fault handles and the journal on a real sim cluster (fast profile, 3 workers): a 3-node partition
-// that fails on its 2nd node leaves every node healed and the journal empty; a fault left by a dead
-// run is found and reverted by `rekindle reap`.
+// that fails on its 2nd node leaves every node healed and the journal empty; a fault left by a run
+// SIGKILLed mid-fault is found and reverted by `rekindle reap`.
 import { expect } from "chai";
 import { execa } from "execa";
-import { spawnSync } from "node:child_process";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import type { NodePartition } from "../../lib/cluster/provider.js";
 import { TIMING_PROFILES, leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
@@ -14,6 +12,7 @@ import { RekindleError } from "../../lib/errors.js";
 import { FaultInjector } from "../../lib/fault/injector.js";
 import { ConfigMapJournal } from "../../lib/fault/journal.js";
 import { waitForNodeBack } from "../../lib/kube/queries.js";
+import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { ScenarioSteps } from "../../lib/scenario/steps.js";
 import { rekindleRejection } from "../support/assertions.js";
@@ -78,23 +77,31 @@ describe("fault handles and the fault journal on the sim (fast profile)", functi
     await steps.undoAll(); // the registered undo finds nothing left to do
   });
 
-  it("a fault left by a dead run is reverted by `rekindle reap`, which leaves the journal empty", async function () {
+  it("a fault left by a run SIGKILLed mid-fault is reverted by `rekindle reap`, which leaves the journal empty", async function () {
     const [node = ""] = cluster!.nodeNames();
     const journal = ConfigMapJournal.forCluster(underTest.kubeConfig());
-    // The run that applied it is gone: its holder is a process that has exited.
-    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
-    const injector = new FaultInjector({
-      capabilities: underTest.capabilities,
-      runId: "dead-run",
-      undo: { registerUndo: () => undefined },
-      journal,
-      locator: underTest.faultLocator(),
-      holder: { host: hostname(), pid: dead },
+    const child = execa(
+      process.execPath,
+      ["--import", "tsx", join(PROJECT_ROOT, "test", "support", "hold-fault.ts"), cluster!.layout.root, node],
+      { reject: false, buffer: false, timeout: 120_000 },
+    );
+    const faulted = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /FAULTED (\S+)/.exec(out);
+        if (match?.[1]) resolve(match[1]);
+      });
+      void child.then((r) => {
+        reject(new Error(`hold-fault exited early with ${String(r.exitCode)}: ${String(r.stderr)}`));
+      });
     });
-    const dropped = await injector.inject({ action: { kind: "partition" }, nodes: [node] });
+    child.kill("SIGKILL");
+    await child;
     expect(cluster!.status().nodes.find((n) => n.name === node)?.power).to.equal("partitioned");
     const left = (await journal.list()).records;
-    expect(left.map((r) => r.nodes.map((n) => `${n.name}:${n.state}`))).to.deep.equal([[`${node}:applied`]]);
+    expect(left.map((r) => `${r.id} ${r.holder.pid}`)).to.deep.equal([`${faulted} ${String(child.pid)}`]);
+    expect(left[0]?.nodes.map((n) => `${n.name}:${n.state}`)).to.deep.equal([`${node}:applied`]);
 
     const reap = await execa(
       process.execPath,
@@ -106,7 +113,7 @@ describe("fault handles and the fault journal on the sim (fast profile)", functi
     );
     expect(reap.exitCode, reap.stderr).to.equal(0);
     expect(reap.stdout).to.contain("fault journal: 1 record(s) found");
-    expect(reap.stdout).to.contain(`reverted partition of ${node} (run dead-run`);
+    expect(reap.stdout).to.contain(`reverted partition of ${node} (run killed-run`);
     expect(cluster!.status().nodes.find((n) => n.name === node)?.power).to.equal("running");
     await nodeBack(node);
     expect((await journal.list()).records).to.deep.equal([]);
@@ -121,6 +128,5 @@ describe("fault handles and the fault journal on the sim (fast profile)", functi
     );
     expect(again.exitCode, again.stderr).to.equal(0);
     expect(again.stdout.trim()).to.equal("fault journal: nothing left by an earlier run");
-    await dropped.revert(); // this process's handle: nothing left for it to do
   });
 });
