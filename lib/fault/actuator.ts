@@ -10,14 +10,6 @@ export interface FaultActuator {
   revert(node: string): Promise<void>;
 }
 
-/** The capabilities an action needs: applying it, and reverting it (a shut-down node is started). */
-export const ACTION_CAPABILITIES: Readonly<Record<FaultAction["kind"], readonly NodeCapability[]>> = {
-  stop: ["lifecycle"],
-  "graceful-shutdown": ["graceful-shutdown", "lifecycle"],
-  partition: ["partition"],
-  pressure: ["pressure"],
-};
-
 function need<C extends NodeCapability>(
   capabilities: Partial<CapabilityMap>,
   capability: C,
