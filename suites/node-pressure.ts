@@ -146,26 +146,34 @@ function pressureScenario(kind: PressureKind) {
         throw new RekindleError("PRECONDITION", "the cluster has no worker node to pressure");
       await deployPressurePods(context, node);
       await context.startController();
-      await steps.step(`push ${node} into ${kind} pressure`, async () => {
-        context.faultStarts([node]);
-        await cluster.capabilities.pressure.applyPressure(node, kind);
-      });
-      steps.registerUndo(`relieve ${kind} pressure on ${node} and wait for the taint to go`, async () => {
-        await cluster.capabilities.pressure.relievePressure(node, kind);
+      // Registered before the fault's handle: runs after its revert relieved the pressure.
+      steps.registerUndo(`wait for ${taint} to go from ${node}`, async () => {
         await pollUntil(async () => (hasTaint(await readNode(kc, node), taint) ? undefined : true), {
           what: `${taint} gone from ${node}`,
           timeoutMs: cluster.eviction.pressureTransitionPeriodMs + 120_000,
         });
       });
+      const pressure = await steps.step(`push ${node} into ${kind} pressure`, () =>
+        context.faults.inject({
+          action: { kind: "pressure", pressure: kind },
+          nodes: [node],
+          onFirstEffect: () => {
+            context.faultStarts([node]);
+          },
+        }),
+      );
       await context.awaitMilestone(`node-condition:${condition}:True`);
       await context.awaitMilestone(`taint-added:${taint}`);
       await context.awaitMilestone("evicted:pressure-besteffort");
       await context.awaitMilestone("evicted:pressure-burstable");
       await context.awaitMilestone("evicted:pressure-guaranteed");
-      await steps.step(`relieve the ${kind} pressure`, async () => {
-        await cluster.capabilities.pressure.relievePressure(node, kind);
-        context.mark("pressure-relieved");
-      });
+      await steps.step(`relieve the ${kind} pressure`, () =>
+        pressure.revert({
+          onReverted: () => {
+            context.mark("pressure-relieved");
+          },
+        }),
+      );
       await context.awaitMilestone("besteffort:recovered");
       await context.awaitMilestone(`node-condition:${condition}:False`);
       await context.awaitMilestone(`taint-removed:${taint}`);

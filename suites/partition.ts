@@ -53,22 +53,30 @@ export const partitionHealedBeforeDetection = defineScenario({
   ownMilestones: ["partition-healed"],
   recoveryOf: [],
   async run(context) {
-    const { cluster, steps, inputs } = context;
+    const { steps, inputs } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
     await context.startController();
     const partitionMs = shortPartitionMs(inputs);
-    await steps.step(`partition ${node}`, async () => {
-      context.faultStarts([node]);
-      await cluster.capabilities.partition.partitionNode(node);
-    });
-    steps.registerUndo(`heal ${node}`, () => cluster.capabilities.partition.healNode(node));
+    const partition = await steps.step(`partition ${node}`, () =>
+      context.faults.inject({
+        action: { kind: "partition" },
+        nodes: [node],
+        durationMs: partitionMs,
+        onFirstEffect: () => {
+          context.faultStarts([node]);
+        },
+      }),
+    );
     await steps.step(`keep ${node} partitioned for ${partitionMs / 1000}s`, () =>
       sleep(partitionMs, context.signal),
     );
-    await steps.step(`heal ${node}`, async () => {
-      await cluster.capabilities.partition.healNode(node);
-      context.mark("partition-healed");
-    });
+    await steps.step(`heal ${node}`, () =>
+      partition.revert({
+        onReverted: () => {
+          context.mark("partition-healed");
+        },
+      }),
+    );
     const watchMs = inputs.controller.unhealthyAfterMs + 3 * inputs.controller.checkIntervalMs;
     await steps.step(`watch ${watchMs / 1000}s more: no fence may start`, () =>
       sleep(watchMs, context.signal),
@@ -104,19 +112,25 @@ export const partitionHealedAfterFence = defineScenario({
     const { cluster, steps } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
     await context.startController();
-    await steps.step(`partition ${node}`, async () => {
-      context.faultStarts([node]);
-      await cluster.capabilities.partition.partitionNode(node);
-    });
-    steps.registerUndo(`heal ${node}, power it on and wait until it is back`, async () => {
-      await cluster.capabilities.partition.healNode(node);
+    // The controller powers the node off (its fence): registered before the partition's handle, so
+    // it runs after the handle's revert healed the partition.
+    steps.registerUndo(`power ${node} on and wait until it is back`, async () => {
       await cluster.capabilities.lifecycle.startNode(node);
       await context.waitNodeBack(node);
     });
+    const partition = await steps.step(`partition ${node}`, () =>
+      context.faults.inject({
+        action: { kind: "partition" },
+        nodes: [node],
+        onFirstEffect: () => {
+          context.faultStarts([node]);
+        },
+      }),
+    );
     await context.awaitMilestone("statefulset:recovered");
     await context.awaitMilestone("deployment:recovered");
     await steps.step(`heal the partition and power ${node} back on`, async () => {
-      await cluster.capabilities.partition.healNode(node);
+      await partition.revert();
       await cluster.capabilities.lifecycle.startNode(node);
       context.mark(NODE_POWERED_ON);
     });

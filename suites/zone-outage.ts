@@ -53,25 +53,28 @@ export const zoneOutageGuardHolds = defineScenario({
   workloads: nodeLossWorkloads,
   recoveryOf: [],
   async run(context) {
-    const { cluster, steps, inputs } = context;
+    const { steps, inputs } = context;
     await deployWebAndDb(context);
     const { zone, nodes } = await steps.step("find the zone with the most workers", () =>
       largestZone(context),
     );
     const controller = await context.startController();
-    await steps.step(`stop every worker of ${zone}: ${nodes.join(", ")}`, async () => {
-      context.faultStarts(nodes);
-      await Promise.all(nodes.map((n) => cluster.capabilities.lifecycle.stopNode(n)));
+    // Undone newest first: the controller stopped, then the handle starts the nodes, then the wait.
+    steps.registerUndo(`wait until ${nodes.join(", ")} are back`, async () => {
+      for (const node of nodes) await context.waitNodeBack(node);
     });
-    steps.registerUndo(
-      `stop the controller, start ${nodes.join(", ")} and wait until they are back`,
-      async () => {
-        // Stopped first: once one node is back, the other is a single lost node the guard would let
-        // the controller fence, while its own restart is still under way.
-        await controller.stop();
-        for (const node of nodes) await cluster.capabilities.lifecycle.startNode(node);
-        for (const node of nodes) await context.waitNodeBack(node);
+    const outage = await context.faults.begin({
+      action: { kind: "stop" },
+      nodesHint: nodes,
+      onFirstEffect: () => {
+        context.faultStarts(nodes);
       },
+    });
+    // Stopped first: once one node is back, the other is a single lost node the guard would let
+    // the controller fence, while its own restart is still under way.
+    steps.registerUndo("stop the controller before the zone's nodes start", () => controller.stop());
+    await steps.step(`stop every worker of ${zone}: ${nodes.join(", ")}`, () =>
+      outage.apply(nodes, { concurrent: true }),
     );
     for (let i = 1; i <= Math.min(2, nodes.length); i++) await context.awaitMilestone(`guard-held:node-${i}`);
     const watchMs = 3 * inputs.controller.checkIntervalMs + inputs.slackMs;

@@ -25,6 +25,9 @@ export const LAYERS = [
   { name: "controller", paths: ["lib/controller/"] },
   // The cluster providers own their fence drivers, written against the controller's interface.
   { name: "cluster", paths: ["lib/cluster/"] },
+  // Faults as handles over the providers' capabilities, journalled in the cluster (lib/fault/):
+  // above the providers it reconnects to for `rekindle reap`, below the scenarios that inject.
+  { name: "fault", paths: ["lib/fault/"] },
   { name: "workloads/observe", paths: ["lib/workloads/", "lib/observe/"] },
   { name: "expect", paths: ["lib/expect/"] },
   { name: "report", paths: ["lib/report/"] },

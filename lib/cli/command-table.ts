@@ -21,6 +21,7 @@ const simFaultModule = () => import("./sim-fault-commands.js");
 const kindModule = () => import("./kind-commands.js");
 const controllerModule = () => import("./controller-command.js");
 const versionModule = () => import("./version-command.js");
+const reapModule = () => import("./reap-command.js");
 
 const SIM_SUBCOMMANDS: readonly CommandSpec[] = [
   {
@@ -103,6 +104,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "an HTML/SVG trend of each scenario's milestones across runs",
     usage: async () => (await compareModule()).TREND_USAGE,
     run: async (args) => (await compareModule()).trendCommand(args),
+  },
+  {
+    name: "reap",
+    summary: "revert the node faults a dead run left (from the cluster's fault journal)",
+    usage: async () => (await reapModule()).REAP_USAGE,
+    run: async (args) => (await reapModule()).reapCommand(args),
   },
   {
     name: "controller",

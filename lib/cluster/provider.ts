@@ -205,11 +205,22 @@ export interface ClusterUnderTest extends AsyncDisposable {
    * for rekindle's own helper pods such as in-cluster probes; absent where pods run no containers.
    */
   toolsImage?(): string;
+  /** Where a later process finds this cluster's nodes to revert a fault; absent: no node faults here. */
+  faultLocator?(): NodeFaultLocator;
   /** Tear down what this run created (a reused or existing cluster is left running). */
   destroy(): Promise<void>;
   /** What to tell the user when the cluster is kept (how to reach it and remove it). */
   keepHint(): string;
 }
+
+/**
+ * How a later process reaches this cluster's nodes again to revert a fault: the fault journal
+ * (lib/fault/) writes it into each record, so `rekindle reap` can undo what a dead run left.
+ * sim: the cluster's state directory (as `rekindle sim node` attaches); kind: the cluster name and
+ * the container engine its nodes run on (DOCKER_HOST, absent: the default engine).
+ */
+export type NodeFaultLocator =
+  { provider: "sim"; root: string } | { provider: "kind"; cluster: string; dockerHost?: string };
 
 /** A cluster known to have the capabilities `R` (what a scenario declaring `requires: R` is handed). */
 export type ClusterWith<R extends NodeCapability> = ClusterUnderTest & {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
 import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
+import { reapBeforeRun } from "./reap-first.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type { ClusterUnderTest, ProviderName } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
@@ -224,6 +225,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     });
     phase = "suites";
     try {
+      await reapBeforeRun(cluster, progress);
       facts.cluster = cluster.description;
       facts.versions = await clusterVersions(cluster.kubeConfig(), provider);
       const groups = await scenarioGroups(suites, filePlan, cluster);

@@ -1,7 +1,8 @@
-// A scenario file's fault on its target nodes, as steps: each node's undo registered right after
-// its fault, staggered when the file asks, lifted after its duration (partition, pressure), and
+// A scenario file's fault on its target nodes, as steps: one fault handle registered before the
+// first node is hit, staggered when the file asks, lifted after its duration (partition, pressure), and
 // the operator's reflex (force delete, drain, the out-of-service taint by hand) at its time.
-import type { PressureKind } from "../cluster/provider.js";
+import type { FaultHandle } from "../fault/handle.js";
+import type { FaultAction } from "../fault/types.js";
 import { RekindleError } from "../errors.js";
 import {
   DRAIN_STARTED_MILESTONE,
@@ -12,6 +13,7 @@ import {
 import { PARTITION_HEALED_MILESTONE, PRESSURE_RELIEVED_MILESTONE } from "../expect/node-windows.js";
 import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
+import { registerWaitBack } from "../scenario/common.js";
 import type { ScenarioContext } from "../scenario/harness.js";
 import { DRAIN_FLAGS, drainNode, forceDeletePods } from "../scenario/operator-actions.js";
 import { sleep } from "../util/time.js";
@@ -40,87 +42,70 @@ export const FAULT_CAPABILITIES: Readonly<Record<FaultType, readonly FaultCapabi
 
 type FaultContext = ScenarioContext<FaultCapability>;
 
-function pressureKind(type: FaultType): PressureKind | undefined {
-  if (type === "memory-pressure") return "memory";
-  if (type === "disk-pressure") return "disk";
-  return undefined;
-}
-
-/** Hits one node and registers its undo right after. */
-async function hitNode(context: FaultContext, type: FaultType, node: string): Promise<void> {
-  const { cluster, steps } = context;
-  const { lifecycle, partition, pressure } = cluster.capabilities;
-  const back = async () => {
-    await lifecycle.startNode(node);
-    await context.waitNodeBack(node);
-  };
+/** The fault layer's action for a scenario file's fault type. */
+export function faultAction(type: FaultType): FaultAction {
   switch (type) {
     case "stop":
-      await lifecycle.stopNode(node);
-      steps.registerUndo(`start node ${node} and wait until it is back`, back);
-      return;
     case "graceful-shutdown":
-      await cluster.capabilities["graceful-shutdown"].shutdownNode(node);
-      steps.registerUndo(`start node ${node} and wait until it is back`, back);
-      return;
     case "partition":
-      await partition.partitionNode(node);
-      steps.registerUndo(`heal ${node} and wait until it is back`, async () => {
-        await partition.healNode(node);
-        await context.waitNodeBack(node);
-      });
-      return;
+      return { kind: type };
     case "memory-pressure":
-    case "disk-pressure": {
-      const kind = pressureKind(type) ?? "memory";
-      await pressure.applyPressure(node, kind);
-      steps.registerUndo(`relieve ${kind} pressure on ${node}`, () => pressure.relievePressure(node, kind));
-      return;
-    }
+      return { kind: "pressure", pressure: "memory" };
+    case "disk-pressure":
+      return { kind: "pressure", pressure: "disk" };
   }
 }
 
-/** Lifts a fault that has a duration; idempotent with the undo registered by hitNode. */
-async function liftNode(context: FaultContext, type: FaultType, node: string): Promise<void> {
-  const { partition, pressure } = context.cluster.capabilities;
-  if (type === "partition") await partition.healNode(node);
-  const kind = pressureKind(type);
-  if (kind !== undefined) await pressure.relievePressure(node, kind);
-}
-
-/** Injects the fault on `nodes` (staggered), marking the fault instant at the first. */
+/**
+ * Injects the fault on `nodes` (staggered), marking the fault instant at the first, through one
+ * handle registered before the first node is hit: a node that fails reverts every node hit before
+ * it. A node stopped, shut down or partitioned is waited for after the handle's revert.
+ */
 export async function injectFault(
   context: FaultContext,
   fault: FaultSpec,
   nodes: readonly string[],
-): Promise<void> {
+): Promise<FaultHandle> {
+  if (fault.type !== "memory-pressure" && fault.type !== "disk-pressure") {
+    for (const node of nodes) registerWaitBack(context, node);
+  }
+  const handle = await context.faults.begin({
+    action: faultAction(fault.type),
+    nodesHint: nodes,
+    ...(fault.durationMs !== undefined ? { durationMs: fault.durationMs } : {}),
+    onFirstEffect: () => {
+      context.faultStarts([...nodes]);
+    },
+  });
   for (const [index, node] of nodes.entries()) {
     if (index > 0 && (fault.staggerMs ?? 0) > 0) {
       await context.steps.step(`wait ${fault.staggerMs ?? 0} ms (stagger)`, () =>
         sleep(fault.staggerMs ?? 0, context.signal),
       );
     }
-    await context.steps.step(`${fault.type} ${node}`, async () => {
-      if (index === 0) context.faultStarts([...nodes]);
-      await hitNode(context, fault.type, node);
-    });
+    await context.steps.step(`${fault.type} ${node}`, () => handle.apply([node]));
   }
+  return handle;
 }
 
-/** Waits out the fault's duration from the fault instant, then lifts it on every node. */
+/** Waits out the fault's duration from the fault instant, then reverts it on every node. */
 export async function liftFaultAfterDuration(
   context: FaultContext,
   fault: FaultSpec,
-  nodes: readonly string[],
+  handle: FaultHandle,
 ): Promise<void> {
   if (fault.durationMs === undefined) return;
   const left = fault.durationMs - context.sinceFaultMs();
   if (left > 0)
     await context.steps.step(`keep the fault for ${fault.durationMs} ms`, () => sleep(left, context.signal));
-  await context.steps.step(`lift the ${fault.type} on ${nodes.join(", ")}`, async () => {
-    for (const node of nodes) await liftNode(context, fault.type, node);
-    context.mark(fault.type === "partition" ? PARTITION_HEALED_MILESTONE : PRESSURE_RELIEVED_MILESTONE);
-  });
+  const nodes = handle.nodes.map((n) => n.name);
+  await context.steps.step(`lift the ${fault.type} on ${nodes.join(", ")}`, () =>
+    handle.revert({
+      onReverted: () => {
+        context.mark(fault.type === "partition" ? PARTITION_HEALED_MILESTONE : PRESSURE_RELIEVED_MILESTONE);
+      },
+    }),
+  );
 }
 
 async function act(context: FaultContext, action: OperatorAction, node: string): Promise<void> {

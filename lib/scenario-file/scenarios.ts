@@ -166,9 +166,9 @@ function fileScenario(
         fileExpectations(file, facts, context.inputs, lost),
         facts.filter((f) => (lost.get(f.id) ?? 0) > 0).map((f) => f.id),
       );
-      await injectFault(context, fault, nodes);
+      const handle = await injectFault(context, fault, nodes);
       await Promise.all([
-        liftFaultAfterDuration(context, fault, nodes),
+        liftFaultAfterDuration(context, fault, handle),
         operatorActs(context, fault, nodes),
         (async () => {
           for (const name of awaited(context, facts, lost)) await context.awaitMilestone(name);

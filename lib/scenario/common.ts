@@ -35,40 +35,49 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
 }
 
 /**
- * Stops the node at the fault instant, abruptly (a power cut), and registers the undo right after:
- * power it on and wait until it is back.
+ * Stops the node at the fault instant, abruptly (a power cut), through a fault handle registered
+ * before it acts; after it, an undo that waits until the node is back (run after the handle's revert
+ * powered it on).
  */
 export async function stopNodeAbruptly(context: ScenarioContext<"lifecycle">, node: string): Promise<void> {
-  const { lifecycle } = context.cluster.capabilities;
-  await context.steps.step(`stop node ${node}`, async () => {
-    context.faultStarts([node]);
-    await lifecycle.stopNode(node);
-  });
-  registerPowerOn(context, node);
+  registerWaitBack(context, node);
+  await context.steps.step(`stop node ${node}`, () =>
+    context.faults.inject({
+      action: { kind: "stop" },
+      nodes: [node],
+      onFirstEffect: () => {
+        context.faultStarts([node]);
+      },
+    }),
+  );
 }
 
 /**
  * Shuts the node down in order at the fault instant (the kubelet sees it coming and ends its
- * pods), and registers the undo right after: power it on and wait until it is back.
+ * pods), through a fault handle whose revert powers it on; waits until it is back after that.
  */
 export async function shutNodeDown(
   context: ScenarioContext<"lifecycle" | "graceful-shutdown">,
   node: string,
 ): Promise<void> {
-  const shutdown = context.cluster.capabilities["graceful-shutdown"];
-  await context.steps.step(`shut ${node} down gracefully`, async () => {
-    context.faultStarts([node]);
-    await shutdown.shutdownNode(node);
-  });
-  registerPowerOn(context, node);
+  registerWaitBack(context, node);
+  await context.steps.step(`shut ${node} down gracefully`, () =>
+    context.faults.inject({
+      action: { kind: "graceful-shutdown" },
+      nodes: [node],
+      onFirstEffect: () => {
+        context.faultStarts([node]);
+      },
+    }),
+  );
 }
 
-function registerPowerOn(context: ScenarioContext<"lifecycle">, node: string): void {
-  const { lifecycle } = context.cluster.capabilities;
-  context.steps.registerUndo(`start node ${node} and wait until it is back`, async () => {
-    await lifecycle.startNode(node);
-    await context.waitNodeBack(node);
-  });
+/**
+ * Registered before a fault's handle, so it runs after the handle's revert: waits until the node
+ * is Ready with a fresh Lease again.
+ */
+export function registerWaitBack(context: ScenarioContext, node: string): void {
+  context.steps.registerUndo(`wait until node ${node} is back`, () => context.waitNodeBack(node));
 }
 
 /** The node-loss workloads whose milestones every node-loss-shaped scenario derives. */

@@ -10,6 +10,7 @@ import {
   type ProviderLatencies,
 } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
+import type { FaultInjector } from "../fault/injector.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
 import type { RecoveryController } from "../controller/controller.js";
@@ -149,6 +150,11 @@ export interface ScenarioContext<R extends NodeCapability = never> {
   readonly inputs: ExpectationInputs;
   readonly signal: AbortSignal | undefined;
   readonly progress: Progress;
+  /**
+   * Node faults as handles (lib/fault/): each registered with this scenario's undos and written to
+   * the cluster's fault journal before its first side effect; a fault failing half-way reverts itself.
+   */
+  readonly faults: FaultInjector;
   /** Marks the fault instant (milestone "fault-injected") on these nodes; call right before injecting. */
   faultStarts(nodes: string[]): void;
   /** Adds a milestone at this instant, e.g. "pressure-relieved". */

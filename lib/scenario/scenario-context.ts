@@ -4,6 +4,8 @@
 import type { ClusterUnderTest, ClusterWith, NodeCapability } from "../cluster/provider.js";
 import { leaseRenewIntervalMs } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone, type NominalWindow } from "../expect/windows.js";
+import { ConfigMapJournal } from "../fault/journal.js";
+import { FaultInjector } from "../fault/injector.js";
 import type { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import type { Milestone } from "../observe/milestones.js";
@@ -69,6 +71,7 @@ export function scenarioContext<R extends NodeCapability>(
   parts: ScenarioContextParts<R>,
 ): ScenarioContext<R> {
   const { cluster, kc, steps, namespace, inputs, signal, progress, timeline } = parts;
+  const locator = parts.given.faultLocator?.();
   return {
     cluster,
     kc,
@@ -77,6 +80,14 @@ export function scenarioContext<R extends NodeCapability>(
     inputs,
     signal,
     progress,
+    // Each fault is registered with this scenario's undos and journalled in the cluster before it acts.
+    faults: new FaultInjector({
+      capabilities: cluster.capabilities,
+      runId: cluster.runId,
+      undo: steps,
+      progress,
+      ...(locator ? { locator, journal: ConfigMapJournal.forCluster(kc) } : {}),
+    }),
     faultStarts: (nodes) => {
       timeline.faultStarts(nodes);
     },

@@ -5,7 +5,13 @@ import { OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
 import { k8s } from "../../lib/kube/client.js";
 import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../../lib/kube/queries.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
-import { deployWebAndDb, never, nodeLossWorkloads, stopNodeAbruptly } from "../../lib/scenario/common.js";
+import {
+  deployWebAndDb,
+  never,
+  nodeLossWorkloads,
+  registerWaitBack,
+  stopNodeAbruptly,
+} from "../../lib/scenario/common.js";
 import { defineScenario } from "../../lib/scenario/harness.js";
 import {
   checkNothingLeftBehind,
@@ -98,13 +104,10 @@ export const manualSecondIncident = defineScenario({
     });
     // A sloppy runbook leaves (or puts back) the old confirmation.
     await steps.step(`leave ${POWER_STATE_ANNOTATION}=off on ${node} from incident 1`, () => confirm("off"));
+    registerWaitBack(context, node);
     await steps.step(`incident 2: stop ${node} again`, async () => {
-      await cluster.capabilities.lifecycle.stopNode(node);
+      await context.faults.inject({ action: { kind: "stop" }, nodes: [node] });
       context.mark(SECOND_INCIDENT);
-    });
-    steps.registerUndo(`start ${node} after incident 2 and wait until it is back`, async () => {
-      await cluster.capabilities.lifecycle.startNode(node);
-      await context.waitNodeBack(node);
     });
     const secondStart = Date.now();
     await steps.step("wait for the second fence to start", () =>

@@ -74,25 +74,31 @@ export const zonePartitionHealed = mustNotFence({
   why: "the zone's nodes are alive and renew once healed",
   marks: [PARTITION_HEALED],
   async run(context) {
-    const { steps, cluster, inputs } = context;
+    const { steps, inputs } = context;
     await occupyEveryWorker(context);
     const zone = await largestZone(context);
     await startSafetyController(context, { count: 0 });
-    await steps.step(`partition zone nodes ${zone.join(", ")}`, async () => {
-      context.faultStarts(zone);
-      for (const node of zone) await cluster.capabilities.partition.partitionNode(node);
-    });
-    steps.registerUndo(`heal ${zone.join(", ")}`, async () => {
-      for (const node of zone) await cluster.capabilities.partition.healNode(node);
-    });
     const cutMs = 2 * inputs.controller.unhealthyAfterMs;
+    const cut = await steps.step(`partition zone nodes ${zone.join(", ")}`, () =>
+      context.faults.inject({
+        action: { kind: "partition" },
+        nodes: zone,
+        durationMs: cutMs,
+        onFirstEffect: () => {
+          context.faultStarts(zone);
+        },
+      }),
+    );
     await steps.step(`keep the zone cut off ${cutMs / 1000}s (past unhealthyAfter)`, () =>
       sleep(cutMs, context.signal),
     );
-    await steps.step(`heal ${zone.join(", ")}`, async () => {
-      for (const node of zone) await cluster.capabilities.partition.healNode(node);
-      context.mark(PARTITION_HEALED);
-    });
+    await steps.step(`heal ${zone.join(", ")}`, () =>
+      cut.revert({
+        onReverted: () => {
+          context.mark(PARTITION_HEALED);
+        },
+      }),
+    );
     await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
       sleep(watchAfterMs(inputs), context.signal),
     );

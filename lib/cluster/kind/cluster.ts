@@ -20,6 +20,7 @@ import {
   type DeployedController,
   type EvictionSettings,
   type NodeCapability,
+  type NodeFaultLocator,
   type PressureKind,
   type ProviderImages,
 } from "../provider.js";
@@ -450,6 +451,12 @@ export class KindCluster implements ClusterUnderTest {
 
   #kubeconfigFile(): string {
     return this.kubeconfigPath ?? join(stateRoot(), "kind", this.name, "kubeconfig");
+  }
+
+  /** The cluster by name, on the engine this process talks to (DOCKER_HOST when set). */
+  faultLocator(): NodeFaultLocator {
+    const dockerHost = process.env["DOCKER_HOST"];
+    return { provider: "kind", cluster: this.name, ...(dockerHost ? { dockerHost } : {}) };
   }
 
   keepHint(): string {

@@ -246,3 +246,11 @@ export class SimEvictionManager implements AsyncDisposable {
     }
   }
 }
+
+/**
+ * The pressure condition written False at once, as this process's eviction manager would on
+ * stop(): what is left of a dead run's simulated pressure (its loops died with it), for `rekindle reap`.
+ */
+export async function clearSimPressure(kc: k8s.KubeConfig, node: string, kind: PressureKind): Promise<void> {
+  await setNodeCondition(kc, node, { type: SIGNALS[kind].condition, status: "False", ...RELIEVED[kind] });
+}

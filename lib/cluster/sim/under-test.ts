@@ -13,6 +13,7 @@ import type {
   ClockSkewOptions,
   ClusterUnderTest,
   EvictionSettings,
+  NodeFaultLocator,
   PressureKind,
 } from "../provider.js";
 import { SIM_DEFAULT_LATENCIES, SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
@@ -163,6 +164,10 @@ export class SimClusterUnderTest implements ClusterUnderTest {
 
   fenceDriver(): FenceDriver {
     return new SimFenceDriver(this.cluster.layout.root);
+  }
+
+  faultLocator(): NodeFaultLocator {
+    return { provider: "sim", root: this.cluster.state.root };
   }
 
   keepHint(): string {

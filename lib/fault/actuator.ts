@@ -1,0 +1,53 @@
+// How one fault action is applied to and reverted on a node, through the provider's capability
+// objects (this process) or through a reconnection from a journal record (reconnect.ts).
+import type { CapabilityMap, NodeCapability } from "../cluster/provider.js";
+import { RekindleError } from "../errors.js";
+import { describeAction, type FaultAction } from "./types.js";
+
+/** Applies and reverts one fault action, node by node. Revert of a node not (fully) faulted is a no-op. */
+export interface FaultActuator {
+  apply(node: string): Promise<void>;
+  revert(node: string): Promise<void>;
+}
+
+function need<C extends NodeCapability>(
+  capabilities: Partial<CapabilityMap>,
+  capability: C,
+  action: FaultAction,
+): CapabilityMap[C] {
+  const found = capabilities[capability];
+  if (found === undefined) {
+    throw new RekindleError(
+      "PRECONDITION",
+      `a ${describeAction(action)} fault needs the ${capability} capability, which this cluster does not offer`,
+      { hint: "a scenario declares what it needs in `requires`; the provider lists what it lacks" },
+    );
+  }
+  return found;
+}
+
+/** The actuator over this process's capability objects; checked before anything is applied. */
+export function capabilityActuator(action: FaultAction, capabilities: Partial<CapabilityMap>): FaultActuator {
+  switch (action.kind) {
+    case "stop": {
+      const lifecycle = need(capabilities, "lifecycle", action);
+      return { apply: (node) => lifecycle.stopNode(node), revert: (node) => lifecycle.startNode(node) };
+    }
+    case "graceful-shutdown": {
+      const shutdown = need(capabilities, "graceful-shutdown", action);
+      const lifecycle = need(capabilities, "lifecycle", action);
+      return { apply: (node) => shutdown.shutdownNode(node), revert: (node) => lifecycle.startNode(node) };
+    }
+    case "partition": {
+      const partition = need(capabilities, "partition", action);
+      return { apply: (node) => partition.partitionNode(node), revert: (node) => partition.healNode(node) };
+    }
+    case "pressure": {
+      const pressure = need(capabilities, "pressure", action);
+      return {
+        apply: (node) => pressure.applyPressure(node, action.pressure),
+        revert: (node) => pressure.relievePressure(node, action.pressure),
+      };
+    }
+  }
+}
