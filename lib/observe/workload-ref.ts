@@ -10,6 +10,12 @@ interface WorkloadIdentity {
   service?: string;
   /** Ready endpoints the Service should hold; default: the workload's pods Ready just before the fault. */
   wantedReady?: number;
+  /**
+   * Its pods can run only on the node that holds their volume (node-local storage): a replacement
+   * on a faulted node, once that node is back, counts towards `<id>:recovered`. Default false: a
+   * replacement is a new pod on another node.
+   */
+  pinnedToNode?: boolean;
 }
 
 /**
