@@ -5,6 +5,7 @@ import { expect } from "chai";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { rekindleThrow } from "../support/assertions.js";
+import { scenarioFromText } from "../../lib/scenario-file/load.js";
 import { checkProvider, planScenarioFiles } from "../../lib/scenario-file/plan.js";
 import { withKnobs } from "../../lib/scenario-file/profile.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
@@ -96,6 +97,54 @@ describe("scenario files: the run's plan", function () {
         checkProvider([kubeletKnob], "kind");
       }).message,
     ).to.include("spec.cluster.knobs.shutdownGracePeriod: on kind the kubelet reads it from its own config");
+  });
+});
+
+describe("scenario files: eviction thresholds (knobs.evictionHard)", function () {
+  const text = (hard: string) => `apiVersion: rekindle.dev/v1alpha1
+kind: Scenario
+metadata: { name: thresholds }
+spec:
+  cluster:
+    knobs:
+      evictionHard: ${hard}
+  workloads:
+    - { name: web, manifests: [./web.yaml] }
+  fault: { type: memory-pressure, target: { workload: web }, duration: 20s }
+`;
+  const load = (hard: string) =>
+    scenarioFromText(text(hard), join(EXAMPLES, "deployment-toleration-30s", "thresholds.yaml"));
+
+  it("are read by kubelet signal name, and checked as quantities or percentages", function () {
+    const loaded = load('{ memoryAvailable: "100Mi", nodefsAvailable: "10%" }');
+    if (!loaded.ok) throw new Error(loaded.problems.map((p) => p.message).join("; "));
+    expect(loaded.file.cluster.knobs?.evictionHard).to.deep.equal({
+      "memory.available": "100Mi",
+      "nodefs.available": "10%",
+    });
+    const bad = load('{ memoryAvailable: "lots" }');
+    expect(bad.ok).to.equal(false);
+    if (!bad.ok)
+      expect(bad.problems.map((p) => p.message).join("; ")).to.include(
+        "expected a quantity such as 200Mi or 1Gi, or a percentage such as 10%",
+      );
+    expect(load('{ imagefsAvailable: "15%" }').ok, "a signal rekindle's faults do not use").to.equal(false);
+  });
+
+  it("are refused on every provider, each with its reason, rather than faked", function () {
+    const loaded = load('{ memoryAvailable: "100Mi" }');
+    if (!loaded.ok) throw new Error("did not load");
+    const refusal = (provider: "sim" | "kind" | "existing") =>
+      thrown(() => {
+        checkProvider([loaded.file], provider);
+      });
+    const sim = refusal("sim");
+    expect(sim.code).to.equal("INVALID_INPUT");
+    expect(sim.message).to.include("spec.cluster.knobs.evictionHard: the sim's pressure has no thresholds");
+    expect(refusal("kind").message).to.include(
+      "set evictionHard in the KubeletConfiguration patch of a kind config (spec.cluster.kindConfig)",
+    );
+    expect(refusal("existing").message).to.include("the kubelets keep their own evictionHard");
   });
 });
 
