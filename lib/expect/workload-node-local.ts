@@ -42,11 +42,14 @@ export function nodeReturn(x: LossContext): NodeReturn {
   };
 }
 
-/** Its replacement's pod milestones expected absent: it waits for a node that does not return. */
+/**
+ * Its replacement expected never Ready: it waits for a node that does not return. (It may still be
+ * scheduled to that node, by a force delete before the node is tainted, and never start there:
+ * nothing is said of `<id>:replacement-scheduled`.)
+ */
 export function notBackWithinRun(x: LossContext, never: string, note: string): void {
   const { b, f } = x;
   const why = `its volume stays on the lost node (${f.nodeLocalWhy ?? "node-local"}): the replacement stays Pending (volume node affinity conflict) until the node returns, and ${never}; not recovered within the run`;
-  b.never(`${f.id}:replacement-scheduled`, why);
   b.never(`${f.id}:replacement-ready`, why);
   b.never(`${f.id}:recovered`, `${why}; ${note}`);
 }
