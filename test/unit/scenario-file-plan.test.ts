@@ -2,6 +2,8 @@
 // knobs, one cluster for all files, the command line agreeing with the files, what a provider
 // cannot do refused (exit 2), and the windows `list -f` prints from the examples' own workloads.
 import { expect } from "chai";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { rekindleThrow } from "../support/assertions.js";
@@ -180,6 +182,33 @@ describe("rekindle list -f", function () {
     const names = listed.scenarios[0]?.milestones.map((m) => m.name) ?? [];
     expect(names).to.include.members(["db:va-gone", "db:recovered", "cache:recovered", "web:recovered"]);
     expect(names).to.not.include("va-gone");
+  });
+
+  it("prints a node-local workload's reason, and names the budgets that cannot be met", async function () {
+    const dir = mkdtempSync(join(tmpdir(), "rekindle-node-local-"));
+    const manifests = join(EXAMPLES, "local-volume-partition");
+    const file = join(dir, "stopped.yaml");
+    writeFileSync(
+      file,
+      `apiVersion: rekindle.dev/v1alpha1
+kind: Scenario
+metadata: { name: stopped }
+spec:
+  workloads:
+    - { name: journal, manifests: [${join(manifests, "storage.yaml")}, ${join(manifests, "db.yaml")}] }
+  fault: { type: stop, target: { workload: journal } }
+  controller: { enabled: true }
+  budgets:
+    - { workload: journal, recoveredWithin: 60s }
+`,
+    );
+    const result = await cli(["list", "--profile", "fast", "-f", file]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.include(
+      "note: budgets that cannot be met, reported missed when run: journal recovered within 60 s: the model expects journal:recovered never",
+    );
+    expect(result.stdout).to.match(/journal:recovered\s+never\s+its volume stays on the lost node/);
+    expect(result.stdout).to.include("a stop fault has no start");
   });
 
   it("exits 2 on a bad file, naming file:line:column", async function () {
