@@ -283,6 +283,12 @@ describe("budgets in the reports", function () {
       $defs: { budgetKind: { enum: string[] } };
     };
     expect(schema.$defs.budgetKind.enum).to.deep.equal([...BUDGET_KINDS]);
+    // A budget the model expected never to be met carries its reason, per run and over the repeats.
+    const never = structuredClone(summary);
+    const scenario = never.scenarios[0]!;
+    scenario.budgets![0]!.expectedNever = "its volume stays on the lost node";
+    scenario.runs[0]!.budgets![0]!.expectedNever = "its volume stays on the lost node";
+    expect(summarySchemaErrors(never)).to.deep.equal([]);
     const wrong = structuredClone(summary);
     (wrong.scenarios[0]!.budgets![0] as { budget: string }).budget = "fastEnough";
     expect(summarySchemaErrors(wrong).join("\n")).to.include("budget");
