@@ -172,6 +172,7 @@ async function listFiles(
         file: s.file,
         title: s.title,
         requires: s.requires,
+        budgetsExpectedNever: s.budgetsExpectedNever,
         milestones: nominalWindows(s.expected).map((w) => ({
           ...w,
           why: s.expected.find((e) => e.name === w.name)?.why ?? "",
@@ -183,6 +184,13 @@ async function listFiles(
   process.stdout.write(
     `expected timelines, profile ${plan.profile.name}${plan.cluster.knobs ? " with the files' knobs" : ""}; times from the fault\n\n`,
   );
-  for (const s of listed) printScenario(s.id, `${s.title} (${s.file})`, s.requires, s.expected);
+  for (const s of listed) {
+    const never = s.budgetsExpectedNever;
+    const note =
+      never.length > 0
+        ? `budgets that cannot be met, reported missed when run: ${never.join("; ")}`
+        : undefined;
+    printScenario(s.id, `${s.title} (${s.file})`, s.requires, s.expected, note);
+  }
   return 0;
 }

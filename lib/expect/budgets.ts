@@ -7,6 +7,7 @@ import { RekindleError } from "../errors.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { Transition } from "../observe/types.js";
 import type { BudgetSpec } from "../scenario-file/types.js";
+import type { ExpectedMilestone } from "./windows.js";
 import { firstEviction, maxUnavailable, readyOnTwoNodes, type BudgetWorkload } from "./budget-pods.js";
 
 export type { BudgetWorkload };
@@ -47,6 +48,12 @@ export interface BudgetResult {
    * milestone never came, or the forbidden thing never happened.
    */
   value: number | null;
+  /**
+   * A time budget whose milestone the model expected never to come within the run (a node-local
+   * volume whose node does not return): why. Such a budget cannot be met in this scenario; it is
+   * checked and reported missed like any other, with this reason beside it.
+   */
+  expectedNever?: string;
 }
 
 export interface BudgetInput {
@@ -60,6 +67,8 @@ export interface BudgetInput {
   faultNodes: readonly string[];
   /** Every workload a budget names: how its pods are found and how many it wants. */
   workloads: readonly BudgetWorkload[];
+  /** The expected timeline the run was judged by: a time budget's "never" window gives its reason. */
+  expected?: readonly ExpectedMilestone[];
 }
 
 /** "45 s", "1.5 s", "0.5 s": a budget's limit as a person writes it. */
@@ -105,10 +114,17 @@ function timeBudget(
   budget: "recoveredWithin" | "servingWithin",
   workload: string,
   limitMs: number,
-  milestones: readonly Milestone[],
+  input: BudgetInput,
 ): BudgetResult {
-  const came = cameFor(budget, workload, milestones);
-  const written = { workload, budget, limit: limitSeconds(limitMs) };
+  const came = cameFor(budget, workload, input.milestones);
+  const name = `${workload}:${budget === "recoveredWithin" ? "recovered" : "serving"}`;
+  const never = input.expected?.find((e) => e.name === name && e.maxMs === null);
+  const written = {
+    workload,
+    budget,
+    limit: limitSeconds(limitMs),
+    ...(never !== undefined ? { expectedNever: never.why } : {}),
+  };
   if ("missing" in came) return { ...written, measured: came.missing, passed: false, value: null };
   return { ...written, measured: measuredSeconds(came.atMs), passed: came.atMs <= limitMs, value: came.atMs };
 }
@@ -186,14 +202,38 @@ function twoNodesBudget(input: BudgetInput, id: string): BudgetResult {
   return neverBudget("neverReadyOnTwoNodes", id, happened);
 }
 
+/**
+ * The time budgets whose milestone the expected timeline says never comes (`rekindle list -f`
+ * names them before a run): "postgres recovered within 45 s: the model expects postgres:recovered
+ * never". Such a budget is still checked, and missed, when the file runs.
+ */
+export function budgetsExpectedNever(
+  budgets: readonly WorkloadBudgets[],
+  expected: readonly ExpectedMilestone[],
+): string[] {
+  const never = (name: string) => expected.some((e) => e.name === name && e.maxMs === null);
+  return budgets.flatMap((b) => [
+    ...(b.recoveredWithinMs !== undefined && never(`${b.workload}:recovered`)
+      ? [
+          `${b.workload} recovered within ${limitSeconds(b.recoveredWithinMs)}: the model expects ${b.workload}:recovered never`,
+        ]
+      : []),
+    ...(b.servingWithinMs !== undefined && never(`${b.workload}:serving`)
+      ? [
+          `${b.workload} serving within ${limitSeconds(b.servingWithinMs)}: the model expects ${b.workload}:serving never`,
+        ]
+      : []),
+  ]);
+}
+
 /** Every budget of `budgets` against one run, in the order written (per workload, in BUDGET_KINDS order). */
 export function checkBudgets(budgets: readonly WorkloadBudgets[], input: BudgetInput): BudgetResult[] {
   return budgets.flatMap((b): BudgetResult[] => [
     ...(b.recoveredWithinMs !== undefined
-      ? [timeBudget("recoveredWithin", b.workload, b.recoveredWithinMs, input.milestones)]
+      ? [timeBudget("recoveredWithin", b.workload, b.recoveredWithinMs, input)]
       : []),
     ...(b.servingWithinMs !== undefined
-      ? [timeBudget("servingWithin", b.workload, b.servingWithinMs, input.milestones)]
+      ? [timeBudget("servingWithin", b.workload, b.servingWithinMs, input)]
       : []),
     ...(b.maxUnavailable !== undefined ? [unavailableBudget(input, b.workload, b.maxUnavailable)] : []),
     ...(b.neverEvicted === true ? [evictedBudget(input, b.workload)] : []),
@@ -218,9 +258,13 @@ export function budgetWords(result: Pick<BudgetResult, "workload" | "budget" | "
   }
 }
 
-/** "budget missed: db recovered within 45 s — measured 52.3 s": a missed budget's verdict line. */
+/**
+ * "budget missed: db recovered within 45 s — measured 52.3 s": a missed budget's verdict line,
+ * with the model's reason when it expected the milestone never to come.
+ */
 export function missedBudgetLine(result: BudgetResult): string {
-  return `budget missed: ${budgetWords(result)} — measured ${result.measured}`;
+  const never = result.expectedNever !== undefined ? `, as the model expects: ${result.expectedNever}` : "";
+  return `budget missed: ${budgetWords(result)} — measured ${result.measured}${never}`;
 }
 
 /** The verdict lines of the budgets a run missed, in order; empty when it met them all. */

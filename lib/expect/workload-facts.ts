@@ -5,6 +5,7 @@ import type { TimingProfile } from "../cluster/profiles.js";
 import { RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import type { StarvedResource } from "../kube/eviction-order.js";
+import type { StorageClassInfo } from "../kube/storage-classes.js";
 import { SYSTEM_CRITICAL_PRIORITY } from "../kube/pod-kinds.js";
 import { disruptionBudgetFor, selects, type DisruptionBudget } from "./disruption-budget.js";
 import {
@@ -19,6 +20,7 @@ import {
   type PriorityClassLike,
   type QosClass,
 } from "./pod-facts.js";
+import { workloadClaims, workloadVolume, type VolumeKind } from "./workload-volume.js";
 
 /** A manifest as parsed from YAML (plain JSON-shaped object). */
 export type KubeObject = k8s.KubernetesObject;
@@ -28,14 +30,7 @@ export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 /** Kinds that run pods but that the model does not cover: refused rather than ignored. */
 const UNSUPPORTED_KINDS = new Set(["CronJob", "ReplicaSet", "ReplicationController"]);
 
-/**
- * - "rwo-attach": a ReadWriteOnce(Pod) claim on storage with an attach step (a VolumeAttachment
- *   that must be detached from the lost node first);
- * - "rwx": only ReadWriteMany / ReadOnlyMany claims (nothing to detach first);
- * - "none": no claim, or RWO on storage with no attach step (options.volumeAttachRequired false,
- *   e.g. the kind provider's shared hostPath volumes): the replacement mounts it once scheduled.
- */
-export type VolumeKind = "rwo-attach" | "rwx" | "none";
+export type { VolumeKind } from "./workload-volume.js";
 
 /**
  * When a lost pod is replaced: "at-deletion" as soon as it is marked for deletion (ReplicaSet;
@@ -76,6 +71,8 @@ export interface WorkloadFacts {
   /** The PodDisruptionBudget selecting its pods, resolved against `replicas`; absent when none. */
   disruptionBudget?: DisruptionBudget;
   volume: VolumeKind;
+  /** volume "node-local": what keeps its volume on one node, in words. */
+  nodeLocalWhy?: string;
   replacement: ReplacementPolicy;
   /** spec.priority, else its priorityClassName's value (built-in or a PriorityClass in the set; 0 unknown). */
   priority: number;
@@ -99,6 +96,12 @@ export interface WorkloadFactsOptions {
   defaultUnreachableTolerationMs: number;
   /** The provider's storage attaches RWO volumes to nodes. Default true (the sim's CSI driver). */
   volumeAttachRequired?: boolean;
+  /**
+   * The cluster's StorageClasses (the default class of claims that name none, and whether a
+   * class is node-local); the manifests' own StorageClasses and PersistentVolumes are read from
+   * the objects. Default none known: a claim naming no class is not taken to be node-local.
+   */
+  storageClasses?: readonly StorageClassInfo[];
   /** A DaemonSet's replicas: the nodes it runs a pod on. Default 1. */
   daemonSetPods?: number;
   /** The Service the scenario file names for it, over the one found by selector. */
@@ -202,35 +205,13 @@ function replacementOf(w: Workload): ReplacementPolicy {
   }
 }
 
-/** The access modes of every claim its pods mount; undefined for a claim not in the set. */
-function claimModes(w: Workload, objects: readonly KubeObject[]): (string[] | undefined)[] {
-  const claims = objects.filter((o) => o.kind === "PersistentVolumeClaim") as k8s.V1PersistentVolumeClaim[];
-  const modes: (string[] | undefined)[] = [];
-  if (w.kind === "StatefulSet") {
-    for (const t of (w.object as k8s.V1StatefulSet).spec?.volumeClaimTemplates ?? [])
-      modes.push(t.spec?.accessModes ?? []);
-  }
-  for (const v of w.template.spec?.volumes ?? []) {
-    if (v.ephemeral?.volumeClaimTemplate) modes.push(v.ephemeral.volumeClaimTemplate.spec.accessModes ?? []);
-    const name = v.persistentVolumeClaim?.claimName;
-    if (name !== undefined) modes.push(claims.find((c) => c.metadata?.name === name)?.spec?.accessModes);
-  }
-  return modes;
-}
-
-/**
- * The volume rule: any ReadWriteOnce(Pod) claim, or a claim not in the set (assumed RWO, the
- * common default), makes it "rwo-attach" when the storage attaches, else "none"; otherwise
- * "rwx" when it has a claim at all, else "none".
- */
-function volumeOf(w: Workload, objects: readonly KubeObject[], attach: boolean): VolumeKind {
-  const modes = claimModes(w, objects);
-  if (modes.length === 0) return "none";
-  const rwo = modes.some(
-    (m) => m === undefined || m.includes("ReadWriteOnce") || m.includes("ReadWriteOncePod"),
-  );
-  if (rwo) return attach ? "rwo-attach" : "none";
-  return "rwx";
+function volumeOf(w: Workload, objects: readonly KubeObject[], options: WorkloadFactsOptions) {
+  const claimTemplates =
+    w.kind === "StatefulSet" ? ((w.object as k8s.V1StatefulSet).spec?.volumeClaimTemplates ?? []) : [];
+  return workloadVolume(workloadClaims(w.template, claimTemplates, objects), objects, {
+    attach: options.volumeAttachRequired !== false,
+    clusterClasses: options.storageClasses ?? [],
+  });
 }
 
 function priorityClasses(objects: readonly KubeObject[]): PriorityClassLike[] {
@@ -254,8 +235,8 @@ function serviceOf(objects: readonly KubeObject[], labels: Record<string, string
 
 /**
  * The facts of workload `id` from its parsed manifests: exactly one Deployment, StatefulSet,
- * DaemonSet, Job or bare Pod, plus any PodDisruptionBudget, Service, PersistentVolumeClaim and
- * PriorityClass beside it (other kinds are ignored). CronJob, ReplicaSet and ReplicationController
+ * DaemonSet, Job or bare Pod, plus any PodDisruptionBudget, Service, PersistentVolumeClaim,
+ * StorageClass, PersistentVolume and PriorityClass beside it (other kinds are ignored). CronJob, ReplicaSet and ReplicationController
  * are refused (INVALID_INPUT), as is a set with no workload or more than one.
  */
 export function workloadFacts(
@@ -274,6 +255,7 @@ export function workloadFacts(
   const disruptionBudget = disruptionBudgetFor(budgets, labels, replicas);
   const priority = podPriority(spec, priorityClasses(objects));
   const service = options.service ?? serviceOf(objects, labels);
+  const volume = volumeOf(w, objects, options);
   return {
     id,
     kind: w.kind,
@@ -290,7 +272,8 @@ export function workloadFacts(
     outOfServiceTolerationMs: tolerationMs(tolerations, OUT_OF_SERVICE_TAINT, 0),
     terminationGracePeriodMs: (spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS) * 1000,
     ...(disruptionBudget ? { disruptionBudget } : {}),
-    volume: volumeOf(w, objects, options.volumeAttachRequired !== false),
+    volume: volume.kind,
+    ...(volume.nodeLocalWhy !== undefined ? { nodeLocalWhy: volume.nodeLocalWhy } : {}),
     replacement: replacementOf(w),
     priority,
     critical: priority >= SYSTEM_CRITICAL_PRIORITY,

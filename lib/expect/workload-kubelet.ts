@@ -11,6 +11,7 @@ import { SHUTDOWN_NOT_READY_MS } from "./node-windows.js";
 import { FAULT } from "./timeline-builder.js";
 import type { LossContext, PressureRanking, RankedPod } from "./workload-context.js";
 import type { WorkloadFacts } from "./workload-facts.js";
+import { nodeLocalAfterPressure, notBackWithinRun } from "./workload-node-local.js";
 import { neverReplaced, replacer, servingNote } from "./workload-return.js";
 
 /** After an eviction the kubelet waits for the pod's cleanup (up to 30 s) before the next one. */
@@ -40,6 +41,10 @@ export function gracefulShutdownWindows(x: LossContext): void {
   );
   if (f.replacement === "never") {
     neverReplaced(x);
+    return;
+  }
+  if (f.volume === "node-local") {
+    notBackWithinRun(x, "the node stays shut down for the rest of the run", servingNote(f, s.lostPods));
     return;
   }
   const volume = f.volume === "rwo-attach" ? "; the unmounted volume detaches and attaches elsewhere" : "";
@@ -198,6 +203,10 @@ export function pressureWindows(x: LossContext, fault: "memory-pressure" | "disk
     return;
   }
   const replaced = restartMs(x, update + s.knobs.periodMs + 5_000);
+  if (f.volume === "node-local") {
+    nodeLocalAfterPressure(x, fault, replaced, servingNote(f, s.lostPods));
+    return;
+  }
   const note = `${replacer(f)} replaces the evicted pod; once the pressure taint is on, elsewhere; ${servingNote(f, s.lostPods)}`;
   if (s.lostPods === 1) b.window(`${id}:recovered`, `${id}:pod-evicted`, 0, replaced, note);
   else

@@ -9,6 +9,7 @@ import type { LossContext } from "./workload-context.js";
 import type { WorkloadFacts } from "./workload-facts.js";
 import type { GoneHow, Release } from "./workload-loss.js";
 import { UNREACHABLE_MILESTONE } from "./model.js";
+import { nodeLocalStart } from "./workload-node-local.js";
 
 /** Who creates the replacement, for the windows' reasons. */
 export function replacer(f: WorkloadFacts): string {
@@ -139,7 +140,7 @@ function replacedAtDeletion(x: LossContext, release: Release): void {
     c !== undefined && release.gone === "out-of-service" && !b.expects(`${id}:pod-deletion-requested`);
   if (race) {
     const { minMs, maxMs } = controllerRace(x, c);
-    if (f.volume !== "rwo-attach") {
+    if (f.volume !== "rwo-attach" && f.volume !== "node-local") {
       b.window(
         `${id}:recovered`,
         FAULT,
@@ -168,12 +169,19 @@ function replacedAtDeletion(x: LossContext, release: Release): void {
   finishReturn(x, release.gone, note);
 }
 
-/** The replacement's start: after its volume moves (an attached RWO volume), else at once. */
+/**
+ * The replacement's start: after its volume moves (an attached RWO volume), once the lost node is
+ * back (a node-local volume), else at once.
+ */
 function finishReturn(x: LossContext, gone: GoneHow, note: string): void {
   const { b, f } = x;
   const k = x.s.knobs;
   if (f.volume === "rwo-attach") {
     finishWithVolume(x, gone, note);
+    return;
+  }
+  if (f.volume === "node-local") {
+    nodeLocalStart(x, note);
     return;
   }
   b.window(

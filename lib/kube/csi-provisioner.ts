@@ -2,7 +2,8 @@
 // storage): provisions a CSI PersistentVolume for every pending claim of a StorageClass
 // that names the driver, deletes released volumes with reclaim policy Delete, and plays the
 // kubelet's volume manager by marking a pending pod once all its claims' VolumeAttachments on its
-// node are attached (the kwok pod-start Stage waits for that mark).
+// node are attached (the kwok pod-start Stage waits for that mark); a claim bound to a volume with
+// no attach step (not this driver's: a local or hostPath PersistentVolume) is mounted at once.
 // Reconciles by listing on an interval: simple, and immune to watch expiry.
 import { k8s, isConflict, isNotFound } from "./client.js";
 import { sleep } from "../util/time.js";
@@ -132,7 +133,10 @@ export function claimNames(pod: k8s.V1Pod): string[] {
   );
 }
 
-/** Marks pending pods whose PVC volumes are all attached to their node. */
+/**
+ * Marks pending pods whose PVC volumes are all bound and, where this driver attaches them,
+ * attached to their node. Other volumes (local, hostPath…) have no attach step: bound is enough.
+ */
 export async function markAttachedPods(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const storage = kc.makeApiClient(k8s.StorageV1Api);
@@ -162,11 +166,19 @@ export async function markAttachedPods(kc: k8s.KubeConfig, options: CsiProvision
       c.spec?.volumeName ?? "",
     ]),
   );
+  // Listed after the claims: every volume a claim names is in it (a claim binds an existing volume).
+  const attachable = new Set(
+    (await core.listPersistentVolume()).items
+      .filter((v) => v.spec?.csi?.driver === options.driver)
+      .map((v) => v.metadata?.name ?? ""),
+  );
   for (const pod of pods) {
     const namespace = pod.metadata?.namespace ?? "";
-    const ready = claimNames(pod).every((claim) =>
-      attached.has(`${volumeOf.get(`${namespace}/${claim}`) ?? "?"}@${pod.spec?.nodeName ?? ""}`),
-    );
+    const ready = claimNames(pod).every((claim) => {
+      const volume = volumeOf.get(`${namespace}/${claim}`) ?? "";
+      if (volume === "") return false;
+      return !attachable.has(volume) || attached.has(`${volume}@${pod.spec?.nodeName ?? ""}`);
+    });
     if (!ready) continue;
     try {
       await core.patchNamespacedPod(

@@ -127,12 +127,15 @@ function workloadMilestones(
   );
   const gone = after.filter((t) => t.name === "pod-gone" && ofLostPod(t));
   add(`${workload.id}:pod-gone`, gone[0]);
-  // Replacements: pods of the workload created after the fault, on another node.
+  // Replacements: pods of the workload created after the fault, on another node (or, pinned to
+  // their volume's node, on the faulted node once it is back).
   const replacementUids = new Set(
     after.filter((t) => t.name === "pod-created" && ofWorkload(t)).map((t) => t.subject.uid),
   );
   const ofReplacement = (t: Transition) =>
-    ofWorkload(t) && replacementUids.has(t.subject.uid) && !d.onFaulted(t);
+    ofWorkload(t) &&
+    replacementUids.has(t.subject.uid) &&
+    (workload.pinnedToNode === true || !d.onFaulted(t));
   add(
     `${workload.id}:replacement-created`,
     after.find((t) => t.name === "pod-created" && ofWorkload(t)),

@@ -13,6 +13,12 @@ interface WorkloadIdentity {
   wantedReady?: number;
   /** A prober pod checks it from inside the cluster: `<id>:probe-failing` and `<id>:answering` follow its Ready. */
   probed?: boolean;
+  /**
+   * Its pods can run only on the node that holds their volume (node-local storage): a replacement
+   * on a faulted node, once that node is back, counts towards `<id>:recovered`. Default false: a
+   * replacement is a new pod on another node.
+   */
+  pinnedToNode?: boolean;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ScenarioSituation } from "../expect/node-windows.js";
 import { tolerationDefaults, workloadFacts, type WorkloadFacts } from "../expect/workload-facts.js";
 import { expectedScenarioWindows } from "../expect/workload-model.js";
 import { controllerTiming, nodeLossModelInputs } from "../scenario/common.js";
+import type { StorageClassInfo } from "../kube/storage-classes.js";
 import type { ExpectationInputs } from "../scenario/harness.js";
 import type { WorkloadObjects } from "./manifests.js";
 import type { ScenarioFile } from "./types.js";
@@ -18,10 +19,15 @@ export interface FileWorkloadFacts extends WorkloadFacts {
 /** How many pods the fault took from each workload, by id; "assumed": one each (before a run). */
 export type LostPods = ReadonlyMap<string, number> | "assumed";
 
-/** Facts of every workload rekindle deploys, with the cluster's default tolerations. */
+/**
+ * Facts of every workload rekindle deploys, with the cluster's default tolerations and its
+ * StorageClasses (`storageClasses`, read from the cluster before the run; none before any cluster
+ * exists, when only the manifests' own classes are known).
+ */
 export function fileWorkloadFacts(
   workloads: readonly WorkloadObjects[],
   inputs: Pick<ExpectationInputs, "profile" | "volumeAttachRequired">,
+  storageClasses: readonly StorageClassInfo[] = [],
 ): FileWorkloadFacts[] {
   return workloads
     .filter(({ workload }) => workload.source.kind !== "deployed")
@@ -29,6 +35,7 @@ export function fileWorkloadFacts(
       const facts = workloadFacts(workload.name, objects, {
         ...tolerationDefaults(inputs.profile),
         volumeAttachRequired: inputs.volumeAttachRequired,
+        storageClasses,
         ...(workload.service !== undefined ? { service: workload.service } : {}),
       });
       return {

@@ -3,18 +3,20 @@
 import { dirname, resolve } from "node:path";
 import { RekindleError } from "../errors.js";
 import { parseDurationMs } from "../util/duration.js";
-import type {
-  BudgetSpec,
-  ClusterSpec,
-  ControllerSpec,
-  FaultSpec,
-  KnobOverrides,
-  ProbeSpec,
-  ScenarioFile,
-  SourcePosition,
-  TargetSpec,
-  WorkloadSource,
-  WorkloadSpec,
+import {
+  EVICTION_SIGNALS,
+  type BudgetSpec,
+  type ClusterSpec,
+  type ControllerSpec,
+  type EvictionThresholds,
+  type FaultSpec,
+  type KnobOverrides,
+  type ProbeSpec,
+  type ScenarioFile,
+  type SourcePosition,
+  type TargetSpec,
+  type WorkloadSource,
+  type WorkloadSpec,
 } from "./types.js";
 import {
   RAW_CONTROLLER_DURATIONS,
@@ -72,6 +74,15 @@ function cluster(raw: RawCluster, base: string): ClusterSpec {
     for (const knob of RAW_KNOBS) {
       const text = raw.knobs[knob];
       if (text !== undefined) knobs[`${knob}Ms`] = ms(text, `spec.cluster.knobs.${knob}`);
+    }
+    const hard = raw.knobs.evictionHard;
+    if (hard !== undefined) {
+      const thresholds: EvictionThresholds = {};
+      for (const [key, signal] of Object.entries(EVICTION_SIGNALS)) {
+        const value = hard[key as keyof typeof EVICTION_SIGNALS];
+        if (value !== undefined) thresholds[signal] = value;
+      }
+      knobs.evictionHard = thresholds;
     }
     out.knobs = knobs;
   }

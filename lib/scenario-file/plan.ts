@@ -109,11 +109,28 @@ export function checkProvider(files: readonly ScenarioFile[], provider: Provider
 }
 
 /**
+ * Eviction thresholds: no provider honours them from the file. The sim's pressure has none to
+ * move (its fault meets the signal for the fault's whole duration, and the kubelet's eviction
+ * order does not depend on the threshold); a real kubelet reads them from its own config.
+ */
+function evictionThresholds(file: ScenarioFile, provider: ProviderName): string[] {
+  if (file.cluster.knobs?.evictionHard === undefined) return [];
+  const why =
+    provider === "sim"
+      ? "the sim's pressure has no thresholds: its fault meets the signal for the fault's whole duration whatever the threshold, and the kubelet's eviction order does not depend on it, so a threshold would change nothing the sim plays"
+      : provider === "kind"
+        ? "on kind the kubelet reads it from its own config; set evictionHard in the KubeletConfiguration patch of a kind config (spec.cluster.kindConfig), where rekindle also reads it to size its pressure fill"
+        : "on existing the kubelets keep their own evictionHard; rekindle does not change a cluster's kubelet config";
+  return [`spec.cluster.knobs.evictionHard: ${why}`];
+}
+
+/**
  * What the format takes but this run would not honour, refused before anything starts rather than
- * silently left undone: kubelet knobs and a cluster shape kind reads from its kind config.
+ * silently left undone: kubelet knobs and a cluster shape kind reads from its kind config, and
+ * eviction thresholds.
  */
 function unhonoured(file: ScenarioFile, provider: ProviderName): string[] {
-  if (provider === "sim") return [];
+  if (provider === "sim") return evictionThresholds(file, provider);
   const kubeletKnobs = KUBELET_KNOBS.filter((k) => file.cluster.knobs?.[k] !== undefined).map(
     (k) =>
       `spec.cluster.knobs.${k.replace(/Ms$/, "")}: on ${provider} the kubelet reads it from its own config; set it in a kind config (spec.cluster.kindConfig)`,
@@ -126,5 +143,5 @@ function unhonoured(file: ScenarioFile, provider: ProviderName): string[] {
           `spec.cluster.workers/zones ${workers ?? DEFAULT_WORKERS}/${zones ?? DEFAULT_ZONES}: a kind cluster's nodes and zones come from its kind config (spec.cluster.kindConfig; the default has ${DEFAULT_WORKERS} workers in ${DEFAULT_ZONES} zones)`,
         ]
       : [];
-  return [...kubeletKnobs, ...shape];
+  return [...kubeletKnobs, ...evictionThresholds(file, provider), ...shape];
 }

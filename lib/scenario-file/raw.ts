@@ -1,6 +1,6 @@
 // The YAML form of a scenario file as the schema guarantees it once validated (schema.ts): the
 // plain data normalize.ts turns into a ScenarioFile. Durations are still strings, paths relative.
-import type { FaultType, OperatorAction } from "./types.js";
+import type { EVICTION_SIGNALS, FaultType, OperatorAction } from "./types.js";
 
 type Labels = Record<string, string>;
 
@@ -31,7 +31,9 @@ export interface RawFault {
 export interface RawCluster {
   provider?: "sim" | "kind" | "existing";
   profile?: "default" | "fast";
-  knobs?: Partial<Record<RawKnob, string>>;
+  knobs?: Partial<Record<RawKnob, string>> & {
+    evictionHard?: Partial<Record<keyof typeof EVICTION_SIGNALS, string>>;
+  };
   workers?: number;
   zones?: number;
   kindConfig?: string;

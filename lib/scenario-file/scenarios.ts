@@ -4,6 +4,7 @@
 // reach is known (which workloads had pods on the faulted nodes); budgets checked beside them.
 import type { ClusterUnderTest } from "../cluster/provider.js";
 import { k8s } from "../kube/client.js";
+import { listStorageClasses, type StorageClassInfo } from "../kube/storage-classes.js";
 import {
   defineScenario,
   type ExpectationInputs,
@@ -13,7 +14,7 @@ import {
 import type { WorkloadRef } from "../observe/milestones.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/windows.js";
 import { TIMING_PROFILES } from "../cluster/profiles.js";
-import { checkBudgets } from "../expect/budgets.js";
+import { budgetsExpectedNever, checkBudgets } from "../expect/budgets.js";
 import { observeTail } from "../scenario/observe-tail.js";
 import { RekindleError } from "../errors.js";
 import { fileControllerOverrides } from "./controller.js";
@@ -94,16 +95,26 @@ function awaited(
     .filter((name) => finite.has(name));
 }
 
-/** `proberImage`: what the file's probes run (checked on the cluster by prepareFileScenarios); none for `list`. */
+/**
+ * The file's scenario. `storageClasses`: the cluster's, for the workloads' volumes (a claim naming
+ * no class gets the cluster's default, which may keep its volume on one node). `proberImage`: what
+ * the file's probes run (checked on the cluster by prepareFileScenarios); none for `list`.
+ */
 function fileScenario(
   file: ScenarioFile,
   objects: readonly WorkloadObjects[],
+  storageClasses: readonly StorageClassInfo[],
   proberImage?: string,
 ): ScenarioDefinition {
   const { fault } = file;
-  const factsFor = (inputs: ExpectationInputs) => fileWorkloadFacts(objects, inputs);
-  // Labels, Service and replicas do not depend on the cluster's timings: read once for `workloads`.
-  const shapes = fileWorkloadFacts(objects, { profile: TIMING_PROFILES.default, volumeAttachRequired: true });
+  const factsFor = (inputs: ExpectationInputs) => fileWorkloadFacts(objects, inputs, storageClasses);
+  // Labels, Service, replicas and node-local volumes do not depend on the cluster's timings: read
+  // once for `workloads`.
+  const shapes = fileWorkloadFacts(
+    objects,
+    { profile: TIMING_PROFILES.default, volumeAttachRequired: true },
+    storageClasses,
+  );
   const probes = probeTargets(file, objects, (name) => shapes.find((f) => f.id === name)?.service);
   return defineScenario({
     id: `file/${file.name}`,
@@ -120,6 +131,7 @@ function fileScenario(
         namespace,
         ...(f.service !== undefined ? { service: f.service } : {}),
         ...(f.probe !== undefined ? { probed: true } : {}),
+        ...(f.volume === "node-local" ? { pinnedToNode: true } : {}),
       })),
     ownMilestones: FAULT_MARKS,
     budgets: (context) =>
@@ -128,6 +140,7 @@ function fileScenario(
         transitions: context.transitions,
         faultAtMs: context.faultAtMs,
         faultNodes: context.faultNodes,
+        expected: context.expected,
         workloads: factsFor(context.inputs).map((f) => ({
           id: f.id,
           namespace: context.namespace,
@@ -190,6 +203,7 @@ export async function prepareFileScenarios(
 ): Promise<PreparedFileScenario[]> {
   const kc = cluster.kubeConfig();
   const workers = await cluster.workerNodes();
+  const storageClasses = await listStorageClasses(kc);
   const prepared: PreparedFileScenario[] = [];
   const probed = plan.files.some((f) => f.workloads.some((w) => w.probe !== undefined));
   const image = probed ? await proberImage(cluster) : undefined;
@@ -207,7 +221,7 @@ export async function prepareFileScenarios(
     }
     prepared.push({
       file: file.path,
-      definition: fileScenario(file, objects, image),
+      definition: fileScenario(file, objects, storageClasses, image),
       repeat: plan.repeats.get(file.path) ?? 1,
     });
   }
@@ -220,22 +234,30 @@ export interface ListedFileScenario {
   title: string;
   requires: readonly string[];
   expected: ExpectedMilestone[];
+  /** Budgets that cannot be met: their milestone is expected never to come (budgetsExpectedNever). */
+  budgetsExpectedNever: string[];
 }
 
-/** Each file's scenario and its windows before any cluster exists (`rekindle list -f`). */
+/**
+ * Each file's scenario and its windows before any cluster exists (`rekindle list -f`): the
+ * manifests' own StorageClasses are known, the cluster's are not (a claim naming no class is taken
+ * to be on the sim's default class, which attaches).
+ */
 export async function listedFileScenarios(
   plan: FilePlan,
   inputs: ExpectationInputs,
 ): Promise<ListedFileScenario[]> {
   const listed: ListedFileScenario[] = [];
   for (const file of plan.files) {
-    const definition = fileScenario(file, await readWorkloadObjects(file));
+    const definition = fileScenario(file, await readWorkloadObjects(file), []);
+    const expected = definition.expected(inputs);
     listed.push({
       id: definition.id,
       file: file.path,
       title: definition.title,
       requires: definition.requires,
-      expected: definition.expected(inputs),
+      expected,
+      budgetsExpectedNever: budgetsExpectedNever(file.budgets, expected),
     });
   }
   return listed;

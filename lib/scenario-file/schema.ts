@@ -55,6 +55,19 @@ function duration(description: string): JsonSchema {
   };
 }
 
+/** A kubelet eviction threshold: a quantity or a percentage, as evictionHard takes them. */
+export const THRESHOLD_PATTERN = "^([0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?|[0-9]+(\\.[0-9]+)?%)$";
+
+function threshold(description: string): JsonSchema {
+  return {
+    description,
+    type: "string",
+    pattern: THRESHOLD_PATTERN,
+    patternErrorMessage: "expected a quantity such as 200Mi or 1Gi, or a percentage such as 10%",
+    examples: ["200Mi", "10%"],
+  };
+}
+
 function dnsLabel(description: string): JsonSchema {
   return {
     description,
@@ -251,6 +264,17 @@ const KNOBS: JsonSchema = objectOf(
     shutdownGracePeriod: duration("The kubelet's shutdownGracePeriod (graceful node shutdown)."),
     pressureTransitionPeriod: duration(
       "The kubelet's evictionPressureTransitionPeriod: how long a pressure condition stays after it ends.",
+    ),
+    evictionHard: objectOf(
+      "The kubelet's evictionHard thresholds. Not honoured by any provider yet, so refused before anything starts, with the reason: the sim's pressure has no thresholds (the fault meets the signal for its whole duration); kind's kubelet reads them from its kind config (spec.cluster.kindConfig, KubeletConfiguration evictionHard), where rekindle also reads them to size its pressure fill.",
+      {
+        memoryAvailable: threshold(
+          "memory.available: the kubelet evicts when less memory than this is available.",
+        ),
+        nodefsAvailable: threshold(
+          "nodefs.available: the kubelet evicts when less of its filesystem than this is free.",
+        ),
+      },
     ),
   },
 );

@@ -78,7 +78,22 @@ export interface KnobOverrides {
   defaultUnreachableTolerationMs?: number;
   shutdownGracePeriodMs?: number;
   pressureTransitionPeriodMs?: number;
+  /**
+   * The kubelet's evictionHard thresholds, by kubelet signal name ("200Mi", "10%"). Taken by the
+   * format, honoured by no provider yet (plan.ts says why for each): the sim's pressure has no
+   * thresholds, kind's kubelet reads them from its kind config.
+   */
+  evictionHard?: EvictionThresholds;
 }
+
+/** The kubelet signals a scenario file may give a threshold for (the ones rekindle's pressure faults use). */
+export const EVICTION_SIGNALS = {
+  memoryAvailable: "memory.available",
+  nodefsAvailable: "nodefs.available",
+} as const;
+export type EvictionThresholds = Partial<
+  Record<(typeof EVICTION_SIGNALS)[keyof typeof EVICTION_SIGNALS], string>
+>;
 
 export interface ClusterSpec {
   /** Default: the command line's, else kind when available, else sim. */

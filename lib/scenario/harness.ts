@@ -100,6 +100,8 @@ export interface BudgetContext extends DeriveContext {
   milestones: readonly Milestone[];
   /** The recorded transitions (epoch ms) up to the end of the scenario's own steps. */
   transitions: readonly Transition[];
+  /** The expected timeline the run is judged by (the definition's, or what expectTimeline set). */
+  expected: readonly ExpectedMilestone[];
 }
 
 export interface DeriveContext {
@@ -330,7 +332,13 @@ export async function runScenario<R extends NodeCapability>(
   };
   const ran = await runThenUndo(parts);
   const milestones = parts.timeline.observedUntil(ran.observedUntilMs);
-  const budgets = scenarioBudgets(definition, parts.timeline, milestones, ran.observedUntilMs);
+  const budgets = scenarioBudgets(
+    definition,
+    parts.timeline,
+    milestones,
+    ran.observedUntilMs,
+    parts.expected,
+  );
   const verdict = await concludeScenario({
     title: definition.id,
     subtitle: `profile ${cluster.profile.name}, ${cluster.provider}, fault on ${parts.timeline.faultNodes.join(", ") || "?"}`,

@@ -1,6 +1,7 @@
 // A scenario's budgets (ScenarioDefinition.budgets) checked against its judged run: the same
 // milestones and the same transitions, up to the end of its own steps, that its windows are.
 import type { BudgetResult } from "../expect/budgets.js";
+import type { ExpectedMilestone } from "../expect/windows.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { ScenarioDefinition } from "./harness.js";
 import type { ScenarioTimeline } from "./scenario-timeline.js";
@@ -17,6 +18,7 @@ export function scenarioBudgets(
   timeline: ScenarioTimeline,
   milestones: readonly Milestone[],
   observedUntilMs: number,
+  expected: readonly ExpectedMilestone[],
 ): CheckedBudgets {
   if (definition.budgets === undefined || timeline.faultAtMs === 0) return {};
   try {
@@ -25,6 +27,7 @@ export function scenarioBudgets(
         ...timeline.deriveContext(),
         milestones,
         transitions: timeline.transitionsUntil(observedUntilMs),
+        expected,
       }),
     };
   } catch (error) {

@@ -49,6 +49,7 @@ describe("scenario files on the sim: every example of examples/", function () {
       "zone-outage-spread",
       "memory-pressure-qos",
       "node-loss-fixtures",
+      "local-volume-partition",
     ]);
   });
 
@@ -80,6 +81,17 @@ describe("scenario files on the sim: every example of examples/", function () {
       "postgres:serving",
       "postgres:va-gone",
     ]);
+  });
+
+  it("the node-local example comes back only after the heal: its replacement waited for its node", function () {
+    const local = summary.scenarios.find((s) => s.id === "file/local-volume-partition");
+    const at = (name: string) => local?.milestones.find((m) => m.name === name)?.atMs;
+    const healed = at("partition-healed");
+    const recovered = at("journal:recovered");
+    expect(healed, "partition-healed").to.be.a("number");
+    expect(recovered, "journal:recovered").to.be.a("number");
+    expect(at("journal:pod-deletion-requested"), "evicted during the partition").to.be.below(healed ?? 0);
+    expect(recovered).to.be.above(healed ?? Number.POSITIVE_INFINITY);
   });
 });
 

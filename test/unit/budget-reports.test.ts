@@ -169,20 +169,29 @@ describe("the harness hands budgets() the judged run", function () {
       return [recoveredIn(1_000, true)];
     });
     const milestones = [{ name: "db:recovered", atMs: 1_000 }];
-    const checked = scenarioBudgets(d, timeline(d, 1_000), milestones, 2_000);
+    const expected = [{ name: "db:recovered", after: "fault-injected", minMs: 0, maxMs: 5_000, why: "w" }];
+    const checked = scenarioBudgets(d, timeline(d, 1_000), milestones, 2_000, expected);
     expect(checked).to.deep.equal({ results: [recoveredIn(1_000, true)] });
     expect(seen?.transitions.map((t) => t.atMs)).to.deep.equal([900, 1_500]);
-    expect(seen).to.deep.include({ faultAtMs: 1_000, faultNodes: ["n1"], namespace: "ns", milestones });
+    expect(seen).to.deep.include({
+      faultAtMs: 1_000,
+      faultNodes: ["n1"],
+      namespace: "ns",
+      milestones,
+      expected,
+    });
   });
 
   it("nothing without budgets or without a fault; what checking threw becomes the run's failure", function () {
-    expect(scenarioBudgets(definition(), timeline(definition(), 1_000), [], 2_000)).to.deep.equal({});
+    expect(scenarioBudgets(definition(), timeline(definition(), 1_000), [], 2_000, [])).to.deep.equal({});
     const d = definition(() => [recoveredIn(1_000, true)]);
-    expect(scenarioBudgets(d, timeline(d, 0), [], 2_000)).to.deep.equal({});
+    expect(scenarioBudgets(d, timeline(d, 0), [], 2_000, [])).to.deep.equal({});
     const broken = definition(() => {
       throw new Error("a budget names workload cache");
     });
-    expect(String(scenarioBudgets(broken, timeline(broken, 1_000), [], 2_000).failure)).to.include("cache");
+    expect(String(scenarioBudgets(broken, timeline(broken, 1_000), [], 2_000, []).failure)).to.include(
+      "cache",
+    );
   });
 });
 
@@ -274,6 +283,12 @@ describe("budgets in the reports", function () {
       $defs: { budgetKind: { enum: string[] } };
     };
     expect(schema.$defs.budgetKind.enum).to.deep.equal([...BUDGET_KINDS]);
+    // A budget the model expected never to be met carries its reason, per run and over the repeats.
+    const never = structuredClone(summary);
+    const scenario = never.scenarios[0]!;
+    scenario.budgets![0]!.expectedNever = "its volume stays on the lost node";
+    scenario.runs[0]!.budgets![0]!.expectedNever = "its volume stays on the lost node";
+    expect(summarySchemaErrors(never)).to.deep.equal([]);
     const wrong = structuredClone(summary);
     (wrong.scenarios[0]!.budgets![0] as { budget: string }).budget = "fastEnough";
     expect(summarySchemaErrors(wrong).join("\n")).to.include("budget");

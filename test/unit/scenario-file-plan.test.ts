@@ -2,9 +2,12 @@
 // knobs, one cluster for all files, the command line agreeing with the files, what a provider
 // cannot do refused (exit 2), and the windows `list -f` prints from the examples' own workloads.
 import { expect } from "chai";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { rekindleThrow } from "../support/assertions.js";
+import { scenarioFromText } from "../../lib/scenario-file/load.js";
 import { checkProvider, planScenarioFiles } from "../../lib/scenario-file/plan.js";
 import { withKnobs } from "../../lib/scenario-file/profile.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
@@ -125,6 +128,54 @@ describe("the HTTP probe example on the sim", function () {
   });
 });
 
+describe("scenario files: eviction thresholds (knobs.evictionHard)", function () {
+  const text = (hard: string) => `apiVersion: rekindle.dev/v1alpha1
+kind: Scenario
+metadata: { name: thresholds }
+spec:
+  cluster:
+    knobs:
+      evictionHard: ${hard}
+  workloads:
+    - { name: web, manifests: [./web.yaml] }
+  fault: { type: memory-pressure, target: { workload: web }, duration: 20s }
+`;
+  const load = (hard: string) =>
+    scenarioFromText(text(hard), join(EXAMPLES, "deployment-toleration-30s", "thresholds.yaml"));
+
+  it("are read by kubelet signal name, and checked as quantities or percentages", function () {
+    const loaded = load('{ memoryAvailable: "100Mi", nodefsAvailable: "10%" }');
+    if (!loaded.ok) throw new Error(loaded.problems.map((p) => p.message).join("; "));
+    expect(loaded.file.cluster.knobs?.evictionHard).to.deep.equal({
+      "memory.available": "100Mi",
+      "nodefs.available": "10%",
+    });
+    const bad = load('{ memoryAvailable: "lots" }');
+    expect(bad.ok).to.equal(false);
+    if (!bad.ok)
+      expect(bad.problems.map((p) => p.message).join("; ")).to.include(
+        "expected a quantity such as 200Mi or 1Gi, or a percentage such as 10%",
+      );
+    expect(load('{ imagefsAvailable: "15%" }').ok, "a signal rekindle's faults do not use").to.equal(false);
+  });
+
+  it("are refused on every provider, each with its reason, rather than faked", function () {
+    const loaded = load('{ memoryAvailable: "100Mi" }');
+    if (!loaded.ok) throw new Error("did not load");
+    const refusal = (provider: "sim" | "kind" | "existing") =>
+      thrown(() => {
+        checkProvider([loaded.file], provider);
+      });
+    const sim = refusal("sim");
+    expect(sim.code).to.equal("INVALID_INPUT");
+    expect(sim.message).to.include("spec.cluster.knobs.evictionHard: the sim's pressure has no thresholds");
+    expect(refusal("kind").message).to.include(
+      "set evictionHard in the KubeletConfiguration patch of a kind config (spec.cluster.kindConfig)",
+    );
+    expect(refusal("existing").message).to.include("the kubelets keep their own evictionHard");
+  });
+});
+
 describe("rekindle list -f", function () {
   it("prints each workload's windows from its own spec: the 30 s toleration moves the eviction", async function () {
     const result = await cli([
@@ -157,6 +208,33 @@ describe("rekindle list -f", function () {
     const names = listed.scenarios[0]?.milestones.map((m) => m.name) ?? [];
     expect(names).to.include.members(["db:va-gone", "db:recovered", "cache:recovered", "web:recovered"]);
     expect(names).to.not.include("va-gone");
+  });
+
+  it("prints a node-local workload's reason, and names the budgets that cannot be met", async function () {
+    const dir = mkdtempSync(join(tmpdir(), "rekindle-node-local-"));
+    const manifests = join(EXAMPLES, "local-volume-partition");
+    const file = join(dir, "stopped.yaml");
+    writeFileSync(
+      file,
+      `apiVersion: rekindle.dev/v1alpha1
+kind: Scenario
+metadata: { name: stopped }
+spec:
+  workloads:
+    - { name: journal, manifests: [${join(manifests, "storage.yaml")}, ${join(manifests, "db.yaml")}] }
+  fault: { type: stop, target: { workload: journal } }
+  controller: { enabled: true }
+  budgets:
+    - { workload: journal, recoveredWithin: 60s }
+`,
+    );
+    const result = await cli(["list", "--profile", "fast", "-f", file]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.include(
+      "note: budgets that cannot be met, reported missed when run: journal recovered within 60 s: the model expects journal:recovered never",
+    );
+    expect(result.stdout).to.match(/journal:recovered\s+never\s+its volume stays on the lost node/);
+    expect(result.stdout).to.include("a stop fault has no start");
   });
 
   it("exits 2 on a bad file, naming file:line:column", async function () {
