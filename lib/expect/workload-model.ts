@@ -16,6 +16,12 @@ import { probeWindows } from "./workload-probe.js";
 import { neverReplaced, replacer, returnAfterLoss } from "./workload-return.js";
 import type { ExpectedMilestone } from "./windows.js";
 
+/**
+ * Two watches (EndpointSlices, pods) report one change each in their own stream: kind showed a
+ * Service serving 12 ms before the pod watch delivered the Ready that caused it.
+ */
+const WATCH_SKEW_MS = 1000;
+
 export type { WorkloadSituation, PressureRanking } from "./workload-context.js";
 export { expectedNodeWindows, type ScenarioSituation } from "./node-windows.js";
 export { pressureRanking } from "./workload-kubelet.js";
@@ -91,9 +97,9 @@ function serviceWindows(x: LossContext): void {
     b.window(
       `${id}:serving`,
       `${id}:recovered`,
-      0,
+      -WATCH_SKEW_MS,
       2000,
-      `the EndpointSlice controller adds the Ready replacements to Service ${f.service}`,
+      `the EndpointSlice controller adds the Ready replacements to Service ${f.service} (its watch may deliver up to ${WATCH_SKEW_MS} ms before the pods' own)`,
     );
 }
 

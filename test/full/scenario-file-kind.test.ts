@@ -1,9 +1,10 @@
 // Scenario files on a real kind cluster (test:full): the 30 s toleration example — a Deployment
 // with its own tolerationSeconds, the node of one of its pods stopped — with its windows derived
 // from its own spec and its budgets checked against real kubelets; and the HTTP probe example, whose
-// Service is probed from inside the cluster (kind only: the sim refuses probes). Nothing left after.
-// (Not the database example: kind's default StorageClass is node-local (local-path), so its
-// StatefulSet cannot come back on another node, which the workload model does not know yet.)
+// Service is probed from inside the cluster (kind only: the sim refuses probes); and the node-local
+// volume example, whose StatefulSet can come back only on its own node, once the partition heals.
+// Nothing left after. (Not the database example: on kind its claim falls to the default local-path
+// class, so the model expects it never to recover while its node is down, and its budgets miss.)
 import { expect } from "chai";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
@@ -78,6 +79,33 @@ describe("a scenario file on a real kind cluster (offline node image, fast profi
     expect(scenario?.budgets?.map((b) => [b.budget, b.passed])).to.deep.equal([
       ["recoveredWithin", true],
       ["servingWithin", true],
+    ]);
+    await expectNothingLeft(kind, CLUSTER, before);
+  });
+
+  it("examples/local-volume-partition: the StatefulSet comes back on its own node after the heal, not before", async function () {
+    const reportDir = testRunDir("scenario-file-kind-local");
+    const before = inotifyLimits();
+    const result = await runOnKindFast(this, {
+      cluster: CLUSTER,
+      reportDir,
+      files: [join(PROJECT_ROOT, "examples", "local-volume-partition")],
+      timeoutMs: 20 * 60_000,
+    });
+    const summary = expectKindRunPassed(result, reportDir);
+    const [scenario] = summary.scenarios;
+    expect(scenario?.id).to.equal("file/local-volume-partition");
+    expect(scenario?.outcome, scenario?.error ?? "").to.equal("passed");
+    const at = (name: string) => scenario?.milestones.find((m) => m.name === name)?.atMs;
+    const healed = at("partition-healed");
+    expect(healed, "partition-healed").to.be.a("number");
+    // The volume is on the partitioned node: nothing can be Ready elsewhere before it is back.
+    expect(at("journal:replacement-ready"), "journal:replacement-ready").to.be.at.least(healed ?? Infinity);
+    expect(at("journal:duplicate-ready"), "never Ready on two nodes").to.equal(undefined);
+    expect(scenario?.budgets?.map((b) => [b.budget, b.passed])).to.deep.equal([
+      ["recoveredWithin", true],
+      ["servingWithin", true],
+      ["neverReadyOnTwoNodes", true],
     ]);
     await expectNothingLeft(kind, CLUSTER, before);
   });
