@@ -5,6 +5,9 @@ import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import { agentFaults } from "./existing-agent.js";
+import type { k8s } from "../kube/client.js";
+import { consoleProgress } from "../util/progress.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
@@ -77,7 +80,9 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values.image !== undefined ? { kindImage: values.image } : {}),
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
-    ...(rails !== undefined ? { rails } : {}),
+    ...(rails !== undefined
+      ? { rails, agent: (kc: k8s.KubeConfig) => agentFaults(kc, consoleProgress()) }
+      : {}),
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.suite !== undefined ? { suites: values.suite } : {}),
     ...(values.file !== undefined ? { scenarioFiles: values.file } : {}),

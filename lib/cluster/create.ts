@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { RekindleError } from "../errors.js";
 import { runCommand } from "../util/command.js";
 import type { Progress } from "../util/progress.js";
-import { ExistingCluster } from "./existing.js";
+import { ExistingCluster, type ExistingAgent } from "./existing.js";
 import type { FaultRailsRequest } from "./existing-rails.js";
 import { probeEngine } from "./kind/engine.js";
 import { findKindBinary } from "../build/kind-binary.js";
@@ -47,6 +47,7 @@ export interface ClusterChoiceOptions {
   /** existing: the node agent's capabilities and its locator (lib/agent/). Default: none. */
   nodeFaults?: ExistingNodeFaults;
   faultLocator?: NodeFaultLocator;
+  agent?: ExistingAgent;
   progress: Progress;
   signal: AbortSignal;
 }
@@ -133,6 +134,7 @@ export async function openClusterUnderTest(
         ...(options.rails !== undefined ? { rails: options.rails } : {}),
         ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),
         ...(options.faultLocator !== undefined ? { faultLocator: options.faultLocator } : {}),
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
         progress,
       });
   }

@@ -35,7 +35,14 @@ export interface ExistingClusterOptions {
   nodeFaults?: ExistingNodeFaults;
   /** How `rekindle reap` reaches the agent again (the journal's locator); absent: faults are not journalled. */
   faultLocator?: NodeFaultLocator;
+  /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
+  agent?: ExistingAgent;
 }
+
+/** The node agent's capabilities and locator for the cluster `kc` reaches; undefined: no agent. */
+export type ExistingAgent = (
+  kc: k8s.KubeConfig,
+) => Promise<{ nodeFaults: ExistingNodeFaults; faultLocator: NodeFaultLocator } | undefined>;
 
 const HANDS_OFF =
   "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --nodes-selector or --nodes (through rekindle's node agent)";
@@ -177,13 +184,16 @@ export class ExistingCluster implements ClusterUnderTest {
               (await core.listNode(labelSelector !== undefined ? { labelSelector } : {})).items,
           )
         : undefined;
+    const agent = rails !== undefined && options.agent !== undefined ? await options.agent(kc) : undefined;
+    const nodeFaults = agent?.nodeFaults ?? options.nodeFaults;
+    const faultLocator = agent?.faultLocator ?? options.faultLocator;
     return new ExistingCluster({
       kc,
       profile,
       description: `existing cluster, context ${context} (${server})`,
       ...(rails ? { rails } : {}),
-      ...(options.nodeFaults ? { nodeFaults: options.nodeFaults } : {}),
-      ...(options.faultLocator ? { faultLocator: options.faultLocator } : {}),
+      ...(nodeFaults ? { nodeFaults } : {}),
+      ...(faultLocator ? { faultLocator } : {}),
     });
   }
 

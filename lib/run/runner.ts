@@ -12,6 +12,7 @@ import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.j
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
 import { checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import type { ExistingAgent } from "../cluster/existing.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type {
   ClusterUnderTest,
@@ -74,6 +75,8 @@ export interface RunOptions {
   /** existing: the node agent's capabilities and locator (the CLI wires lib/agent/ in). Default: none. */
   nodeFaults?: ExistingNodeFaults;
   faultLocator?: NodeFaultLocator;
+  /** existing: finds the node agent once the cluster answers (with --allow-faults). Default: none. */
+  agent?: ExistingAgent;
   /** Generate the Allure HTML report (needs Java). Default true. */
   allureHtml?: boolean;
   /**
@@ -315,12 +318,21 @@ function clusterChoice(
   options: RunOptions,
 ): Pick<
   ClusterChoiceOptions,
-  "keep" | "clusterName" | "kindImage" | "kubeconfig" | "context" | "rails" | "nodeFaults" | "faultLocator"
+  | "keep"
+  | "clusterName"
+  | "kindImage"
+  | "kubeconfig"
+  | "context"
+  | "rails"
+  | "nodeFaults"
+  | "faultLocator"
+  | "agent"
 > {
   return {
     ...(options.rails !== undefined ? { rails: options.rails } : {}),
     ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),
     ...(options.faultLocator !== undefined ? { faultLocator: options.faultLocator } : {}),
+    ...(options.agent !== undefined ? { agent: options.agent } : {}),
     keep: options.keepCluster === true,
     ...(options.clusterName !== undefined ? { clusterName: options.clusterName } : {}),
     ...(options.kindImage !== undefined ? { kindImage: options.kindImage } : {}),
