@@ -10,12 +10,14 @@ import { isControlPlaneNode } from "../kube/queries.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
 import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
+import { knobApi, readExistingKnobs, type KnobApi } from "./existing-knobs.js";
 import { checkRailsNode, resolveFaultRails, type FaultRailsRequest } from "./existing-rails.js";
 import type {
   CapabilityMap,
   ClusterUnderTest,
   EvictionSettings,
   ExistingNodeFaults,
+  KnobSource,
   FaultRails,
   NodeCapability,
   NodeFaultLocator,
@@ -35,6 +37,8 @@ export interface ExistingClusterOptions {
   nodeFaults?: ExistingNodeFaults;
   /** How `rekindle reap` reaches the agent again (the journal's locator); absent: faults are not journalled. */
   faultLocator?: NodeFaultLocator;
+  /** Reads the kubelet's configz, Leases and conditions (knob values the windows use). Default: through kc; false: none. */
+  knobs?: KnobApi | false;
   /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
   agent?: ExistingAgent;
 }
@@ -43,6 +47,9 @@ export interface ExistingClusterOptions {
 export type ExistingAgent = (
   kc: k8s.KubeConfig,
 ) => Promise<{ nodeFaults: ExistingNodeFaults; faultLocator: NodeFaultLocator } | undefined>;
+
+/** Container start and attach on hardware rekindle cannot see: assumed, and reported as such. */
+const ASSUMED_LATENCIES = { podStartMs: 5_000, attachMs: 5_000 };
 
 const HANDS_OFF =
   "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --nodes-selector or --nodes (through rekindle's node agent)";
@@ -103,6 +110,8 @@ function unsupportedFor(
 interface ExistingClusterInit {
   kc: k8s.KubeConfig;
   profile: TimingProfile;
+  eviction: EvictionSettings;
+  knobSources: KnobSource[];
   description: string;
   rails?: FaultRails;
   nodeFaults?: ExistingNodeFaults;
@@ -117,6 +126,40 @@ const UPSTREAM_EVICTION: EvictionSettings = {
   shutdownGracePeriodMs: 0,
 };
 
+/** The agent's faults and locator (found now, or handed in); only asked for with faults allowed. */
+async function nodeFaultsOf(
+  kc: k8s.KubeConfig,
+  options: ExistingClusterOptions,
+): Promise<Pick<ExistingClusterInit, "nodeFaults" | "faultLocator">> {
+  const agent = options.agent !== undefined ? await options.agent(kc) : undefined;
+  const nodeFaults = agent?.nodeFaults ?? options.nodeFaults;
+  const faultLocator = agent?.faultLocator ?? options.faultLocator;
+  return { ...(nodeFaults ? { nodeFaults } : {}), ...(faultLocator ? { faultLocator } : {}) };
+}
+
+/**
+ * The knobs of the first node faults may hit (else the first worker), read; the latencies assumed.
+ * With reading off, the profile and upstream's kubelet, every value marked assumed.
+ */
+async function readKnobs(
+  core: k8s.CoreV1Api,
+  api: KnobApi | false,
+  rails: FaultRails | undefined,
+  profile: TimingProfile,
+): Promise<Pick<ExistingClusterInit, "profile" | "eviction" | "knobSources">> {
+  const latencies: KnobSource[] = Object.entries(ASSUMED_LATENCIES).map(([name, ms]) => ({
+    name,
+    value: `${ms} ms`,
+    source: "assumed",
+    from: "the existing provider cannot see the machines: a generous guess",
+  }));
+  if (api === false) return { profile, eviction: UPSTREAM_EVICTION, knobSources: latencies };
+  const workers = (await core.listNode()).items.filter((n) => !isControlPlaneNode(n));
+  const node = rails?.allowedNodes[0] ?? workers[0]?.metadata?.name;
+  const read = await readExistingKnobs(api, node, profile, UPSTREAM_EVICTION);
+  return { profile: read.profile, eviction: read.eviction, knobSources: [...read.sources, ...latencies] };
+}
+
 export class ExistingCluster implements ClusterUnderTest {
   readonly provider = "existing" as const;
   readonly runId: string;
@@ -126,8 +169,10 @@ export class ExistingCluster implements ClusterUnderTest {
   readonly capabilities: Partial<CapabilityMap>;
   readonly faultRails?: FaultRails;
   /** Unknown hardware and storage: generous guesses, only used by scenarios that move pods. */
-  readonly latencies = { podStartMs: 5_000, attachMs: 5_000 };
-  readonly eviction = UPSTREAM_EVICTION;
+  readonly latencies = ASSUMED_LATENCIES;
+  /** The kubelet's, read through configz where it answered; upstream's defaults otherwise. */
+  readonly eviction: EvictionSettings;
+  readonly knobSources: readonly KnobSource[];
   readonly description: string;
   readonly #kc: k8s.KubeConfig;
   /** Present only when the agent's locator was handed in: then faults are journalled. */
@@ -136,6 +181,8 @@ export class ExistingCluster implements ClusterUnderTest {
   private constructor(init: ExistingClusterInit) {
     this.#kc = init.kc;
     this.profile = init.profile;
+    this.eviction = init.eviction;
+    this.knobSources = init.knobSources;
     this.description = init.description;
     this.runId = `existing-${randomBytes(4).toString("hex")}`;
     const locator = init.faultLocator;
@@ -184,16 +231,12 @@ export class ExistingCluster implements ClusterUnderTest {
               (await core.listNode(labelSelector !== undefined ? { labelSelector } : {})).items,
           )
         : undefined;
-    const agent = rails !== undefined && options.agent !== undefined ? await options.agent(kc) : undefined;
-    const nodeFaults = agent?.nodeFaults ?? options.nodeFaults;
-    const faultLocator = agent?.faultLocator ?? options.faultLocator;
+    const knobs = await readKnobs(core, options.knobs ?? knobApi(kc), rails, profile);
     return new ExistingCluster({
       kc,
-      profile,
+      ...knobs,
       description: `existing cluster, context ${context} (${server})`,
-      ...(rails ? { rails } : {}),
-      ...(nodeFaults ? { nodeFaults } : {}),
-      ...(faultLocator ? { faultLocator } : {}),
+      ...(rails ? { rails, ...(await nodeFaultsOf(kc, options)) } : {}),
     });
   }
 

@@ -163,6 +163,16 @@ export interface FaultRails {
   readonly chosenBy: string;
 }
 
+/** One knob the windows use, and where its value came from (the existing provider reads what it can). */
+export interface KnobSource {
+  /** e.g. "kubelet.shutdownGracePeriod", "nodeLeaseDurationSeconds". */
+  name: string;
+  value: string;
+  source: "read" | "assumed";
+  /** read: the endpoint or object; assumed: why (the profile, or what failed when reading). */
+  from: string;
+}
+
 /** Latencies the timeline model assumes on a provider, where its parts are slower than instant. */
 export interface ProviderLatencies {
   podStartMs: number;
@@ -223,6 +233,8 @@ export interface ClusterUnderTest extends AsyncDisposable {
    * for rekindle's own helper pods such as in-cluster probes; absent where pods run no containers.
    */
   toolsImage?(): string;
+  /** Which knob values were read from the cluster and which assumed; absent: all from the profile (rekindle made the cluster). */
+  readonly knobSources?: readonly KnobSource[];
   /** The nodes faults are confined to (an existing cluster with --allow-faults); absent: no such limit. */
   readonly faultRails?: FaultRails;
   /** Where a later process finds this cluster's nodes to revert a fault; absent: no node faults here. */

@@ -204,6 +204,14 @@ function banner(progress: Progress, cluster: ClusterUnderTest, runId: string, wh
   }
 }
 
+/** The cluster's description, and its own timing and knob sources where it read them (existing). */
+function recordClusterFacts(cluster: ClusterUnderTest, facts: ClusterFacts): void {
+  facts.cluster = cluster.description;
+  if (cluster.knobSources === undefined) return;
+  facts.timing = cluster.profile;
+  facts.knobSources = [...cluster.knobSources];
+}
+
 /** On a cluster rekindle did not create, with faults allowed: what, where and until when, before any scenario. */
 function preflight(
   progress: Progress,
@@ -264,7 +272,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     phase = "suites";
     try {
       await reapBeforeRun(cluster, progress);
-      facts.cluster = cluster.description;
+      recordClusterFacts(cluster, facts);
       facts.versions = await clusterVersions(cluster.kubeConfig(), provider);
       const groups = await scenarioGroups(suites, filePlan, cluster);
       banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
