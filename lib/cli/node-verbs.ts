@@ -9,7 +9,8 @@ import type { ClusterUnderTest, PressureKind, ProviderName } from "../cluster/pr
 import { RekindleError } from "../errors.js";
 import { ConfigMapJournal, type FaultJournal } from "../fault/journal.js";
 import { describeRecord } from "../fault/reaper.js";
-import { describeAction, type FaultAction, type FaultKind } from "../fault/types.js";
+import { reconnectFromLocator } from "../fault/reconnect.js";
+import { describeAction, type FaultAction, type FaultKind, type FaultRecord } from "../fault/types.js";
 import { checkVerbDeadline, endNodeFaults, leaveFault, VERB_DEADLINES } from "../fault/verb.js";
 import { parseDurationMs } from "../util/duration.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
@@ -203,7 +204,19 @@ async function endVerb(
   progress: Progress,
 ): Promise<number> {
   const kinds = ENDS[command.verb] ?? [];
-  const { ended, left } = await endNodeFaults({ cluster, journal, node: command.node, kinds, progress });
+  // kind: reverted from the record alone, as reap does (a pressure's shrunk node is in the record's
+  // node, not in this process).
+  const reconnect = reconnectFromLocator(progress);
+  const { ended, left } = await endNodeFaults({
+    cluster,
+    journal,
+    node: command.node,
+    kinds,
+    progress,
+    ...(cluster.provider === "kind"
+      ? { actuatorFor: (r: FaultRecord) => reconnect(r.locator, r.action) }
+      : {}),
+  });
   for (const record of ended) process.stderr.write(`ended ${describeRecord(record)}\n`);
   for (const { record, reason } of left) process.stderr.write(`left ${describeRecord(record)}: ${reason}\n`);
   if (ended.length === 0 && left.length === 0) {
@@ -260,6 +273,8 @@ export async function nodeCommand(args: string[], signal: AbortSignal): Promise<
         )
       : await endVerb(cluster, journal, command, progress);
   } finally {
-    await cluster.destroy();
+    // Not kind's: on a reused cluster it restores the nodes this process shrank, i.e. it would lift
+    // the pressure just left in place. An attached kind cluster holds nothing else to release.
+    if (cluster.provider !== "kind") await cluster.destroy();
   }
 }

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { missingCapabilities, type ClusterUnderTest, type NodeCapability } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
 import { silentProgress, type Progress } from "../util/progress.js";
-import { capabilityActuator } from "./actuator.js";
+import { capabilityActuator, type FaultActuator } from "./actuator.js";
 import { FaultHandle } from "./handle.js";
 import { FaultInjector } from "./injector.js";
 import type { FaultJournal } from "./journal.js";
@@ -103,6 +103,12 @@ export interface EndFaultsOptions {
   node: string;
   /** Which faults to end: stop and graceful-shutdown for `start`; partition and pressure for `heal`. */
   kinds: readonly FaultKind[];
+  /**
+   * How a record's fault is reverted. Default: through this process's capabilities. A provider
+   * whose revert needs state the applying process kept (kind's shrunk node) passes the reaper's
+   * reconnect, which reverts from the record alone.
+   */
+  actuatorFor?: (record: FaultRecord) => Promise<FaultActuator>;
   progress?: Progress;
 }
 
@@ -139,7 +145,9 @@ export async function endNodeFaults(options: EndFaultsOptions): Promise<EndedFau
     }
     const handle = new FaultHandle({
       record,
-      actuator: capabilityActuator(record.action, cluster.capabilities),
+      actuator: options.actuatorFor
+        ? await options.actuatorFor(record)
+        : capabilityActuator(record.action, cluster.capabilities),
       journal,
       progress: options.progress ?? silentProgress,
     });
