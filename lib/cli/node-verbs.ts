@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { parseNodeNames } from "../cluster/existing-rails.js";
 import { chooseProvider } from "../cluster/create.js";
 import type { ClusterUnderTest, PressureKind, ProviderName } from "../cluster/provider.js";
+import { SimClusterUnderTest } from "../cluster/sim/under-test.js";
 import { RekindleError } from "../errors.js";
 import { ConfigMapJournal, type FaultJournal } from "../fault/journal.js";
 import { describeRecord } from "../fault/reaper.js";
@@ -150,7 +151,7 @@ async function applyVerb(
 ): Promise<number> {
   const { node, action, forMs } = command;
   const workers = await cluster.workerNodes();
-  if (!workers.includes(node)) throw RekindleError.invalidInput("worker node", node, workers);
+  if (!workers.includes(node)) throw RekindleError.invalidInput("node", node, workers);
   if (cluster.faultRails !== undefined) await checkMaxAcrossJournal(journal, node, command.maxNodes ?? 1);
   const until = new Date(Date.now() + forMs).toISOString();
   progress.info(
@@ -227,8 +228,7 @@ async function endVerb(
     process.stderr.write(
       `node ${command.node}: no journalled fault; ${command.verb === "start" ? "starting" : "healing"} it all the same\n`,
     );
-    if (command.verb === "start") await cluster.capabilities.lifecycle?.startNode(command.node);
-    else await cluster.capabilities.partition?.healNode(command.node);
+    await startOrHeal(cluster, command);
   }
   return left.length > 0 ? 1 : 0;
 }
@@ -241,6 +241,14 @@ function sameCluster(provider: ProviderName, values: VerbClusterValues): string 
     flags.push(`--kubeconfig ${values.kubeconfig}`);
   if (provider === "existing" && values.context !== undefined) flags.push(`--context ${values.context}`);
   return flags.join(" ");
+}
+
+/** With no record: start or heal the node directly; the sim's own methods refuse a node not stopped or partitioned. */
+async function startOrHeal(cluster: ClusterUnderTest, command: NodeCommand): Promise<void> {
+  const sim = cluster instanceof SimClusterUnderTest ? cluster.cluster : undefined;
+  if (command.verb === "start") await (sim ?? cluster.capabilities.lifecycle)?.startNode(command.node);
+  else if (sim) sim.healNode(command.node);
+  else await cluster.capabilities.partition?.healNode(command.node);
 }
 
 export async function nodeCommand(args: string[], signal: AbortSignal): Promise<number> {

@@ -119,6 +119,14 @@ describe("rekindle up / node / down on the sim (verbs through the fault layer)",
     );
   });
 
+  it("rekindle sim node partition|heal is an alias: journalled, and ended by heal", async function () {
+    const partition = await rekindle("sim", "node", "partition", "worker-1", "--name", NAME);
+    expect(partition.exitCode, partition.stderr).to.equal(0);
+    expect(await journal()).to.deep.equal([`configmap/${partition.stdout.trim()}`]);
+    expect((await rekindle("sim", "node", "heal", "worker-1", "--name", NAME)).exitCode).to.equal(0);
+    expect(await journal()).to.deep.equal([]);
+  });
+
   it("down --provider sim stops every process", async function () {
     const down = await rekindle("down", ...SIM);
     expect(down.exitCode, down.stderr).to.equal(0);
