@@ -74,7 +74,7 @@ describe("rekindle up / node / down on the sim (verbs through the fault layer)",
     expect(rails.stderr).to.include("--allow-faults is for --provider existing");
     const missing = await rekindle("node", "partition", "worker-9", ...SIM);
     expect(missing.exitCode).to.equal(2);
-    expect(missing.stderr).to.include('unknown worker node "worker-9"; valid: worker-1, worker-2');
+    expect(missing.stderr).to.include('unknown node "worker-9"; valid: worker-1, worker-2');
     expect(await journal()).to.deep.equal([]);
   });
 
