@@ -22,8 +22,8 @@ export const UP_USAGE = `rekindle up [--provider sim|kind|existing] [--name X] [
 
 export const DOWN_USAGE = `rekindle down [--provider sim|kind|existing] [--name X] [--kubeconfig K] [--context C]
       take the cluster rekindle up brought up down (sim: its processes; kind: kind delete cluster);
-      existing: the cluster stays; every fault rekindle's journal holds there is reverted (as
-      rekindle reap, the verbs' faults included) and the exit code is reap's`;
+      existing: the cluster stays; the faults rekindle's journal holds there are reverted as rekindle
+      reap reverts them, and the verbs' faults before their deadline too; exit code as reap's`;
 
 const UP_OPTIONS = {
   ...VERB_CLUSTER_OPTIONS,
@@ -114,10 +114,12 @@ export async function downCommand(args: string[], signal: AbortSignal): Promise<
       only(provider, values, ["kubeconfig", "context"]);
       const cluster = await openVerbCluster(provider, values, { progress, signal });
       const journal = ConfigMapJournal.forCluster(cluster.kubeConfig());
-      // Every run named: the verbs' faults are held until their deadline unless their run is named.
-      const runs = [...new Set((await journal.list()).records.map((r) => r.runId))];
-      const report: ReapReport = { entries: [], unreadable: (await journal.list()).unreadable };
-      for (const runId of runs)
+      // What dead runs left, then the verbs' faults (held until their deadline unless their run is
+      // named). Another machine's run keeps its faults until its deadline, as with reap.
+      const verbs = (await journal.list()).records.filter((r) => r.holder.command !== undefined);
+      const report: ReapReport = await reapFaults({ journal, progress });
+      report.entries = report.entries.filter((e) => e.record.holder.command === undefined);
+      for (const runId of new Set(verbs.map((r) => r.runId)))
         report.entries.push(...(await reapFaults({ journal, runId, progress })).entries);
       for (const line of reapLines(report)) process.stdout.write(`${line}\n`);
       process.stderr.write(`${cluster.description} stays up (rekindle did not create it)\n`);

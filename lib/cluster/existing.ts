@@ -188,11 +188,16 @@ export class ExistingCluster implements ClusterUnderTest {
     const locator = init.faultLocator;
     if (locator !== undefined) this.faultLocator = () => locator;
     if (init.rails !== undefined) this.faultRails = init.rails;
+    // No journal, no faults: a fault `rekindle reap` could not find again is not started here.
     this.capabilities =
-      init.rails !== undefined && init.nodeFaults !== undefined
+      init.rails !== undefined && init.nodeFaults !== undefined && locator !== undefined
         ? guardedNodeFaults(init.nodeFaults, init.rails)
         : {};
-    this.unsupported = unsupportedFor(init.rails, this.capabilities, init.nodeFaults !== undefined);
+    this.unsupported = unsupportedFor(
+      init.rails,
+      this.capabilities,
+      init.nodeFaults !== undefined && locator !== undefined,
+    );
   }
 
   /** Loads the kubeconfig and checks the API server answers; fails naming the file and context. */

@@ -150,13 +150,19 @@ describe("existing cluster fault rails", () => {
       expect(await cluster.workerNodes()).to.deep.equal(["worker-1", "worker-2", "worker-3"]);
     });
 
-    it("says the agent is needed when faults are allowed without it", async () => {
+    it("says the agent is needed when faults are allowed without it, or without a way to journal them", async () => {
       const cluster = await ExistingCluster.open({
         kubeconfig: api.kubeconfigPath,
         rails: { allowFaults: true, nodes: ["worker-2"] },
       });
       expect(cluster.capabilities).to.deep.equal({});
       expect(cluster.unsupported.lifecycle).to.include("rekindle agent install");
+      const noLocator = await ExistingCluster.open({
+        kubeconfig: api.kubeconfigPath,
+        rails: { allowFaults: true, nodes: ["worker-2"] },
+        nodeFaults: fakeAgent([]),
+      });
+      expect(noLocator.capabilities).to.deep.equal({});
     });
 
     it("offers the agent's faults on the allowed nodes only: workerNodes and the capabilities both", async () => {
@@ -165,6 +171,8 @@ describe("existing cluster fault rails", () => {
         kubeconfig: api.kubeconfigPath,
         rails: { allowFaults: true, nodes: ["worker-2"] },
         nodeFaults: fakeAgent(log),
+        // The agent's locator (its own kind comes with lib/agent/); a fault needs one to be journalled.
+        faultLocator: { provider: "sim", root: "/agent" },
       });
       expect(await cluster.workerNodes()).to.deep.equal(["worker-2"]);
       expect(cluster.unsupported.lifecycle).to.equal(undefined);
