@@ -44,8 +44,8 @@ rekindle node start|heal <node> [cluster options]
       shutdown), heal ends partition and pressure; with no record, start/heal the node all the same
       cluster options: ${VERB_CLUSTER_USAGE}
       existing: node faults go through rekindle's node agent and need --allow-faults; the node named
-      is the one allowed (--nodes-selector k=v: it must match too), never a control-plane node, and
-      at most --max-faulted-nodes (default 1) nodes faulted at once across the journal
+      is the one allowed (never a control-plane node), and at most --max-faulted-nodes (default 1)
+      nodes are faulted at once across the cluster's fault journal
       sim pressure: the sim's eviction manager runs in this process, so the fault is held in the
       foreground for --for (Ctrl-C ends it early)`;
 
@@ -54,7 +54,6 @@ const OPTIONS = {
   for: { type: "string" },
   kind: { type: "string" },
   "allow-faults": { type: "boolean", default: false },
-  "nodes-selector": { type: "string" },
   "max-faulted-nodes": { type: "string" },
 } as const;
 
@@ -106,7 +105,7 @@ function checkExistingFlags(
   command: NodeCommand,
   values: Record<string, unknown>,
 ): void {
-  const railsFlags = ["allow-faults", "nodes-selector", "max-faulted-nodes"].filter(
+  const railsFlags = ["allow-faults", "max-faulted-nodes"].filter(
     (f) => values[f] !== undefined && values[f] !== false,
   );
   if (provider !== "existing") {
@@ -256,13 +255,13 @@ export async function nodeCommand(args: string[], signal: AbortSignal): Promise<
   const progress = consoleProgress();
   const provider = await chooseProvider(values.provider, progress);
   checkExistingFlags(provider, command, values);
-  const selector = values["nodes-selector"] as string | undefined;
-  // Ending a fault needs no opt-in; its node is the one the rails allow.
+  // The node named is the one the rails allow (ending a fault needs no opt-in).
   const rails =
     provider === "existing"
       ? {
           allowFaults: true,
-          ...(selector !== undefined ? { selector } : { nodes: [command.node] }),
+          nodes: [command.node],
+          chosenBy: `the node named (${command.node})`,
           ...(command.maxNodes !== undefined ? { maxNodes: command.maxNodes } : {}),
         }
       : undefined;

@@ -17,6 +17,8 @@ export interface FaultRailsRequest {
   nodes?: readonly string[];
   /** --max-faulted-nodes. Default DEFAULT_MAX_FAULTED_NODES. */
   maxNodes?: number;
+  /** How messages name the choice. Default the flag and its value ("--nodes a,b"). */
+  chosenBy?: string;
 }
 
 /** At most this many nodes faulted at once unless --max-faulted-nodes says otherwise. */
@@ -80,7 +82,7 @@ export async function resolveFaultRails(
   let chosen: k8s.V1Node[];
   let chosenBy: string;
   if (request.selector !== undefined) {
-    chosenBy = `--nodes-selector ${request.selector}`;
+    chosenBy = request.chosenBy ?? `--nodes-selector ${request.selector}`;
     chosen = await listNodes(request.selector);
     if (chosen.length === 0)
       throw new RekindleError("INVALID_INPUT", `${chosenBy} matches no node of this cluster`, {
@@ -88,7 +90,7 @@ export async function resolveFaultRails(
       });
   } else {
     const names = [...new Set(request.nodes ?? [])];
-    chosenBy = `--nodes ${names.join(",")}`;
+    chosenBy = request.chosenBy ?? `--nodes ${names.join(",")}`;
     const all = await listNodes();
     const byName = new Map(all.map((n) => [n.metadata?.name ?? "", n]));
     const missing = names.filter((n) => !byName.has(n));
