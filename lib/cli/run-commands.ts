@@ -5,6 +5,7 @@ import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import { parseDurationMs } from "../util/duration.js";
 import { agentFaults } from "./existing-agent.js";
 import type { k8s } from "../kube/client.js";
 import { consoleProgress } from "../util/progress.js";
@@ -19,7 +20,7 @@ import { listedFileScenarios } from "../scenario-file/scenarios.js";
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
-             [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N]]
+             [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
       signoff.md, charts/, allure-report/), written also when the harness breaks; -o json prints
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
@@ -37,7 +38,9 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
       --allow-faults: existing only: node faults through rekindle's node agent, on the nodes the
                 selector or names choose (never a control-plane node, at most --max-faulted-nodes,
                 default 1); a preflight prints what, where and until when; refused while the
-                cluster's fault journal holds another run's live fault`;
+                cluster's fault journal holds another run's live fault; --fault-deadline: when a
+                fault with no duration of its own is reverted at the latest (default 1h; at least
+                the profile's grace period + unreachable toleration + 1m, at most 1h)`;
 export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... ${OUTPUT_USAGE} [--markdown]
       the scenarios and their expected timelines (as on the sim provider); with -f, the scenario
       files' windows derived from their workloads' specs (each workload assumed to lose one pod
@@ -67,6 +70,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "nodes-selector": { type: "string" },
       nodes: { type: "string" },
       "max-faulted-nodes": { type: "string" },
+      "fault-deadline": { type: "string" },
       ...OUTPUT_OPTION,
     },
     strict: true,
@@ -105,11 +109,13 @@ export function railsRequest(values: {
   "nodes-selector"?: string | undefined;
   nodes?: string | undefined;
   "max-faulted-nodes"?: string | undefined;
+  "fault-deadline"?: string | undefined;
 }): FaultRailsRequest | undefined {
-  const { "nodes-selector": selector, nodes, "max-faulted-nodes": max } = values;
+  const { "nodes-selector": selector, nodes, "max-faulted-nodes": max, "fault-deadline": deadline } = values;
   const allowFaults = values["allow-faults"] === true;
-  if (!allowFaults && selector === undefined && nodes === undefined && max === undefined) return undefined;
+  if (!allowFaults && [selector, nodes, max, deadline].every((v) => v === undefined)) return undefined;
   return {
+    ...(deadline !== undefined ? { deadlineMs: parseDurationMs(deadline, "--fault-deadline") } : {}),
     allowFaults,
     ...(selector !== undefined ? { selector } : {}),
     ...(nodes !== undefined ? { nodes: parseNodeNames(nodes) } : {}),

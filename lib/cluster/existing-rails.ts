@@ -19,6 +19,41 @@ export interface FaultRailsRequest {
   maxNodes?: number;
   /** How messages name the choice. Default the flag and its value ("--nodes a,b"). */
   chosenBy?: string;
+  /** --fault-deadline: checked with checkFaultDeadline. Default: the fault layer's (1 h). */
+  deadlineMs?: number;
+}
+
+/** The longest a --fault-deadline may be: an hour (a forgotten fault must not outlive an afternoon). */
+export const MAX_FAULT_DEADLINE_MS = 3_600_000;
+
+/**
+ * The shortest deadline a node fault can be tested in: the cluster marks the node lost after
+ * node-monitor-grace-period and evicts its pods after the unreachable toleration; a fault reverted
+ * sooner (plus a minute for the workloads to come back) ends before what it is meant to show.
+ */
+export function minFaultDeadlineMs(profile: {
+  nodeMonitorGracePeriodSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
+}): number {
+  return (
+    (profile.nodeMonitorGracePeriodSeconds + profile.defaultUnreachableTolerationSeconds) * 1000 + 60_000
+  );
+}
+
+/** Refuses a --fault-deadline too short for the fault under `profile`, or longer than an hour. */
+export function checkFaultDeadline(
+  ms: number,
+  profile: Parameters<typeof minFaultDeadlineMs>[0] & { name: string },
+): void {
+  const min = minFaultDeadlineMs(profile);
+  if (ms > MAX_FAULT_DEADLINE_MS || ms < min)
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--fault-deadline ${ms / 1000}s is ${ms > MAX_FAULT_DEADLINE_MS ? "longer than an hour" : "too short for the fault"}; valid: from ${min / 1000}s to ${MAX_FAULT_DEADLINE_MS / 1000}s`,
+      {
+        hint: `under profile ${profile.name} a lost node is marked after ${profile.nodeMonitorGracePeriodSeconds}s and its pods evicted after ${profile.defaultUnreachableTolerationSeconds}s more; the deadline must outlast that (and a minute), and no fault may outlive an hour`,
+      },
+    );
 }
 
 /** At most this many nodes faulted at once unless --max-faulted-nodes says otherwise. */
@@ -32,12 +67,16 @@ const HOW = "name the nodes with --nodes-selector k=v or --nodes a,b";
 /** Checks the flags alone (before the cluster is reached); undefined when faults are not asked for. */
 export function checkRailsRequest(request: FaultRailsRequest): void {
   const { allowFaults, selector, nodes, maxNodes } = request;
-  const named = selector !== undefined || nodes !== undefined || maxNodes !== undefined;
+  const named =
+    selector !== undefined ||
+    nodes !== undefined ||
+    maxNodes !== undefined ||
+    request.deadlineMs !== undefined;
   if (!allowFaults) {
     if (named)
       throw new RekindleError(
         "INVALID_INPUT",
-        "--nodes-selector, --nodes and --max-faulted-nodes need --allow-faults",
+        "--nodes-selector, --nodes, --max-faulted-nodes and --fault-deadline need --allow-faults",
         { hint: "add --allow-faults to let rekindle fault the nodes named (and only those)" },
       );
     return;
@@ -116,7 +155,12 @@ export async function resolveFaultRails(
       `${chosenBy} names ${chosen.length} nodes (${names(chosen).join(", ")}), more than --max-faulted-nodes ${maxNodes}`,
       { hint: `narrow it to at most ${maxNodes}, or raise --max-faulted-nodes if that many may go at once` },
     );
-  return { allowedNodes: names(chosen), maxNodes, chosenBy };
+  return {
+    allowedNodes: names(chosen),
+    maxNodes,
+    chosenBy,
+    ...(request.deadlineMs !== undefined ? { deadlineMs: request.deadlineMs } : {}),
+  };
 }
 
 /** Refuses a node outside the rails: the wall every fault passes (lib/fault) and the agent's capabilities. */

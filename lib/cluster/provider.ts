@@ -161,6 +161,8 @@ export interface FaultRails {
   readonly maxNodes: number;
   /** How the nodes were chosen, for the preflight: "--nodes-selector pool=chaos". */
   readonly chosenBy: string;
+  /** The deadline of a fault with no duration of its own (--fault-deadline). Default: FAULT_DEADLINES.defaultMs. */
+  readonly deadlineMs?: number;
 }
 
 /** One knob the windows use, and where its value came from (the existing provider reads what it can). */

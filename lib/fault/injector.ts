@@ -92,7 +92,12 @@ export class FaultInjector {
   async begin(spec: FaultSpec): Promise<FaultHandle> {
     const { capabilities, runId, undo, journal, locator, progress } = this.#options;
     const now = this.#options.now ?? Date.now;
-    const deadlineMs = faultDeadlineMs(spec);
+    const railsDeadline = this.#options.rails?.deadlineMs;
+    const deadlineMs = faultDeadlineMs(
+      spec.deadlineMs === undefined && spec.durationMs === undefined && railsDeadline !== undefined
+        ? { deadlineMs: railsDeadline }
+        : spec,
+    );
     const actuator = (this.#options.actuator ?? capabilityActuator)(spec.action, capabilities);
     const handle = new FaultHandle({
       record: {

@@ -53,9 +53,10 @@ export function faultPreflightLines(
     ...faulting,
   );
   if (skipped.length > 0) lines.push(`  skipped:   ${skipped.join(", ")} (each says why)`);
-  const latest = new Date(now + FAULT_DEADLINES.maxMs).toISOString();
+  const otherwise = rails.deadlineMs ?? FAULT_DEADLINES.defaultMs;
+  const latest = new Date(now + Math.max(otherwise, FAULT_DEADLINES.maxMs)).toISOString();
   lines.push(
-    `  until:     each fault is reverted by its deadline at the latest: its duration + ${minutes(FAULT_DEADLINES.marginMs)}, else ${minutes(FAULT_DEADLINES.defaultMs)} after it is applied (a fault started now: by ${latest} at the latest); the node agent reverts it then even if rekindle is gone`,
+    `  until:     each fault is reverted by its deadline at the latest: its duration + ${minutes(FAULT_DEADLINES.marginMs)}, else ${minutes(otherwise)} after it is applied (a fault started now: by ${latest} at the latest); the node agent reverts it then even if rekindle is gone`,
     `  journal:   every fault is recorded in namespace ${JOURNAL_NAMESPACE} before it acts; \`rekindle reap\` reverts what a dead run left`,
   );
   return lines;

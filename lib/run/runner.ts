@@ -11,7 +11,7 @@ import { errorMessage, RekindleError } from "../errors.js";
 import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
-import { checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
 import type { ExistingAgent } from "../cluster/existing.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type {
@@ -142,6 +142,9 @@ export function validateRunOptions(options: RunOptions): {
 function checkRunRails(options: RunOptions, filePlan: FilePlan | undefined): void {
   if (options.rails === undefined) return;
   checkRailsRequest(options.rails);
+  const { deadlineMs } = options.rails;
+  if (deadlineMs !== undefined)
+    checkFaultDeadline(deadlineMs, filePlan?.profile ?? timingProfile(options.profile ?? "default"));
   const provider = filePlan?.provider ?? options.provider;
   if (options.rails.allowFaults && provider !== "existing")
     throw new RekindleError("INVALID_INPUT", "--allow-faults is for --provider existing", {

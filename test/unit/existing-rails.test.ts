@@ -4,7 +4,12 @@
 // says what, where and until when. Against a fake API server and a fake agent (unit tests only).
 import { expect } from "chai";
 import { ExistingCluster } from "../../lib/cluster/existing.js";
-import { checkRailsRequest, resolveFaultRails } from "../../lib/cluster/existing-rails.js";
+import {
+  checkFaultDeadline,
+  checkRailsRequest,
+  resolveFaultRails,
+} from "../../lib/cluster/existing-rails.js";
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import type { ClusterUnderTest, ExistingNodeFaults, FaultRails } from "../../lib/cluster/provider.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { FaultInjector } from "../../lib/fault/injector.js";
@@ -64,6 +69,49 @@ describe("existing cluster fault rails", () => {
           checkRailsRequest({ allowFaults: true, nodes: ["a"], maxNodes: 0 });
         }).message,
       ).to.include("--max-faulted-nodes");
+    });
+  });
+
+  describe("the fault deadline (--fault-deadline)", () => {
+    it("refuses one too short for the fault under the profile, or longer than an hour", () => {
+      // default: 50 s grace + 300 s toleration + 1 min = 410 s.
+      const short = rekindleThrow(() => {
+        checkFaultDeadline(300_000, TIMING_PROFILES.default);
+      });
+      expect(short.code).to.equal("INVALID_INPUT");
+      expect(short.message).to.equal(
+        "--fault-deadline 300s is too short for the fault; valid: from 410s to 3600s",
+      );
+      expect(
+        rekindleThrow(() => {
+          checkFaultDeadline(3_700_000, TIMING_PROFILES.default);
+        }).message,
+      ).to.include("longer than an hour");
+      checkFaultDeadline(410_000, TIMING_PROFILES.default);
+      // fast: 10 s + 5 s + 1 min.
+      checkFaultDeadline(75_000, TIMING_PROFILES.fast);
+    });
+
+    it("is the deadline of a fault with no duration of its own; one with a duration keeps its own", async () => {
+      const rails: FaultRails = {
+        allowedNodes: ["w"],
+        maxNodes: 1,
+        chosenBy: "--nodes w",
+        deadlineMs: 600_000,
+      };
+      const injector = new FaultInjector({
+        capabilities: { partition: new FakePartition() },
+        runId: "r",
+        undo: { registerUndo: () => undefined },
+        rails,
+        now: () => 0,
+      });
+      const open = await injector.begin({ action: { kind: "partition" } });
+      expect(open.deadline.getTime()).to.equal(600_000);
+      const timed = await injector.begin({ action: { kind: "partition" }, durationMs: 20_000 });
+      expect(timed.deadline.getTime()).to.equal(80_000);
+      await open.revert();
+      await timed.revert();
     });
   });
 

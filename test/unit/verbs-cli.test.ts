@@ -2,6 +2,7 @@
 // what is valid, before any cluster is reached; --help on each.
 import { expect } from "chai";
 import { cli } from "../support/cli-capture.js";
+import { startFakeApiServer } from "../support/fake-apiserver.js";
 
 describe("rekindle node / up / down and run's rails: bad input", () => {
   it("an unknown verb names the valid ones", async () => {
@@ -55,6 +56,31 @@ describe("rekindle node / up / down and run's rails: bad input", () => {
     expect(sim.stderr).to.contain("--allow-faults is for --provider existing");
     const bare = await cli(["run", "--provider", "sim", "--allow-faults"]);
     expect(bare.stderr).to.contain("--allow-faults needs the nodes it allows");
+  });
+
+  it("run: a --fault-deadline too short for the profile's fault is bad input, before anything starts", async () => {
+    const api = await startFakeApiServer({});
+    try {
+      const result = await cli([
+        "run",
+        "--provider",
+        "existing",
+        "--kubeconfig",
+        api.kubeconfigPath,
+        "--allow-faults",
+        "--nodes",
+        "w",
+        "--fault-deadline",
+        "2m",
+      ]);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.contain(
+        "--fault-deadline 120s is too short for the fault; valid: from 410s to 3600s",
+      );
+      expect(api.requests).to.deep.equal([]);
+    } finally {
+      await api.close();
+    }
   });
 
   it("answers --help for up, node and down", async () => {
