@@ -22,6 +22,8 @@ const kindModule = () => import("./kind-commands.js");
 const controllerModule = () => import("./controller-command.js");
 const versionModule = () => import("./version-command.js");
 const reapModule = () => import("./reap-command.js");
+const nodeModule = () => import("./node-verbs.js");
+const upDownModule = () => import("./up-down.js");
 
 const SIM_SUBCOMMANDS: readonly CommandSpec[] = [
   {
@@ -104,6 +106,24 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "an HTML/SVG trend of each scenario's milestones across runs",
     usage: async () => (await compareModule()).TREND_USAGE,
     run: async (args) => (await compareModule()).trendCommand(args),
+  },
+  {
+    name: "up",
+    summary: "bring a cluster up for local reproduction (sim, kind; existing: checked)",
+    usage: async () => (await upDownModule()).UP_USAGE,
+    run: async (args, signal) => (await upDownModule()).upCommand(args, signal),
+  },
+  {
+    name: "node",
+    summary: "a node fault left in place: stop, start, partition, heal, pressure (any provider)",
+    usage: async () => (await nodeModule()).NODE_USAGE,
+    run: async (args, signal) => (await nodeModule()).nodeCommand(args, signal),
+  },
+  {
+    name: "down",
+    summary: "take the cluster down (existing: end rekindle's faults, leave the cluster)",
+    usage: async () => (await upDownModule()).DOWN_USAGE,
+    run: async (args, signal) => (await upDownModule()).downCommand(args, signal),
   },
   {
     name: "reap",

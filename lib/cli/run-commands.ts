@@ -4,6 +4,11 @@ import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
+import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import { parseDurationMs } from "../util/duration.js";
+import { agentFaults } from "./existing-agent.js";
+import type { k8s } from "../kube/client.js";
+import { consoleProgress } from "../util/progress.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
@@ -15,6 +20,7 @@ import { listedFileScenarios } from "../scenario-file/scenarios.js";
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
+             [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
       signoff.md, charts/, allure-report/), written also when the harness breaks; -o json prints
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
@@ -28,7 +34,13 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 kind --image $REKINDLE_KIND_IMAGE or auto (kindest/node if it can be pulled, else
                 rekindle's offline image, built once: see rekindle kind build-image);
                 existing --kubeconfig: $KUBECONFIG's files merged, else ~/.kube/config; its current --context;
-                --allure-history: the newest other run's allure-report/history in the same reports root`;
+                --allure-history: the newest other run's allure-report/history in the same reports root
+      --allow-faults: existing only: node faults through rekindle's node agent, on the nodes the
+                selector or names choose (never a control-plane node, at most --max-faulted-nodes,
+                default 1); a preflight prints what, where and until when; refused while the
+                cluster's fault journal holds another run's live fault; --fault-deadline: when a
+                fault with no duration of its own is reverted at the latest (default 1h; at least
+                the profile's grace period + unreachable toleration + 1m, at most 1h)`;
 export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... ${OUTPUT_USAGE} [--markdown]
       the scenarios and their expected timelines (as on the sim provider); with -f, the scenario
       files' windows derived from their workloads' specs (each workload assumed to lose one pod
@@ -54,10 +66,16 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       image: { type: "string" },
       kubeconfig: { type: "string" },
       context: { type: "string" },
+      "allow-faults": { type: "boolean", default: false },
+      "nodes-selector": { type: "string" },
+      nodes: { type: "string" },
+      "max-faulted-nodes": { type: "string" },
+      "fault-deadline": { type: "string" },
       ...OUTPUT_OPTION,
     },
     strict: true,
   });
+  const rails = railsRequest(values);
   // Bad input fails before anything starts (no report directory, no engine, no cluster).
   if (values.image !== undefined) checkNodeImageChoice(values.image);
   const output = outputFormat(values.output);
@@ -66,6 +84,9 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values.image !== undefined ? { kindImage: values.image } : {}),
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
+    ...(rails !== undefined
+      ? { rails, agent: (kc: k8s.KubeConfig) => agentFaults(kc, consoleProgress()) }
+      : {}),
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.suite !== undefined ? { suites: values.suite } : {}),
     ...(values.file !== undefined ? { scenarioFiles: values.file } : {}),
@@ -80,6 +101,26 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     signal,
   });
   return finishRun(result, output);
+}
+
+/** The rails flags as a request (undefined when none was given); checked with the run's options. */
+export function railsRequest(values: {
+  "allow-faults"?: boolean;
+  "nodes-selector"?: string | undefined;
+  nodes?: string | undefined;
+  "max-faulted-nodes"?: string | undefined;
+  "fault-deadline"?: string | undefined;
+}): FaultRailsRequest | undefined {
+  const { "nodes-selector": selector, nodes, "max-faulted-nodes": max, "fault-deadline": deadline } = values;
+  const allowFaults = values["allow-faults"] === true;
+  if (!allowFaults && [selector, nodes, max, deadline].every((v) => v === undefined)) return undefined;
+  return {
+    ...(deadline !== undefined ? { deadlineMs: parseDurationMs(deadline, "--fault-deadline") } : {}),
+    allowFaults,
+    ...(selector !== undefined ? { selector } : {}),
+    ...(nodes !== undefined ? { nodes: parseNodeNames(nodes) } : {}),
+    ...(max !== undefined ? { maxNodes: parseCount("--max-faulted-nodes", max) } : {}),
+  };
 }
 
 function seconds(ms: number): string {

@@ -2,6 +2,7 @@
 // argument is checked before the cluster is opened, so a typo fails fast and names what is valid.
 import { parseArgs } from "node:util";
 import { RekindleError } from "../errors.js";
+import { nodeCommand } from "./node-verbs.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { validatePauseMs } from "../cluster/sim/apiserver-pause.js";
 import { formatOffset, validateClockSkew } from "../cluster/sim/clock-webhook.js";
@@ -15,7 +16,8 @@ export const APISERVER_ACTIONS = ["pause", "resume"] as const;
 type ApiserverAction = (typeof APISERVER_ACTIONS)[number];
 
 export const SIM_NODE_USAGE = `rekindle sim node ${NODE_ACTIONS.slice(0, 4).join("|")} <node> [--name X]
-      node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal
+      node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal: an alias of
+      rekindle node … --provider sim (journalled; a stop or partition is due within 1h)
 rekindle sim node clock <node> --offset D [--step] [--for D] [--name X]
       skew the node's kubelet clock: its Lease renewTime and heartbeats are written D off (-30s
       behind, +30s ahead, 0 true again); slewed so renewTime never goes back, or stepped at once
@@ -107,17 +109,11 @@ export async function simNode(args: string[], signal: AbortSignal): Promise<numb
   }
   switch (action) {
     case "stop":
-      cluster.stopNode(nodeName);
-      break;
     case "start":
-      await cluster.startNode(nodeName);
-      break;
     case "partition":
-      cluster.partitionNode(nodeName);
-      break;
     case "heal":
-      cluster.healNode(nodeName);
-      break;
+      // An alias of `rekindle node …` on the sim: through the fault layer, journalled.
+      return nodeCommand([action, nodeName, "--provider", "sim", "--name", values.name], signal);
     case "reregister": {
       const { oldUid, newUid } = await cluster.reregisterNode(nodeName, signal);
       process.stdout.write(`${newUid}\n`);

@@ -5,12 +5,19 @@ import { join } from "node:path";
 import { RekindleError } from "../errors.js";
 import { runCommand } from "../util/command.js";
 import type { Progress } from "../util/progress.js";
-import { ExistingCluster } from "./existing.js";
+import { ExistingCluster, type ExistingAgent } from "./existing.js";
+import type { FaultRailsRequest } from "./existing-rails.js";
 import { probeEngine } from "./kind/engine.js";
 import { findKindBinary } from "../build/kind-binary.js";
 import { startKindCluster } from "./kind/start.js";
 import type { TimingProfile } from "./profiles.js";
-import { PROVIDER_NAMES, type ClusterUnderTest, type ProviderName } from "./provider.js";
+import {
+  PROVIDER_NAMES,
+  type ClusterUnderTest,
+  type ExistingNodeFaults,
+  type NodeFaultLocator,
+  type ProviderName,
+} from "./provider.js";
 import { SimCluster } from "./sim/cluster.js";
 import { SimClusterUnderTest } from "./sim/under-test.js";
 
@@ -35,6 +42,12 @@ export interface ClusterChoiceOptions {
   /** existing: kubeconfig path and context. */
   kubeconfig?: string;
   context?: string;
+  /** existing: --allow-faults and the nodes it allows. Default: no node faults. */
+  rails?: FaultRailsRequest;
+  /** existing: the node agent's capabilities and its locator (lib/agent/). Default: none. */
+  nodeFaults?: ExistingNodeFaults;
+  faultLocator?: NodeFaultLocator;
+  agent?: ExistingAgent;
   progress: Progress;
   signal: AbortSignal;
 }
@@ -118,6 +131,10 @@ export async function openClusterUnderTest(
         ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
         ...(options.context !== undefined ? { context: options.context } : {}),
         profile: options.profile,
+        ...(options.rails !== undefined ? { rails: options.rails } : {}),
+        ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),
+        ...(options.faultLocator !== undefined ? { faultLocator: options.faultLocator } : {}),
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
         progress,
       });
   }

@@ -1,6 +1,7 @@
-// The existing provider: any cluster a kubeconfig reaches. rekindle only does there what it can
-// undo: it creates run-labelled namespaces and workloads and deletes them again; it never stops,
-// partitions, pressures or shuts down a node it did not create, so those scenarios are skipped.
+// The existing provider: any cluster a kubeconfig reaches. By default rekindle only does there what
+// it can undo: it creates run-labelled namespaces and workloads and deletes them again, and skips
+// every node fault. With --allow-faults, the nodes the user named (existing-rails.ts) and rekindle's
+// node agent (lib/agent/, handed in as `nodeFaults`), it stops, partitions and fills those nodes only.
 import { randomBytes } from "node:crypto";
 import { errorMessage, RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
@@ -9,7 +10,18 @@ import { isControlPlaneNode } from "../kube/queries.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
 import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
-import type { ClusterUnderTest, EvictionSettings, NodeCapability } from "./provider.js";
+import { knobApi, readExistingKnobs, type KnobApi } from "./existing-knobs.js";
+import { checkRailsNode, resolveFaultRails, type FaultRailsRequest } from "./existing-rails.js";
+import type {
+  CapabilityMap,
+  ClusterUnderTest,
+  EvictionSettings,
+  ExistingNodeFaults,
+  KnobSource,
+  FaultRails,
+  NodeCapability,
+  NodeFaultLocator,
+} from "./provider.js";
 
 export interface ExistingClusterOptions {
   /** Default: the files $KUBECONFIG lists, merged as kubectl merges them, else ~/.kube/config. */
@@ -19,10 +31,92 @@ export interface ExistingClusterOptions {
   /** The timing profile whose knobs the cluster runs with. Default: the "default" profile (upstream). */
   profile?: TimingProfile;
   progress?: Progress;
+  /** --allow-faults and the nodes it allows. Default: no faults (every node fault skipped). */
+  rails?: FaultRailsRequest;
+  /** The node agent's fault capabilities (lib/agent/agentNodeFaults); used only with rails. Default: none. */
+  nodeFaults?: ExistingNodeFaults;
+  /** How `rekindle reap` reaches the agent again (the journal's locator); absent: faults are not journalled. */
+  faultLocator?: NodeFaultLocator;
+  /** Reads the kubelet's configz, Leases and conditions (knob values the windows use). Default: through kc; false: none. */
+  knobs?: KnobApi | false;
+  /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
+  agent?: ExistingAgent;
 }
 
+/** The node agent's capabilities and locator for the cluster `kc` reaches; undefined: no agent. */
+export type ExistingAgent = (
+  kc: k8s.KubeConfig,
+) => Promise<{ nodeFaults: ExistingNodeFaults; faultLocator: NodeFaultLocator } | undefined>;
+
+/** Container start and attach on hardware rekindle cannot see: assumed, and reported as such. */
+const ASSUMED_LATENCIES = { podStartMs: 5_000, attachMs: 5_000 };
+
 const HANDS_OFF =
-  "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim";
+  "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --nodes-selector or --nodes (through rekindle's node agent)";
+const NEEDS_AGENT =
+  "node faults on a cluster rekindle did not create go through rekindle's node agent (rekindle agent install), which this run does not have";
+const NEVER_HERE = "rekindle does not change the control plane of a cluster it did not create";
+
+const NODE_FAULTS = ["lifecycle", "partition", "pressure", "graceful-shutdown"] as const;
+type NodeFaultName = (typeof NODE_FAULTS)[number];
+
+/** The agent's capabilities, each refusing a node outside the rails before it reaches the agent. */
+export function guardedNodeFaults(faults: ExistingNodeFaults, rails: FaultRails): Partial<CapabilityMap> {
+  const wall = (node: string) => {
+    checkRailsNode(rails, node);
+  };
+  const { lifecycle, partition, pressure } = faults;
+  const shutdown = faults["graceful-shutdown"];
+  return {
+    lifecycle: {
+      stopNode: async (n) => (wall(n), lifecycle.stopNode(n)),
+      startNode: async (n) => (wall(n), lifecycle.startNode(n)),
+    },
+    partition: {
+      partitionNode: async (n) => (wall(n), partition.partitionNode(n)),
+      healNode: async (n) => (wall(n), partition.healNode(n)),
+    },
+    pressure: {
+      applyPressure: async (n, kind) => (wall(n), pressure.applyPressure(n, kind)),
+      relievePressure: async (n, kind) => (wall(n), pressure.relievePressure(n, kind)),
+    },
+    ...(shutdown
+      ? { "graceful-shutdown": { shutdownNode: async (n: string) => (wall(n), shutdown.shutdownNode(n)) } }
+      : {}),
+  };
+}
+
+/** Why each capability is missing: node faults say what they need, the control plane is never touched. */
+function unsupportedFor(
+  rails: FaultRails | undefined,
+  offered: Partial<CapabilityMap>,
+  agent: boolean,
+): Partial<Record<NodeCapability, string>> {
+  const nodeReason =
+    rails === undefined ? HANDS_OFF : agent ? "the node agent does not offer it" : NEEDS_AGENT;
+  const unsupported: Partial<Record<NodeCapability, string>> = {
+    "controller-manager-flags": NEVER_HERE,
+    fencing: HANDS_OFF,
+    "clock-skew": HANDS_OFF,
+    "apiserver-pause": NEVER_HERE,
+    "node-reregistration": HANDS_OFF,
+    "in-cluster-controller": HANDS_OFF,
+  };
+  for (const name of NODE_FAULTS as readonly NodeFaultName[])
+    if (offered[name] === undefined) unsupported[name] = nodeReason;
+  return unsupported;
+}
+
+interface ExistingClusterInit {
+  kc: k8s.KubeConfig;
+  profile: TimingProfile;
+  eviction: EvictionSettings;
+  knobSources: KnobSource[];
+  description: string;
+  rails?: FaultRails;
+  nodeFaults?: ExistingNodeFaults;
+  faultLocator?: NodeFaultLocator;
+}
 
 /** Upstream kubelet defaults (graceful node shutdown is off unless configured). */
 const UPSTREAM_EVICTION: EvictionSettings = {
@@ -32,35 +126,78 @@ const UPSTREAM_EVICTION: EvictionSettings = {
   shutdownGracePeriodMs: 0,
 };
 
+/** The agent's faults and locator (found now, or handed in); only asked for with faults allowed. */
+async function nodeFaultsOf(
+  kc: k8s.KubeConfig,
+  options: ExistingClusterOptions,
+): Promise<Pick<ExistingClusterInit, "nodeFaults" | "faultLocator">> {
+  const agent = options.agent !== undefined ? await options.agent(kc) : undefined;
+  const nodeFaults = agent?.nodeFaults ?? options.nodeFaults;
+  const faultLocator = agent?.faultLocator ?? options.faultLocator;
+  return { ...(nodeFaults ? { nodeFaults } : {}), ...(faultLocator ? { faultLocator } : {}) };
+}
+
+/**
+ * The knobs of the first node faults may hit (else the first worker), read; the latencies assumed.
+ * With reading off, the profile and upstream's kubelet, every value marked assumed.
+ */
+async function readKnobs(
+  core: k8s.CoreV1Api,
+  api: KnobApi | false,
+  rails: FaultRails | undefined,
+  profile: TimingProfile,
+): Promise<Pick<ExistingClusterInit, "profile" | "eviction" | "knobSources">> {
+  const latencies: KnobSource[] = Object.entries(ASSUMED_LATENCIES).map(([name, ms]) => ({
+    name,
+    value: `${ms} ms`,
+    source: "assumed",
+    from: "the existing provider cannot see the machines: a generous guess",
+  }));
+  if (api === false) return { profile, eviction: UPSTREAM_EVICTION, knobSources: latencies };
+  const workers = (await core.listNode()).items.filter((n) => !isControlPlaneNode(n));
+  const node = rails?.allowedNodes[0] ?? workers[0]?.metadata?.name;
+  const read = await readExistingKnobs(api, node, profile, UPSTREAM_EVICTION);
+  return { profile: read.profile, eviction: read.eviction, knobSources: [...read.sources, ...latencies] };
+}
+
 export class ExistingCluster implements ClusterUnderTest {
   readonly provider = "existing" as const;
   readonly runId: string;
   readonly profile: TimingProfile;
-  readonly unsupported: Record<NodeCapability, string> = {
-    lifecycle: HANDS_OFF,
-    partition: HANDS_OFF,
-    pressure: HANDS_OFF,
-    "graceful-shutdown": HANDS_OFF,
-    "controller-manager-flags": HANDS_OFF,
-    fencing: HANDS_OFF,
-    "clock-skew": HANDS_OFF,
-    "apiserver-pause": HANDS_OFF,
-    "node-reregistration": HANDS_OFF,
-    "in-cluster-controller": HANDS_OFF,
-  };
-  /** None: rekindle keeps its hands off an existing cluster's nodes. */
-  readonly capabilities = {};
+  readonly unsupported: Partial<Record<NodeCapability, string>>;
+  /** None unless faults are allowed and the agent is there: then the agent's, walled to the rails. */
+  readonly capabilities: Partial<CapabilityMap>;
+  readonly faultRails?: FaultRails;
   /** Unknown hardware and storage: generous guesses, only used by scenarios that move pods. */
-  readonly latencies = { podStartMs: 5_000, attachMs: 5_000 };
-  readonly eviction = UPSTREAM_EVICTION;
+  readonly latencies = ASSUMED_LATENCIES;
+  /** The kubelet's, read through configz where it answered; upstream's defaults otherwise. */
+  readonly eviction: EvictionSettings;
+  readonly knobSources: readonly KnobSource[];
   readonly description: string;
   readonly #kc: k8s.KubeConfig;
+  /** Present only when the agent's locator was handed in: then faults are journalled. */
+  faultLocator?(): NodeFaultLocator;
 
-  private constructor(kc: k8s.KubeConfig, profile: TimingProfile, description: string) {
-    this.#kc = kc;
-    this.profile = profile;
-    this.description = description;
+  private constructor(init: ExistingClusterInit) {
+    this.#kc = init.kc;
+    this.profile = init.profile;
+    this.eviction = init.eviction;
+    this.knobSources = init.knobSources;
+    this.description = init.description;
     this.runId = `existing-${randomBytes(4).toString("hex")}`;
+    const locator = init.faultLocator;
+    if (locator !== undefined) this.faultLocator = () => locator;
+    if (init.rails !== undefined) this.faultRails = init.rails;
+    // No journal, no faults: a fault `rekindle reap` could not find again is not started here.
+    this.capabilities =
+      init.rails !== undefined && init.nodeFaults !== undefined && locator !== undefined
+        ? guardedNodeFaults(init.nodeFaults, init.rails)
+        : {};
+    this.unsupported = unsupportedFor(
+      init.rails,
+      this.capabilities,
+      init.nodeFaults !== undefined && locator !== undefined,
+    );
   }
 
   /** Loads the kubeconfig and checks the API server answers; fails naming the file and context. */
@@ -90,19 +227,39 @@ export class ExistingCluster implements ClusterUnderTest {
         },
       );
     }
-    return new ExistingCluster(kc, profile, `existing cluster, context ${context} (${server})`);
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const rails =
+      options.rails?.allowFaults === true
+        ? await resolveFaultRails(
+            options.rails,
+            async (labelSelector) =>
+              (await core.listNode(labelSelector !== undefined ? { labelSelector } : {})).items,
+          )
+        : undefined;
+    const knobs = await readKnobs(core, options.knobs ?? knobApi(kc), rails, profile);
+    return new ExistingCluster({
+      kc,
+      ...knobs,
+      description: `existing cluster, context ${context} (${server})`,
+      ...(rails ? { rails, ...(await nodeFaultsOf(kc, options)) } : {}),
+    });
   }
 
   kubeConfig(): k8s.KubeConfig {
     return this.#kc;
   }
 
-  /** Schedulable nodes without the control-plane role. */
+  /**
+   * Schedulable nodes without the control-plane role; with faults allowed, only the allowed ones
+   * (scenarios pick their targets from this list, so they stay on the rails).
+   */
   async workerNodes(): Promise<string[]> {
     const nodes = await this.#kc.makeApiClient(k8s.CoreV1Api).listNode();
+    const allowed = this.faultRails?.allowedNodes;
     return nodes.items
       .filter((n) => !isControlPlaneNode(n) && n.spec?.unschedulable !== true)
       .map((n) => n.metadata?.name ?? "")
+      .filter((n) => allowed === undefined || allowed.includes(n))
       .sort();
   }
 

@@ -145,6 +145,36 @@ export interface CapabilityMap {
   "in-cluster-controller": InClusterControllerDeployment;
 }
 
+/** Node faults on a cluster rekindle did not create, through rekindle's node agent (lib/agent/). */
+export type ExistingNodeFaults = Pick<CapabilityMap, "lifecycle" | "partition" | "pressure"> &
+  Partial<Pick<CapabilityMap, "graceful-shutdown">>;
+
+/**
+ * Where faults may go on a cluster rekindle did not create (--allow-faults): these nodes only,
+ * chosen by the user by selector or name, never a control-plane node, at most `maxNodes` of them.
+ * The fault layer refuses any other node (a second wall behind workerNodes()).
+ */
+export interface FaultRails {
+  /** The nodes faults may hit, sorted; never more than maxNodes. */
+  readonly allowedNodes: readonly string[];
+  /** How many nodes may be faulted at once (--max-faulted-nodes). */
+  readonly maxNodes: number;
+  /** How the nodes were chosen, for the preflight: "--nodes-selector pool=chaos". */
+  readonly chosenBy: string;
+  /** The deadline of a fault with no duration of its own (--fault-deadline). Default: FAULT_DEADLINES.defaultMs. */
+  readonly deadlineMs?: number;
+}
+
+/** One knob the windows use, and where its value came from (the existing provider reads what it can). */
+export interface KnobSource {
+  /** e.g. "kubelet.shutdownGracePeriod", "nodeLeaseDurationSeconds". */
+  name: string;
+  value: string;
+  source: "read" | "assumed";
+  /** read: the endpoint or object; assumed: why (the profile, or what failed when reading). */
+  from: string;
+}
+
 /** Latencies the timeline model assumes on a provider, where its parts are slower than instant. */
 export interface ProviderLatencies {
   podStartMs: number;
@@ -205,6 +235,10 @@ export interface ClusterUnderTest extends AsyncDisposable {
    * for rekindle's own helper pods such as in-cluster probes; absent where pods run no containers.
    */
   toolsImage?(): string;
+  /** Which knob values were read from the cluster and which assumed; absent: all from the profile (rekindle made the cluster). */
+  readonly knobSources?: readonly KnobSource[];
+  /** The nodes faults are confined to (an existing cluster with --allow-faults); absent: no such limit. */
+  readonly faultRails?: FaultRails;
   /** Where a later process finds this cluster's nodes to revert a fault; absent: no node faults here. */
   faultLocator?(): NodeFaultLocator;
   /** Tear down what this run created (a reused or existing cluster is left running). */

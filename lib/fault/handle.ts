@@ -1,6 +1,8 @@
 // A fault in progress as a handle: it is created (and registered for undo, and journalled) before
 // its first side effect, records per node what was applied as it happens, and reverts exactly that,
 // newest first. A fault that fails on a node reverts what it had applied and rethrows.
+import { checkRailsNode } from "../cluster/existing-rails.js";
+import type { FaultRails } from "../cluster/provider.js";
 import { errorMessage, RekindleError, toError } from "../errors.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import type { FaultActuator } from "./actuator.js";
@@ -14,6 +16,8 @@ export interface FaultHandleInit {
   /** undefined: no journal (the cluster names no way back to its nodes, or a unit test). */
   journal: FaultJournal | undefined;
   progress?: Progress;
+  /** Nodes this fault may hit at all (an existing cluster's --allow-faults); others are refused before anything. */
+  rails?: FaultRails;
   /** Called once, right before the first side effect on any node (a scenario marks its fault instant). */
   onFirstEffect?: () => void;
   now?: () => number;
@@ -35,6 +39,7 @@ export class FaultHandle implements AsyncDisposable {
   readonly #journal: FaultJournal | undefined;
   readonly #progress: Progress;
   readonly #now: () => number;
+  readonly #rails: FaultRails | undefined;
   #onFirstEffect: (() => void) | undefined;
   #reverting: Promise<void> | undefined;
   /** Reverted and its record removed: nothing left to do. */
@@ -48,6 +53,24 @@ export class FaultHandle implements AsyncDisposable {
     this.#progress = init.progress ?? silentProgress;
     this.#onFirstEffect = init.onFirstEffect;
     this.#now = init.now ?? Date.now;
+    this.#rails = init.rails;
+  }
+
+  /** The second wall behind workerNodes(): no node outside the rails, no more than their maximum. */
+  #checkRails(nodes: readonly string[]): void {
+    const rails = this.#rails;
+    if (rails === undefined) return;
+    for (const node of nodes) checkRailsNode(rails, node);
+    const hit = new Set([
+      ...this.#record.nodes.filter((n) => n.state !== "reverted").map((n) => n.name),
+      ...nodes,
+    ]);
+    if (hit.size > rails.maxNodes)
+      throw new RekindleError(
+        "INVALID_INPUT",
+        `a ${this.what} of ${[...hit].join(", ")} would fault ${hit.size} nodes, more than --max-faulted-nodes ${rails.maxNodes}`,
+        { hint: "raise --max-faulted-nodes if that many may go at once" },
+      );
   }
 
   get id(): string {
@@ -116,6 +139,13 @@ export class FaultHandle implements AsyncDisposable {
   async apply(nodes: readonly string[], options: ApplyOptions = {}): Promise<void> {
     if (this.#reverting !== undefined || this.#done) {
       throw new RekindleError("CONFLICT", `fault ${this.id} (${this.what}) is reverted; begin a new fault`);
+    }
+    try {
+      this.#checkRails(nodes);
+    } catch (error) {
+      // Refused before any side effect on these nodes: undo the rest as any failure does, record included.
+      await this.revert().catch(() => undefined);
+      throw error;
     }
     if (options.concurrent === true) return this.#applyTogether(nodes);
     for (const node of nodes) {

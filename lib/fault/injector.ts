@@ -3,7 +3,7 @@
 // every node fault through here (lib/scenario's context carries one per scenario).
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { CapabilityMap, NodeFaultLocator } from "../cluster/provider.js";
+import type { CapabilityMap, FaultRails, NodeFaultLocator } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
 import type { Progress } from "../util/progress.js";
 import { capabilityActuator, type FaultActuator } from "./actuator.js";
@@ -41,6 +41,8 @@ export interface FaultInjectorOptions {
   /** How a later process reaches the nodes; needed with a journal. */
   locator?: NodeFaultLocator;
   progress?: Progress;
+  /** The nodes faults may hit (an existing cluster's --allow-faults). Default: any. */
+  rails?: FaultRails;
   /** The process that holds the faults. Default this one (its host name and pid). */
   holder?: FaultHolder;
   /** Builds the actuator (tests inject failures here). Default capabilityActuator. */
@@ -90,7 +92,12 @@ export class FaultInjector {
   async begin(spec: FaultSpec): Promise<FaultHandle> {
     const { capabilities, runId, undo, journal, locator, progress } = this.#options;
     const now = this.#options.now ?? Date.now;
-    const deadlineMs = faultDeadlineMs(spec);
+    const railsDeadline = this.#options.rails?.deadlineMs;
+    const deadlineMs = faultDeadlineMs(
+      spec.deadlineMs === undefined && spec.durationMs === undefined && railsDeadline !== undefined
+        ? { deadlineMs: railsDeadline }
+        : spec,
+    );
     const actuator = (this.#options.actuator ?? capabilityActuator)(spec.action, capabilities);
     const handle = new FaultHandle({
       record: {
@@ -107,6 +114,7 @@ export class FaultInjector {
       actuator,
       journal,
       ...(progress ? { progress } : {}),
+      ...(this.#options.rails ? { rails: this.#options.rails } : {}),
       ...(spec.onFirstEffect ? { onFirstEffect: spec.onFirstEffect } : {}),
       now,
     });

@@ -59,6 +59,14 @@ function leftAlone(record: FaultRecord, options: ReapOptions): ReapEntry | undef
     };
   }
   const now = (options.now ?? Date.now)();
+  const { command } = record.holder;
+  if (command !== undefined && options.runId === undefined && Date.parse(record.deadline) > now) {
+    return {
+      record,
+      outcome: "held",
+      reason: `left by \`${command}\` until its deadline ${record.deadline}; \`rekindle node start|heal\` ends it, or name it with --run-id ${record.runId} to reap it now`,
+    };
+  }
   const otherHost = record.holder.host !== hostname();
   if (otherHost && options.runId === undefined && Date.parse(record.deadline) > now) {
     return {

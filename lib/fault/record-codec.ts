@@ -148,6 +148,10 @@ export function decodeRecord(configMap: k8s.V1ConfigMap): FaultRecord {
     appliedAt: decodeTime(name, "appliedAt", data["appliedAt"]),
     deadline: decodeTime(name, "deadline", data["deadline"]),
     locator: decodeLocator(name, parseJson(name, "revert", data["revert"])),
-    holder: { host: holder["host"], pid: holder["pid"] },
+    holder: {
+      host: holder["host"],
+      pid: holder["pid"],
+      ...(typeof holder["command"] === "string" ? { command: holder["command"] } : {}),
+    },
   };
 }

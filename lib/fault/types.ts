@@ -30,6 +30,11 @@ export interface FaultNode {
 export interface FaultHolder {
   host: string;
   pid: number;
+  /**
+   * A command whose fault outlives it on purpose (`rekindle node stop`): its pid is gone, yet its
+   * fault is live until its deadline (`reap` leaves it unless its run is named). Absent: a run.
+   */
+  command?: string;
 }
 
 /** One fault's journal record (a ConfigMap in the cluster under test, see record-codec.ts). */

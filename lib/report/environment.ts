@@ -3,7 +3,7 @@
 // known is null; every version says where it was read.
 import { availableParallelism, arch, platform, release, totalmem } from "node:os";
 import type { TimingProfile } from "../cluster/profiles.js";
-import type { ProviderImages, ProviderName } from "../cluster/provider.js";
+import type { KnobSource, ProviderImages, ProviderName } from "../cluster/provider.js";
 import { rekindleBuildInfo } from "../util/build-info.js";
 
 /** A version as one source reported it; version null when that source could not say. */
@@ -70,6 +70,11 @@ export interface RunEnvironment {
   controllerImage: ImageIdentity | null;
   /** Every timing knob of the run: the parsed timing profile (lib/cluster/profiles.ts). */
   timing: TimingProfile;
+  /**
+   * On a cluster rekindle did not create: each knob the windows use, read from the cluster (kubelet
+   * configz, Leases, node conditions) or assumed (the profile), and where. Absent elsewhere.
+   */
+  knobSources?: KnobSource[];
   host: HostFacts;
 }
 
@@ -120,6 +125,9 @@ export interface ClusterFacts {
   images?: ProviderImages;
   /** Why the images could not be read. */
   imagesError?: string;
+  /** The cluster's own timing, where it differs from the profile asked for (knobs read from an existing cluster). */
+  timing?: TimingProfile;
+  knobSources?: KnobSource[];
 }
 
 export interface EnvironmentInput extends ClusterFacts {
@@ -164,6 +172,7 @@ export async function runEnvironment(input: EnvironmentInput): Promise<RunEnviro
             source: "the image the in-cluster controller ran, and its image ID in the container engine",
           },
     timing: input.timing,
+    ...(input.knobSources !== undefined ? { knobSources: input.knobSources } : {}),
     host: hostFacts(),
   };
 }

@@ -165,6 +165,12 @@ export function flattenKnobs(value: object, prefix = ""): Fact[] {
   );
 }
 
+/** The profile's knobs, then (existing provider) each knob read from the cluster or assumed, and where. */
+function knobFacts(env: RunEnvironment): Fact[] {
+  const sources: Fact[] = (env.knobSources ?? []).map((k) => [k.name, `${k.value} (${k.source}: ${k.from})`]);
+  return [...flattenKnobs(env.timing), ...sources];
+}
+
 function hostFactsOf(env: RunEnvironment | undefined): Fact[] {
   if (env === undefined) return [];
   const h = env.host;
@@ -198,7 +204,7 @@ export function signoffFacts(summary: RunSummary, summarySha256: string): Signof
         : counts,
     summarySha256,
     versions: versionFacts(summary, summary.environment),
-    knobs: summary.environment === undefined ? [] : flattenKnobs(summary.environment.timing),
+    knobs: summary.environment === undefined ? [] : knobFacts(summary.environment),
     host: hostFactsOf(summary.environment),
     scenarios: summary.scenarios.map(scenarioSignoff),
     skipped,

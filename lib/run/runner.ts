@@ -10,8 +10,16 @@ import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
 import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
 import { reapBeforeRun } from "./reap-first.js";
+import { faultPreflightLines } from "./fault-preflight.js";
+import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import type { ExistingAgent } from "../cluster/existing.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
-import type { ClusterUnderTest, ProviderName } from "../cluster/provider.js";
+import type {
+  ClusterUnderTest,
+  ExistingNodeFaults,
+  NodeFaultLocator,
+  ProviderName,
+} from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
 import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
 import { clusterVersions } from "../report/cluster-versions.js";
@@ -62,6 +70,13 @@ export interface RunOptions {
   /** existing: kubeconfig (default $KUBECONFIG or ~/.kube/config) and context (default current). */
   kubeconfig?: string;
   context?: string;
+  /** existing: --allow-faults with --nodes-selector or --nodes and --max-faulted-nodes. Default: no node faults. */
+  rails?: FaultRailsRequest;
+  /** existing: the node agent's capabilities and locator (the CLI wires lib/agent/ in). Default: none. */
+  nodeFaults?: ExistingNodeFaults;
+  faultLocator?: NodeFaultLocator;
+  /** existing: finds the node agent once the cluster answers (with --allow-faults). Default: none. */
+  agent?: ExistingAgent;
   /** Generate the Allure HTML report (needs Java). Default true. */
   allureHtml?: boolean;
   /**
@@ -118,8 +133,23 @@ export function validateRunOptions(options: RunOptions): {
   if (options.allureHistory !== undefined) resolveAllureHistory(options.allureHistory);
   // A kubeconfig or context that is not there is bad input, found before any report directory.
   if ((filePlan?.provider ?? options.provider) === "existing") loadKubeconfig(kubeconfigChoice(options));
+  checkRunRails(options, filePlan);
   if (options.grep !== undefined) checkPattern(options.grep);
   return { suites, repeat, profile, filePlan };
+}
+
+/** --allow-faults and its node choice: well-formed, and only for a cluster rekindle did not create. */
+function checkRunRails(options: RunOptions, filePlan: FilePlan | undefined): void {
+  if (options.rails === undefined) return;
+  checkRailsRequest(options.rails);
+  const { deadlineMs } = options.rails;
+  if (deadlineMs !== undefined)
+    checkFaultDeadline(deadlineMs, filePlan?.profile ?? timingProfile(options.profile ?? "default"));
+  const provider = filePlan?.provider ?? options.provider;
+  if (options.rails.allowFaults && provider !== "existing")
+    throw new RekindleError("INVALID_INPUT", "--allow-faults is for --provider existing", {
+      hint: "rekindle's own clusters (sim, kind) take node faults without it",
+    });
 }
 
 function checkPattern(grep: string): void {
@@ -177,6 +207,25 @@ function banner(progress: Progress, cluster: ClusterUnderTest, runId: string, wh
   }
 }
 
+/** The cluster's description, and its own timing and knob sources where it read them (existing). */
+function recordClusterFacts(cluster: ClusterUnderTest, facts: ClusterFacts): void {
+  facts.cluster = cluster.description;
+  if (cluster.knobSources === undefined) return;
+  facts.timing = cluster.profile;
+  facts.knobSources = [...cluster.knobSources];
+}
+
+/** On a cluster rekindle did not create, with faults allowed: what, where and until when, before any scenario. */
+function preflight(
+  progress: Progress,
+  cluster: ClusterUnderTest,
+  groups: ScenarioGroup[],
+  grep?: string,
+): void {
+  for (const line of faultPreflightLines(cluster, groups, grep !== undefined ? { grep } : {}))
+    progress.info(line);
+}
+
 export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
   const { suites, repeat, profile, filePlan } = validateRunOptions(options);
   const progress = options.progress ?? consoleProgress();
@@ -226,10 +275,11 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     phase = "suites";
     try {
       await reapBeforeRun(cluster, progress);
-      facts.cluster = cluster.description;
+      recordClusterFacts(cluster, facts);
       facts.versions = await clusterVersions(cluster.kubeConfig(), provider);
       const groups = await scenarioGroups(suites, filePlan, cluster);
       banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
+      preflight(progress, cluster, groups, options.grep);
       const context: RunContext = { cluster, repeat, progress, signal, scenarios, skipped };
       mochaFailures = await runMocha(groups, context, reportDir, options.grep, options.testLog);
       await readProviderImages(cluster, facts);
@@ -277,8 +327,23 @@ function kubeconfigChoice(options: RunOptions): KubeconfigChoice {
 /** The user's choices of cluster among the run's options. */
 function clusterChoice(
   options: RunOptions,
-): Pick<ClusterChoiceOptions, "keep" | "clusterName" | "kindImage" | "kubeconfig" | "context"> {
+): Pick<
+  ClusterChoiceOptions,
+  | "keep"
+  | "clusterName"
+  | "kindImage"
+  | "kubeconfig"
+  | "context"
+  | "rails"
+  | "nodeFaults"
+  | "faultLocator"
+  | "agent"
+> {
   return {
+    ...(options.rails !== undefined ? { rails: options.rails } : {}),
+    ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),
+    ...(options.faultLocator !== undefined ? { faultLocator: options.faultLocator } : {}),
+    ...(options.agent !== undefined ? { agent: options.agent } : {}),
     keep: options.keepCluster === true,
     ...(options.clusterName !== undefined ? { clusterName: options.clusterName } : {}),
     ...(options.kindImage !== undefined ? { kindImage: options.kindImage } : {}),

@@ -84,7 +84,7 @@ export async function resolveTarget(target: TargetSpec, cluster: TargetCluster):
   if (controlPlane.length > 0) {
     throw new RekindleError(
       "INVALID_INPUT",
-      `fault.target selects ${controlPlane.join(", ")}, which is not a worker rekindle may disturb (a control-plane node)`,
+      `fault.target selects ${controlPlane.join(", ")}, which is not a worker rekindle may disturb here (a control-plane node, or on an existing cluster a node --allow-faults did not allow)`,
       { hint: `workers: ${cluster.workers.join(", ")}; narrow the selector to them` },
     );
   }

@@ -86,6 +86,7 @@ export function scenarioContext<R extends NodeCapability>(
       runId: cluster.runId,
       undo: steps,
       progress,
+      ...(parts.given.faultRails ? { rails: parts.given.faultRails } : {}),
       ...(locator ? { locator, journal: ConfigMapJournal.forCluster(kc) } : {}),
     }),
     faultStarts: (nodes) => {
