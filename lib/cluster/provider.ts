@@ -217,10 +217,17 @@ export interface ClusterUnderTest extends AsyncDisposable {
  * How a later process reaches this cluster's nodes again to revert a fault: the fault journal
  * (lib/fault/) writes it into each record, so `rekindle reap` can undo what a dead run left.
  * sim: the cluster's state directory (as `rekindle sim node` attaches); kind: the cluster name and
- * the container engine its nodes run on (DOCKER_HOST, absent: the default engine).
+ * the container engine its nodes run on (DOCKER_HOST, absent: the default engine); existing: the
+ * namespace of rekindle's node agent (lib/agent/), reached through the reaping process's kubeconfig.
  */
 export type NodeFaultLocator =
-  { provider: "sim"; root: string } | { provider: "kind"; cluster: string; dockerHost?: string };
+  | { provider: "sim"; root: string }
+  | { provider: "kind"; cluster: string; dockerHost?: string }
+  | { provider: "existing"; agentNamespace: string };
+
+/** Node faults on a cluster rekindle did not create, through rekindle's node agent (lib/agent/). */
+export type ExistingNodeFaults = Pick<CapabilityMap, "lifecycle" | "partition" | "pressure"> &
+  Partial<Pick<CapabilityMap, "graceful-shutdown">>;
 
 /** A cluster known to have the capabilities `R` (what a scenario declaring `requires: R` is handed). */
 export type ClusterWith<R extends NodeCapability> = ClusterUnderTest & {

@@ -18,7 +18,7 @@ export async function reapBeforeRun(
 ): Promise<void> {
   let report;
   try {
-    report = await reapFaults({ journal, progress });
+    report = await reapFaults({ journal, progress, kubeConfig: cluster.kubeConfig() });
   } catch (error) {
     progress.info(`fault journal: not read (${errorMessage(error)}); reaping skipped`);
     return;
