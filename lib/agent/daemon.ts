@@ -163,11 +163,13 @@ export class AgentDaemon {
       if (this.#store.get(request.action)) await this.#revert(request.action);
       return answer("reverted", `its deadline ${request.deadline} has passed`);
     }
+    let applied: string;
     try {
-      return await answer("applied", await this.#apply(request));
+      applied = await this.#apply(request);
     } catch (error) {
       return answer("failed", errorMessage(error));
     }
+    return answer("applied", applied);
   }
 
   /** Kept, backstop armed and timer set before the first side effect; undone when applying fails. */
