@@ -32,8 +32,9 @@ function log(line: string): void {
 describe("rekindle's node agent on kind as an existing cluster", function () {
   const reused = process.env["REKINDLE_AGENT_CLUSTER"];
   const cluster = reused ?? "rekindle-agent-it";
-  let kind: string;
-  let kubeconfig: string;
+  // Empty until before() made or found them (after() then has nothing to clean).
+  let kind = "";
+  let kubeconfig = "";
   let kc: k8s.KubeConfig;
   let core: k8s.CoreV1Api;
   let faults: ExistingNodeFaults;
@@ -97,20 +98,34 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     const image = await ensureControllerImage({ tag: IMAGE, progress: consoleProgress() });
     const started = Date.now();
     await execa(kind, ["load", "docker-image", IMAGE, "--name", cluster, "--nodes", workers.join(",")]);
-    log(`image ${image.tag} (${image.built ? "built" : "cached"}) loaded onto the workers in ${Date.now() - started} ms`);
+    log(
+      `image ${image.tag} (${image.built ? "built" : "cached"}) loaded onto the workers in ${Date.now() - started} ms`,
+    );
   });
 
   after(async function () {
     allowFor(this, 10 * 60_000);
-    if (kubeconfig !== undefined) await cli(["agent", "uninstall"]);
-    if (reused === undefined && kind !== undefined) await execa(kind, ["delete", "cluster", "--name", cluster]);
+    // The tests' own uninstall comes last; this one only clears up after a failure.
+    if (kubeconfig !== "") await cli(["agent", "uninstall"]);
+    if (reused === undefined && kind !== "") await execa(kind, ["delete", "cluster", "--name", cluster]);
   });
 
   it("refuses an image the nodes cannot run: exit 2 naming a node and the pod's reason, nothing left", async function () {
     allowFor(this, 180_000);
-    const bad = await cli(["agent", "install", "--image", "rekindle:no-such-image", "--namespace", "agent-bad", "--timeout", "20"]);
+    const bad = await cli([
+      "agent",
+      "install",
+      "--image",
+      "rekindle:no-such-image",
+      "--namespace",
+      "agent-bad",
+      "--timeout",
+      "20",
+    ]);
     expect(bad.exitCode, bad.all).to.equal(2);
-    expect(bad.all).to.match(new RegExp(`${cluster}-worker\\d?: (ErrImageNeverPull|ErrImagePull|ImagePullBackOff)`));
+    expect(bad.all).to.match(
+      new RegExp(`${cluster}-worker\\d?: (ErrImageNeverPull|ErrImagePull|ImagePullBackOff)`),
+    );
     const gone = await core.readNamespace({ name: "agent-bad" }).then(
       () => false,
       (error: unknown) => isNotFound(error),
@@ -153,7 +168,9 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     expect(await onNode(node, "iptables -w -S REKINDLE-AGENT-PARTITION")).to.match(/--dport 6443 -j DROP/);
     const started = Date.now();
     await faults.partition.healNode(node);
-    log(`heal answered in ${Date.now() - started} ms (through the partition); Ready ${await until(node, "True", 120_000)} ms later`);
+    log(
+      `heal answered in ${Date.now() - started} ms (through the partition); Ready ${await until(node, "True", 120_000)} ms later`,
+    );
     expect(await onNode(node, "iptables -w -S OUTPUT")).to.not.include("REKINDLE");
   });
 
@@ -163,15 +180,25 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     const deadlineMs = 40_000;
     const child = execa(
       process.execPath,
-      ["--import", "tsx", join(PROJECT_ROOT, "test", "support", "hold-agent-fault.ts"), kubeconfig, node, "partition", String(deadlineMs)],
+      [
+        "--import",
+        "tsx",
+        join(PROJECT_ROOT, "test", "support", "hold-agent-fault.ts"),
+        kubeconfig,
+        node,
+        "partition",
+        String(deadlineMs),
+      ],
       { reject: false, cwd: PROJECT_ROOT },
     );
     const sent = Date.now();
     await new Promise<void>((resolve, reject) => {
-      child.stdout?.on("data", (chunk: Buffer) => {
+      child.stdout.on("data", (chunk: Buffer) => {
         if (chunk.toString().includes("APPLIED")) resolve();
       });
-      void child.then((r) => reject(new Error(`helper ended: ${r.stderr}`)));
+      void child.then((r) => {
+        reject(new Error(`helper ended: ${r.stderr}`));
+      });
     });
     child.kill("SIGKILL");
     await child;
@@ -179,8 +206,13 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     const notReady = await until(node, "not True", 120_000);
     const ready = await until(node, "True", deadlineMs + 60_000);
     const revertedAt = Date.now() - sent;
-    log(`NotReady after ${notReady} ms; Ready again ${revertedAt} ms after the helper started (deadline ${deadlineMs} ms), ${ready} ms after NotReady`);
-    const request = await core.readNamespacedConfigMap({ name: requestName(node, "partition"), namespace: NAMESPACE });
+    log(
+      `NotReady after ${notReady} ms; Ready again ${revertedAt} ms after the helper started (deadline ${deadlineMs} ms), ${ready} ms after NotReady`,
+    );
+    const request = await core.readNamespacedConfigMap({
+      name: requestName(node, "partition"),
+      namespace: NAMESPACE,
+    });
     expect(request.data?.["state"]).to.equal("reverted");
     expect(request.data?.["message"]).to.match(/^reverted at its deadline/);
     expect(await onNode(node, "iptables -w -S OUTPUT")).to.not.include("REKINDLE");
@@ -201,13 +233,20 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     log(`stop applied, agent (pid ${pid}) killed`);
     await until(node, "not True", 120_000);
     await until(node, "True", deadlineMs + 90_000);
-    log(`Ready again ${Date.now() - applied} ms after the stop (deadline ${deadlineMs} ms, timer at deadline + 5 s)`);
-    expect(await onNode(node, "journalctl -u rekindle-agent-revert-stop --no-pager | grep -c Started || true")).to.not.equal("0");
+    log(
+      `Ready again ${Date.now() - applied} ms after the stop (deadline ${deadlineMs} ms, timer at deadline + 5 s)`,
+    );
+    expect(
+      await onNode(node, "journalctl -u rekindle-agent-revert-stop --no-pager | grep -c Started || true"),
+    ).to.not.equal("0");
     // The agent, restarted by the kubelet, finds the fault past due and forgets it.
-    await pollUntil(async () => ((await onNode(node, "ls /var/lib/rekindle-agent/faults")) === "" ? true : undefined), {
-      what: "the restarted agent to forget the fault",
-      timeoutMs: 60_000,
-    });
+    await pollUntil(
+      async () => ((await onNode(node, "ls /var/lib/rekindle-agent/faults")) === "" ? true : undefined),
+      {
+        what: "the restarted agent to forget the fault",
+        timeoutMs: 60_000,
+      },
+    );
     await short.lifecycle.startNode(node);
   });
 
@@ -242,12 +281,26 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     log(`agent uninstall with one partition held: exit 0 in ${Date.now() - started} ms`);
     expect(uninstall.stdout).to.include(`reverted: ${node} partition`);
     await until(node, "True", 120_000);
-    const gone = (read: Promise<unknown>) => read.then(() => false, (error: unknown) => isNotFound(error));
+    const gone = (read: Promise<unknown>) =>
+      read.then(
+        () => false,
+        (error: unknown) => isNotFound(error),
+      );
     expect(await gone(core.readNamespace({ name: NAMESPACE })), "namespace").to.equal(true);
     const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-    expect(await gone(rbac.readNamespacedRole({ name: "rekindle-agent-apiserver-endpoints", namespace: "default" }))).to.equal(true);
+    expect(
+      await gone(
+        rbac.readNamespacedRole({ name: "rekindle-agent-apiserver-endpoints", namespace: "default" }),
+      ),
+    ).to.equal(true);
     for (const worker of workers) {
-      expect(await onNode(worker, "ls -d /var/lib/rekindle-agent 2>/dev/null; iptables -w -S | grep -c REKINDLE; systemctl list-timers --all --no-legend | grep -c rekindle"), worker).to.equal("0\n0");
+      expect(
+        await onNode(
+          worker,
+          "ls -d /var/lib/rekindle-agent 2>/dev/null; iptables -w -S | grep -c REKINDLE; systemctl list-timers --all --no-legend | grep -c rekindle",
+        ),
+        worker,
+      ).to.equal("0\n0");
     }
   });
 });
