@@ -10,6 +10,10 @@ import type { Progress } from "../util/progress.js";
 import { AgentClient, type AgentClientTimeouts } from "./client.js";
 import { AGENT_NAME, AGENT_NAMESPACE, type AgentAction } from "./protocol.js";
 
+/** Why the agent offers no graceful shutdown (for the existing provider's `unsupported`). */
+export const AGENT_NO_GRACEFUL_SHUTDOWN =
+  "rekindle's node agent could power the node off, but nothing on the node could power it back on at the fault's deadline; use a fence driver (Redfish, fence agents, webhook)";
+
 /** Until when a fault lasts when the caller says nothing (as the fault layer's FAULT_DEADLINES.defaultMs). */
 export const AGENT_DEFAULT_DEADLINE_MS = 3_600_000;
 

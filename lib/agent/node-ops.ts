@@ -12,8 +12,11 @@ export const NODE_STATE_DIR = "/var/lib/rekindle-agent";
 export const PARTITION_CHAIN = "REKINDLE-AGENT-PARTITION";
 /** Units a node loss stops, in this order (those that run); started again in reverse. */
 const NODE_LOSS_UNITS = ["kubelet", "containerd", "crio", "cri-docker", "docker"];
-/** A fill leaves this much of the node's memory or nodefs available: under any usual eviction threshold. */
-export const FILL_LEAVES_PERCENT = 2;
+/**
+ * What a fill leaves available, under the kubelet's default hard eviction thresholds
+ * (memory.available 100Mi, nodefs.available 10 %, imagefs.available 15 %) with room to spare.
+ */
+export const FILL_LEAVES = { memoryMiB: 50, diskPercent: 5 } as const;
 
 /** The systemd unit of the on-node backstop timer for `action` (dead-man's switch). */
 export function backstopUnit(action: AgentAction): string {
@@ -57,24 +60,24 @@ rev=""; for u in $units; do rev="$u $rev"; done
 rc=0; for u in $rev; do systemctl start "$u" || rc=1; done
 rm -f ${NODE_STATE_DIR}/stopped-units; exit $rc`;
 
-/** Memory: a tmpfs filled until FILL_LEAVES_PERCENT of MemTotal is available. */
+/** Memory: a tmpfs filled until FILL_LEAVES.memoryMiB of MemAvailable is left. */
 const MEMORY_APPLY = `set -e
 d=/run/rekindle-agent-fill; mkdir -p $d
 mountpoint -q $d || mount -t tmpfs -o size=100% rekindle-agent-fill $d
-total=$(awk '/^MemTotal:/{print $2}' /proc/meminfo); avail=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
-fill=$(( avail - total * ${FILL_LEAVES_PERCENT} / 100 ))
+avail=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
+fill=$(( avail - ${FILL_LEAVES.memoryMiB} * 1024 ))
 [ "$fill" -gt 0 ] && dd if=/dev/zero of=$d/fill bs=1M count=$(( fill / 1024 )) status=none
 echo "filled $(( fill / 1024 )) MiB of memory"`;
 
 const MEMORY_REVERT = `d=/run/rekindle-agent-fill; rm -f $d/fill; mountpoint -q $d && umount $d; rmdir $d 2>/dev/null; true`;
 
-/** Disk: a file on the kubelet's filesystem filled until FILL_LEAVES_PERCENT of it is available. */
+/** Disk: a file on the kubelet's filesystem filled until FILL_LEAVES.diskPercent of it is available. */
 const DISK_APPLY = `set -e
 f=/var/lib/kubelet/rekindle-agent-fill
 read size avail <<EOF2
 $(df -Pk /var/lib/kubelet | awk 'NR==2{print $2, $4}')
 EOF2
-fill=$(( avail - size * ${FILL_LEAVES_PERCENT} / 100 ))
+fill=$(( avail - size * ${FILL_LEAVES.diskPercent} / 100 ))
 [ "$fill" -gt 0 ] && fallocate -l $(( fill * 1024 )) $f
 echo "filled $(( fill / 1024 )) MiB of /var/lib/kubelet's filesystem"`;
 
