@@ -250,6 +250,37 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     await short.lifecycle.startNode(node);
   });
 
+  it("a restarted agent resumes the fault's deadline from the node and reverts it then", async function () {
+    allowFor(this, 300_000);
+    const node = workers[1] ?? "";
+    const deadlineMs = 40_000;
+    const short = await agentNodeFaults(kc, { deadlineMs });
+    const applied = Date.now();
+    await short.partition.partitionNode(node);
+    // Killed by its id; the kubelet (partitioned, not stopped) starts the container again.
+    const pid = await onNode(node, "pgrep -f '^node /app/dist/lib/agent/daemon-main.js'");
+    expect(pid, "the agent's pid").to.match(/^\d+$/);
+    await onNode(node, `kill -9 ${pid}`);
+    const restarted = await pollUntil(
+      async () => {
+        const now = await onNode(node, "pgrep -f '^node /app/dist/lib/agent/daemon-main.js'");
+        return /^\d+$/.test(now) && now !== pid ? now : undefined;
+      },
+      { what: "the agent to run again", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    log(`agent pid ${pid} killed; pid ${restarted} ${Date.now() - applied} ms after the partition`);
+    await until(node, "not True", 120_000);
+    await until(node, "True", deadlineMs + 60_000);
+    log(`Ready again ${Date.now() - applied} ms after the partition (deadline ${deadlineMs} ms)`);
+    // The new agent reverted it (and said so): not the systemd timer, which answers nobody.
+    const request = await core.readNamespacedConfigMap({
+      name: requestName(node, "partition"),
+      namespace: NAMESPACE,
+    });
+    expect(request.data?.["message"]).to.match(/^reverted at its deadline/);
+    await short.partition.healNode(node);
+  });
+
   it("rekindle reap reverts a dead run's fault through the agent", async function () {
     allowFor(this, 300_000);
     const node = workers[1] ?? "";
