@@ -94,11 +94,10 @@ async function reapOne(record: FaultRecord, options: ReapOptions, reconnect: Rec
 /** Reverts every record the journal holds (of one run, given its id) whose run is gone. */
 export async function reapFaults(options: ReapOptions): Promise<ReapReport> {
   const { records, unreadable } = await options.journal.list(options.runId);
+  const kc = options.kubeConfig;
   const reconnect =
     options.reconnect ??
-    reconnectFromLocator(options.progress ?? silentProgress, {
-      ...(options.kubeConfig ? { kubeConfig: options.kubeConfig } : {}),
-    });
+    reconnectFromLocator(options.progress ?? silentProgress, kc ? { kubeConfig: () => kc } : {});
   const entries: ReapEntry[] = [];
   // Oldest first: a later fault may sit on top of an earlier one's node.
   const ordered = [...records].sort((a, b) => Date.parse(a.appliedAt) - Date.parse(b.appliedAt));

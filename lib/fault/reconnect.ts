@@ -98,7 +98,7 @@ function agentAction(action: FaultAction): AgentAction | undefined {
 
 /** Through the agent in `namespace`: a revert request to the node's agent, answered once undone. */
 function agentActuator(
-  kubeConfig: k8s.KubeConfig | undefined,
+  kubeConfig: (() => k8s.KubeConfig) | undefined,
   namespace: string,
   action: FaultAction,
   progress: Progress,
@@ -106,7 +106,7 @@ function agentActuator(
   if (kubeConfig === undefined) {
     throw new RekindleError("INTERNAL", "reverting through the node agent needs the cluster's kubeconfig");
   }
-  const client = new AgentClient(kubeConfig, { namespace, progress });
+  const client = new AgentClient(kubeConfig(), { namespace, progress });
   const kind = agentAction(action);
   if (kind === undefined) {
     // Never applied through the agent (it offers no graceful shutdown): nothing of it to revert.
@@ -118,8 +118,8 @@ function agentActuator(
 }
 
 export interface ReconnectOptions {
-  /** The cluster the journal is in: faults on an existing cluster are reverted through its agent. */
-  kubeConfig?: k8s.KubeConfig;
+  /** The cluster the journal is in (asked for only when needed): faults on an existing cluster are reverted through its agent. */
+  kubeConfig?: () => k8s.KubeConfig;
 }
 
 /** Reconnects from a locator (Reconnect's default). */

@@ -5,7 +5,7 @@
 // REKINDLE_AGENT_CLUSTER names a kind cluster to reuse (kept after); otherwise one is made and deleted.
 import { expect } from "chai";
 import { execa } from "execa";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentNodeFaults } from "../../lib/agent/capabilities.js";
@@ -131,6 +131,44 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
       (error: unknown) => isNotFound(error),
     );
     expect(gone, "namespace agent-bad removed").to.equal(true);
+  });
+
+  it("refuses a kubeconfig that may not create the agent: exit 2 quoting the RBAC message", async function () {
+    allowFor(this, 120_000);
+    const account = "rekindle-agent-it-nobody";
+    await core.createNamespacedServiceAccount({
+      namespace: "default",
+      body: { metadata: { name: account } },
+    });
+    try {
+      const token = await core.createNamespacedServiceAccountToken({
+        name: account,
+        namespace: "default",
+        body: { spec: { audiences: [], expirationSeconds: 600 } },
+      });
+      const current = kc.getCurrentCluster();
+      if (current === null) throw new Error("no cluster in the kubeconfig");
+      const weak = new k8s.KubeConfig();
+      weak.loadFromOptions({
+        clusters: [current],
+        users: [{ name: account, token: token.status?.token ?? "" }],
+        contexts: [{ name: account, cluster: current.name, user: account }],
+        currentContext: account,
+      });
+      const path = join(mkdtempSync(join(tmpdir(), "agent-it-")), "kubeconfig");
+      writeFileSync(path, weak.exportConfig());
+      const result = await execa(process.execPath, [REKINDLE_BIN, "agent", "install", "--kubeconfig", path], {
+        reject: false,
+        all: true,
+        timeout: 120_000,
+      });
+      expect(result.exitCode, result.all).to.equal(2);
+      expect(result.all).to.match(
+        /may not .*forbidden: User "system:serviceaccount:default:rekindle-agent-it-nobody" cannot/,
+      );
+    } finally {
+      await core.deleteNamespacedServiceAccount({ name: account, namespace: "default" });
+    }
   });
 
   it("installs: an agent Ready on every worker and none on the control plane", async function () {
