@@ -25,6 +25,9 @@ export const LAYERS = [
   { name: "controller", paths: ["lib/controller/"] },
   // The cluster providers own their fence drivers, written against the controller's interface.
   { name: "cluster", paths: ["lib/cluster/"] },
+  // rekindle's node agent (lib/agent/): the DaemonSet's program and the capability objects the
+  // existing provider gets from it; above the provider types, below the fault layer's reap.
+  { name: "agent", paths: ["lib/agent/"] },
   // Faults as handles over the providers' capabilities, journalled in the cluster (lib/fault/):
   // above the providers it reconnects to for `rekindle reap`, below the scenarios that inject.
   { name: "fault", paths: ["lib/fault/"] },

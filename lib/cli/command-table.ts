@@ -24,6 +24,22 @@ const versionModule = () => import("./version-command.js");
 const reapModule = () => import("./reap-command.js");
 const nodeModule = () => import("./node-verbs.js");
 const upDownModule = () => import("./up-down.js");
+const agentModule = () => import("./agent-command.js");
+
+const AGENT_SUBCOMMANDS: readonly CommandSpec[] = [
+  {
+    name: "install",
+    summary: "install rekindle's node agent (a privileged DaemonSet) and wait until it is Ready",
+    usage: async () => (await agentModule()).AGENT_INSTALL_USAGE,
+    run: async (args, signal) => (await agentModule()).agentInstall(args, signal),
+  },
+  {
+    name: "uninstall",
+    summary: "revert what the agents hold and remove them",
+    usage: async () => (await agentModule()).AGENT_UNINSTALL_USAGE,
+    run: async (args, signal) => (await agentModule()).agentUninstall(args, signal),
+  },
+];
 
 const SIM_SUBCOMMANDS: readonly CommandSpec[] = [
   {
@@ -130,6 +146,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "revert the node faults a dead run left (from the cluster's fault journal)",
     usage: async () => (await reapModule()).REAP_USAGE,
     run: async (args) => (await reapModule()).reapCommand(args),
+  },
+  {
+    name: "agent",
+    summary: "rekindle's node agent for node faults on clusters rekindle did not create",
+    usage: async () => (await agentModule()).AGENT_USAGE,
+    subcommands: AGENT_SUBCOMMANDS,
   },
   {
     name: "controller",

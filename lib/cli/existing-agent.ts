@@ -1,6 +1,7 @@
 // Where the CLI gets node faults for a cluster rekindle did not create: rekindle's node agent
-// (lib/agent/, `rekindle agent install`). Until the agent is wired in here, there are none, and
-// the existing provider says so in place of each node fault.
+// (lib/agent/, `rekindle agent install`), asked only when faults are allowed there (--allow-faults).
+import { agentNodeFaults } from "../agent/capabilities.js";
+import { AGENT_NAMESPACE } from "../agent/protocol.js";
 import type { ExistingNodeFaults, NodeFaultLocator } from "../cluster/provider.js";
 import type { k8s } from "../kube/client.js";
 import type { Progress } from "../util/progress.js";
@@ -11,9 +12,13 @@ export interface AgentFaults {
 }
 
 /**
- * The agent's capabilities for the cluster `kc` reaches; undefined: no agent in this build.
- * (The lead wires lib/agent/capabilities.ts agentNodeFaults in here at merge.)
+ * The agent's capabilities for the cluster `kc` reaches, and the locator its journal records carry
+ * (so `rekindle reap` reverts through the agent too). Throws RekindleError (PRECONDITION, with the
+ * `rekindle agent install` hint) when the agent is not installed and Ready there.
  */
-export function agentFaults(_kc: k8s.KubeConfig, _progress: Progress): Promise<AgentFaults | undefined> {
-  return Promise.resolve(undefined);
+export async function agentFaults(kc: k8s.KubeConfig, progress: Progress): Promise<AgentFaults> {
+  return {
+    nodeFaults: await agentNodeFaults(kc, { namespace: AGENT_NAMESPACE, progress }),
+    faultLocator: { provider: "existing", agentNamespace: AGENT_NAMESPACE },
+  };
 }

@@ -57,6 +57,7 @@ export async function reapCommand(args: string[]): Promise<number> {
   try {
     report = await reapFaults({
       journal,
+      kubeConfig: kc,
       ...(runId !== undefined ? { runId } : {}),
       progress: consoleProgress(),
     });

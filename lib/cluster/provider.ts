@@ -43,21 +43,30 @@ export interface StorageSettings {
 }
 
 /** Abrupt loss and return: the node's kubelet stops with no warning (power cut, kernel panic). */
+/**
+ * What a node fault's caller knows beyond the node: its deadline, by when the fault must be reverted
+ * even if the caller is gone. Providers whose faults live in this process ignore it; rekindle's node
+ * agent arms its dead-man's switch on the node with it.
+ */
+export interface NodeFaultOptions {
+  deadline?: Date;
+}
+
 export interface NodeLifecycle {
-  stopNode(name: string): Promise<void>;
+  stopNode(name: string, options?: NodeFaultOptions): Promise<void>;
   /** Power back on; resolves once the node's agent runs again (not necessarily Ready yet). */
   startNode(name: string): Promise<void>;
 }
 
 /** Cut the node off the API server without stopping it; `healNode` restores it. */
 export interface NodePartition {
-  partitionNode(name: string): Promise<void>;
+  partitionNode(name: string, options?: NodeFaultOptions): Promise<void>;
   healNode(name: string): Promise<void>;
 }
 
 /** Pushes the node over its kubelet eviction threshold for `kind` until `relievePressure`. */
 export interface NodePressure {
-  applyPressure(name: string, kind: PressureKind): Promise<void>;
+  applyPressure(name: string, kind: PressureKind, options?: NodeFaultOptions): Promise<void>;
   relievePressure(name: string, kind: PressureKind): Promise<void>;
 }
 
@@ -251,10 +260,13 @@ export interface ClusterUnderTest extends AsyncDisposable {
  * How a later process reaches this cluster's nodes again to revert a fault: the fault journal
  * (lib/fault/) writes it into each record, so `rekindle reap` can undo what a dead run left.
  * sim: the cluster's state directory (as `rekindle sim node` attaches); kind: the cluster name and
- * the container engine its nodes run on (DOCKER_HOST, absent: the default engine).
+ * the container engine its nodes run on (DOCKER_HOST, absent: the default engine); existing: the
+ * namespace of rekindle's node agent (lib/agent/), reached through the reaping process's kubeconfig.
  */
 export type NodeFaultLocator =
-  { provider: "sim"; root: string } | { provider: "kind"; cluster: string; dockerHost?: string };
+  | { provider: "sim"; root: string }
+  | { provider: "kind"; cluster: string; dockerHost?: string }
+  | { provider: "existing"; agentNamespace: string };
 
 /** A cluster known to have the capabilities `R` (what a scenario declaring `requires: R` is handed). */
 export type ClusterWith<R extends NodeCapability> = ClusterUnderTest & {

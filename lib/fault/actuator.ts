@@ -1,12 +1,13 @@
 // How one fault action is applied to and reverted on a node, through the provider's capability
 // objects (this process) or through a reconnection from a journal record (reconnect.ts).
-import type { CapabilityMap, NodeCapability } from "../cluster/provider.js";
+import type { CapabilityMap, NodeCapability, NodeFaultOptions } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
 import { describeAction, type FaultAction } from "./types.js";
 
 /** Applies and reverts one fault action, node by node. Revert of a node not (fully) faulted is a no-op. */
 export interface FaultActuator {
-  apply(node: string): Promise<void>;
+  /** `deadline`: the fault's, for actuators that revert by themselves (the node agent). */
+  apply(node: string, deadline?: Date): Promise<void>;
   revert(node: string): Promise<void>;
 }
 
@@ -26,12 +27,19 @@ function need<C extends NodeCapability>(
   return found;
 }
 
+function deadlineOption(deadline: Date | undefined): NodeFaultOptions {
+  return deadline !== undefined ? { deadline } : {};
+}
+
 /** The actuator over this process's capability objects; checked before anything is applied. */
 export function capabilityActuator(action: FaultAction, capabilities: Partial<CapabilityMap>): FaultActuator {
   switch (action.kind) {
     case "stop": {
       const lifecycle = need(capabilities, "lifecycle", action);
-      return { apply: (node) => lifecycle.stopNode(node), revert: (node) => lifecycle.startNode(node) };
+      return {
+        apply: (node, deadline) => lifecycle.stopNode(node, deadlineOption(deadline)),
+        revert: (node) => lifecycle.startNode(node),
+      };
     }
     case "graceful-shutdown": {
       const shutdown = need(capabilities, "graceful-shutdown", action);
@@ -40,12 +48,15 @@ export function capabilityActuator(action: FaultAction, capabilities: Partial<Ca
     }
     case "partition": {
       const partition = need(capabilities, "partition", action);
-      return { apply: (node) => partition.partitionNode(node), revert: (node) => partition.healNode(node) };
+      return {
+        apply: (node, deadline) => partition.partitionNode(node, deadlineOption(deadline)),
+        revert: (node) => partition.healNode(node),
+      };
     }
     case "pressure": {
       const pressure = need(capabilities, "pressure", action);
       return {
-        apply: (node) => pressure.applyPressure(node, action.pressure),
+        apply: (node, deadline) => pressure.applyPressure(node, action.pressure, deadlineOption(deadline)),
         revert: (node) => pressure.relievePressure(node, action.pressure),
       };
     }

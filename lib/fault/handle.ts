@@ -153,7 +153,7 @@ export class FaultHandle implements AsyncDisposable {
       try {
         await this.#journal?.write(this.record);
         this.#firstEffect();
-        await this.#actuator.apply(node);
+        await this.#actuator.apply(node, this.deadline);
         this.#mark(node, "applied");
         await this.#journal?.write(this.record);
       } catch (error) {
@@ -170,7 +170,7 @@ export class FaultHandle implements AsyncDisposable {
       throw await this.#failed(nodes[0] ?? "", error);
     }
     this.#firstEffect();
-    const results = await Promise.allSettled(nodes.map((node) => this.#actuator.apply(node)));
+    const results = await Promise.allSettled(nodes.map((node) => this.#actuator.apply(node, this.deadline)));
     results.forEach((result, i) => {
       if (result.status === "fulfilled") this.#mark(nodes[i] ?? "", "applied");
     });

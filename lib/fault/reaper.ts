@@ -2,6 +2,7 @@
 // the record removed. A fault whose run still runs is left to it (it reverts its own faults).
 import { hostname } from "node:os";
 import { errorMessage } from "../errors.js";
+import type { k8s } from "../kube/client.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { FaultHandle } from "./handle.js";
 import type { FaultJournal, UnreadableRecord } from "./journal.js";
@@ -12,8 +13,10 @@ export interface ReapOptions {
   journal: FaultJournal;
   /** Only this run's records. Default: every record. */
   runId?: string;
-  /** Default: reconnectFromLocator. */
+  /** Default: reconnectFromLocator (with kubeConfig). */
   reconnect?: Reconnect;
+  /** The journal's cluster, for faults reverted through rekindle's node agent. Default: none (those fail). */
+  kubeConfig?: k8s.KubeConfig;
   /** Whether the process that holds a fault still runs. Default: same host and its pid alive. */
   holderAlive?: (holder: FaultHolder) => boolean;
   now?: () => number;
@@ -99,7 +102,10 @@ async function reapOne(record: FaultRecord, options: ReapOptions, reconnect: Rec
 /** Reverts every record the journal holds (of one run, given its id) whose run is gone. */
 export async function reapFaults(options: ReapOptions): Promise<ReapReport> {
   const { records, unreadable } = await options.journal.list(options.runId);
-  const reconnect = options.reconnect ?? reconnectFromLocator(options.progress ?? silentProgress);
+  const kc = options.kubeConfig;
+  const reconnect =
+    options.reconnect ??
+    reconnectFromLocator(options.progress ?? silentProgress, kc ? { kubeConfig: () => kc } : {});
   const entries: ReapEntry[] = [];
   // Oldest first: a later fault may sit on top of an earlier one's node.
   const ordered = [...records].sort((a, b) => Date.parse(a.appliedAt) - Date.parse(b.appliedAt));

@@ -1,6 +1,10 @@
 // How `rekindle reap` reaches a dead run's faulted nodes again, from the locator in its journal
 // record alone: the sim through its state directory (as `rekindle sim node` attaches), kind through
-// the node containers on the engine the record names. It only reverts; applying is a run's job.
+// the node containers on the engine the record names, a cluster rekindle did not create through its
+// node agent (lib/agent/) with the reaping process's kubeconfig. It only reverts; applying is a run's job.
+import { AgentClient } from "../agent/client.js";
+import { pressureAction } from "../agent/capabilities.js";
+import type { AgentAction } from "../agent/protocol.js";
 import type { NodeFaultLocator } from "../cluster/provider.js";
 import { KindNodes } from "../cluster/kind/nodes.js";
 import { relieveNode } from "../cluster/kind/pressure.js";
@@ -9,6 +13,7 @@ import { SimCluster } from "../cluster/sim/cluster.js";
 import { clearSimPressure } from "../cluster/sim/pressure.js";
 import { SimClusterUnderTest } from "../cluster/sim/under-test.js";
 import { RekindleError } from "../errors.js";
+import type { k8s } from "../kube/client.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import type { FaultActuator } from "./actuator.js";
 import { describeAction, type FaultAction } from "./types.js";
@@ -78,14 +83,58 @@ function kindActuator(cluster: string, dockerHost: string | undefined, action: F
   }
 }
 
+/** The agent's action for a fault action; undefined for one it does not offer (graceful shutdown). */
+function agentAction(action: FaultAction): AgentAction | undefined {
+  switch (action.kind) {
+    case "stop":
+    case "partition":
+      return action.kind;
+    case "pressure":
+      return pressureAction(action.pressure);
+    case "graceful-shutdown":
+      return undefined;
+  }
+}
+
+/** Through the agent in `namespace`: a revert request to the node's agent, answered once undone. */
+function agentActuator(
+  kubeConfig: (() => k8s.KubeConfig) | undefined,
+  namespace: string,
+  action: FaultAction,
+  progress: Progress,
+): FaultActuator {
+  if (kubeConfig === undefined) {
+    throw new RekindleError("INTERNAL", "reverting through the node agent needs the cluster's kubeconfig");
+  }
+  const client = new AgentClient(kubeConfig(), { namespace, progress });
+  const kind = agentAction(action);
+  if (kind === undefined) {
+    // Never applied through the agent (it offers no graceful shutdown): nothing of it to revert.
+    return revertOnly(action, () => Promise.resolve());
+  }
+  return revertOnly(action, async (node) => {
+    await client.revert(node, kind);
+  });
+}
+
+export interface ReconnectOptions {
+  /** The cluster the journal is in (asked for only when needed): faults on an existing cluster are reverted through its agent. */
+  kubeConfig?: () => k8s.KubeConfig;
+}
+
 /** Reconnects from a locator (Reconnect's default). */
-export function reconnectFromLocator(progress: Progress = silentProgress): Reconnect {
+export function reconnectFromLocator(
+  progress: Progress = silentProgress,
+  options: ReconnectOptions = {},
+): Reconnect {
   return (locator, action) => {
     try {
       return Promise.resolve(
         locator.provider === "sim"
           ? simActuator(locator.root, action, progress)
-          : kindActuator(locator.cluster, locator.dockerHost, action),
+          : locator.provider === "kind"
+            ? kindActuator(locator.cluster, locator.dockerHost, action)
+            : agentActuator(options.kubeConfig, locator.agentNamespace, action, progress),
       );
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));

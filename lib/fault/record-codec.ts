@@ -116,10 +116,12 @@ function decodeLocator(name: string, value: unknown): NodeFaultLocator {
       ...(typeof dockerHost === "string" ? { dockerHost } : {}),
     };
   }
+  if (isObject(value) && value["provider"] === "existing" && typeof value["agentNamespace"] === "string")
+    return { provider: "existing", agentNamespace: value["agentNamespace"] };
   throw unreadable(
     name,
     "revert",
-    `is ${JSON.stringify(value)}; valid: { provider: sim, root } or { provider: kind, cluster, dockerHost? }`,
+    `is ${JSON.stringify(value)}; valid: { provider: sim, root }, { provider: kind, cluster, dockerHost? } or { provider: existing, agentNamespace }`,
   );
 }
 

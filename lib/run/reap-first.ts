@@ -4,6 +4,7 @@ import type { ClusterUnderTest } from "../cluster/provider.js";
 import { errorMessage, RekindleError } from "../errors.js";
 import { ConfigMapJournal, type FaultJournal } from "../fault/journal.js";
 import { describeRecord, reapFaults, reapLines, type ReapEntry } from "../fault/reaper.js";
+import { reconnectFromLocator } from "../fault/reconnect.js";
 import type { Progress } from "../util/progress.js";
 
 /**
@@ -21,7 +22,12 @@ export async function reapBeforeRun(
 ): Promise<void> {
   let report;
   try {
-    report = await reapFaults({ journal, progress });
+    report = await reapFaults({
+      journal,
+      progress,
+      // Faults on an existing cluster are reverted through its agent, with the cluster's kubeconfig.
+      reconnect: reconnectFromLocator(progress, { kubeConfig: () => cluster.kubeConfig() }),
+    });
   } catch (error) {
     if (cluster.faultRails !== undefined)
       throw new RekindleError(

@@ -84,5 +84,9 @@ export function shippedModules(dirs: readonly string[] = ["lib", "suites"], root
  * loads each command lazily) and the controller command, with their static imports.
  */
 export function controllerModules(root = PROJECT_ROOT): Set<string> {
-  return loadedModules(["lib/cli/main.ts", "lib/cli/controller-command.ts"], root);
+  // The same image runs rekindle's node agent (fixtures/agent/daemonset.yaml): its packages too.
+  return loadedModules(
+    ["lib/cli/main.ts", "lib/cli/controller-command.ts", "lib/agent/daemon-main.ts"],
+    root,
+  );
 }

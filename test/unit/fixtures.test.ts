@@ -19,6 +19,7 @@ const SUBSTITUTIONS = {
   ATTACH_MS: "500",
   NODE: "worker-1",
   STORAGE_CLASS: "rekindle-sim",
+  IMAGE: "rekindle:0.1.0",
 };
 
 function yamlFiles(dir: string): string[] {
