@@ -3,7 +3,13 @@
 // the process that wrote it, so `rekindle reap` (and the next run) can undo what a dead run left.
 import { errorMessage } from "../errors.js";
 import { isConflict, isNotFound, k8s } from "../kube/client.js";
-import { decodeRecord, encodeRecord, JOURNAL_NAMESPACE, journalSelector, RUN_LABEL } from "./record-codec.js";
+import {
+  decodeRecord,
+  encodeRecord,
+  JOURNAL_LABEL,
+  JOURNAL_NAMESPACE,
+  journalSelector,
+} from "./record-codec.js";
 import type { FaultRecord } from "./types.js";
 
 /** A ConfigMap that holds no readable record, with the reason. */
@@ -51,7 +57,8 @@ export class ConfigMapJournal implements FaultJournal {
     if (this.#namespaceReady) return;
     try {
       await this.#api.createNamespace({
-        body: { metadata: { name: JOURNAL_NAMESPACE, labels: { [RUN_LABEL]: "journal" } } },
+        // Not a run's namespace (no run label): it outlives runs, holding each one's records until reverted.
+        body: { metadata: { name: JOURNAL_NAMESPACE, labels: { [JOURNAL_LABEL]: "namespace" } } },
       });
     } catch (error) {
       if (!isConflict(error)) throw error;
