@@ -64,6 +64,18 @@ const OBSERVE_STUCK_MS = 3 * POD_GC_PERIOD_MS;
  */
 const VOLUME_MOVED = "statefulset:va-attached-elsewhere";
 
+/** The controller's recovery, nothing done by hand: each workload back, then the rest of the watch. */
+async function awaitControllerRecovery(context: ScenarioContext): Promise<void> {
+  await awaitExpected(
+    context,
+    "statefulset:recovered",
+    VOLUME_MOVED,
+    "statefulset-plain:recovered",
+    "deployment:recovered",
+  );
+  await observeTail(context);
+}
+
 function recoveryOf(mode: NodeLossMode, inputs: ExpectationInputs): NodeLossRecovery {
   return mode === "controller" ? { mode, controller: inputs.controller } : { mode };
 }
@@ -88,14 +100,7 @@ function nodeLossScenario(mode: NodeLossMode) {
       await stopNodeAbruptly(context, node);
       if (mode === "controller") {
         // Recovery is the controller's; nothing to do by hand.
-        await awaitExpected(
-          context,
-          "statefulset:recovered",
-          VOLUME_MOVED,
-          "statefulset-plain:recovered",
-          "deployment:recovered",
-        );
-        await observeTail(context);
+        await awaitControllerRecovery(context);
         return;
       }
       await awaitExpected(
@@ -156,14 +161,7 @@ export const nodeLossControllerInCluster = defineScenario({
     await expectNodeLossReach(context, node, inClusterRecovery());
     await deployControllerInCluster(context, node);
     await stopNodeAbruptly(context, node);
-    await awaitExpected(
-      context,
-      "statefulset:recovered",
-      VOLUME_MOVED,
-      "statefulset-plain:recovered",
-      "deployment:recovered",
-    );
-    await observeTail(context);
+    await awaitControllerRecovery(context);
   },
 });
 
