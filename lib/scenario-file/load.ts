@@ -86,9 +86,32 @@ function expandPath(path: string): FileToLoad[] | string {
     .filter(
       (file) => statSync(file.absolute).isFile() && isScenarioText(readFileSync(file.absolute, "utf8")),
     );
-  if (files.length === 0)
-    return `${path}: a directory with no scenario file in it (a *.yaml or *.yml whose apiVersion is rekindle.dev/…)`;
+  if (files.length === 0) {
+    const below = subdirectoriesWithScenarios(path, absolute);
+    const hint =
+      below.length > 0
+        ? `; directories are not searched below their own files, and these hold scenario files: give them with -f each: ${below.join(", ")}`
+        : "";
+    return `${path}: a directory with no scenario file in it (a *.yaml or *.yml whose apiVersion is rekindle.dev/…)${hint}`;
+  }
   return files;
+}
+
+/** The directory's immediate subdirectories that hold scenario files (for the hint of an empty one). */
+function subdirectoriesWithScenarios(path: string, absolute: string): string[] {
+  return readdirSync(absolute, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+    .map((entry) => entry.name)
+    .sort()
+    .filter((name) =>
+      readdirSync(join(absolute, name), { withFileTypes: true }).some(
+        (file) =>
+          file.isFile() &&
+          SCENARIO_FILE_EXTENSIONS.some((extension) => file.name.endsWith(extension)) &&
+          isScenarioText(readFileSync(join(absolute, name, file.name), "utf8")),
+      ),
+    )
+    .map((name) => join(path, name));
 }
 
 /** Whether a file's text is a scenario (its apiVersion rekindle's) rather than a manifest beside it. */

@@ -152,6 +152,15 @@ describe("scenario files: loading", function () {
     });
   });
 
+  it("names the subdirectories that hold scenario files when a directory has none of its own", function () {
+    const examples = join(PROJECT_ROOT, "examples");
+    const error = loadError([examples]);
+    expect(error.message).to.include(`${examples}: a directory with no scenario file in it`);
+    expect(error.message).to.include(
+      `these hold scenario files: give them with -f each: ${join(examples, "database-pdb-controller")}, `,
+    );
+  });
+
   it("refuses a directory without scenario files, a path that is not there, and no path at all", function () {
     const error = loadError([join(DIR, "empty-dir"), join(DIR, "nowhere.yaml")]);
     expect(error.code).to.equal("INVALID_INPUT");
