@@ -69,15 +69,15 @@ export function guardedNodeFaults(faults: ExistingNodeFaults, rails: FaultRails)
   const shutdown = faults["graceful-shutdown"];
   return {
     lifecycle: {
-      stopNode: async (n) => (wall(n), lifecycle.stopNode(n)),
+      stopNode: async (n, options) => (wall(n), lifecycle.stopNode(n, options)),
       startNode: async (n) => (wall(n), lifecycle.startNode(n)),
     },
     partition: {
-      partitionNode: async (n) => (wall(n), partition.partitionNode(n)),
+      partitionNode: async (n, options) => (wall(n), partition.partitionNode(n, options)),
       healNode: async (n) => (wall(n), partition.healNode(n)),
     },
     pressure: {
-      applyPressure: async (n, kind) => (wall(n), pressure.applyPressure(n, kind)),
+      applyPressure: async (n, kind, options) => (wall(n), pressure.applyPressure(n, kind, options)),
       relievePressure: async (n, kind) => (wall(n), pressure.relievePressure(n, kind)),
     },
     ...(shutdown

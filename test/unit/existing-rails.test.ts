@@ -10,7 +10,12 @@ import {
   resolveFaultRails,
 } from "../../lib/cluster/existing-rails.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import type { ClusterUnderTest, ExistingNodeFaults, FaultRails } from "../../lib/cluster/provider.js";
+import type {
+  ClusterUnderTest,
+  ExistingNodeFaults,
+  FaultRails,
+  NodeFaultOptions,
+} from "../../lib/cluster/provider.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { FaultInjector } from "../../lib/fault/injector.js";
 import { reapFaults } from "../../lib/fault/reaper.js";
@@ -177,10 +182,16 @@ describe("existing cluster fault rails", () => {
     });
 
     function fakeAgent(log: string[]): ExistingNodeFaults {
-      const say = (what: string) => (n: string) => {
-        log.push(`${what} ${n}`);
-        return Promise.resolve();
-      };
+      // Logs each call, and the deadline when one is handed down (the agent arms its switch with it).
+      const say =
+        (what: string) =>
+        (n: string, ...rest: unknown[]) => {
+          const deadline = rest.find(
+            (r): r is NodeFaultOptions => typeof r === "object" && r !== null,
+          )?.deadline;
+          log.push(`${what} ${n}${deadline ? ` until ${deadline.toISOString()}` : ""}`);
+          return Promise.resolve();
+        };
       return {
         lifecycle: { stopNode: say("stop"), startNode: say("start") },
         partition: { partitionNode: say("partition"), healNode: say("heal") },
@@ -225,14 +236,15 @@ describe("existing cluster fault rails", () => {
       expect(await cluster.workerNodes()).to.deep.equal(["worker-2"]);
       expect(cluster.unsupported.lifecycle).to.equal(undefined);
       expect(cluster.unsupported["controller-manager-flags"]).to.be.a("string");
-      await cluster.capabilities.partition?.partitionNode("worker-2");
+      const deadline = new Date("2026-11-24T12:00:00.000Z");
+      await cluster.capabilities.partition?.partitionNode("worker-2", { deadline });
       const error = await rekindleRejection(
         cluster.capabilities.lifecycle?.stopNode("worker-1") ?? Promise.resolve(),
       );
       expect(error.message).to.include(
         "node worker-1 is not among the nodes faults are allowed on (worker-2",
       );
-      expect(log).to.deep.equal(["partition worker-2"]);
+      expect(log).to.deep.equal(["partition worker-2 until 2026-11-24T12:00:00.000Z"]);
     });
 
     it("the fault layer refuses a node outside the rails before any side effect, and leaves no record", async () => {
