@@ -7,6 +7,7 @@ import { errorMessage } from "../errors.js";
 import { k8s } from "../kube/client.js";
 import type { EvictionSettings, TimingProfile } from "./profiles.js";
 import type { KnobSource } from "./provider.js";
+import { isObject } from "../util/is-object.js";
 
 export type { KnobSource };
 
@@ -67,10 +68,6 @@ export function goDurationMs(text: unknown): number | undefined {
     rest = rest.slice(match[0].length);
   }
   return Math.round(ms);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 interface Reader {

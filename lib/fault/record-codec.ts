@@ -11,6 +11,8 @@ import {
   type FaultRecord,
 } from "./types.js";
 import type { NodeFaultLocator } from "../cluster/provider.js";
+import { isObject } from "../util/is-object.js";
+import { RUN_LABEL } from "../kube/apply.js";
 
 /**
  * Where records live. Not the controller's rekindle-system: the in-cluster scenario claims that
@@ -21,7 +23,6 @@ export const JOURNAL_LABEL = "rekindle.dev/journal";
 export const JOURNAL_LABEL_VALUE = "fault";
 export const RUN_ID_LABEL = "rekindle.dev/run-id";
 /** The label every object rekindle creates carries (DESIGN.md). */
-export const RUN_LABEL = "rekindle.dev/run";
 
 /** A run id as a label value: at most 63 of [A-Za-z0-9._-], starting and ending alphanumeric. */
 export function runIdLabel(runId: string): string {
@@ -73,10 +74,6 @@ function parseJson(name: string, field: string, text: string | undefined): unkno
   } catch {
     throw unreadable(name, field, `is not JSON: ${text.slice(0, 80)}`);
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function decodeAction(name: string, data: Record<string, string>): FaultAction {
