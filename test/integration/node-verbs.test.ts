@@ -3,31 +3,20 @@
 // `rekindle reap` leaves it until then and reverts it after, `rekindle node heal` ends it sooner,
 // `rekindle down` leaves nothing. Short: the fast profile, 2 workers, one 30 s deadline.
 import { expect } from "chai";
-import { execa } from "execa";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cachedSimBinaries } from "../../lib/build/sim-binaries.js";
 import { readSimState } from "../../lib/cluster/sim/state.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { pollUntil } from "../../lib/util/time.js";
+import { simCli } from "../support/sim-cli.js";
 
 const stateDir = mkdtempSync(join(tmpdir(), "rekindle-verbs-"));
 const env = { ...process.env, REKINDLE_STATE_DIR: stateDir };
-const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
 const NAME = "it-verbs";
 const SIM = ["--provider", "sim", "--name", NAME];
 
-function rekindle(...args: string[]) {
-  return execa(process.execPath, [bin, ...args], { env, reject: false, timeout: 180_000 });
-}
-
-function kubectl(kubeconfig: string, ...args: string[]) {
-  const binaries = cachedSimBinaries();
-  if (!binaries) throw new Error("sim binaries are not built (npm run test:integration builds them first)");
-  return execa(binaries.kubectl, ["--kubeconfig", kubeconfig, ...args], { reject: false, timeout: 60_000 });
-}
+const { rekindle, kubectl } = simCli(env);
 
 describe("rekindle up / node / down on the sim (verbs through the fault layer)", function () {
   let kubeconfig = "";
