@@ -11,12 +11,14 @@ import { silentProgress, type Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
 import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
 import { knobApi, readExistingKnobs, type KnobApi } from "./existing-knobs.js";
+import { chooseExistingStorage, readStorageFacts, type ExistingStorage } from "./existing-storage.js";
 import { checkRailsNode, resolveFaultRails, type FaultRailsRequest } from "./existing-rails.js";
 import type {
   CapabilityMap,
   ClusterUnderTest,
   EvictionSettings,
   ExistingNodeFaults,
+  StorageSettings,
   KnobSource,
   FaultRails,
   NodeCapability,
@@ -39,6 +41,8 @@ export interface ExistingClusterOptions {
   faultLocator?: NodeFaultLocator;
   /** Reads the kubelet's configz, Leases and conditions (knob values the windows use). Default: through kc; false: none. */
   knobs?: KnobApi | false;
+  /** --storage-class: the class of the suites' volume (must exist and let a volume move). Default: the cluster's default class. */
+  storageClass?: string;
   /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
   agent?: ExistingAgent;
 }
@@ -55,6 +59,11 @@ const HANDS_OFF =
   "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --nodes-selector or --nodes (through rekindle's node agent)";
 const NEEDS_AGENT =
   "node faults on a cluster rekindle did not create go through rekindle's node agent (rekindle agent install), which this run does not have";
+/** The bundled controller fences out of band; the agent, on the very node that is lost or cut off, is no fence. */
+const NO_FENCE =
+  "the recovery controller fences a lost node by powering it off out of band (Redfish, fence agents or a webhook: lib/controller/drivers/), and rekindle knows no such way into this cluster's machines; its node agent is no fence (it runs on the very node that is lost or cut off)";
+const NO_CONTROLLER_HERE =
+  "deploying the recovery controller (fixtures/controller/) here needs its image on the nodes and a fence driver that reaches this cluster's machines out of band, which rekindle is not given";
 const NEVER_HERE = "rekindle does not change the control plane of a cluster it did not create";
 
 const NODE_FAULTS = ["lifecycle", "partition", "pressure", "graceful-shutdown"] as const;
@@ -96,11 +105,11 @@ function unsupportedFor(
     rails === undefined ? HANDS_OFF : agent ? "the node agent does not offer it" : NEEDS_AGENT;
   const unsupported: Partial<Record<NodeCapability, string>> = {
     "controller-manager-flags": NEVER_HERE,
-    fencing: HANDS_OFF,
+    fencing: rails === undefined ? HANDS_OFF : NO_FENCE,
     "clock-skew": HANDS_OFF,
     "apiserver-pause": NEVER_HERE,
     "node-reregistration": HANDS_OFF,
-    "in-cluster-controller": HANDS_OFF,
+    "in-cluster-controller": rails === undefined ? HANDS_OFF : NO_CONTROLLER_HERE,
   };
   for (const name of NODE_FAULTS as readonly NodeFaultName[])
     if (offered[name] === undefined) unsupported[name] = nodeReason;
@@ -116,6 +125,7 @@ interface ExistingClusterInit {
   rails?: FaultRails;
   nodeFaults?: ExistingNodeFaults;
   faultLocator?: NodeFaultLocator;
+  storage: Omit<ExistingStorage, "summary">;
 }
 
 /** Upstream kubelet defaults (graceful node shutdown is off unless configured). */
@@ -160,6 +170,26 @@ async function readKnobs(
   return { profile: read.profile, eviction: read.eviction, knobSources: [...read.sources, ...latencies] };
 }
 
+/**
+ * The suites' storage (existing-storage.ts). Where the classes cannot be read (no RBAC to list
+ * them), a named class is taken as it is, assumed to attach; without one the volume is refused.
+ */
+async function existingStorage(kc: k8s.KubeConfig, requested: string | undefined): Promise<ExistingStorage> {
+  let facts;
+  try {
+    facts = await readStorageFacts(kc);
+  } catch (error) {
+    const why = `StorageClasses not read (${errorMessage(error)})`;
+    if (requested !== undefined)
+      return {
+        storage: { storageClass: requested, attachRequired: true },
+        summary: `storage: StorageClass ${requested} (--storage-class); ${why}: assumed to let a volume move and to attach`,
+      };
+    return { volumesStayPut: `${why}; name a class with --storage-class`, summary: `storage: ${why}` };
+  }
+  return chooseExistingStorage(facts, requested);
+}
+
 export class ExistingCluster implements ClusterUnderTest {
   readonly provider = "existing" as const;
   readonly runId: string;
@@ -174,6 +204,9 @@ export class ExistingCluster implements ClusterUnderTest {
   readonly eviction: EvictionSettings;
   readonly knobSources: readonly KnobSource[];
   readonly description: string;
+  /** The class the suites' volume gets (--storage-class, else the default), when it can serve. */
+  readonly storage?: StorageSettings;
+  readonly volumesStayPut?: string;
   readonly #kc: k8s.KubeConfig;
   /** Present only when the agent's locator was handed in: then faults are journalled. */
   faultLocator?(): NodeFaultLocator;
@@ -184,6 +217,8 @@ export class ExistingCluster implements ClusterUnderTest {
     this.eviction = init.eviction;
     this.knobSources = init.knobSources;
     this.description = init.description;
+    if (init.storage.storage !== undefined) this.storage = init.storage.storage;
+    if (init.storage.volumesStayPut !== undefined) this.volumesStayPut = init.storage.volumesStayPut;
     this.runId = `existing-${randomBytes(4).toString("hex")}`;
     const locator = init.faultLocator;
     if (locator !== undefined) this.faultLocator = () => locator;
@@ -237,9 +272,12 @@ export class ExistingCluster implements ClusterUnderTest {
           )
         : undefined;
     const knobs = await readKnobs(core, options.knobs ?? knobApi(kc), rails, profile);
+    const { summary, ...storage } = await existingStorage(kc, options.storageClass);
+    progress.info(summary);
     return new ExistingCluster({
       kc,
       ...knobs,
+      storage,
       description: `existing cluster, context ${context} (${server})`,
       ...(rails ? { rails, ...(await nodeFaultsOf(kc, options)) } : {}),
     });
