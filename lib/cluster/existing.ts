@@ -43,6 +43,8 @@ export interface ExistingClusterOptions {
   knobs?: KnobApi | false;
   /** --storage-class: the class of the suites' volume (must exist and let a volume move). Default: the cluster's default class. */
   storageClass?: string;
+  /** Choose the suites' storage (a run deploys the volume; the verbs deploy nothing). Default true. */
+  storage?: boolean;
   /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
   agent?: ExistingAgent;
 }
@@ -272,8 +274,9 @@ export class ExistingCluster implements ClusterUnderTest {
           )
         : undefined;
     const knobs = await readKnobs(core, options.knobs ?? knobApi(kc), rails, profile);
-    const { summary, ...storage } = await existingStorage(kc, options.storageClass);
-    progress.info(summary);
+    const { summary, ...storage } =
+      options.storage === false ? { summary: undefined } : await existingStorage(kc, options.storageClass);
+    if (summary !== undefined) progress.info(summary);
     return new ExistingCluster({
       kc,
       ...knobs,
