@@ -4,7 +4,7 @@
 // node-loss/manual-out-of-service and passes: the node is lost through the agent, and the
 // StatefulSet with a volume recovers on another node after the out-of-service taint. Then a run
 // is SIGKILLed once the agent applied its fault: the agent reverts it at the run's --fault-deadline
-// by itself, the node is Ready again, and `rekindle reap` leaves the journal empty.
+// by itself, the node is Ready again, and `rekindle reap` removes the dead run's record and namespace.
 // Storage: kind's default class (local-path) keeps a volume on one node, and rekindle-shared is
 // provisioned only inside a `rekindle run --provider kind` process. What works here without any
 // rekindle process: pre-made hostPath volumes under the directory kind-config.yaml shares between
@@ -22,6 +22,7 @@ import { RUN_LABEL } from "../../lib/kube/apply.js";
 import { isNotFound, k8s, loadKubeConfig } from "../../lib/kube/client.js";
 import { NODE_LOCAL_ANNOTATION } from "../../lib/kube/storage-classes.js";
 import type { RunSummary } from "../../lib/report/summary.js";
+import { pollUntil } from "../../lib/util/time.js";
 import {
   keptKindCluster,
   kindWorkers,
@@ -181,7 +182,7 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
     expect(await runNamespaces(), "namespaces of a run").to.deep.equal([]);
   });
 
-  it("SIGKILLed mid-fault: the agent reverts at the deadline by itself, and reap leaves the journal empty", async function () {
+  it("SIGKILLed mid-fault: the agent reverts at the deadline by itself; reap removes the record and the namespace", async function () {
     allowFor(this, 15 * 60_000);
     const reportDir = mkdtempSync(join(tmpdir(), "existing-it-"));
     const child = cli(
@@ -213,19 +214,24 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
       namespace: AGENT_NAMESPACE,
     });
     expect(request.data?.["message"]).to.match(/^reverted at its deadline/);
-    // The dead run could not remove its journal record nor its scenario's namespace.
+    // The dead run could not remove its journal record nor its scenario's namespace: reap does.
     const left = await runNamespaces();
     log(`left by the killed run: journal ${(await journal()).join(", ")}; namespaces ${left.join(", ")}`);
     expect(await journal(), "the killed run's record").to.have.length(1);
+    expect(left, "the killed run's scenario namespace").to.have.length(1);
     const reap = await cli(["reap"]);
     expect(reap.exitCode, reap.all).to.equal(0);
     expect(reap.all).to.match(new RegExp(`reverted stop of ${target}`));
+    expect(reap.all).to.include(`deleted namespace ${left[0] ?? ""}`);
     expect(await journal(), "fault journal after reap").to.deep.equal([]);
+    await pollUntil(async () => ((await runNamespaces()).length === 0 ? true : undefined), {
+      what: "the killed run's namespace gone",
+      timeoutMs: 180_000,
+    });
     const again = await cli(["reap"]);
     expect(again.exitCode, again.all).to.equal(0);
     expect(again.all).to.include("fault journal: nothing left by an earlier run");
     expect(await until(target, "True", 10_000)).to.be.below(10_000);
-    for (const name of left) await core.deleteNamespace({ name });
   });
 
   it("uninstall leaves no agent behind", async function () {
