@@ -23,6 +23,7 @@ import type {
   FaultRails,
   NodeCapability,
   NodeFaultLocator,
+  ProviderLatencies,
 } from "./provider.js";
 
 export interface ExistingClusterOptions {
@@ -54,8 +55,15 @@ export type ExistingAgent = (
   kc: k8s.KubeConfig,
 ) => Promise<{ nodeFaults: ExistingNodeFaults; faultLocator: NodeFaultLocator } | undefined>;
 
-/** Container start and attach on hardware rekindle cannot see: assumed, and reported as such. */
-const ASSUMED_LATENCIES = { podStartMs: 5_000, attachMs: 5_000 };
+/**
+ * Container start and attach on hardware rekindle cannot see: assumed, and reported as such. A
+ * start window is [start, start + 1 s] widened by the profile's slack, so an assumed start as long
+ * as the slack opens it at 0: nothing claims a pod cannot start faster than a guess (a 5 s guess
+ * judged kind-as-existing's 1.3 s starts "early"), and it closes at 2 × slack + 1 s.
+ */
+function assumedLatencies(profile: TimingProfile): ProviderLatencies {
+  return { podStartMs: profile.slackMs, attachMs: 5_000 };
+}
 
 const HANDS_OFF =
   "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --nodes-selector or --nodes (through rekindle's node agent)";
@@ -80,15 +88,16 @@ export function guardedNodeFaults(faults: ExistingNodeFaults, rails: FaultRails)
   const shutdown = faults["graceful-shutdown"];
   return {
     lifecycle: {
-      stopNode: async (n) => (wall(n), lifecycle.stopNode(n)),
+      // The fault handle's deadline goes on to the agent: its dead-man's switch reverts then.
+      stopNode: async (n, o) => (wall(n), lifecycle.stopNode(n, o)),
       startNode: async (n) => (wall(n), lifecycle.startNode(n)),
     },
     partition: {
-      partitionNode: async (n) => (wall(n), partition.partitionNode(n)),
+      partitionNode: async (n, o) => (wall(n), partition.partitionNode(n, o)),
       healNode: async (n) => (wall(n), partition.healNode(n)),
     },
     pressure: {
-      applyPressure: async (n, kind) => (wall(n), pressure.applyPressure(n, kind)),
+      applyPressure: async (n, kind, o) => (wall(n), pressure.applyPressure(n, kind, o)),
       relievePressure: async (n, kind) => (wall(n), pressure.relievePressure(n, kind)),
     },
     ...(shutdown
@@ -159,11 +168,11 @@ async function readKnobs(
   rails: FaultRails | undefined,
   profile: TimingProfile,
 ): Promise<Pick<ExistingClusterInit, "profile" | "eviction" | "knobSources">> {
-  const latencies: KnobSource[] = Object.entries(ASSUMED_LATENCIES).map(([name, ms]) => ({
+  const latencies: KnobSource[] = Object.entries(assumedLatencies(profile)).map(([name, ms]) => ({
     name,
     value: `${ms} ms`,
     source: "assumed",
-    from: "the existing provider cannot see the machines: a generous guess",
+    from: "the existing provider cannot see the machines: the profile's slack, so its window opens at 0",
   }));
   if (api === false) return { profile, eviction: UPSTREAM_EVICTION, knobSources: latencies };
   const workers = (await core.listNode()).items.filter((n) => !isControlPlaneNode(n));
@@ -200,8 +209,8 @@ export class ExistingCluster implements ClusterUnderTest {
   /** None unless faults are allowed and the agent is there: then the agent's, walled to the rails. */
   readonly capabilities: Partial<CapabilityMap>;
   readonly faultRails?: FaultRails;
-  /** Unknown hardware and storage: generous guesses, only used by scenarios that move pods. */
-  readonly latencies = ASSUMED_LATENCIES;
+  /** Unknown hardware: assumed (assumedLatencies), used only by scenarios that move pods. */
+  readonly latencies: ProviderLatencies;
   /** The kubelet's, read through configz where it answered; upstream's defaults otherwise. */
   readonly eviction: EvictionSettings;
   readonly knobSources: readonly KnobSource[];
@@ -216,6 +225,7 @@ export class ExistingCluster implements ClusterUnderTest {
   private constructor(init: ExistingClusterInit) {
     this.#kc = init.kc;
     this.profile = init.profile;
+    this.latencies = assumedLatencies(init.profile);
     this.eviction = init.eviction;
     this.knobSources = init.knobSources;
     this.description = init.description;
