@@ -3,6 +3,7 @@
 import { agentNodeFaults } from "../agent/capabilities.js";
 import { AGENT_NAMESPACE } from "../agent/protocol.js";
 import type { ExistingNodeFaults, NodeFaultLocator } from "../cluster/provider.js";
+import { RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import type { Progress } from "../util/progress.js";
 
@@ -17,8 +18,21 @@ export interface AgentFaults {
  * `rekindle agent install` hint) when the agent is not installed and Ready there.
  */
 export async function agentFaults(kc: k8s.KubeConfig, progress: Progress): Promise<AgentFaults> {
-  return {
-    nodeFaults: await agentNodeFaults(kc, { namespace: AGENT_NAMESPACE, progress }),
-    faultLocator: { provider: "existing", agentNamespace: AGENT_NAMESPACE },
-  };
+  let nodeFaults: ExistingNodeFaults;
+  try {
+    nodeFaults = await agentNodeFaults(kc, { namespace: AGENT_NAMESPACE, progress });
+  } catch (error) {
+    // --allow-faults on a cluster without the agent asks for what cannot be done: bad input (exit 2).
+    if (error instanceof RekindleError && error.code === "PRECONDITION")
+      throw new RekindleError(
+        "INVALID_INPUT",
+        `--allow-faults needs rekindle's node agent: ${error.message}`,
+        {
+          ...(error.hint !== undefined ? { hint: error.hint } : {}),
+          cause: error,
+        },
+      );
+    throw error;
+  }
+  return { nodeFaults, faultLocator: { provider: "existing", agentNamespace: AGENT_NAMESPACE } };
 }

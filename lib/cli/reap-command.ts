@@ -2,6 +2,7 @@
 // the fault journal in the cluster, and removes their records.
 import { parseArgs } from "node:util";
 import { errorMessage, RekindleError } from "../errors.js";
+import { deadExistingRuns, deleteRunNamespaces } from "../fault/dead-run-namespaces.js";
 import { ConfigMapJournal } from "../fault/journal.js";
 import { JOURNAL_NAMESPACE } from "../fault/record-codec.js";
 import { reapFaults, reapLines, type ReapReport } from "../fault/reaper.js";
@@ -12,6 +13,7 @@ import { EXIT_CODES } from "./exit-codes.js";
 export const REAP_USAGE = `rekindle reap [--kubeconfig K] [--context C] [--run-id R]
       revert every node fault the cluster's fault journal (ConfigMaps in namespace ${JOURNAL_NAMESPACE})
       still holds from a run that is gone, and remove its record; --run-id: only that run's.
+      On a cluster rekindle did not create, the namespaces of such a run's scenarios go too.
       A fault whose run still runs on this machine is left to it; one held by a run on another
       machine is left until its deadline unless --run-id names that run.
       Kubeconfig as kubectl picks it (default $KUBECONFIG, else ~/.kube/config; its current context).
@@ -75,5 +77,12 @@ export async function reapCommand(args: string[]): Promise<number> {
     );
   }
   for (const line of reapLines(report)) process.stdout.write(`${line}\n`);
+  try {
+    for (const name of await deleteRunNamespaces(kc, deadExistingRuns(report)))
+      process.stdout.write(`  deleted namespace ${name}, left by the dead run\n`);
+  } catch (error) {
+    process.stdout.write(`  FAILED to delete the dead runs' namespaces: ${errorMessage(error)}\n`);
+    return EXIT_CODES.infrastructure;
+  }
   return reapExitCode(report);
 }

@@ -21,6 +21,7 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
              [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
+             [--storage-class SC]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
       signoff.md, charts/, allure-report/), written also when the harness breaks; -o json prints
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
@@ -40,7 +41,10 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 default 1); a preflight prints what, where and until when; refused while the
                 cluster's fault journal holds another run's live fault; --fault-deadline: when a
                 fault with no duration of its own is reverted at the latest (default 1h; at least
-                the profile's grace period + unreachable toleration + 1m, at most 1h)`;
+                the profile's grace period + unreachable toleration + 1m, at most 1h)
+      --storage-class: existing only: the StorageClass of the scenarios' StatefulSet volume (default:
+                the cluster's default class); one that keeps each volume on one node (local-path,
+                local volumes) is refused, and as the default it skips the scenarios with a volume`;
 export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... ${OUTPUT_USAGE} [--markdown]
       the scenarios and their expected timelines (as on the sim provider); with -f, the scenario
       files' windows derived from their workloads' specs (each workload assumed to lose one pod
@@ -71,6 +75,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       nodes: { type: "string" },
       "max-faulted-nodes": { type: "string" },
       "fault-deadline": { type: "string" },
+      "storage-class": { type: "string" },
       ...OUTPUT_OPTION,
     },
     strict: true,
@@ -84,6 +89,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values.image !== undefined ? { kindImage: values.image } : {}),
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
+    ...(values["storage-class"] !== undefined ? { storageClass: values["storage-class"] } : {}),
     ...(rails !== undefined
       ? { rails, agent: (kc: k8s.KubeConfig) => agentFaults(kc, consoleProgress()) }
       : {}),

@@ -52,6 +52,7 @@ export async function openVerbCluster(
         ...(values.context !== undefined ? { context: values.context } : {}),
         ...(options.rails !== undefined ? { rails: options.rails } : {}),
         agent: (kc) => agentFaults(kc, progress),
+        storage: false,
         progress,
       });
   }

@@ -42,6 +42,8 @@ export interface ClusterChoiceOptions {
   /** existing: kubeconfig path and context. */
   kubeconfig?: string;
   context?: string;
+  /** existing: --storage-class. Default: the cluster's default class. */
+  storageClass?: string;
   /** existing: --allow-faults and the nodes it allows. Default: no node faults. */
   rails?: FaultRailsRequest;
   /** existing: the node agent's capabilities and its locator (lib/agent/). Default: none. */
@@ -130,6 +132,7 @@ export async function openClusterUnderTest(
       return ExistingCluster.open({
         ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
         ...(options.context !== undefined ? { context: options.context } : {}),
+        ...(options.storageClass !== undefined ? { storageClass: options.storageClass } : {}),
         profile: options.profile,
         ...(options.rails !== undefined ? { rails: options.rails } : {}),
         ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),

@@ -11,16 +11,19 @@ import { silentProgress, type Progress } from "../util/progress.js";
 import { withTimeout } from "../util/time.js";
 import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
 import { knobApi, readExistingKnobs, type KnobApi } from "./existing-knobs.js";
+import { chooseExistingStorage, readStorageFacts, type ExistingStorage } from "./existing-storage.js";
 import { checkRailsNode, resolveFaultRails, type FaultRailsRequest } from "./existing-rails.js";
 import type {
   CapabilityMap,
   ClusterUnderTest,
   EvictionSettings,
   ExistingNodeFaults,
+  StorageSettings,
   KnobSource,
   FaultRails,
   NodeCapability,
   NodeFaultLocator,
+  ProviderLatencies,
 } from "./provider.js";
 
 export interface ExistingClusterOptions {
@@ -39,6 +42,10 @@ export interface ExistingClusterOptions {
   faultLocator?: NodeFaultLocator;
   /** Reads the kubelet's configz, Leases and conditions (knob values the windows use). Default: through kc; false: none. */
   knobs?: KnobApi | false;
+  /** --storage-class: the class of the suites' volume (must exist and let a volume move). Default: the cluster's default class. */
+  storageClass?: string;
+  /** Choose the suites' storage (a run deploys the volume; the verbs deploy nothing). Default true. */
+  storage?: boolean;
   /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
   agent?: ExistingAgent;
 }
@@ -48,13 +55,25 @@ export type ExistingAgent = (
   kc: k8s.KubeConfig,
 ) => Promise<{ nodeFaults: ExistingNodeFaults; faultLocator: NodeFaultLocator } | undefined>;
 
-/** Container start and attach on hardware rekindle cannot see: assumed, and reported as such. */
-const ASSUMED_LATENCIES = { podStartMs: 5_000, attachMs: 5_000 };
+/**
+ * Container start and attach on hardware rekindle cannot see: assumed, and reported as such. A
+ * start window is [start, start + 1 s] widened by the profile's slack, so an assumed start as long
+ * as the slack opens it at 0: nothing claims a pod cannot start faster than a guess (a 5 s guess
+ * judged kind-as-existing's 1.3 s starts "early"), and it closes at 2 × slack + 1 s.
+ */
+function assumedLatencies(profile: TimingProfile): ProviderLatencies {
+  return { podStartMs: profile.slackMs, attachMs: 5_000 };
+}
 
 const HANDS_OFF =
   "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --nodes-selector or --nodes (through rekindle's node agent)";
 const NEEDS_AGENT =
   "node faults on a cluster rekindle did not create go through rekindle's node agent (rekindle agent install), which this run does not have";
+/** The bundled controller fences out of band; the agent, on the very node that is lost or cut off, is no fence. */
+const NO_FENCE =
+  "the recovery controller fences a lost node by powering it off out of band (Redfish, fence agents or a webhook: lib/controller/drivers/), and rekindle knows no such way into this cluster's machines; its node agent is no fence (it runs on the very node that is lost or cut off)";
+const NO_CONTROLLER_HERE =
+  "deploying the recovery controller (fixtures/controller/) here needs its image on the nodes and a fence driver that reaches this cluster's machines out of band, which rekindle is not given";
 const NEVER_HERE = "rekindle does not change the control plane of a cluster it did not create";
 
 const NODE_FAULTS = ["lifecycle", "partition", "pressure", "graceful-shutdown"] as const;
@@ -96,11 +115,11 @@ function unsupportedFor(
     rails === undefined ? HANDS_OFF : agent ? "the node agent does not offer it" : NEEDS_AGENT;
   const unsupported: Partial<Record<NodeCapability, string>> = {
     "controller-manager-flags": NEVER_HERE,
-    fencing: HANDS_OFF,
+    fencing: rails === undefined ? HANDS_OFF : NO_FENCE,
     "clock-skew": HANDS_OFF,
     "apiserver-pause": NEVER_HERE,
     "node-reregistration": HANDS_OFF,
-    "in-cluster-controller": HANDS_OFF,
+    "in-cluster-controller": rails === undefined ? HANDS_OFF : NO_CONTROLLER_HERE,
   };
   for (const name of NODE_FAULTS as readonly NodeFaultName[])
     if (offered[name] === undefined) unsupported[name] = nodeReason;
@@ -116,6 +135,7 @@ interface ExistingClusterInit {
   rails?: FaultRails;
   nodeFaults?: ExistingNodeFaults;
   faultLocator?: NodeFaultLocator;
+  storage: Omit<ExistingStorage, "summary">;
 }
 
 /** Upstream kubelet defaults (graceful node shutdown is off unless configured). */
@@ -147,17 +167,37 @@ async function readKnobs(
   rails: FaultRails | undefined,
   profile: TimingProfile,
 ): Promise<Pick<ExistingClusterInit, "profile" | "eviction" | "knobSources">> {
-  const latencies: KnobSource[] = Object.entries(ASSUMED_LATENCIES).map(([name, ms]) => ({
+  const latencies: KnobSource[] = Object.entries(assumedLatencies(profile)).map(([name, ms]) => ({
     name,
     value: `${ms} ms`,
     source: "assumed",
-    from: "the existing provider cannot see the machines: a generous guess",
+    from: "the existing provider cannot see the machines: the profile's slack, so its window opens at 0",
   }));
   if (api === false) return { profile, eviction: UPSTREAM_EVICTION, knobSources: latencies };
   const workers = (await core.listNode()).items.filter((n) => !isControlPlaneNode(n));
   const node = rails?.allowedNodes[0] ?? workers[0]?.metadata?.name;
   const read = await readExistingKnobs(api, node, profile, UPSTREAM_EVICTION);
   return { profile: read.profile, eviction: read.eviction, knobSources: [...read.sources, ...latencies] };
+}
+
+/**
+ * The suites' storage (existing-storage.ts). Where the classes cannot be read (no RBAC to list
+ * them), a named class is taken as it is, assumed to attach; without one the volume is refused.
+ */
+async function existingStorage(kc: k8s.KubeConfig, requested: string | undefined): Promise<ExistingStorage> {
+  let facts;
+  try {
+    facts = await readStorageFacts(kc);
+  } catch (error) {
+    const why = `StorageClasses not read (${errorMessage(error)})`;
+    if (requested !== undefined)
+      return {
+        storage: { storageClass: requested, attachRequired: true },
+        summary: `storage: StorageClass ${requested} (--storage-class); ${why}: assumed to let a volume move and to attach`,
+      };
+    return { volumesStayPut: `${why}; name a class with --storage-class`, summary: `storage: ${why}` };
+  }
+  return chooseExistingStorage(facts, requested);
 }
 
 export class ExistingCluster implements ClusterUnderTest {
@@ -168,12 +208,15 @@ export class ExistingCluster implements ClusterUnderTest {
   /** None unless faults are allowed and the agent is there: then the agent's, walled to the rails. */
   readonly capabilities: Partial<CapabilityMap>;
   readonly faultRails?: FaultRails;
-  /** Unknown hardware and storage: generous guesses, only used by scenarios that move pods. */
-  readonly latencies = ASSUMED_LATENCIES;
+  /** Unknown hardware: assumed (assumedLatencies), used only by scenarios that move pods. */
+  readonly latencies: ProviderLatencies;
   /** The kubelet's, read through configz where it answered; upstream's defaults otherwise. */
   readonly eviction: EvictionSettings;
   readonly knobSources: readonly KnobSource[];
   readonly description: string;
+  /** The class the suites' volume gets (--storage-class, else the default), when it can serve. */
+  readonly storage?: StorageSettings;
+  readonly volumesStayPut?: string;
   readonly #kc: k8s.KubeConfig;
   /** Present only when the agent's locator was handed in: then faults are journalled. */
   faultLocator?(): NodeFaultLocator;
@@ -181,9 +224,12 @@ export class ExistingCluster implements ClusterUnderTest {
   private constructor(init: ExistingClusterInit) {
     this.#kc = init.kc;
     this.profile = init.profile;
+    this.latencies = assumedLatencies(init.profile);
     this.eviction = init.eviction;
     this.knobSources = init.knobSources;
     this.description = init.description;
+    if (init.storage.storage !== undefined) this.storage = init.storage.storage;
+    if (init.storage.volumesStayPut !== undefined) this.volumesStayPut = init.storage.volumesStayPut;
     this.runId = `existing-${randomBytes(4).toString("hex")}`;
     const locator = init.faultLocator;
     if (locator !== undefined) this.faultLocator = () => locator;
@@ -237,9 +283,13 @@ export class ExistingCluster implements ClusterUnderTest {
           )
         : undefined;
     const knobs = await readKnobs(core, options.knobs ?? knobApi(kc), rails, profile);
+    const { summary, ...storage } =
+      options.storage === false ? { summary: undefined } : await existingStorage(kc, options.storageClass);
+    if (summary !== undefined) progress.info(summary);
     return new ExistingCluster({
       kc,
       ...knobs,
+      storage,
       description: `existing cluster, context ${context} (${server})`,
       ...(rails ? { rails, ...(await nodeFaultsOf(kc, options)) } : {}),
     });

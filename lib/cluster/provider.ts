@@ -232,6 +232,11 @@ export interface ClusterUnderTest extends AsyncDisposable {
   readonly eviction: EvictionSettings;
   /** Storage for the StatefulSet's volume; undefined where the provider deploys no volumes. */
   readonly storage?: StorageSettings;
+  /**
+   * Why the built-in scenarios' StatefulSet volume could not follow its pod to another node here
+   * (node-local storage, or none to be had); those scenarios are skipped with it. Absent: it can.
+   */
+  readonly volumesStayPut?: string;
   kubeConfig(): k8s.KubeConfig;
   /** Worker nodes suites may disturb (never a control-plane node). */
   workerNodes(): Promise<string[]>;

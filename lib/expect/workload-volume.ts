@@ -2,7 +2,7 @@
 // another node, if it ever can. Read from its claims, the StorageClasses and PersistentVolumes of
 // its own manifests, and the cluster's StorageClasses (passed in: this file reads no cluster).
 import type { k8s } from "../kube/client.js";
-import { storageClassInfo, type StorageClassInfo } from "../kube/storage-classes.js";
+import { NODE_LOCAL_PROVISIONERS, storageClassInfo, type StorageClassInfo } from "../kube/storage-classes.js";
 
 /**
  * - "node-local": a claim on storage that lives on one node (local-path, local PersistentVolumes):
@@ -15,18 +15,7 @@ import { storageClassInfo, type StorageClassInfo } from "../kube/storage-classes
  */
 export type VolumeKind = "node-local" | "rwo-attach" | "rwx" | "none";
 
-/**
- * Provisioners whose volumes stay on the node that first used them: Rancher's local-path (kind's
- * default StorageClass), the static local PersistentVolumes of `kubernetes.io/no-provisioner`,
- * OpenEBS LocalPV and TopoLVM. Any other class can say so with rekindle.dev/node-local: "true".
- */
-export const NODE_LOCAL_PROVISIONERS: readonly string[] = [
-  "rancher.io/local-path",
-  "kubernetes.io/no-provisioner",
-  "openebs.io/local",
-  "topolvm.io",
-  "topolvm.cybozu.com",
-];
+export { NODE_LOCAL_PROVISIONERS };
 const NO_PROVISIONER = "kubernetes.io/no-provisioner";
 
 export interface WorkloadVolume {

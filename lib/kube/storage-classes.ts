@@ -36,6 +36,34 @@ export function storageClassInfo(sc: Pick<k8s.V1StorageClass, "metadata" | "prov
   };
 }
 
+/**
+ * Provisioners whose volumes stay on the node that first used them: Rancher's local-path (kind's
+ * default StorageClass), the static local PersistentVolumes of `kubernetes.io/no-provisioner`,
+ * OpenEBS LocalPV and TopoLVM. Any other class can say so with rekindle.dev/node-local: "true".
+ */
+export const NODE_LOCAL_PROVISIONERS: readonly string[] = [
+  "rancher.io/local-path",
+  "kubernetes.io/no-provisioner",
+  "openebs.io/local",
+  "topolvm.io",
+  "topolvm.cybozu.com",
+];
+
+/**
+ * Why the class keeps each volume on one node, by its own annotation, else its provisioner;
+ * undefined when its volumes can follow a pod. (The workload model refines this for a
+ * no-provisioner class whose volumes a scenario brings: lib/expect/workload-volume.ts.)
+ */
+export function nodeLocalClassWhy(info: StorageClassInfo): string | undefined {
+  const label = `StorageClass ${info.name} (${info.provisioner})`;
+  if (info.nodeLocal !== undefined)
+    return info.nodeLocal ? `${label} is marked ${NODE_LOCAL_ANNOTATION}: "true"` : undefined;
+  if (!NODE_LOCAL_PROVISIONERS.includes(info.provisioner)) return undefined;
+  return info.provisioner === "kubernetes.io/no-provisioner"
+    ? `${label} serves pre-made local volumes, each on one node`
+    : `${label} keeps each volume on the node that first used it`;
+}
+
 /** The cluster's StorageClasses (one LIST; a cluster has a handful). */
 export async function listStorageClasses(kc: k8s.KubeConfig): Promise<StorageClassInfo[]> {
   const list = await kc.makeApiClient(k8s.StorageV1Api).listStorageClass();

@@ -53,6 +53,13 @@ export function faultPreflightLines(
     ...faulting,
   );
   if (skipped.length > 0) lines.push(`  skipped:   ${skipped.join(", ")} (each says why)`);
+  const storage = cluster.storage;
+  if (storage !== undefined)
+    lines.push(
+      `  storage:   the StatefulSet's volume from StorageClass ${storage.storageClass} (${storage.attachRequired ? "attached to a node: detached from the lost one first" : "nothing to attach"})`,
+    );
+  else if (cluster.volumesStayPut !== undefined)
+    lines.push(`  storage:   scenarios with a volume are skipped: ${cluster.volumesStayPut}`);
   const otherwise = rails.deadlineMs ?? FAULT_DEADLINES.defaultMs;
   const latest = new Date(now + Math.max(otherwise, FAULT_DEADLINES.maxMs)).toISOString();
   lines.push(

@@ -2,6 +2,7 @@
 // would skew this run's numbers. It says what it found (one line when nothing).
 import type { ClusterUnderTest } from "../cluster/provider.js";
 import { errorMessage, RekindleError } from "../errors.js";
+import { deadExistingRuns, deleteRunNamespaces } from "../fault/dead-run-namespaces.js";
 import { ConfigMapJournal, type FaultJournal } from "../fault/journal.js";
 import { describeRecord, reapFaults, reapLines, type ReapEntry } from "../fault/reaper.js";
 import { reconnectFromLocator } from "../fault/reconnect.js";
@@ -42,6 +43,14 @@ export async function reapBeforeRun(
     return;
   }
   for (const line of reapLines(report)) progress.info(line);
+  const dead = deadExistingRuns(report);
+  try {
+    if (dead.length > 0)
+      for (const name of await deleteRunNamespaces(cluster.kubeConfig(), dead))
+        progress.info(`  deleted namespace ${name}, left by the dead run`);
+  } catch (error) {
+    progress.info(`  the dead runs' namespaces not deleted: ${errorMessage(error)}`);
+  }
   const failed = report.entries.filter((e) => e.outcome === "failed");
   if (failed.length > 0) {
     throw new RekindleError(

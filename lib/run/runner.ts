@@ -70,6 +70,8 @@ export interface RunOptions {
   /** existing: kubeconfig (default $KUBECONFIG or ~/.kube/config) and context (default current). */
   kubeconfig?: string;
   context?: string;
+  /** existing: --storage-class, the StorageClass of the scenarios' volume. Default: the cluster's default class. */
+  storageClass?: string;
   /** existing: --allow-faults with --nodes-selector or --nodes and --max-faulted-nodes. Default: no node faults. */
   rails?: FaultRailsRequest;
   /** existing: the node agent's capabilities and locator (the CLI wires lib/agent/ in). Default: none. */
@@ -138,8 +140,12 @@ export function validateRunOptions(options: RunOptions): {
   return { suites, repeat, profile, filePlan };
 }
 
-/** --allow-faults and its node choice: well-formed, and only for a cluster rekindle did not create. */
+/** --allow-faults, its node choice and --storage-class: well-formed, and only for a cluster rekindle did not create. */
 function checkRunRails(options: RunOptions, filePlan: FilePlan | undefined): void {
+  if (options.storageClass !== undefined && (filePlan?.provider ?? options.provider) !== "existing")
+    throw new RekindleError("INVALID_INPUT", "--storage-class is for --provider existing", {
+      hint: "rekindle's own clusters bring their own storage (sim: rekindle-sim, kind: rekindle-shared)",
+    });
   if (options.rails === undefined) return;
   checkRailsRequest(options.rails);
   const { deadlineMs } = options.rails;
@@ -334,6 +340,7 @@ function clusterChoice(
   | "kindImage"
   | "kubeconfig"
   | "context"
+  | "storageClass"
   | "rails"
   | "nodeFaults"
   | "faultLocator"
@@ -349,6 +356,7 @@ function clusterChoice(
     ...(options.kindImage !== undefined ? { kindImage: options.kindImage } : {}),
     ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.storageClass !== undefined ? { storageClass: options.storageClass } : {}),
   };
 }
 

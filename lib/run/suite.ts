@@ -11,6 +11,7 @@ import { summaryExpected } from "../scenario/verdict.js";
 import { sourceOrCompiled } from "../util/fixtures.js";
 import type { Progress } from "../util/progress.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
+import { VOLUME_WORKLOAD_ID } from "../workloads/node-loss-fixtures.js";
 
 export interface RecordedScenario {
   id: string;
@@ -31,12 +32,24 @@ export interface RunContext {
   skipped: Map<string, string>;
 }
 
+/** The built-in scenarios that deploy the StatefulSet with a volume (its milestones are "statefulset:…"). */
+function deploysVolume(definition: ScenarioDefinition): boolean {
+  const builtIn = Object.values(SCENARIOS).some((family) => family.includes(definition));
+  return builtIn && definition.workloads("ns").some((w) => w.id === VOLUME_WORKLOAD_ID);
+}
+
 /** Why the cluster cannot run this scenario; undefined when it can. */
 export function skipReason(cluster: ClusterUnderTest, definition: ScenarioDefinition): string | undefined {
   const capable = missingCapabilities(cluster, scenarioNeeds(definition));
-  if (capable.ok) return undefined;
-  const [first] = capable.missing;
-  return first && `${cluster.provider} provider cannot inject "${first.capability}" faults: ${first.reason}`;
+  if (!capable.ok) {
+    const [first] = capable.missing;
+    return (
+      first && `${cluster.provider} provider cannot inject "${first.capability}" faults: ${first.reason}`
+    );
+  }
+  if (cluster.volumesStayPut !== undefined && deploysVolume(definition))
+    return `its StatefulSet's volume must be able to follow the pod to another node: ${cluster.volumesStayPut}`;
+  return undefined;
 }
 
 /** A namespace name unique to this run of the scenario. */

@@ -29,6 +29,8 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
       // Real kubelets only: see fixtures/workloads/presence.yaml.
       presenceOnEveryNode: context.cluster.provider === "kind",
       ...(context.cluster.storage ? { storageClass: context.cluster.storage.storageClass } : {}),
+      // On an existing cluster faults may hit only these nodes: the StatefulSet starts on one.
+      ...(context.cluster.faultRails ? { preferNodes: context.cluster.faultRails.allowedNodes } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     }),
   );

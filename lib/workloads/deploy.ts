@@ -1,6 +1,7 @@
 // The workloads a node-loss scenario watches: a Deployment, a StatefulSet without a volume and one
 // with an RWO CSI volume, from fixtures/workloads, in a namespace of their own labelled with the run id.
-import { applyManifestFile, RUN_LABEL } from "../kube/apply.js";
+import { readFileSync } from "node:fs";
+import { applyManifestFile, applyManifests, parseManifests, RUN_LABEL, substitute } from "../kube/apply.js";
 import { RekindleError } from "../errors.js";
 import { k8s, isConflict, isPodReady } from "../kube/client.js";
 import { fixturePath } from "../util/fixtures.js";
@@ -22,6 +23,12 @@ export interface NodeLossWorkloadOptions {
   presenceOnEveryNode?: boolean;
   /** Deployment replicas. Default DEFAULT_DEPLOYMENT_REPLICAS. */
   replicas?: number;
+  /**
+   * Nodes the StatefulSet pods should start on (a preferred node affinity, so a replacement may
+   * still go anywhere): the nodes faults may hit on an existing cluster. A pod of it Ready on
+   * another node fails the deployment, naming both. Default: anywhere.
+   */
+  preferNodes?: readonly string[];
   /** How long to wait for everything Ready. Default 120 s. */
   readyTimeoutMs?: number;
   signal?: AbortSignal;
@@ -80,10 +87,16 @@ export async function deployNodeLossWorkloads(
       { what: `DaemonSet ${namespace}/presence Ready on every node`, timeoutMs, ...signal },
     );
   }
-  await applyManifestFile(kc, fixturePath("workloads", "statefulset-pvc.yaml"), {
-    labels,
-    substitutions: { NAMESPACE: namespace, STORAGE_CLASS: options.storageClass ?? "rekindle-sim" },
+  const dbPath = fixturePath("workloads", "statefulset-pvc.yaml");
+  const dbText = substitute(readFileSync(dbPath, "utf8"), {
+    NAMESPACE: namespace,
+    STORAGE_CLASS: options.storageClass ?? "rekindle-sim",
   });
+  const preferred = options.preferNodes;
+  const dbObjects = parseManifests(dbText, dbPath).map((o) =>
+    preferred !== undefined && o.kind === "StatefulSet" ? preferringNodes(o, preferred) : o,
+  );
+  await applyManifests(kc, dbObjects, { labels });
   const dbPod = await pollUntil(
     async () => {
       const pods = await listPods(kc, namespace, STATEFULSET_NAME);
@@ -93,6 +106,15 @@ export async function deployNodeLossWorkloads(
     },
     { what: `StatefulSet ${namespace}/${STATEFULSET_NAME} pod Ready`, timeoutMs, ...signal },
   );
+  const dbNode = dbPod.spec?.nodeName ?? "";
+  if (preferred !== undefined && !preferred.includes(dbNode))
+    throw new RekindleError(
+      "HARNESS_FAILED",
+      `StatefulSet ${namespace}/${STATEFULSET_NAME}'s pod started on ${dbNode}, not on a node faults may hit (${preferred.join(", ")})`,
+      {
+        hint: `its node affinity prefers them; see why the scheduler chose ${dbNode} (kubectl -n ${namespace} describe pod ${dbPod.metadata?.name ?? ""})`,
+      },
+    );
   await applyManifestFile(kc, fixturePath("workloads", "statefulset.yaml"), {
     labels,
     substitutions: { NAMESPACE: namespace },
@@ -119,5 +141,28 @@ export async function deployNodeLossWorkloads(
     namespace,
     name: `data-${dbPod.metadata?.name ?? ""}`,
   });
-  return { namespace, statefulSetNode: dbPod.spec?.nodeName ?? "", volumeName: claim.spec?.volumeName ?? "" };
+  return { namespace, statefulSetNode: dbNode, volumeName: claim.spec?.volumeName ?? "" };
+}
+
+/** The StatefulSet with a preferred node affinity for `nodes` (its first placement; a replacement may go anywhere). */
+function preferringNodes(object: k8s.KubernetesObject, nodes: readonly string[]): k8s.KubernetesObject {
+  const set = object as k8s.V1StatefulSet;
+  const template = set.spec?.template ?? {};
+  const term: k8s.V1PreferredSchedulingTerm = {
+    weight: 100,
+    preference: { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [...nodes] }] },
+  };
+  return {
+    ...set,
+    spec: {
+      ...(set.spec as k8s.V1StatefulSetSpec),
+      template: {
+        ...template,
+        spec: {
+          ...(template.spec as k8s.V1PodSpec),
+          affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [term] } },
+        },
+      },
+    },
+  } as k8s.KubernetesObject;
 }

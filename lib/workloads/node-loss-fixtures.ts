@@ -22,9 +22,12 @@ export interface NodeLossFixture {
   file: string;
 }
 
+/** The milestone id of the StatefulSet with a volume (the one that needs storage that can move). */
+export const VOLUME_WORKLOAD_ID = "statefulset";
+
 export const NODE_LOSS_FIXTURES: readonly NodeLossFixture[] = [
   { id: "deployment", app: DEPLOYMENT_NAME, file: "deployment.yaml" },
-  { id: "statefulset", app: STATEFULSET_NAME, file: "statefulset-pvc.yaml" },
+  { id: VOLUME_WORKLOAD_ID, app: STATEFULSET_NAME, file: "statefulset-pvc.yaml" },
   { id: "statefulset-plain", app: PLAIN_STATEFULSET_NAME, file: "statefulset.yaml" },
 ];
 

@@ -11,13 +11,20 @@ import { join } from "node:path";
 import { agentNodeFaults } from "../../lib/agent/capabilities.js";
 import { requestName } from "../../lib/agent/protocol.js";
 import type { ExistingNodeFaults } from "../../lib/cluster/provider.js";
-import { ensureControllerImage } from "../../lib/cluster/kind/image/controller-image.js";
 import { ConfigMapJournal } from "../../lib/fault/journal.js";
 import { FaultInjector } from "../../lib/fault/injector.js";
-import { isNotFound, k8s, loadKubeConfig, nodeConditionStatus } from "../../lib/kube/client.js";
+import { isNotFound, k8s, loadKubeConfig } from "../../lib/kube/client.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil } from "../../lib/util/time.js";
+import {
+  keptKindCluster,
+  kindWorkers,
+  loadRekindleImage,
+  onNode,
+  readyWait,
+  type ReadyWait,
+} from "../support/kind-as-existing.js";
 import { kindMissing, prepareKind } from "../support/kind-run.js";
 import { requirePrerequisite } from "../support/prerequisites.js";
 import { allowFor, REKINDLE_BIN } from "../support/rekindle-run.js";
@@ -38,7 +45,7 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
   let kc: k8s.KubeConfig;
   let core: k8s.CoreV1Api;
   let faults: ExistingNodeFaults;
-  const workers = [`${cluster}-worker`, `${cluster}-worker2`, `${cluster}-worker3`];
+  const workers = kindWorkers(cluster);
 
   const cli = (args: string[], timeoutMs = 300_000) =>
     execa(process.execPath, [REKINDLE_BIN, ...args, "--kubeconfig", kubeconfig], {
@@ -46,61 +53,18 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
       timeout: timeoutMs,
       all: true,
     });
-  const onNode = async (node: string, script: string) =>
-    (await execa("docker", ["exec", node, "sh", "-c", script], { reject: false })).stdout.trim();
-  const readyStatus = async (node: string) =>
-    nodeConditionStatus(await core.readNode({ name: node }), "Ready") ?? "Unknown";
-  /** Ms until the node's Ready condition is `want` (True, or anything but True). */
-  async function until(node: string, want: "True" | "not True", timeoutMs: number): Promise<number> {
-    const started = Date.now();
-    await pollUntil(
-      async () => {
-        const status = await readyStatus(node);
-        return (want === "True") === (status === "True") ? true : undefined;
-      },
-      { what: `${node} Ready ${want}`, timeoutMs, intervalMs: 500 },
-    );
-    return Date.now() - started;
-  }
+  let until: ReadyWait;
 
   before(async function () {
     requirePrerequisite(this, await kindMissing());
     kind = await prepareKind(this);
     allowFor(this, 20 * 60_000);
-    const up = await execa(
-      process.execPath,
-      [
-        REKINDLE_BIN,
-        "run",
-        "--provider",
-        "kind",
-        "--image",
-        "rekindle",
-        "--profile",
-        "fast",
-        "--suite",
-        "preflight",
-        "--keep-cluster",
-        "--no-html",
-        "--cluster-name",
-        cluster,
-        "--report-dir",
-        mkdtempSync(join(tmpdir(), "agent-it-")),
-      ],
-      { reject: false, all: true, timeout: 15 * 60_000 },
-    );
-    const path = /export KUBECONFIG=([^\s;]+)/.exec(up.all)?.[1];
-    if (path === undefined) throw new Error(`no kept kind cluster: ${up.all}`);
-    kubeconfig = path;
+    kubeconfig = await keptKindCluster(cluster);
     kc = loadKubeConfig(kubeconfig);
     core = kc.makeApiClient(k8s.CoreV1Api);
+    until = readyWait(core);
     for (const node of workers) await until(node, "True", 180_000);
-    const image = await ensureControllerImage({ tag: IMAGE, progress: consoleProgress() });
-    const started = Date.now();
-    await execa(kind, ["load", "docker-image", IMAGE, "--name", cluster, "--nodes", workers.join(",")]);
-    log(
-      `image ${image.tag} (${image.built ? "built" : "cached"}) loaded onto the workers in ${Date.now() - started} ms`,
-    );
+    log(await loadRekindleImage(kind, cluster, workers, IMAGE));
   });
 
   after(async function () {

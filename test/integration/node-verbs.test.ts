@@ -67,6 +67,38 @@ describe("rekindle up / node / down on the sim (verbs through the fault layer)",
     expect(await journal()).to.deep.equal([]);
   });
 
+  // The sim as an existing cluster: KWOK runs no containers, so no node agent can run on it; what
+  // the gate can show is the refusal without one (the agent itself is proven on kind, test:full).
+  it("--provider existing --allow-faults without rekindle's node agent: exit 2 saying to install it, nothing left", async function () {
+    const namespaces = async () => (await kubectl(kubeconfig, "get", "namespaces", "-o", "name")).stdout;
+    const before = await namespaces();
+    const reportDir = mkdtempSync(join(tmpdir(), "rekindle-verbs-run-"));
+    const existing = ["--provider", "existing", "--kubeconfig", kubeconfig, "--allow-faults"];
+    const refusal =
+      "--allow-faults needs rekindle's node agent: rekindle's node agent is not installed (no DaemonSet rekindle-agent/rekindle-agent)";
+    const run = await rekindle(
+      "run",
+      ...existing,
+      "--nodes",
+      "worker-1",
+      "--profile",
+      "fast",
+      "--suite",
+      "node-loss",
+      "--no-html",
+      "--report-dir",
+      reportDir,
+    );
+    expect(run.exitCode, run.stderr).to.equal(2);
+    expect(run.stderr).to.include(refusal);
+    expect(run.stderr).to.include("install it with: rekindle agent install");
+    const verb = await rekindle("node", "stop", "worker-1", ...existing);
+    expect(verb.exitCode, verb.stderr).to.equal(2);
+    expect(verb.stderr).to.include(refusal);
+    expect(await namespaces()).to.equal(before);
+    expect(await journal()).to.deep.equal([]);
+  });
+
   it("node partition leaves the partition journalled after it exits; reap leaves it; node heal ends it", async function () {
     const partition = await rekindle("node", "partition", "worker-2", ...SIM, "--for", "5m");
     expect(partition.exitCode, partition.stderr).to.equal(0);

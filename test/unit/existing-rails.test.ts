@@ -3,7 +3,7 @@
 // layer both keep to them; a run does not start while another run's fault is live; the preflight
 // says what, where and until when. Against a fake API server and a fake agent (unit tests only).
 import { expect } from "chai";
-import { ExistingCluster } from "../../lib/cluster/existing.js";
+import { ExistingCluster, guardedNodeFaults } from "../../lib/cluster/existing.js";
 import {
   checkFaultDeadline,
   checkRailsRequest,
@@ -245,6 +245,31 @@ describe("existing cluster fault rails", () => {
         "node worker-1 is not among the nodes faults are allowed on (worker-2",
       );
       expect(log).to.deep.equal(["partition worker-2 until 2026-11-24T12:00:00.000Z"]);
+    });
+
+    it("hands the fault handle's deadline on to the agent (its dead-man's switch reverts then)", async () => {
+      const seen: (string | undefined)[] = [];
+      const remember = (_n: string, o?: NodeFaultOptions) => {
+        seen.push(o?.deadline?.toISOString());
+        return Promise.resolve();
+      };
+      const rails: FaultRails = { allowedNodes: ["worker-2"], maxNodes: 1, chosenBy: "--nodes worker-2" };
+      const guarded = guardedNodeFaults(
+        {
+          lifecycle: { stopNode: remember, startNode: remember },
+          partition: { partitionNode: remember, healNode: remember },
+          pressure: {
+            applyPressure: (n, _k, o) => remember(n, o),
+            relievePressure: (n) => remember(n),
+          },
+        },
+        rails,
+      );
+      const deadline = new Date("2026-11-24T12:01:15Z");
+      await guarded.lifecycle?.stopNode("worker-2", { deadline });
+      await guarded.partition?.partitionNode("worker-2", { deadline });
+      await guarded.pressure?.applyPressure("worker-2", "memory", { deadline });
+      expect(seen).to.deep.equal(Array(3).fill(deadline.toISOString()));
     });
 
     it("the fault layer refuses a node outside the rails before any side effect, and leaves no record", async () => {
