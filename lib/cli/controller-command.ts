@@ -90,6 +90,7 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     drivers,
     namespace: config.namespace,
     excludeLabel: config.excludeLabel,
+    nodeSelector: config.nodeSelector,
   });
   if (preflight.unknownNodes.length > 0) {
     log(`fence configuration maps nodes not in the cluster (yet): ${preflight.unknownNodes.join(", ")}`);

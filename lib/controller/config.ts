@@ -11,6 +11,11 @@ export interface ControllerConfig {
   maxUnhealthy: string;
   /** Nodes with this label (any value) are never fenced. Default "rekindle.dev/exclude". */
   excludeLabel: string;
+  /**
+   * Only nodes this label selector matches may be fenced (kubectl -l syntax); the rest are left
+   * alone like excluded ones. Default "" (every node).
+   */
+  nodeSelector: string;
   /** Namespace of the controller's ConfigMap (pause switch), Lease (leader election) and Events. Default "rekindle-system". */
   namespace: string;
   /** ConfigMap whose `paused: "true"` stops new fences. Default "rekindle-controller". */
@@ -46,6 +51,7 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   checkIntervalMs: 1_000,
   maxUnhealthy: "40%",
   excludeLabel: "rekindle.dev/exclude",
+  nodeSelector: "",
   namespace: "rekindle-system",
   configMapName: "rekindle-controller",
   fenceRetries: 3,

@@ -186,7 +186,7 @@ export class RecoveryController {
     // A standby keeps observing (so its clocks are warm when it takes over) but never acts.
     if (this.#options.leader && !this.#options.leader.isLeader) return;
     await sweepOrphans(this.#context, snapshot);
-    const guard = guardNodes(snapshot, health, config.excludeLabel);
+    const guard = guardNodes(snapshot, health, config.excludeLabel, config.nodeSelector);
     for (const node of snapshot.nodes) {
       const name = node.metadata?.name ?? "";
       const uid = node.metadata?.uid ?? "";

@@ -6,6 +6,7 @@ import { errorMessage, RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
 import { isControlPlaneNode } from "../kube/queries.js";
 import type { FenceDriverRegistry } from "./drivers/registry.js";
+import { parseNodeSelector } from "./node-selector.js";
 import { specProblems } from "./drivers/target-check.js";
 import { resolveFenceTarget, templateFor, type FenceConfig, type SecretCache } from "./fence-config.js";
 
@@ -17,6 +18,8 @@ export interface FencePreflightOptions {
   namespace: string;
   /** Nodes with this label are never fenced, so they need no template. */
   excludeLabel: string;
+  /** Nodes it does not match are never fenced, so they need no template. Default "" (every node). */
+  nodeSelector?: string;
 }
 
 export interface FencePreflightResult {
@@ -70,8 +73,14 @@ export async function checkFenceTargets(options: FencePreflightOptions): Promise
     });
   }
   const names = new Set(nodes.map((n) => n.metadata?.name ?? ""));
+  const selector = parseNodeSelector(options.nodeSelector ?? "");
   const fenceable = nodes
-    .filter((n) => !isControlPlaneNode(n) && n.metadata?.labels?.[options.excludeLabel] === undefined)
+    .filter(
+      (n) =>
+        !isControlPlaneNode(n) &&
+        n.metadata?.labels?.[options.excludeLabel] === undefined &&
+        selector.matches(n.metadata?.labels),
+    )
     .map((n) => n.metadata?.name ?? "")
     .sort();
   const secrets: SecretCache = new Map();

@@ -5,6 +5,7 @@ import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { RekindleError } from "../errors.js";
 import { parseCount } from "../util/parse-count.js";
+import { parseNodeSelector } from "./node-selector.js";
 import {
   DEFAULT_CONTROLLER_CONFIG,
   DURATION_BOUNDS_MS,
@@ -24,6 +25,7 @@ const OPTIONS = {
   "unhealthy-after": { type: "string" },
   "check-interval": { type: "string" },
   "max-unhealthy": { type: "string" },
+  "node-selector": { type: "string" },
   namespace: { type: "string" },
   "metrics-port": { type: "string", default: "9464" },
   "power-on-after-fence": { type: "boolean", default: false },
@@ -103,6 +105,10 @@ export function controllerSettings(values: ControllerFlags): {
       : {}),
     ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
     ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
+    // Parsed here so a bad selector fails at start, naming the flag.
+    ...(values["node-selector"] !== undefined
+      ? { nodeSelector: parseNodeSelector(values["node-selector"]).text }
+      : {}),
     powerOnAfterFence: values["power-on-after-fence"],
   };
   validateControllerConfig(

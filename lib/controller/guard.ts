@@ -7,6 +7,8 @@ export interface GuardNode {
   zone: string;
   controlPlane: boolean;
   excluded: boolean;
+  /** Not matched by the controller's --node-selector: never fenced. */
+  unselected?: boolean;
   unhealthy: boolean;
   /** Already being fenced (a NodeFence exists and is not finished). */
   fencing: boolean;
@@ -14,7 +16,8 @@ export interface GuardNode {
 
 export type GuardDecision = { allowed: true } | { allowed: false; reason: GuardHoldReason; message: string };
 
-export type GuardHoldReason = "Paused" | "ControlPlane" | "Excluded" | "ClusterBudget" | "ZoneBudget";
+export type GuardHoldReason =
+  "Paused" | "ControlPlane" | "Excluded" | "NotSelected" | "ClusterBudget" | "ZoneBudget";
 
 export interface GuardInput {
   nodes: readonly GuardNode[];
@@ -32,6 +35,12 @@ export function guardDecision(candidate: string, input: GuardInput): GuardDecisi
     return { allowed: false, reason: "ControlPlane", message: `${candidate} is a control-plane node` };
   if (node.excluded)
     return { allowed: false, reason: "Excluded", message: `${candidate} carries the exclusion label` };
+  if (node.unselected === true)
+    return {
+      allowed: false,
+      reason: "NotSelected",
+      message: `${candidate} is not matched by the controller's --node-selector`,
+    };
   const troubled = (n: GuardNode) => n.unhealthy || n.fencing || n.name === candidate;
   const all = input.nodes.filter((n) => !n.controlPlane);
   const clusterBudget = unhealthyBudget(input.maxUnhealthy, all.length);

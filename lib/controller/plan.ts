@@ -5,6 +5,7 @@ import type { ControllerConfig } from "./config.js";
 import { assessNode, possiblyLostTogether, type NodeHealth } from "./detect.js";
 import { fenceOwnsNode, isFinished, type NodeFence } from "./fence-state.js";
 import { guardDecision, type GuardHoldReason, type GuardNode } from "./guard.js";
+import { parseNodeSelector } from "./node-selector.js";
 import { isControlPlaneNode, ZONE_LABEL } from "../kube/queries.js";
 import type { NodeObservations } from "./observations.js";
 import type { Snapshot } from "./snapshot.js";
@@ -47,7 +48,9 @@ export function guardNodes(
   snapshot: Snapshot,
   health: ReadonlyMap<string, NodeHealth>,
   excludeLabel: string,
+  nodeSelector: string = "",
 ): GuardNode[] {
+  const selector = parseNodeSelector(nodeSelector);
   return snapshot.nodes.map((node) => {
     const name = nodeName(node);
     const fence = snapshot.fences.get(name);
@@ -56,6 +59,7 @@ export function guardNodes(
       zone: node.metadata?.labels?.[ZONE_LABEL] ?? "",
       controlPlane: isControlPlaneNode(node),
       excluded: node.metadata?.labels?.[excludeLabel] !== undefined,
+      unselected: !selector.matches(node.metadata?.labels),
       unhealthy: health.get(name)?.state === "unhealthy",
       fencing: fence !== undefined && !isFinished(fence.status) && fenceOwnsNode(fence, node),
     };

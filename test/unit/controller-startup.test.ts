@@ -130,6 +130,18 @@ describe("controller start-up: every fenceable node resolves", function () {
     }
   });
 
+  it("skips nodes the controller's --node-selector does not match: they are never fenced, so need no template", async function () {
+    const result = await checkFenceTargets({
+      kc: api.kc,
+      fenceConfig: { templates: BMC_CONFIG.templates },
+      drivers: fenceDriverRegistry(genericFenceDrivers(api.kc)),
+      namespace: "rekindle-system",
+      excludeLabel: "rekindle.dev/exclude",
+      nodeSelector: "no-such-label",
+    });
+    expect(result.checked).to.deep.equal([]);
+  });
+
   it("passes when every fenceable node resolves, reading each Secret once, and lists mapped nodes not in the cluster", async function () {
     api.requests.length = 0;
     const result = await check({ ...BMC_CONFIG, nodes: { "worker-9": "bmc" } });
