@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { RekindleError, errorMessage } from "../errors.js";
 import { applyManifests, deleteManifests, parseManifests, substitute } from "../kube/apply.js";
 import { apiStatus, isNotFound, isPodReady, k8s } from "../kube/client.js";
+import { podTrouble } from "../kube/pod-trouble.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil } from "../util/time.js";
@@ -50,19 +51,6 @@ export function agentManifests(namespace: string, image: string): k8s.Kubernetes
       path,
     );
   });
-}
-
-/** A pod not Ready, in words: its node and why (the waiting reason and message, or its phase). */
-function podTrouble(pod: k8s.V1Pod): string {
-  const waiting = pod.status?.containerStatuses?.find((s) => s.state?.waiting)?.state?.waiting;
-  const terminated = pod.status?.containerStatuses?.find((s) => s.lastState?.terminated)?.lastState
-    ?.terminated;
-  const why = waiting
-    ? `${waiting.reason ?? "waiting"}${waiting.message ? `: ${waiting.message}` : ""}`
-    : terminated
-      ? `exited ${terminated.exitCode}${terminated.reason ? ` (${terminated.reason})` : ""}`
-      : `phase ${pod.status?.phase ?? "unknown"}`;
-  return `${pod.spec?.nodeName ?? "(unscheduled)"}: ${why}`;
 }
 
 async function refuseForeignNamespace(core: k8s.CoreV1Api, namespace: string): Promise<void> {
