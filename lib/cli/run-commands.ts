@@ -21,7 +21,7 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
              [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
              [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
-             [--storage-class SC]
+             [--storage-class SC] [--fence-config FILE [--controller-image IMAGE]]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
       signoff.md, charts/, allure-report/), written also when the harness breaks; -o json prints
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
@@ -44,7 +44,13 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 the profile's grace period + unreachable toleration + 1m, at most 1h)
       --storage-class: existing only: the StorageClass of the scenarios' StatefulSet volume (default:
                 the cluster's default class); one that keeps each volume on one node (local-path,
-                local volumes) is refused, and as the default it skips the scenarios with a volume`;
+                local volumes) is refused, and as the default it skips the scenarios with a volume
+      --fence-config: existing with --allow-faults: a fence configuration in the controller's format
+                (docs/controller.md: Redfish, fence agents, webhook) that reaches the allowed
+                nodes' machines; the recovery controller's scenarios then run, walled to those
+                nodes (--node-selector); a fenced node is powered on before its faults are reverted
+      --controller-image: existing: the controller image the nodes can run, for the scenarios that
+                deploy fixtures/controller/ (default: the image deployment.yaml names)`;
 export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... ${OUTPUT_USAGE} [--markdown]
       the scenarios and their expected timelines (as on the sim provider); with -f, the scenario
       files' windows derived from their workloads' specs (each workload assumed to lose one pod
@@ -76,6 +82,8 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "max-faulted-nodes": { type: "string" },
       "fault-deadline": { type: "string" },
       "storage-class": { type: "string" },
+      "fence-config": { type: "string" },
+      "controller-image": { type: "string" },
       ...OUTPUT_OPTION,
     },
     strict: true,
@@ -90,6 +98,8 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
     ...(values["storage-class"] !== undefined ? { storageClass: values["storage-class"] } : {}),
+    ...(values["fence-config"] !== undefined ? { fenceConfig: values["fence-config"] } : {}),
+    ...(values["controller-image"] !== undefined ? { controllerImage: values["controller-image"] } : {}),
     ...(rails !== undefined
       ? { rails, agent: (kc: k8s.KubeConfig) => agentFaults(kc, consoleProgress()) }
       : {}),

@@ -44,6 +44,9 @@ export interface ClusterChoiceOptions {
   context?: string;
   /** existing: --storage-class. Default: the cluster's default class. */
   storageClass?: string;
+  /** existing: --fence-config and --controller-image (existing.ts). Default: none, deployment.yaml's. */
+  fenceConfig?: string;
+  controllerImage?: string;
   /** existing: --allow-faults and the nodes it allows. Default: no node faults. */
   rails?: FaultRailsRequest;
   /** existing: the node agent's capabilities and its locator (lib/agent/). Default: none. */
@@ -133,6 +136,8 @@ export async function openClusterUnderTest(
         ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
         ...(options.context !== undefined ? { context: options.context } : {}),
         ...(options.storageClass !== undefined ? { storageClass: options.storageClass } : {}),
+        ...(options.fenceConfig !== undefined ? { fenceConfig: options.fenceConfig } : {}),
+        ...(options.controllerImage !== undefined ? { controllerImage: options.controllerImage } : {}),
         profile: options.profile,
         ...(options.rails !== undefined ? { rails: options.rails } : {}),
         ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),

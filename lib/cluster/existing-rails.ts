@@ -5,7 +5,7 @@
 import { RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import { isControlPlaneNode } from "../kube/queries.js";
-import type { FaultRails } from "./provider.js";
+import type { CapabilityMap, ExistingNodeFaults, FaultRails } from "./provider.js";
 
 /** What the user asked for on the command line (or a test). */
 export interface FaultRailsRequest {
@@ -173,4 +173,30 @@ export function checkRailsNode(rails: FaultRails, node: string): void {
         hint: "rekindle faults only the nodes --nodes-selector or --nodes chose on a cluster it did not create",
       },
     );
+}
+
+/** The agent's capabilities, each refusing a node outside the rails before it reaches the agent. */
+export function guardedNodeFaults(faults: ExistingNodeFaults, rails: FaultRails): Partial<CapabilityMap> {
+  const wall = (node: string) => {
+    checkRailsNode(rails, node);
+  };
+  const { lifecycle, partition, pressure } = faults;
+  const shutdown = faults["graceful-shutdown"];
+  return {
+    lifecycle: {
+      stopNode: async (n, options) => (wall(n), lifecycle.stopNode(n, options)),
+      startNode: async (n) => (wall(n), lifecycle.startNode(n)),
+    },
+    partition: {
+      partitionNode: async (n, options) => (wall(n), partition.partitionNode(n, options)),
+      healNode: async (n) => (wall(n), partition.healNode(n)),
+    },
+    pressure: {
+      applyPressure: async (n, kind, options) => (wall(n), pressure.applyPressure(n, kind, options)),
+      relievePressure: async (n, kind) => (wall(n), pressure.relievePressure(n, kind)),
+    },
+    ...(shutdown
+      ? { "graceful-shutdown": { shutdownNode: async (n: string) => (wall(n), shutdown.shutdownNode(n)) } }
+      : {}),
+  };
 }

@@ -12,7 +12,9 @@ import { withTimeout } from "../util/time.js";
 import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
 import { knobApi, readExistingKnobs, type KnobApi } from "./existing-knobs.js";
 import { chooseExistingStorage, readStorageFacts, type ExistingStorage } from "./existing-storage.js";
-import { checkRailsNode, resolveFaultRails, type FaultRailsRequest } from "./existing-rails.js";
+import { existingControllerCapabilities, revertsPowerOnFirst } from "./existing-controller.js";
+import { loadExistingFencing, type ExistingFencing } from "./existing-fencing.js";
+import { guardedNodeFaults, resolveFaultRails, type FaultRailsRequest } from "./existing-rails.js";
 import type {
   CapabilityMap,
   ClusterUnderTest,
@@ -46,6 +48,14 @@ export interface ExistingClusterOptions {
   storageClass?: string;
   /** Choose the suites' storage (a run deploys the volume; the verbs deploy nothing). Default true. */
   storage?: boolean;
+  /**
+   * --fence-config: the user's fence configuration (the controller's format), with faults allowed.
+   * It gives the recovery controller, in-process and in-cluster, a way to fence the allowed nodes.
+   * Default: none (the controller's scenarios are skipped, saying why).
+   */
+  fenceConfig?: string;
+  /** --controller-image: the controller image the nodes can run. Default: the one fixtures/controller/deployment.yaml names. */
+  controllerImage?: string;
   /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
   agent?: ExistingAgent;
 }
@@ -71,39 +81,13 @@ const NEEDS_AGENT =
   "node faults on a cluster rekindle did not create go through rekindle's node agent (rekindle agent install), which this run does not have";
 /** The bundled controller fences out of band; the agent, on the very node that is lost or cut off, is no fence. */
 const NO_FENCE =
-  "the recovery controller fences a lost node by powering it off out of band (Redfish, fence agents or a webhook: lib/controller/drivers/), and rekindle knows no such way into this cluster's machines; its node agent is no fence (it runs on the very node that is lost or cut off)";
+  "the recovery controller fences a lost node by powering it off out of band (Redfish, fence agents or a webhook: lib/controller/drivers/), and this run was given no way into this cluster's machines (--fence-config FILE); its node agent is no fence (it runs on the very node that is lost or cut off)";
 const NO_CONTROLLER_HERE =
-  "deploying the recovery controller (fixtures/controller/) here needs its image on the nodes and a fence driver that reaches this cluster's machines out of band, which rekindle is not given";
+  "deploying the recovery controller (fixtures/controller/) here needs a fence driver that reaches this cluster's machines out of band (--fence-config FILE) and its image on the nodes (--controller-image)";
 const NEVER_HERE = "rekindle does not change the control plane of a cluster it did not create";
 
 const NODE_FAULTS = ["lifecycle", "partition", "pressure", "graceful-shutdown"] as const;
 type NodeFaultName = (typeof NODE_FAULTS)[number];
-
-/** The agent's capabilities, each refusing a node outside the rails before it reaches the agent. */
-export function guardedNodeFaults(faults: ExistingNodeFaults, rails: FaultRails): Partial<CapabilityMap> {
-  const wall = (node: string) => {
-    checkRailsNode(rails, node);
-  };
-  const { lifecycle, partition, pressure } = faults;
-  const shutdown = faults["graceful-shutdown"];
-  return {
-    lifecycle: {
-      stopNode: async (n, options) => (wall(n), lifecycle.stopNode(n, options)),
-      startNode: async (n) => (wall(n), lifecycle.startNode(n)),
-    },
-    partition: {
-      partitionNode: async (n, options) => (wall(n), partition.partitionNode(n, options)),
-      healNode: async (n) => (wall(n), partition.healNode(n)),
-    },
-    pressure: {
-      applyPressure: async (n, kind, options) => (wall(n), pressure.applyPressure(n, kind, options)),
-      relievePressure: async (n, kind) => (wall(n), pressure.relievePressure(n, kind)),
-    },
-    ...(shutdown
-      ? { "graceful-shutdown": { shutdownNode: async (n: string) => (wall(n), shutdown.shutdownNode(n)) } }
-      : {}),
-  };
-}
 
 /** Why each capability is missing: node faults say what they need, the control plane is never touched. */
 function unsupportedFor(
@@ -115,14 +99,16 @@ function unsupportedFor(
     rails === undefined ? HANDS_OFF : agent ? "the node agent does not offer it" : NEEDS_AGENT;
   const unsupported: Partial<Record<NodeCapability, string>> = {
     "controller-manager-flags": NEVER_HERE,
-    fencing: rails === undefined ? HANDS_OFF : NO_FENCE,
     "clock-skew": HANDS_OFF,
     "apiserver-pause": NEVER_HERE,
     "node-reregistration": HANDS_OFF,
-    "in-cluster-controller": rails === undefined ? HANDS_OFF : NO_CONTROLLER_HERE,
   };
   for (const name of NODE_FAULTS as readonly NodeFaultName[])
     if (offered[name] === undefined) unsupported[name] = nodeReason;
+  // --fence-config offers the controller's two.
+  if (offered.fencing === undefined) unsupported.fencing = rails === undefined ? HANDS_OFF : NO_FENCE;
+  if (offered["in-cluster-controller"] === undefined)
+    unsupported["in-cluster-controller"] = rails === undefined ? HANDS_OFF : NO_CONTROLLER_HERE;
   return unsupported;
 }
 
@@ -136,6 +122,9 @@ interface ExistingClusterInit {
   nodeFaults?: ExistingNodeFaults;
   faultLocator?: NodeFaultLocator;
   storage: Omit<ExistingStorage, "summary">;
+  fencing?: ExistingFencing;
+  controllerImage?: string;
+  progress: Progress;
 }
 
 /** Upstream kubelet defaults (graceful node shutdown is off unless configured). */
@@ -200,6 +189,27 @@ async function existingStorage(kc: k8s.KubeConfig, requested: string | undefined
   return chooseExistingStorage(facts, requested);
 }
 
+/** --fence-config loaded and checked against the rails (only with faults allowed); said once. */
+async function existingFencing(
+  kc: k8s.KubeConfig,
+  path: string | undefined,
+  rails: FaultRails | undefined,
+  progress: Progress,
+): Promise<ExistingFencing | undefined> {
+  if (path === undefined) return undefined;
+  if (rails === undefined)
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--fence-config ${path} is for faults on this cluster, which are not allowed`,
+      { hint: "add --allow-faults with --nodes or --nodes-selector, or drop --fence-config" },
+    );
+  const fencing = await loadExistingFencing({ kc, path, rails });
+  progress.info(
+    `fencing:   ${path}; the recovery controller may fence ${rails.allowedNodes.join(", ")} only (--node-selector "${fencing.nodeSelector}")`,
+  );
+  return fencing;
+}
+
 export class ExistingCluster implements ClusterUnderTest {
   readonly provider = "existing" as const;
   readonly runId: string;
@@ -235,10 +245,23 @@ export class ExistingCluster implements ClusterUnderTest {
     if (locator !== undefined) this.faultLocator = () => locator;
     if (init.rails !== undefined) this.faultRails = init.rails;
     // No journal, no faults: a fault `rekindle reap` could not find again is not started here.
+    const faults = init.rails !== undefined && locator !== undefined ? init.nodeFaults : undefined;
+    const fencing = init.fencing;
     this.capabilities =
-      init.rails !== undefined && init.nodeFaults !== undefined && locator !== undefined
-        ? guardedNodeFaults(init.nodeFaults, init.rails)
-        : {};
+      init.rails === undefined || faults === undefined
+        ? {}
+        : fencing === undefined
+          ? guardedNodeFaults(faults, init.rails)
+          : {
+              ...guardedNodeFaults(revertsPowerOnFirst(faults, fencing, init.kc, init.progress), init.rails),
+              ...existingControllerCapabilities({
+                kc: init.kc,
+                runId: this.runId,
+                fencing,
+                progress: init.progress,
+                ...(init.controllerImage !== undefined ? { image: init.controllerImage } : {}),
+              }),
+            };
     this.unsupported = unsupportedFor(
       init.rails,
       this.capabilities,
@@ -282,6 +305,7 @@ export class ExistingCluster implements ClusterUnderTest {
               (await core.listNode(labelSelector !== undefined ? { labelSelector } : {})).items,
           )
         : undefined;
+    const fencing = await existingFencing(kc, options.fenceConfig, rails, progress);
     const knobs = await readKnobs(core, options.knobs ?? knobApi(kc), rails, profile);
     const { summary, ...storage } =
       options.storage === false ? { summary: undefined } : await existingStorage(kc, options.storageClass);
@@ -291,6 +315,9 @@ export class ExistingCluster implements ClusterUnderTest {
       ...knobs,
       storage,
       description: `existing cluster, context ${context} (${server})`,
+      progress,
+      ...(fencing ? { fencing } : {}),
+      ...(options.controllerImage === undefined ? {} : { controllerImage: options.controllerImage }),
       ...(rails ? { rails, ...(await nodeFaultsOf(kc, options)) } : {}),
     });
   }

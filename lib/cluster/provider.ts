@@ -120,6 +120,11 @@ export interface NodeReregistration {
 /** How the bundled recovery controller powers this provider's nodes off and on. */
 export interface NodeFencing {
   fenceDriver(): FenceDriver;
+  /**
+   * The controller's --node-selector: the only nodes it may fence (an existing cluster's rails).
+   * Default: every node.
+   */
+  readonly nodeSelector?: string;
 }
 
 /** The recovery controller running in the cluster, deployed from its image and fixtures/controller/. */

@@ -72,6 +72,10 @@ export interface RunOptions {
   context?: string;
   /** existing: --storage-class, the StorageClass of the scenarios' volume. Default: the cluster's default class. */
   storageClass?: string;
+  /** existing: --fence-config, the user's fence configuration for the controller (needs rails). Default: none. */
+  fenceConfig?: string;
+  /** existing: --controller-image, what the nodes run for the in-cluster controller. Default: deployment.yaml's. */
+  controllerImage?: string;
   /** existing: --allow-faults with --nodes-selector or --nodes and --max-faulted-nodes. Default: no node faults. */
   rails?: FaultRailsRequest;
   /** existing: the node agent's capabilities and locator (the CLI wires lib/agent/ in). Default: none. */
@@ -146,6 +150,14 @@ function checkRunRails(options: RunOptions, filePlan: FilePlan | undefined): voi
     throw new RekindleError("INVALID_INPUT", "--storage-class is for --provider existing", {
       hint: "rekindle's own clusters bring their own storage (sim: rekindle-sim, kind: rekindle-shared)",
     });
+  for (const [flag, value] of [
+    ["--fence-config", options.fenceConfig],
+    ["--controller-image", options.controllerImage],
+  ] as const)
+    if (value !== undefined && (filePlan?.provider ?? options.provider) !== "existing")
+      throw new RekindleError("INVALID_INPUT", `${flag} is for --provider existing`, {
+        hint: "rekindle's own clusters fence and deploy the controller with their own (sim: its power API, kind: the engine and its power webhook)",
+      });
   if (options.rails === undefined) return;
   checkRailsRequest(options.rails);
   const { deadlineMs } = options.rails;
@@ -341,6 +353,8 @@ function clusterChoice(
   | "kubeconfig"
   | "context"
   | "storageClass"
+  | "fenceConfig"
+  | "controllerImage"
   | "rails"
   | "nodeFaults"
   | "faultLocator"
@@ -357,6 +371,8 @@ function clusterChoice(
     ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),
     ...(options.storageClass !== undefined ? { storageClass: options.storageClass } : {}),
+    ...(options.fenceConfig !== undefined ? { fenceConfig: options.fenceConfig } : {}),
+    ...(options.controllerImage !== undefined ? { controllerImage: options.controllerImage } : {}),
   };
 }
 

@@ -71,8 +71,14 @@ export async function startScenarioController<R extends NodeCapability>(
 ): Promise<RecoveryController> {
   checkCanStart(parts, overrides);
   const { kc, steps, progress, inputs, controllerTail } = parts;
-  const driver = overrides.drivers ? undefined : parts.given.capabilities.fencing?.fenceDriver();
-  const config = { ...inputs.controller, ...overrides.config };
+  const fencing = parts.given.capabilities.fencing;
+  const driver = overrides.drivers ? undefined : fencing?.fenceDriver();
+  const nodeSelector = fencing?.nodeSelector;
+  const config = {
+    ...inputs.controller,
+    ...(nodeSelector !== undefined ? { nodeSelector } : {}),
+    ...overrides.config,
+  };
   const controller = new RecoveryController({
     kc,
     fenceConfig: overrides.fenceConfig ?? {

@@ -3,7 +3,8 @@
 // layer both keep to them; a run does not start while another run's fault is live; the preflight
 // says what, where and until when. Against a fake API server and a fake agent (unit tests only).
 import { expect } from "chai";
-import { ExistingCluster, guardedNodeFaults } from "../../lib/cluster/existing.js";
+import { ExistingCluster } from "../../lib/cluster/existing.js";
+import { guardedNodeFaults } from "../../lib/cluster/existing-rails.js";
 import {
   checkFaultDeadline,
   checkRailsRequest,
