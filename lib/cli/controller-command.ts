@@ -25,7 +25,7 @@ import { RekindleError } from "../errors.js";
 import { loadKubeconfig } from "../kube/kubeconfig-load.js";
 
 export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context C] [--fence-config fence.yaml | --sim-cluster DIR]
-                    [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%]
+                    [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%] [--node-selector S]
                     [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence]
                     [--leader-elect] [--install-crd] [--healthy-before-unfence 10s]
                     [--cleanup-timeout 2m] [--stale-wait 2m] [--driver-timeout 10s]
@@ -36,7 +36,8 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       --context picks a context of it, default its current one). It checks its configuration whole before it
       starts: --check-interval 100ms–1m, --unhealthy-after 1s–1h and at least 3 check intervals;
       every node's fence template, driver options and Secret. It needs the NodeFence CRD:
-      --install-crd installs it when missing (--sim-cluster always does)`;
+      --install-crd installs it when missing (--sim-cluster always does). --node-selector: only nodes
+      this label selector (kubectl -l syntax) matches are fenced (default: every node)`;
 
 /** The sim cluster named by --sim-cluster (its state directory or name): its fence driver and kubeconfig. */
 async function simCluster(nameOrRoot: string): Promise<{ driver: FenceDriver; kubeconfig: string }> {

@@ -12,10 +12,12 @@
 // REKINDLE_EXISTING_CLUSTER names a kind cluster to reuse (kept after); otherwise one is made and deleted.
 import { expect } from "chai";
 import { execa } from "execa";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stringify } from "yaml";
 import { AGENT_NAMESPACE, requestName } from "../../lib/agent/protocol.js";
+import { startKindPowerWebhook } from "../../lib/cluster/kind/power-webhook/server.js";
 import { SHARED_NODE_DIR } from "../../lib/cluster/kind/shared-storage.js";
 import { JOURNAL_LABEL, JOURNAL_LABEL_VALUE, JOURNAL_NAMESPACE } from "../../lib/fault/record-codec.js";
 import { RUN_LABEL } from "../../lib/kube/apply.js";
@@ -125,7 +127,8 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
         reclaimPolicy: "Retain",
       },
     });
-    for (const i of [1, 2, 3]) await core.createPersistentVolume({ body: staticVolume(i) });
+    // Retained volumes are not bound again: one for each run below with a StatefulSet volume.
+    for (const i of [1, 2, 3, 4, 5, 6]) await core.createPersistentVolume({ body: staticVolume(i) });
   });
 
   after(async function () {
@@ -236,6 +239,86 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
     expect(again.exitCode, again.all).to.equal(0);
     expect(again.all).to.include("fault journal: nothing left by an earlier run");
     expect(await until(target, "True", 10_000)).to.be.below(10_000);
+  });
+
+  it("with --fence-config: the controller, in-process and deployed from fixtures/controller/, fences through the user's BMC and recovers the StatefulSet with a volume; a partition through the agent heals", async function () {
+    allowFor(this, 30 * 60_000);
+    // The nodes' "BMC": kind's power webhook on the host, as a user's Redfish or webhook endpoint.
+    const actions: string[] = [];
+    await using webhook = await startKindPowerWebhook({
+      cluster,
+      progress: { info: (line) => actions.push(line), phase: () => ({ update: () => {}, end: () => 0 }) },
+    });
+    const dir = mkdtempSync(join(tmpdir(), "existing-it-fence-"));
+    writeFileSync(join(dir, "ca.pem"), webhook.caPem);
+    const fenceFile = join(dir, "fence.yaml");
+    writeFileSync(
+      fenceFile,
+      stringify({
+        templates: {
+          lab: {
+            driver: "webhook",
+            options: { url: webhook.url, caFile: join(dir, "ca.pem") },
+            secretRef: { name: "lab-bmc-token", namespace: "default" },
+          },
+        },
+        defaultTemplate: "lab",
+      }),
+    );
+    await core.createNamespacedSecret({
+      namespace: "default",
+      body: { metadata: { name: "lab-bmc-token" }, stringData: { token: webhook.token } },
+    });
+    try {
+      const reportDir = mkdtempSync(join(tmpdir(), "existing-it-"));
+      const started = Date.now();
+      const run = await cli(
+        [
+          ...runArgs(reportDir, [
+            "--storage-class",
+            STATIC_CLASS,
+            "--fence-config",
+            fenceFile,
+            "--controller-image",
+            IMAGE,
+          ]),
+          "--suite",
+          "partition",
+        ].map((arg) => (arg === SCENARIO ? "(node-loss/controller|partition/healed-before-detection)" : arg)),
+        25 * 60_000,
+      );
+      if (run.exitCode !== 0) console.log(run.all);
+      log(
+        `controller scenarios through the agent and the webhook: exit ${run.exitCode} in ${Date.now() - started} ms`,
+      );
+      for (const line of actions.filter((l) => l.includes(": power-"))) log(line);
+      expect(run.exitCode, "rekindle run exit code").to.equal(0);
+      expect(run.all).to.include(`--node-selector "kubernetes.io/hostname in (${target})"`);
+      const summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
+      expect(summary.scenarios.map((s) => [s.id, s.outcome]).sort()).to.deep.equal([
+        ["node-loss/controller", "passed"],
+        ["node-loss/controller-in-cluster", "passed"],
+        ["partition/healed-before-detection", "passed"],
+      ]);
+      // Both controllers fenced the lost node through the user's BMC, and never another node.
+      const powered = actions.filter((l) => /: power-(off|on) /.test(l));
+      expect(powered.filter((l) => l.includes(`power-off ${target}: done`))).to.have.length(2);
+      expect(
+        powered.every((l) => l.includes(` ${target}:`)),
+        powered.join("\n"),
+      ).to.equal(true);
+      expect(await until(target, "True", 120_000)).to.be.below(120_000);
+      expect(await journal(), "fault journal").to.deep.equal([]);
+      const controllerNamespace = await core.readNamespace({ name: "rekindle-system" }).then(
+        () => "present",
+        (error: unknown) => (isNotFound(error) ? "gone" : String(error)),
+      );
+      expect(controllerNamespace, "the deployed controller's namespace").to.equal("gone");
+    } finally {
+      await core
+        .deleteNamespacedSecret({ name: "lab-bmc-token", namespace: "default" })
+        .catch(() => undefined);
+    }
   });
 
   it("uninstall leaves no agent behind", async function () {

@@ -58,6 +58,35 @@ describe("rekindle node / up / down and run's rails: bad input", () => {
     expect(bare.stderr).to.contain("--allow-faults needs the nodes it allows");
   });
 
+  it("run: --fence-config and --controller-image are for existing, and --fence-config needs --allow-faults", async () => {
+    const sim = await cli(["run", "--provider", "sim", "--fence-config", "fence.yaml"]);
+    expect(sim.code).to.equal(2);
+    expect(sim.stderr).to.contain("--fence-config is for --provider existing");
+    const image = await cli(["run", "--provider", "kind", "--controller-image", "x:1"]);
+    expect(image.code).to.equal(2);
+    expect(image.stderr).to.contain("--controller-image is for --provider existing");
+    const api = await startFakeApiServer({
+      "GET /api/v1/nodes": () => ({ body: { kind: "NodeList", apiVersion: "v1", metadata: {}, items: [] } }),
+    });
+    try {
+      const noFaults = await cli([
+        "run",
+        "--provider",
+        "existing",
+        "--kubeconfig",
+        api.kubeconfigPath,
+        "--fence-config",
+        "fence.yaml",
+      ]);
+      expect(noFaults.code).to.equal(2);
+      expect(noFaults.stderr).to.contain(
+        "--fence-config fence.yaml is for faults on this cluster, which are not allowed",
+      );
+    } finally {
+      await api.close();
+    }
+  });
+
   it("run: a --fault-deadline too short for the profile's fault is bad input, before anything starts", async () => {
     const api = await startFakeApiServer({});
     try {
