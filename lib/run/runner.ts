@@ -11,7 +11,8 @@ import { errorMessage, RekindleError } from "../errors.js";
 import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
-import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import type { FaultRailsRequest } from "../cluster/existing-rails.js";
+import { checkRunRails } from "./run-rails.js";
 import type { ExistingAgent } from "../cluster/existing.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type {
@@ -142,32 +143,6 @@ export function validateRunOptions(options: RunOptions): {
   checkRunRails(options, filePlan);
   if (options.grep !== undefined) checkPattern(options.grep);
   return { suites, repeat, profile, filePlan };
-}
-
-/** --allow-faults, its node choice and --storage-class: well-formed, and only for a cluster rekindle did not create. */
-function checkRunRails(options: RunOptions, filePlan: FilePlan | undefined): void {
-  if (options.storageClass !== undefined && (filePlan?.provider ?? options.provider) !== "existing")
-    throw new RekindleError("INVALID_INPUT", "--storage-class is for --provider existing", {
-      hint: "rekindle's own clusters bring their own storage (sim: rekindle-sim, kind: rekindle-shared)",
-    });
-  for (const [flag, value] of [
-    ["--fence-config", options.fenceConfig],
-    ["--controller-image", options.controllerImage],
-  ] as const)
-    if (value !== undefined && (filePlan?.provider ?? options.provider) !== "existing")
-      throw new RekindleError("INVALID_INPUT", `${flag} is for --provider existing`, {
-        hint: "rekindle's own clusters fence and deploy the controller with their own (sim: its power API, kind: the engine and its power webhook)",
-      });
-  if (options.rails === undefined) return;
-  checkRailsRequest(options.rails);
-  const { deadlineMs } = options.rails;
-  if (deadlineMs !== undefined)
-    checkFaultDeadline(deadlineMs, filePlan?.profile ?? timingProfile(options.profile ?? "default"));
-  const provider = filePlan?.provider ?? options.provider;
-  if (options.rails.allowFaults && provider !== "existing")
-    throw new RekindleError("INVALID_INPUT", "--allow-faults is for --provider existing", {
-      hint: "rekindle's own clusters (sim, kind) take node faults without it",
-    });
 }
 
 function checkPattern(grep: string): void {

@@ -1,0 +1,46 @@
+// The run's flags for a cluster rekindle did not create, checked before anything starts: the
+// existing-only flags on another provider, and --allow-faults with its node choice and deadline.
+import { RekindleError } from "../errors.js";
+import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import { timingProfile } from "../cluster/profiles.js";
+import type { FilePlan } from "../scenario-file/plan.js";
+
+export interface RunRailsInput {
+  provider?: string;
+  profile?: string;
+  storageClass?: string;
+  fenceConfig?: string;
+  controllerImage?: string;
+  rails?: FaultRailsRequest;
+}
+
+/** Why each existing-only flag means nothing on rekindle's own clusters. */
+const OWN_CLUSTERS_HAVE = {
+  "--storage-class":
+    "rekindle's own clusters bring their own storage (sim: rekindle-sim, kind: rekindle-shared)",
+  "--fence-config":
+    "rekindle's own clusters fence with their own driver (sim: its power API, kind: the engine and its power webhook)",
+  "--controller-image": "rekindle's own clusters build the controller image and load it themselves",
+} as const;
+
+/** --allow-faults, its node choice, --storage-class, --fence-config, --controller-image: well-formed, and only for existing. */
+export function checkRunRails(options: RunRailsInput, filePlan: FilePlan | undefined): void {
+  const provider = filePlan?.provider ?? options.provider;
+  const given = {
+    "--storage-class": options.storageClass,
+    "--fence-config": options.fenceConfig,
+    "--controller-image": options.controllerImage,
+  };
+  for (const [flag, hint] of Object.entries(OWN_CLUSTERS_HAVE))
+    if (given[flag as keyof typeof given] !== undefined && provider !== "existing")
+      throw new RekindleError("INVALID_INPUT", `${flag} is for --provider existing`, { hint });
+  if (options.rails === undefined) return;
+  checkRailsRequest(options.rails);
+  const { deadlineMs } = options.rails;
+  if (deadlineMs !== undefined)
+    checkFaultDeadline(deadlineMs, filePlan?.profile ?? timingProfile(options.profile ?? "default"));
+  if (options.rails.allowFaults && provider !== "existing")
+    throw new RekindleError("INVALID_INPUT", "--allow-faults is for --provider existing", {
+      hint: "rekindle's own clusters (sim, kind) take node faults without it",
+    });
+}
