@@ -105,7 +105,6 @@ export function existingControllerCapabilities(
           kc,
           userObjects,
           image,
-          shippedArgs: shipped.args,
           extraArgs: ["--node-selector", fencing.nodeSelector],
           progress,
           ...(signal ? { signal } : {}),

@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";
 import {
-  applyManifestFile,
   applyManifests,
   deleteManifests,
   parseManifests,
@@ -113,8 +112,6 @@ export interface ControllerDeploymentOptions {
   image?: string;
   /** Args after deployment.yaml's own (e.g. --node-selector). Default none. */
   extraArgs?: readonly string[];
-  /** Args deployment.yaml gives the controller (shipped-deployment.ts); needed with extraArgs. */
-  shippedArgs?: readonly string[];
   /** The provider's own undo (the kind power webhook's close), run last by remove(). */
   onRemove?: () => Promise<void>;
   timeouts?: Partial<InClusterControllerTimeouts>;
@@ -132,6 +129,21 @@ export interface AppliedController {
   remove: () => Promise<void>;
 }
 
+/** The Deployment of deployment.yaml with the image and args given; any other object as it is. */
+function withContainer(
+  object: k8s.KubernetesObject,
+  options: Pick<ControllerDeploymentOptions, "image" | "extraArgs">,
+): k8s.KubernetesObject {
+  if (object.kind !== "Deployment" || object.metadata?.name !== CONTROLLER_DEPLOYMENT) return object;
+  const deployment = structuredClone(object) as k8s.V1Deployment;
+  const container = deployment.spec?.template.spec?.containers.find((c) => c.name === CONTROLLER_CONTAINER);
+  if (container === undefined)
+    throw new RekindleError("INTERNAL", `deployment.yaml has no container ${CONTROLLER_CONTAINER}`);
+  if (options.image !== undefined) container.image = options.image;
+  container.args = [...(container.args ?? []), ...(options.extraArgs ?? [])];
+  return deployment;
+}
+
 /** The controller's pods, refused at once when their image cannot be had (retrying will not help). */
 async function refuseImageTrouble(kc: k8s.KubeConfig, image: string): Promise<void> {
   const pods = await kc.makeApiClient(k8s.CoreV1Api).listNamespacedPod({
@@ -139,6 +151,7 @@ async function refuseImageTrouble(kc: k8s.KubeConfig, image: string): Promise<vo
     labelSelector: `app.kubernetes.io/name=${CONTROLLER_DEPLOYMENT}`,
   });
   const trouble = pods.items.map(imageTrouble).filter((t) => t !== undefined);
+  // Reported with the image the pods ask for: the one given, else deployment.yaml's.
   if (trouble.length > 0) {
     throw new RekindleError(
       "INVALID_INPUT",
@@ -239,13 +252,16 @@ export async function applyControllerDeployment(
     }
   };
   try {
-    for (const file of CONTROLLER_FIXTURES) await applyManifestFile(kc, join(fixtures, file));
+    // The image and args go in before the Deployment is applied: no pod ever runs another image.
+    for (const file of CONTROLLER_FIXTURES)
+      await applyManifests(
+        kc,
+        parseManifests(readFileSync(join(fixtures, file), "utf8"), file).map((o) =>
+          withContainer(o, options),
+        ),
+      );
     // After deployment.yaml, whose rekindle-fencing ConfigMap is an example to be replaced.
     await applyManifests(kc, [...options.userObjects]);
-    const container: Record<string, unknown> = { name: CONTROLLER_CONTAINER };
-    if (options.image !== undefined) container["image"] = options.image;
-    if (options.extraArgs !== undefined && options.extraArgs.length > 0)
-      container["args"] = ["controller", ...(options.shippedArgs ?? []), ...options.extraArgs];
     // The controller reads its configuration at start: restart the pods that may have read the example.
     await kc.makeApiClient(k8s.AppsV1Api).patchNamespacedDeployment(
       {
@@ -255,12 +271,11 @@ export async function applyControllerDeployment(
           spec: {
             template: {
               metadata: { annotations: { "rekindle.dev/configured-at": new Date().toISOString() } },
-              spec: { containers: [container] },
             },
           },
         },
       },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
     );
     const ready = progress.phase("waiting for both controller replicas to be Ready");
     await waitReady(kc, options.image ?? "of deployment.yaml", timeouts.readyMs, signal);

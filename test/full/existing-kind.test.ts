@@ -114,7 +114,8 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
     core = kc.makeApiClient(k8s.CoreV1Api);
     until = readyWait(core);
     for (const node of workers) await until(node, "True", 180_000);
-    log(await loadRekindleImage(kind, cluster, workers, IMAGE));
+    // On the control plane too: the deployed controller may run there (the agent never does).
+    log(await loadRekindleImage(kind, cluster, [...workers, `${cluster}-control-plane`], IMAGE));
     const started = Date.now();
     const install = await cli(["agent", "install", "--image", IMAGE]);
     expect(install.exitCode, install.all).to.equal(0);

@@ -58,7 +58,7 @@ export async function loadRekindleImage(
   const image = await ensureControllerImage({ tag, progress: consoleProgress() });
   const started = Date.now();
   await execa(kind, ["load", "docker-image", tag, "--name", cluster, "--nodes", workers.join(",")]);
-  return `image ${image.tag} (${image.built ? "built" : "cached"}) loaded onto the workers in ${Date.now() - started} ms`;
+  return `image ${image.tag} (${image.built ? "built" : "cached"}) loaded onto ${workers.join(", ")} in ${Date.now() - started} ms`;
 }
 
 /** A command's output on a kind node (looking only: faults go through the agent). */
