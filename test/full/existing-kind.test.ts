@@ -242,7 +242,7 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
     expect(await until(target, "True", 10_000)).to.be.below(10_000);
   });
 
-  it("with --fence-config: the controller, in-process and deployed from fixtures/controller/, fences through the user's BMC and recovers the StatefulSet with a volume; a partition through the agent heals", async function () {
+  it("with --fence-config: the controller, in-process and deployed from fixtures/controller/, fences through the user's BMC and recovers the StatefulSet with a volume; partitions through the agent, healed before detection and after a fence", async function () {
     allowFor(this, 30 * 60_000);
     // The nodes' "BMC": kind's power webhook on the host, as a user's Redfish or webhook endpoint.
     const actions: string[] = [];
@@ -285,7 +285,7 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
           ]),
           "--suite",
           "partition",
-        ].map((arg) => (arg === SCENARIO ? "(node-loss/controller|partition/healed-before-detection)" : arg)),
+        ].map((arg) => (arg === SCENARIO ? "(node-loss/controller|partition/healed)" : arg)),
         25 * 60_000,
       );
       if (run.exitCode !== 0) console.log(run.all);
@@ -299,11 +299,13 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
       expect(summary.scenarios.map((s) => [s.id, s.outcome]).sort()).to.deep.equal([
         ["node-loss/controller", "passed"],
         ["node-loss/controller-in-cluster", "passed"],
+        ["partition/healed-after-fence", "passed"],
         ["partition/healed-before-detection", "passed"],
       ]);
-      // Both controllers fenced the lost node through the user's BMC, and never another node.
+      // The controllers fenced the lost or cut-off node through the user's BMC (node-loss twice, the
+      // partition outlasting detection once), and never another node.
       const powered = actions.filter((l) => /: power-(off|on) /.test(l));
-      expect(powered.filter((l) => l.includes(`power-off ${target}: done`))).to.have.length(2);
+      expect(powered.filter((l) => l.includes(`power-off ${target}: done`))).to.have.length(3);
       expect(
         powered.every((l) => l.includes(` ${target}:`)),
         powered.join("\n"),
