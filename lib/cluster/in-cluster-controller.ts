@@ -42,24 +42,24 @@ export interface InClusterControllerTimeouts {
 
 export const IN_CLUSTER_TIMEOUTS: InClusterControllerTimeouts = { readyMs: 180_000, goneMs: 90_000 };
 
-/** The ConfigMap holding the fence configuration (fence.yaml), as deployment.yaml mounts it. */
-export function fencingConfigMap(fenceYaml: string): k8s.KubernetesObject {
+/** A ConfigMap of the controller's namespace with one key. */
+function controllerConfigMap(name: string, key: string, value: string): k8s.KubernetesObject {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name: CONTROLLER_USER_OBJECTS.fencing, namespace: CONTROLLER_NAMESPACE },
-    data: { "fence.yaml": fenceYaml },
+    metadata: { name, namespace: CONTROLLER_NAMESPACE },
+    data: { [key]: value },
   } as k8s.KubernetesObject;
+}
+
+/** The ConfigMap holding the fence configuration (fence.yaml), as deployment.yaml mounts it. */
+export function fencingConfigMap(fenceYaml: string): k8s.KubernetesObject {
+  return controllerConfigMap(CONTROLLER_USER_OBJECTS.fencing, "fence.yaml", fenceYaml);
 }
 
 /** The CA ConfigMap deployment.yaml mounts at MOUNTED_CA_FILE. */
 export function caConfigMap(caPem: string): k8s.KubernetesObject {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: CONTROLLER_USER_OBJECTS.ca, namespace: CONTROLLER_NAMESPACE },
-    data: { "ca.crt": caPem },
-  } as k8s.KubernetesObject;
+  return controllerConfigMap(CONTROLLER_USER_OBJECTS.ca, "ca.crt", caPem);
 }
 
 export async function readyControllerPods(kc: k8s.KubeConfig): Promise<{ name: string; node: string }[]> {
