@@ -131,8 +131,15 @@ export const partitionHealedAfterFence = defineScenario({
     await context.awaitMilestone("deployment:recovered");
     await steps.step(`heal the partition and power ${node} back on`, async () => {
       await partition.revert();
-      await cluster.capabilities.lifecycle.startNode(node);
-      context.mark(NODE_POWERED_ON);
+      // At the moment it runs again: the existing provider still has its agent revert after that.
+      let marked = false;
+      const markPoweredOn = () => {
+        if (marked) return;
+        marked = true;
+        context.mark(NODE_POWERED_ON);
+      };
+      await cluster.capabilities.lifecycle.startNode(node, { onRunning: markPoweredOn });
+      markPoweredOn();
     });
     await context.awaitMilestone("taint-removed:node.kubernetes.io/out-of-service");
   },

@@ -128,7 +128,8 @@ export class AgentClient {
         },
         {
           timeoutMs: this.#timeouts.answerMs,
-          intervalMs: 500,
+          // One ConfigMap read: cheap; the agent, woken by its watch, answers within a few hundred ms.
+          intervalMs: 200,
           what: `the rekindle agent on ${node} to answer request ${this.namespace}/${name}`,
           ...(this.#signal ? { signal: this.#signal } : {}),
         },

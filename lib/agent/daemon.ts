@@ -21,6 +21,7 @@ import {
   revertScriptPath,
   type HostShell,
 } from "./node-ops.js";
+import { watchRequests } from "./request-wake.js";
 import {
   decodeRequest,
   decodeStatus,
@@ -40,8 +41,13 @@ export interface AgentDaemonOptions {
   stateDir: string;
   shell: HostShell;
   clock?: Clock;
-  /** How often requests are listed. Default 2000 ms. */
+  /**
+   * How often requests are listed even when the watch says nothing changed (it wakes the agent at
+   * once when one does). Default 10 000 ms.
+   */
   pollMs?: number;
+  /** Watch the requests to act on a change at once. Default true (false: list every pollMs only). */
+  watch?: boolean;
   /** The systemd backstop fires this long after the deadline (the agent reverts first). Default 5 s. */
   backstopGraceS?: number;
   log?: (line: string) => void;
@@ -93,10 +99,21 @@ export class AgentDaemon {
   async run(signal: AbortSignal): Promise<void> {
     await this.resume();
     this.#log(`agent on ${this.#o.node} watching requests in ${this.#o.namespace}`);
+    const wake =
+      this.#o.watch === false
+        ? undefined
+        : watchRequests(this.#o.kc, this.#o.namespace, `${REQUEST_LABEL}=true`, (line) => {
+            this.#log(line);
+          });
+    const stopWaking = () => wake?.stop();
+    signal.addEventListener("abort", stopWaking, { once: true });
+    const resyncMs = this.#o.pollMs ?? 10_000;
     while (!signal.aborted) {
       await this.#serial(() => this.pollOnce());
-      await new Promise((resolve) => setTimeout(resolve, this.#o.pollMs ?? 2000));
+      if (wake) await wake.next(resyncMs);
+      else await new Promise((resolve) => setTimeout(resolve, resyncMs));
     }
+    wake?.stop();
     this.#timers.disarmAll();
     await this.#queue;
     // Stopped holding nothing (uninstalled, or restarted): nothing of the agent stays on the node.

@@ -38,9 +38,14 @@ async function renewTime(kc: k8s.KubeConfig, node: string): Promise<string> {
 }
 
 /**
- * The faults with each revert preceded by a power-on when the node's fence driver reports it off:
- * the controller may have fenced it, and the agent that reverts the fault runs on it. A node whose
- * power state cannot be read is left to the agent as it is (said, not switched blindly).
+ * The faults as they behave once the controller may have fenced a node (powered it off through
+ * the user's driver), since the agent that reverts them runs on that node:
+ * - starting a node powers it on first when its driver reports it off, waits for its Lease, says
+ *   it runs (onRunning), then has its agent revert the stop and whatever was deferred;
+ * - healing or relieving a node that is off is deferred to its start: the power-off ended the
+ *   partition or the fill with everything else, and its agent reverts its own bookkeeping then
+ *   (or at the fault's deadline, if nobody starts the node).
+ * A node whose power state cannot be read is taken as on (said, never switched blindly).
  */
 export function revertsPowerOnFirst(
   faults: ExistingNodeFaults,
@@ -48,32 +53,48 @@ export function revertsPowerOnFirst(
   kc: k8s.KubeConfig,
   progress: Progress = silentProgress,
 ): ExistingNodeFaults {
-  const powered = async (node: string) => {
-    const before = await renewTime(kc, node);
+  const deferred = new Map<string, (() => Promise<void>)[]>();
+  const poweredOff = async (node: string) => {
     try {
-      const outcome = await fencing.poweredOn(node, async () => (await renewTime(kc, node)) !== before);
-      if (outcome === "powered-on")
-        progress.info(`${node} was powered off (fenced): powered it on through ${fencing.path}`);
+      return (await fencing.driver.powerState({ node, options: {}, credentials: {} })) === "off";
     } catch (error) {
       progress.info(
-        `${node}: power state not read through ${fencing.path} (${errorMessage(error)}); reverting through its agent as it is`,
+        `${node}: power state not read through ${fencing.path} (${errorMessage(error)}); taken as on`,
       );
+      return false;
     }
+  };
+  const unlessOff = async (node: string, what: string, revert: () => Promise<void>) => {
+    if (!(await poweredOff(node))) return revert();
+    progress.info(`${node} is powered off (fenced): ${what} once it runs again`);
+    deferred.set(node, [...(deferred.get(node) ?? []), revert]);
   };
   const { lifecycle, partition, pressure } = faults;
   return {
     ...faults,
     lifecycle: {
       stopNode: (n, o) => lifecycle.stopNode(n, o),
-      startNode: async (n) => (await powered(n), lifecycle.startNode(n)),
+      startNode: async (n, options) => {
+        if (await poweredOff(n)) {
+          const before = await renewTime(kc, n);
+          await fencing.poweredOn(n, async () => (await renewTime(kc, n)) !== before);
+          progress.info(`${n} was powered off (fenced): powered on through ${fencing.path}, renewing again`);
+        }
+        options?.onRunning?.();
+        await lifecycle.startNode(n);
+        const pending = deferred.get(n) ?? [];
+        deferred.delete(n);
+        for (const revert of pending) await revert();
+      },
     },
     partition: {
       partitionNode: (n, o) => partition.partitionNode(n, o),
-      healNode: async (n) => (await powered(n), partition.healNode(n)),
+      healNode: (n) => unlessOff(n, "its agent heals the partition", () => partition.healNode(n)),
     },
     pressure: {
       applyPressure: (n, kind, o) => pressure.applyPressure(n, kind, o),
-      relievePressure: async (n, kind) => (await powered(n), pressure.relievePressure(n, kind)),
+      relievePressure: (n, kind) =>
+        unlessOff(n, `its agent relieves ${kind} pressure`, () => pressure.relievePressure(n, kind)),
     },
   };
 }

@@ -185,7 +185,7 @@ export function guardedNodeFaults(faults: ExistingNodeFaults, rails: FaultRails)
   return {
     lifecycle: {
       stopNode: async (n, options) => (wall(n), lifecycle.stopNode(n, options)),
-      startNode: async (n) => (wall(n), lifecycle.startNode(n)),
+      startNode: async (n, options) => (wall(n), lifecycle.startNode(n, options)),
     },
     partition: {
       partitionNode: async (n, options) => (wall(n), partition.partitionNode(n, options)),

@@ -6,12 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";
-import {
-  applyManifests,
-  deleteManifests,
-  parseManifests,
-  RUN_LABEL,
-} from "../kube/apply.js";
+import { applyManifests, deleteManifests, parseManifests, RUN_LABEL } from "../kube/apply.js";
 import { isConflict, isNotFound, isPodReady, k8s } from "../kube/client.js";
 import { imageTrouble, podTrouble } from "../kube/pod-trouble.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";

@@ -52,10 +52,19 @@ export interface NodeFaultOptions {
   deadline?: Date;
 }
 
+export interface NodeStartOptions {
+  /**
+   * Called once the node runs again, where the provider has more to do after that before it
+   * resolves (the existing provider: the agent's reverts after a power-on). A provider that does
+   * nothing more need not call it: the caller takes the return as that moment.
+   */
+  onRunning?: () => void;
+}
+
 export interface NodeLifecycle {
   stopNode(name: string, options?: NodeFaultOptions): Promise<void>;
   /** Power back on; resolves once the node's agent runs again (not necessarily Ready yet). */
-  startNode(name: string): Promise<void>;
+  startNode(name: string, options?: NodeStartOptions): Promise<void>;
 }
 
 /** Cut the node off the API server without stopping it; `healNode` restores it. */

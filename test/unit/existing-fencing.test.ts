@@ -150,28 +150,38 @@ describe("existing clusters: --fence-config walls the controller to the allowed 
     expect(fence.templates["lab"]?.secretRef).to.deep.equal({ name: "bmc-token" });
   });
 
-  it("a revert powers a fenced node on first, and leaves one that is on alone", async function () {
+  it("a start powers a fenced node on first; a heal of a node that is off waits for its start", async function () {
     const fencing = await loadExistingFencing({
       kc: api.kc,
       path: configFile({ lab: webhook() }),
       rails: RAILS,
     });
     const calls: string[] = [];
+    const say = (what: string) => (n: string) => {
+      calls.push(`${what} ${n}: power ${power.get(n) ?? "on"}`);
+      return Promise.resolve();
+    };
     const faults: ExistingNodeFaults = {
-      lifecycle: {
-        stopNode: async () => {},
-        startNode: (n) => {
-          calls.push(`agent start ${n}: power ${power.get(n) ?? "on"}`);
-          return Promise.resolve();
-        },
-      },
-      partition: { partitionNode: async () => {}, healNode: async () => {} },
-      pressure: { applyPressure: async () => {}, relievePressure: async () => {} },
+      lifecycle: { stopNode: say("agent stop"), startNode: say("agent start") },
+      partition: { partitionNode: say("agent partition"), healNode: say("agent heal") },
+      pressure: { applyPressure: say("agent fill"), relievePressure: say("agent relieve") },
     };
     const wrapped = revertsPowerOnFirst(faults, fencing, api.kc);
-    await wrapped.lifecycle.startNode("w1");
+    // On: each revert goes to the agent at once.
+    await wrapped.partition.healNode("w1");
+    await wrapped.lifecycle.startNode("w1", { onRunning: () => calls.push("running") });
+    // Fenced: the heal waits; the start powers it on, says it runs, then the agent reverts both.
     power.set("w1", "off");
-    await wrapped.lifecycle.startNode("w1");
-    expect(calls).to.deep.equal(["agent start w1: power on", "agent start w1: power on"]);
+    await wrapped.partition.healNode("w1");
+    expect(calls).to.have.length(3);
+    await wrapped.lifecycle.startNode("w1", { onRunning: () => calls.push("running") });
+    expect(calls).to.deep.equal([
+      "agent heal w1: power on",
+      "running",
+      "agent start w1: power on",
+      "running",
+      "agent start w1: power on",
+      "agent heal w1: power on",
+    ]);
   });
 });

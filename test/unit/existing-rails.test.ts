@@ -257,7 +257,7 @@ describe("existing cluster fault rails", () => {
       const rails: FaultRails = { allowedNodes: ["worker-2"], maxNodes: 1, chosenBy: "--nodes worker-2" };
       const guarded = guardedNodeFaults(
         {
-          lifecycle: { stopNode: remember, startNode: remember },
+          lifecycle: { stopNode: remember, startNode: (n) => remember(n) },
           partition: { partitionNode: remember, healNode: remember },
           pressure: {
             applyPressure: (n, _k, o) => remember(n, o),
