@@ -210,6 +210,13 @@ export interface ProviderLatencies {
    * (docs/calibration.md). Default 0.
    */
   frozenPowerOffMs?: number;
+  /**
+   * How long the provider's startNode may run after its fence driver already reports the node on:
+   * kind's docker start shows the container running before the kubelet inside is active, 2.9–3.6 s
+   * from the request to the return on a quiet host (safety/powered-on-before-*, where a controller
+   * re-reading the power state saw the node on 0.2–0.4 s before the start returned). Default 0.
+   */
+  powerOnMs?: number;
 }
 
 /** An image as the container engine knows it: the reference it was run by and its image ID (sha256:…). */

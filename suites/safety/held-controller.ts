@@ -36,13 +36,19 @@ function poweredOnBefore(action: "taint" | "cleanup") {
           : []),
         never("event:PodsForceDeleted", "no pod of a running node is force-deleted by the controller"),
         never("event:VolumeAttachmentsRemoved", "no volume of a running node is released by the controller"),
-        inputs.within({
-          name: "event:FenceAbandoned",
-          after: HOLD_RELEASED,
-          minMs: 0,
-          maxMs: 2 * c.checkIntervalMs,
-          why: "the controller re-checks before it acts, sees the node renewing, and abandons the fence",
-        }),
+        {
+          ...inputs.within({
+            name: "event:FenceAbandoned",
+            after: HOLD_RELEASED,
+            minMs: 0,
+            maxMs: 2 * c.checkIntervalMs,
+            why: "the controller re-checks before it acts, sees the node on, and abandons the fence",
+          }),
+          // The hold is released once the provider's start returns; the controller may read the
+          // power state as on while the start still runs (kind: the container runs before its
+          // kubelet does), and abandon then. Never earlier than that.
+          minMs: -(inputs.latencies.powerOnMs ?? 0),
+        },
         inputs.within({
           name: "fence:recovery:done",
           after: HOLD_RELEASED,

@@ -56,7 +56,12 @@ export const KIND_TIMEOUTS = {
  * Attach: the suites' volumes come from the rekindle-shared StorageClass (shared-storage.ts),
  * hostPath volumes with no attacher and no VolumeAttachment, so there is nothing to wait for.
  */
-export const KIND_LATENCIES = { podStartMs: 3_000, attachMs: 0, frozenPowerOffMs: 6_000 } as const;
+export const KIND_LATENCIES = {
+  podStartMs: 3_000,
+  attachMs: 0,
+  frozenPowerOffMs: 6_000,
+  powerOnMs: 6_000,
+} as const;
 
 /** The kubelet eviction manager's housekeeping interval (fixed in the kubelet, 10 s). */
 export const KIND_MONITORING_INTERVAL_MS = 10_000;
