@@ -141,7 +141,12 @@ describe("kind provider", function () {
       expect(cluster.provider).to.equal("kind");
       expect(cluster.description).to.equal("kind cluster rk (reused)");
       expect(cluster.latencies).to.deep.equal(KIND_LATENCIES);
-      expect(cluster.latencies).to.deep.equal({ podStartMs: 3000, attachMs: 0, frozenPowerOffMs: 6000 });
+      expect(cluster.latencies).to.deep.equal({
+        podStartMs: 3000,
+        attachMs: 0,
+        frozenPowerOffMs: 6000,
+        powerOnMs: 6000,
+      });
       expect(cluster.eviction).to.deep.equal({
         pressureTransitionPeriodMs: 30_000,
         monitoringIntervalMs: 10_000,
