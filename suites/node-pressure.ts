@@ -13,6 +13,7 @@ import { isPodReady, k8s } from "../lib/kube/client.js";
 import { hasTaint, readNode } from "../lib/kube/queries.js";
 import { fixturePath } from "../lib/util/fixtures.js";
 import { pollUntil } from "../lib/util/time.js";
+import { placeOnOneNode } from "../lib/workloads/one-node-placement.js";
 import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
 import { noFence } from "../lib/scenario/common.js";
 
@@ -26,6 +27,7 @@ const TAINT: Record<PressureKind, string> = {
 };
 /** The three pods, in the order the kubelet must evict them. */
 export const PRESSURE_APPS = ["pressure-besteffort", "pressure-burstable", "pressure-guaranteed"] as const;
+const PRESSURE_SELECTOR = `app in (${PRESSURE_APPS.join(",")})`;
 
 /** The windows of a pressure scenario: condition and taint, evictions in kubelet order, relief. */
 function pressureWindows(inputs: ExpectationInputs, condition: string, taint: string): ExpectedMilestone[] {
@@ -100,28 +102,31 @@ function pressureWindows(inputs: ExpectationInputs, condition: string, taint: st
 /** The three pods on `node`, all Ready there (elsewhere is a precondition failure). */
 async function deployPressurePods(context: ScenarioContext<"pressure">, node: string): Promise<void> {
   const { cluster, steps, kc, namespace } = context;
-  await steps.step(`deploy BestEffort, Burstable and Guaranteed pods preferring ${node}`, async () => {
-    await applyManifestFile(kc, fixturePath("workloads", "pressure.yaml"), {
-      labels: { [RUN_LABEL]: cluster.runId },
-      substitutions: { NAMESPACE: namespace, NODE: node },
-    });
-    const core = kc.makeApiClient(k8s.CoreV1Api);
-    const pods = await pollUntil(
-      async () => {
-        const list = (await core.listNamespacedPod({ namespace })).items.filter(isPodReady);
-        return list.length >= PRESSURE_APPS.length ? list : undefined;
-      },
-      { what: `the pressure pods Ready in ${namespace}`, timeoutMs: 180_000 },
-    );
-    const elsewhere = pods.filter((p) => p.spec?.nodeName !== node);
-    if (elsewhere.length > 0) {
-      throw new RekindleError(
-        "PRECONDITION",
-        `the scheduler placed ${elsewhere.map((p) => `${p.metadata?.name ?? ""} on ${p.spec?.nodeName ?? ""}`).join(", ")}, not on ${node}`,
-        { hint: `${node} needs room for three small pods; is it cordoned or full?` },
+  await steps.step(`deploy BestEffort, Burstable and Guaranteed pods on ${node}`, () =>
+    placeOnOneNode({ kc, namespace, node, labels: { [RUN_LABEL]: cluster.runId } }, async () => {
+      await applyManifestFile(kc, fixturePath("workloads", "pressure.yaml"), {
+        labels: { [RUN_LABEL]: cluster.runId },
+        substitutions: { NAMESPACE: namespace, NODE: node },
+      });
+      const core = kc.makeApiClient(k8s.CoreV1Api);
+      const pods = await pollUntil(
+        async () => {
+          const list = (await core.listNamespacedPod({ namespace, labelSelector: PRESSURE_SELECTOR })).items;
+          return list.filter(isPodReady).length >= PRESSURE_APPS.length ? list : undefined;
+        },
+        { what: `the pressure pods Ready in ${namespace}`, timeoutMs: 180_000 },
       );
-    }
-  });
+      // The blockers leave no other node; this is the check that they did.
+      const elsewhere = pods.filter((p) => p.spec?.nodeName !== node);
+      if (elsewhere.length > 0) {
+        throw new RekindleError(
+          "PRECONDITION",
+          `the scheduler placed ${elsewhere.map((p) => `${p.metadata?.name ?? ""} on ${p.spec?.nodeName ?? ""}`).join(", ")}, not on ${node}`,
+          { hint: `${node} needs room for three small pods; is it cordoned or full?` },
+        );
+      }
+    }),
+  );
 }
 
 function pressureScenario(kind: PressureKind) {

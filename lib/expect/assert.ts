@@ -2,7 +2,7 @@
 // message shows expected and actual side by side; the scenario verdict reports it.
 import { RekindleError } from "../errors.js";
 import type { Milestone } from "../observe/milestones.js";
-import { KUBELET_POD_RETRY_MAX_MS } from "../observe/volume-warnings.js";
+import { KUBELET_POD_RETRY_MAX_MS, KUBELET_POD_RETRY_MIN_MS } from "../observe/volume-warnings.js";
 import type { ExpectedMilestone } from "./model.js";
 
 export type Verdict = "ok" | "early" | "late" | "missing" | "unexpected" | "anchor-missing";
@@ -26,8 +26,10 @@ const RETRY_DELAYED = /^(.+):(replacement-running|replacement-ready|recovered)$/
 /**
  * A replacement whose volume setup hit a known race of a real cluster (`<workload>:kubelet-retry`,
  * see volume-warnings.ts) starts one kubelet pod-worker backoff later: that workload's later pod
- * milestones get the backoff's maximum on top of their window, if the retry came between the
- * window's anchor and the milestone. Nothing else is ever widened, and the check says why it was.
+ * milestones get the backoff's maximum on top of their window. Only if the retry can have caused
+ * the lateness: the error came after the window's anchor and at least the backoff's minimum before
+ * the milestone (the kubelet does not try the pod again sooner, so a milestone within that minimum
+ * of the error was not delayed by it). Nothing else is ever widened, and the check says why it was.
  */
 function retryAllowance(
   name: string,
@@ -38,10 +40,11 @@ function retryAllowance(
   const workload = RETRY_DELAYED.exec(name)?.[1];
   if (workload === undefined) return undefined;
   const retryMs = at.get(`${workload}:kubelet-retry`);
-  if (retryMs === undefined || retryMs < anchorMs || retryMs > actualMs) return undefined;
+  if (retryMs === undefined || retryMs < anchorMs) return undefined;
+  if (actualMs - retryMs < KUBELET_POD_RETRY_MIN_MS) return undefined;
   return {
     extraMs: KUBELET_POD_RETRY_MAX_MS,
-    explained: `window + ${KUBELET_POD_RETRY_MAX_MS / 1000}s: the kubelet retried the replacement after a transient volume error at ${seconds(retryMs)} (${workload}:kubelet-retry)`,
+    explained: `window + ${KUBELET_POD_RETRY_MAX_MS / 1000}s: the kubelet retried the replacement after a transient volume error at ${seconds(retryMs)}, ${seconds(actualMs - retryMs)} before (${workload}:kubelet-retry)`,
   };
 }
 

@@ -9,7 +9,13 @@ export const VOLUME_WARNING_REASONS = ["FailedMount", "FailedAttachVolume", "Fai
 
 /**
  * The kubelet's pod-worker backoff after a failed sync: `backOffPeriod` 10 s with jitter factor
- * 0.5 (kubelet.go, pod_workers.go, v1.34), so the retry comes 10–15 s after the failure.
+ * 0.5, so the retry comes 10–15 s after the failure (kubernetes/kubernetes v1.34: pkg/kubelet/kubelet.go
+ * `backOffPeriod`, pkg/kubelet/pod_workers.go `completeWork`). It is the backoff of the errors below:
+ * the volume manager hands the populator's error for the pod straight to the sync
+ * (pkg/kubelet/volumemanager/volume_manager.go `verifyVolumesMountedFunc`), the sync records
+ * FailedMount "Unable to attach or mount volumes" and fails. The volume operations' own backoff
+ * (500 ms at first: pkg/util/goroutinemap/exponentialbackoff, used by
+ * pkg/volume/util/nestedpendingoperations) is for a failed mount or attach operation, which these are not.
  */
 export const KUBELET_POD_RETRY_MIN_MS = 10_000;
 export const KUBELET_POD_RETRY_MAX_MS = 15_000;

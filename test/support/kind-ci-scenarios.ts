@@ -24,3 +24,13 @@ export const KIND_CI_SUITES = [
 
 /** The `--scenario` pattern that selects exactly them (mocha's grep: matched anywhere in the title). */
 export const KIND_CI_SCENARIO_PATTERN = `(${KIND_CI_SCENARIOS.join("|")}) —`;
+
+/**
+ * Each family's first scenario of those, in run order: what runs first on a fresh cluster when a
+ * user runs that family alone (test/full/kind-fresh-cluster.test.ts).
+ */
+export const KIND_CI_FAMILY_FIRSTS = KIND_CI_SUITES.map((family) => {
+  const first = KIND_CI_SCENARIOS.find((id) => id.startsWith(`${family}/`));
+  if (first === undefined) throw new Error(`no scenario of ${family}`);
+  return first;
+});

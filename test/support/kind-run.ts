@@ -12,6 +12,7 @@ import { ensureKindBinary } from "../../lib/build/kind-binary.js";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { findOnPath } from "../../lib/util/paths.js";
 import { consoleProgress } from "../../lib/util/progress.js";
+import { expectNoExcuse } from "./excuses.js";
 import { HINT } from "./prerequisites.js";
 import { allowFor, REKINDLE_BIN } from "./rekindle-run.js";
 import { summarySchemaErrors } from "./summary-schema.js";
@@ -57,12 +58,15 @@ export interface KindRunOptions {
   timeoutMs: number;
 }
 
-/** `rekindle run --provider kind --image rekindle --profile fast ...`; never rejects. */
-export function runOnKindFast(
+/**
+ * `rekindle run --provider kind --image rekindle --profile fast ...`. Rejects only when the run's
+ * summary lists an excused milestone (the gate allows none: excuses.ts).
+ */
+export async function runOnKindFast(
   context: Mocha.Context,
   options: KindRunOptions,
 ): Promise<Result<{ reject: false; timeout: number; all: true }>> {
-  return execa(
+  const result = await execa(
     process.execPath,
     [
       REKINDLE_BIN,
@@ -84,6 +88,8 @@ export function runOnKindFast(
     ],
     { reject: false, timeout: allowFor(context, options.timeoutMs), all: true },
   );
+  expectNoExcuse(options.reportDir);
+  return result;
 }
 
 /**

@@ -41,6 +41,8 @@ import { fetchSignalStats, statsFor } from "./stats.js";
 export const KIND_TIMEOUTS = {
   /** `kind create cluster --wait`: the control plane Ready. */
   createWait: "5m",
+  /** Then every worker Ready and untainted (kind waits for the control plane only). */
+  workersReadyMs: 180_000,
   /** After startNode: the node's kubelet service active again (systemd boots in seconds). */
   agentActiveMs: 120_000,
   /** Time beyond the kubelet's shutdownGracePeriod for systemd to halt the node before SIGKILL. */

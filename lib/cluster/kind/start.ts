@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { getContainerRuntimeClient } from "testcontainers";
 import { parse } from "yaml";
 import { RekindleError } from "../../errors.js";
+import { waitForNodesReady } from "../../kube/nodes-ready.js";
 import { onInterrupt } from "../../util/cleanup.js";
 import { stateRoot } from "../../util/paths.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
@@ -265,6 +266,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
         ...keepNoteFor(kindEngine),
         progress,
       });
+      await waitForWorkers(cluster, nodes, progress, signal);
       if (options.sharedStorage !== false) await cluster.startStorage();
       return cluster;
     } catch (error) {
@@ -276,6 +278,26 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
     if (!created || options.keep !== true) await undoSetup();
     throw error;
   }
+}
+
+/**
+ * `kind create --wait` returns once the control plane is Ready; the workers join and turn Ready
+ * seconds later (on a fresh cluster here 1–4 s after rekindle's first scenario began deploying,
+ * issue 23). A scenario must find every worker schedulable, as on the sim.
+ */
+async function waitForWorkers(
+  cluster: KindCluster,
+  nodes: KindNodes,
+  progress: Progress,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await waitForNodesReady(cluster.kubeConfig(), await nodes.workers(), {
+    timeoutMs: KIND_TIMEOUTS.workersReadyMs,
+    ...(signal ? { signal } : {}),
+    onWait: (ms, waiting) => {
+      progress.info(`waiting for ${waiting.join(", ")} Ready (${Math.round(ms / 1000)}s)`);
+    },
+  });
 }
 
 async function createCluster(
