@@ -98,7 +98,11 @@ export async function agentNodeFaults(
       healNode: (node) => revert(node, "partition"),
     },
     pressure: {
-      applyPressure: (node, kind, given) => apply(node, pressureAction(kind), given),
+      applyPressure: (node, kind, given) => {
+        // The request is the fault's start: the agent fills at once on receipt.
+        given?.onEffect?.();
+        return apply(node, pressureAction(kind), given);
+      },
       relievePressure: (node, kind) => revert(node, pressureAction(kind)),
     },
   };

@@ -50,6 +50,12 @@ export interface StorageSettings {
  */
 export interface NodeFaultOptions {
   deadline?: Date;
+  /**
+   * Pressure only: called once, right before the side effect that is the fault itself, after any
+   * setup the provider does first (kind: settling the node, shrinking it, planning the fill from
+   * its kubelet's stats), so the fault's time zero is not the setup's. Providers call it.
+   */
+  onEffect?: () => void;
 }
 
 export interface NodeStartOptions {

@@ -6,8 +6,13 @@ import { describeAction, type FaultAction } from "./types.js";
 
 /** Applies and reverts one fault action, node by node. Revert of a node not (fully) faulted is a no-op. */
 export interface FaultActuator {
-  /** `deadline`: the fault's, for actuators that revert by themselves (the node agent). */
-  apply(node: string, deadline?: Date): Promise<void>;
+  /**
+   * `deadline`: the fault's, for actuators that revert by themselves (the node agent). `onEffect`:
+   * called by actuators whose apply sets up before the fault takes effect (effectAfterSetup).
+   */
+  apply(node: string, deadline?: Date, onEffect?: () => void): Promise<void>;
+  /** The provider says when the fault takes effect (onEffect); others take effect as apply starts. */
+  readonly effectAfterSetup?: boolean;
   revert(node: string): Promise<void>;
 }
 
@@ -56,7 +61,12 @@ export function capabilityActuator(action: FaultAction, capabilities: Partial<Ca
     case "pressure": {
       const pressure = need(capabilities, "pressure", action);
       return {
-        apply: (node, deadline) => pressure.applyPressure(node, action.pressure, deadlineOption(deadline)),
+        apply: (node, deadline, onEffect) =>
+          pressure.applyPressure(node, action.pressure, {
+            ...deadlineOption(deadline),
+            ...(onEffect ? { onEffect } : {}),
+          }),
+        effectAfterSetup: true,
         revert: (node) => pressure.relievePressure(node, action.pressure),
       };
     }

@@ -152,8 +152,12 @@ export class FaultHandle implements AsyncDisposable {
       this.#mark(node, "applying");
       try {
         await this.#journal?.write(this.record);
+        if (this.#actuator.effectAfterSetup !== true) this.#firstEffect();
+        await this.#actuator.apply(node, this.deadline, () => {
+          this.#firstEffect();
+        });
+        // An actuator that set up first and never said when: its return is the latest time zero.
         this.#firstEffect();
-        await this.#actuator.apply(node, this.deadline);
         this.#mark(node, "applied");
         await this.#journal?.write(this.record);
       } catch (error) {
@@ -169,8 +173,15 @@ export class FaultHandle implements AsyncDisposable {
     } catch (error) {
       throw await this.#failed(nodes[0] ?? "", error);
     }
+    if (this.#actuator.effectAfterSetup !== true) this.#firstEffect();
+    const results = await Promise.allSettled(
+      nodes.map((node) =>
+        this.#actuator.apply(node, this.deadline, () => {
+          this.#firstEffect();
+        }),
+      ),
+    );
     this.#firstEffect();
-    const results = await Promise.allSettled(nodes.map((node) => this.#actuator.apply(node, this.deadline)));
     results.forEach((result, i) => {
       if (result.status === "fulfilled") this.#mark(nodes[i] ?? "", "applied");
     });

@@ -78,6 +78,62 @@ describe("fault handles", () => {
     await handle.revert();
   });
 
+  it("pressure: the fault's time zero is when the provider says its setup is done, not when apply starts", async () => {
+    const log: string[] = [];
+    const pressure = {
+      applyPressure: (node: string, _kind: string, options?: { onEffect?: () => void }) => {
+        log.push(`setup ${node}`);
+        options?.onEffect?.();
+        log.push(`fill ${node}`);
+        return Promise.resolve();
+      },
+      relievePressure: (node: string) => {
+        log.push(`relieve ${node}`);
+        return Promise.resolve();
+      },
+    };
+    const injector = new FaultInjector({
+      capabilities: { pressure },
+      runId: "run-1",
+      undo: new Undos(),
+      journal: new MemoryJournal(),
+      locator: { provider: "sim", root: "/tmp/sim" },
+      holder: { host: "here", pid: 1 },
+      now: () => Date.parse("2026-11-24T10:00:00Z"),
+    });
+    const handle = await injector.inject({
+      action: { kind: "pressure", pressure: "memory" },
+      nodes: ["w1"],
+      onFirstEffect: () => log.push("time zero"),
+    });
+    expect(log).to.deep.equal(["setup w1", "time zero", "fill w1"]);
+    await handle.revert();
+    // A provider that never says: its return is time zero, never before its setup.
+    const silent = new FaultInjector({
+      capabilities: {
+        pressure: {
+          ...pressure,
+          applyPressure: (node: string) => (log.push(`quiet ${node}`), Promise.resolve()),
+        },
+      },
+      runId: "run-2",
+      undo: new Undos(),
+      journal: new MemoryJournal(),
+      locator: { provider: "sim", root: "/tmp/sim" },
+      holder: { host: "here", pid: 1 },
+      now: () => Date.parse("2026-11-24T10:00:00Z"),
+    });
+    log.length = 0;
+    await (
+      await silent.inject({
+        action: { kind: "pressure", pressure: "disk" },
+        nodes: ["w2"],
+        onFirstEffect: () => log.push("time zero"),
+      })
+    ).revert();
+    expect(log).to.deep.equal(["quiet w2", "time zero", "relieve w2"]);
+  });
+
   it("revert is idempotent and reverts newest first; a failed revert keeps the record and is retried", async () => {
     const { partition, journal, injector } = setup();
     const handle = await injector.inject({ action: { kind: "partition" }, nodes: ["w1", "w2"] });

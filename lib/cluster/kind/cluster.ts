@@ -21,6 +21,7 @@ import {
   type EvictionSettings,
   type NodeCapability,
   type NodeFaultLocator,
+  type NodeFaultOptions,
   type PressureKind,
   type ProviderImages,
 } from "../provider.js";
@@ -326,7 +327,7 @@ export class KindCluster implements ClusterUnderTest {
    * threshold (see pressure.ts and small-node.ts). Idempotent: a node that already carries this
    * kind's fill is left as it is. A failure puts back what was changed.
    */
-  async applyPressure(name: string, kind: PressureKind): Promise<void> {
+  async applyPressure(name: string, kind: PressureKind, options: NodeFaultOptions = {}): Promise<void> {
     await this.#worker(name);
     await this.#small?.settle(name);
     if (await hasFill(this.nodes, name, kind)) {
@@ -338,6 +339,8 @@ export class KindCluster implements ClusterUnderTest {
       const shrunk = small ? `${await this.#shrink(small, name, kind)}; ` : "";
       const plan = await this.#planner(name, kind);
       checkFillCap(name, plan, this.maxFillBytes);
+      // The fault's time zero: the setup above (settle, shrink, plan) took seconds on a busy host.
+      options.onEffect?.();
       await fillNode(this.nodes, name, kind, plan.fillBytes);
       this.#progress.info(
         `${kind} pressure on ${name}: ${shrunk}wrote ${formatBytes(plan.fillBytes)} (${plan.signal})`,

@@ -14,6 +14,7 @@ import type {
   ClusterUnderTest,
   EvictionSettings,
   NodeFaultLocator,
+  NodeFaultOptions,
   PressureKind,
 } from "../provider.js";
 import { SIM_DEFAULT_LATENCIES, SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
@@ -112,9 +113,11 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     this.#progress.info(`node ${name}: graceful shutdown simulated, ${terminated.length} pod(s) terminated`);
   }
 
-  async applyPressure(name: string, kind: PressureKind): Promise<void> {
+  async applyPressure(name: string, kind: PressureKind, options: NodeFaultOptions = {}): Promise<void> {
     const key = `${name}/${kind}`;
     if (this.#pressure.has(key)) return;
+    // No setup: the simulated eviction manager's start is the fault.
+    options.onEffect?.();
     const manager = await SimEvictionManager.start(this.kubeConfig(), name, kind, this.eviction, (m) => {
       this.#progress.info(m);
     });
