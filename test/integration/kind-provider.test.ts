@@ -319,8 +319,10 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
         profile: TIMING_PROFILES.fast,
         stateDir: join(stateDir, "reuse"),
         agentProbe: null,
-        // The stand-in control plane serves a kubeconfig but no API server to install storage into.
+        // The stand-in control plane serves a kubeconfig but no API server to install storage into,
+        // nor Node objects to wait for.
         sharedStorage: false,
+        waitForWorkers: false,
         progress: recordingProgress(lines),
       };
       const before = await containersOf(CLUSTER);

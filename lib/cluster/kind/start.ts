@@ -70,6 +70,8 @@ export interface KindClusterOptions {
   containerEngine?: RuntimeClientFactory;
   /** Install the rekindle-shared StorageClass and run its provisioner (needs the API server). Default true. */
   sharedStorage?: boolean;
+  /** Wait until every worker is Ready and untainted before returning (needs the API server). Default true. */
+  waitForWorkers?: boolean;
   progress?: Progress;
   signal?: AbortSignal;
 }
@@ -266,7 +268,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
         ...keepNoteFor(kindEngine),
         progress,
       });
-      await waitForWorkers(cluster, nodes, progress, signal);
+      if (options.waitForWorkers !== false) await waitForWorkers(cluster, nodes, progress, signal);
       if (options.sharedStorage !== false) await cluster.startStorage();
       return cluster;
     } catch (error) {
