@@ -268,7 +268,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
         ...keepNoteFor(kindEngine),
         progress,
       });
-      if (options.waitForWorkers !== false) await waitForWorkers(cluster, nodes, progress, signal);
+      await waitForWorkers(cluster, nodes, options, progress);
       if (options.sharedStorage !== false) await cluster.startStorage();
       return cluster;
     } catch (error) {
@@ -290,9 +290,11 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
 async function waitForWorkers(
   cluster: KindCluster,
   nodes: KindNodes,
+  options: Pick<KindClusterOptions, "waitForWorkers" | "signal">,
   progress: Progress,
-  signal: AbortSignal | undefined,
 ): Promise<void> {
+  if (options.waitForWorkers === false) return;
+  const { signal } = options;
   await waitForNodesReady(cluster.kubeConfig(), await nodes.workers(), {
     timeoutMs: KIND_TIMEOUTS.workersReadyMs,
     ...(signal ? { signal } : {}),
