@@ -20,6 +20,7 @@ import {
 } from "../controller/flags.js";
 import { checkFenceTargets } from "../controller/fence-preflight.js";
 import { LeaderElector } from "../controller/leader.js";
+import { ControllerMetrics } from "../controller/metrics.js";
 import { DockerFenceDriver } from "../cluster/kind/fence-driver.js";
 import { RekindleError } from "../errors.js";
 import { loadKubeconfig } from "../kube/kubeconfig-load.js";
@@ -105,6 +106,7 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     fenceConfig,
     drivers,
     log,
+    metrics: new ControllerMetrics({ processMetrics: true }),
     ...(values["leader-elect"]
       ? {
           leader: new LeaderElector({

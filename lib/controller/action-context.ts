@@ -7,14 +7,14 @@ import type { BoundedSignal } from "../util/abort.js";
 import type { ControllerConfig } from "./config.js";
 import type { FenceDriver, FenceTarget } from "./drivers/types.js";
 import type { EventReason } from "./events.js";
-import type { MetricsRegistry } from "./metrics.js";
+import type { ControllerMetrics } from "./metrics.js";
 import type { NodeFenceStore } from "./node-fence-store.js";
 
 export interface ActionContext {
   kc: k8s.KubeConfig;
   config: ControllerConfig;
   store: NodeFenceStore;
-  metrics: MetricsRegistry;
+  metrics: ControllerMetrics;
   /** The controller's clock (ms). */
   now: () => number;
   log: (message: string) => void;
