@@ -26,7 +26,7 @@ export const CONTROLLER_USER_OBJECTS = {
 /** Where deployment.yaml mounts the CA ConfigMap's ca.crt. */
 export const MOUNTED_CA_FILE = "/etc/rekindle/bmc-ca/ca.crt";
 /** The fixtures, in the order they are applied (the CRD and the namespace before the Deployment). */
-export const CONTROLLER_FIXTURES = ["crd.yaml", "rbac.yaml", "deployment.yaml"] as const;
+export const CONTROLLER_FIXTURES = ["crd.yaml", "rbac.yaml", "deployment.yaml", "service.yaml"] as const;
 
 export interface InClusterControllerTimeouts {
   /** Both replicas Ready after the restart. Default 180 s (image already in the nodes). */
