@@ -2,6 +2,7 @@
 // Everything is checked before anything starts: flags, the fence configuration file, the NodeFence
 // CRD, and every fenceable node's template, driver and Secret. A refused start exits non-zero with
 // nothing listening and nothing running.
+import { readFileSync } from "node:fs";
 import { RecoveryController } from "../controller/controller.js";
 import { ensureNodeFenceCrd } from "../controller/crd.js";
 import {
@@ -42,7 +43,21 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       this label selector (kubectl -l syntax) matches are fenced (default: every node).
       --metrics-bind-address HOST:PORT: where /metrics and /healthz listen (default 127.0.0.1:9464;
       in a pod 0.0.0.0:9464, behind fixtures/controller/service.yaml); --metrics-port P keeps the
-      default host and changes the port; 0 picks a free one`;
+      default host and changes the port; 0 picks a free one. --namespace: default rekindle-system, in a
+      pod the pod's own`;
+
+/** Where a pod's service account token says which namespace the pod runs in. */
+const SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+/** The pod's namespace, if this runs in a pod with a service account mounted. */
+export function podNamespace(file = SERVICE_ACCOUNT_NAMESPACE_FILE): string | undefined {
+  try {
+    const text = readFileSync(file, "utf8").trim();
+    return text === "" ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The sim cluster named by --sim-cluster (its state directory or name): its fence driver and kubeconfig. */
 async function simCluster(nameOrRoot: string): Promise<{ driver: FenceDriver; kubeconfig: string }> {
@@ -66,8 +81,11 @@ function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistr
 
 export async function controllerCommand(args: string[], signal: AbortSignal): Promise<number> {
   const values = parseControllerFlags(args);
+  const inCluster = (process.env["KUBERNETES_SERVICE_HOST"] ?? "") !== "";
+  const namespace = inCluster ? podNamespace() : undefined;
   const { config, metrics } = controllerSettings(values, {
-    inCluster: (process.env["KUBERNETES_SERVICE_HOST"] ?? "") !== "",
+    inCluster,
+    ...(namespace !== undefined ? { namespace } : {}),
   });
   const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 

@@ -74,6 +74,12 @@ export function parseControllerFlags(args: string[]): ControllerFlags {
 export interface ControllerEnvironment {
   /** In a pod (KUBERNETES_SERVICE_HOST set): metrics listen on every interface by default. Default false. */
   inCluster?: boolean;
+  /**
+   * The pod's namespace (from its service account), the default of --namespace: a kustomize
+   * overlay that moves the manifests to another namespace moves the controller's own objects too.
+   * Default: none (--namespace's own default, rekindle-system).
+   */
+  namespace?: string;
 }
 
 /**
@@ -121,7 +127,9 @@ export function controllerSettings(
       ? { maxFencesPerWindow: parseFenceLimit(values["max-fences-per-window"]) }
       : {}),
     ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
-    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
+    ...((values.namespace ?? environment.namespace) !== undefined
+      ? { namespace: values.namespace ?? environment.namespace }
+      : {}),
     // Parsed here so a bad selector fails at start, naming the flag.
     ...(values["node-selector"] !== undefined
       ? { nodeSelector: parseNodeSelector(values["node-selector"]).text }

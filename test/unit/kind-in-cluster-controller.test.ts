@@ -72,8 +72,10 @@ describe("the controller in-cluster on kind: what the user supplies beside the f
     expect([...CONTROLLER_FIXTURES]).to.deep.equal([
       "crd.yaml",
       "rbac.yaml",
+      "priorityclass.yaml",
       "deployment.yaml",
       "service.yaml",
+      "poddisruptionbudget.yaml",
     ]);
   });
 
