@@ -39,6 +39,11 @@ export function assertActing(context: Pick<ActionContext, "acting">): void {
   }
 }
 
+/** Counts a failed API call or step, unless it only says this controller may not act any more. */
+export function countFailure(context: Pick<ActionContext, "acting" | "metrics">, error: unknown): void {
+  if (!context.acting().aborted) context.metrics.apiError(error);
+}
+
 /** The context's clock as an RFC 3339 timestamp, as NodeFence status fields want it. */
 export function isoNow(context: Pick<ActionContext, "now">): string {
   return new Date(context.now()).toISOString();

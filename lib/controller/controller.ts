@@ -8,7 +8,7 @@ import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import { boundedSignal } from "../util/abort.js";
 import { sleep, withTimeout } from "../util/time.js";
-import type { ActionContext } from "./action-context.js";
+import { countFailure, type ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
 import { describeHeld, workloadsHeld } from "./cleanup.js";
 import type { ControllerConfig } from "./config.js";
@@ -99,7 +99,7 @@ export class RecoveryController {
         type: "Normal" | "Warning" = "Normal",
       ) => {
         await recordNodeEvent(kc, node, reason, message, type).catch((error: unknown) => {
-          this.#countError(error);
+          countFailure(this.#context, error);
           log(`event ${reason} for ${node} not recorded: ${errorMessage(error)}`);
         });
       },
@@ -126,7 +126,7 @@ export class RecoveryController {
           this.#lastPassError = undefined;
         } catch (error) {
           this.#lastPassError = errorMessage(error);
-          this.#countError(error);
+          countFailure(this.#context, error);
           // A pass cut short by stop() is no failure worth a log line.
           if (!this.#stopped.signal.aborted) {
             this.#context.log(`reconcile failed (retrying): ${this.#lastPassError}`);
@@ -199,7 +199,7 @@ export class RecoveryController {
         const plan = planNode(name, snapshot, this.#observations, health, guard, config);
         await this.#act(node, plan, guard, now);
       } catch (error) {
-        this.#countError(error);
+        countFailure(this.#context, error);
         log(`node ${name}: ${errorMessage(error)}`);
       }
     }
@@ -236,7 +236,13 @@ export class RecoveryController {
       else this.#healthySince.delete(name);
     }
     // Also where a node that left the cluster loses its series.
-    this.metrics.observeNodes(health, now, (name) => this.#observations.get(name)?.lastSignAt);
+    const leader = this.#options.leader;
+    this.metrics.observeNodes(
+      health,
+      now,
+      (name) => this.#observations.get(name)?.lastSignAt,
+      leader === undefined || leader.isLeader,
+    );
     this.#lastPassAt = now;
     this.#unobserved = [...health].filter(([, h]) => h.state === "unobserved").map(([name]) => name);
     return { snapshot, health, now };
@@ -289,12 +295,6 @@ export class RecoveryController {
         if (plan.healthy) this.#nothingToRelease.delete(name);
         break;
     }
-  }
-
-  /** Counts a failure of an API call or step, unless it only says this controller may not act any more. */
-  #countError(error: unknown): void {
-    if (this.#context.acting().aborted) return;
-    this.metrics.apiError(error);
   }
 
   /** True (and remembered) when `node` is held for another reason than last time. */

@@ -147,13 +147,16 @@ export class ControllerMetrics {
 
   /**
    * Records one pass's judgement of every node: the count of lost nodes, and for each node newly
-   * judged lost the time since `lastSignAt` (its last sign of life, on the same clock as `nowMs`).
+   * judged lost the time since `lastSignAt` (its last sign of life, on the same clock as `nowMs`),
+   * counted only when `acting` (a standby remembers when it judged the node lost, for the time to
+   * recover should it take over, but leaves the histogram to the leader: no loss counted twice).
    * A node absent from `health` has left the cluster: its series go.
    */
   observeNodes(
     health: ReadonlyMap<string, NodeHealth>,
     nowMs: number,
     lastSignAt: (node: string) => number | undefined,
+    acting = true,
   ): void {
     let lost = 0;
     for (const [node, h] of health) {
@@ -165,7 +168,7 @@ export class ControllerMetrics {
       if (this.#lostAt.has(node)) continue;
       this.#lostAt.set(node, nowMs);
       const since = lastSignAt(node);
-      if (since !== undefined) this.#detect.observe(seconds(nowMs - since));
+      if (acting && since !== undefined) this.#detect.observe(seconds(nowMs - since));
     }
     this.#unhealthy.set(lost);
     for (const node of [...this.#lostAt.keys(), ...this.#nodesWithSeries]) {

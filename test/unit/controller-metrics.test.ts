@@ -97,6 +97,18 @@ describe("controller metrics (prom-client)", function () {
     expect(await metrics.value(`${METRICS.recoveryDuration}_sum`)).to.equal(9);
   });
 
+  it("on a standby, remembers when a node was judged lost but leaves the detection count to the leader", async function () {
+    const metrics = new ControllerMetrics();
+    metrics.observeNodes(healthOf({ b: "unhealthy" }), T0 + 20_000, () => T0, false);
+    expect(await metrics.value(`${METRICS.detectDuration}_count`)).to.equal(0);
+    expect(await metrics.value(METRICS.unhealthy)).to.equal(1);
+    // It takes over: the loss is not counted late, and recovery still runs from its judgement.
+    metrics.observeNodes(healthOf({ b: "unhealthy" }), T0 + 40_000, () => T0, true);
+    expect(await metrics.value(`${METRICS.detectDuration}_count`)).to.equal(0);
+    metrics.cleanedUp("b", fenceStatus(T0 + 45_000), T0 + 50_000);
+    expect(await metrics.value(`${METRICS.recoveryDuration}_sum`)).to.equal(30);
+  });
+
   it("removes a node's series when it leaves the cluster, and only then", async function () {
     const metrics = new ControllerMetrics();
     metrics.observeNodes(healthOf({ a: "unhealthy", b: "unhealthy" }), T0 + 20_000, () => T0);
