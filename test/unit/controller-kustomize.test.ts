@@ -1,13 +1,12 @@
 // fixtures/controller as a kustomize base: it lists the files rekindle applies itself, each exists
 // and parses; a `namespace:` overlay can move it (no object is pinned to another namespace); the
 // PodDisruptionBudget, PriorityClass and Service fit the Deployment; the optional ServiceMonitor
-// component fits the Service; and, where a kubectl is at hand, `kubectl kustomize` builds the base
-// and such an overlay.
+// component fits the Service. test/integration/controller-kustomize.test.ts builds the base and a
+// namespace overlay with kubectl.
 import { expect } from "chai";
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { parse } from "yaml";
 import { podNamespace } from "../../lib/cli/controller-command.js";
 import { CONTROLLER_FIXTURES, fixtureObjectsToRemove } from "../../lib/cluster/in-cluster-controller.js";
@@ -15,7 +14,6 @@ import { controllerSettings, parseControllerFlags } from "../../lib/controller/f
 import { parseManifests } from "../../lib/kube/apply.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { fixturePath } from "../../lib/util/fixtures.js";
-import { defaultKubectl } from "../../lib/util/paths.js";
 
 const DIR = fixturePath("controller");
 const CLUSTER_SCOPED = new Set([
@@ -137,52 +135,6 @@ describe("the controller's kustomize base (fixtures/controller)", function () {
     expect(settings()).to.equal("ops");
     expect(settings("--namespace", "other")).to.equal("other");
     expect(controllerSettings(parseControllerFlags([])).config.namespace).to.equal("rekindle-system");
-  });
-
-  describe("built by kubectl kustomize", function () {
-    const kubectl = defaultKubectl();
-    before(function () {
-      // Where no kubectl is installed the checks above still hold the structure; these build it.
-      if (kubectl === undefined) this.skip();
-    });
-    const build = (dir: string): k8s.KubernetesObject[] =>
-      parseManifests(
-        execFileSync(kubectl ?? "kubectl", ["kustomize", dir], { encoding: "utf8", timeout: 60_000 }),
-        `kubectl kustomize ${dir}`,
-      );
-
-    it("builds the base into exactly the objects of its files", function () {
-      this.timeout(60_000);
-      expect(build(DIR).map(id).sort()).to.deep.equal(objects.map(id).sort());
-    });
-
-    it("moves everything namespaced, the Namespace and the bindings' subjects with an overlay's `namespace:`", function () {
-      this.timeout(60_000);
-      const overlay = mkdtempSync(join(tmpdir(), "rekindle-overlay-"));
-      const path = relative(overlay, DIR);
-      writeFileSync(
-        join(overlay, "kustomization.yaml"),
-        [
-          "apiVersion: kustomize.config.k8s.io/v1beta1",
-          "kind: Kustomization",
-          "namespace: ops",
-          `resources: [${path}]`,
-          `components: [${path}/servicemonitor]`,
-          "",
-        ].join("\n"),
-      );
-      const built = build(overlay);
-      expect(built.map((o) => String(o.kind))).to.include("ServiceMonitor");
-      for (const object of built) {
-        if (object.kind === "Namespace") expect(object.metadata?.name).to.equal("ops");
-        else if (CLUSTER_SCOPED.has(String(object.kind)))
-          expect(object.metadata?.namespace).to.equal(undefined);
-        else expect(object.metadata?.namespace, id(object)).to.equal("ops");
-        for (const subject of (object as k8s.V1RoleBinding).subjects ?? []) {
-          expect(subject.namespace, id(object)).to.equal("ops");
-        }
-      }
-    });
   });
 });
 
