@@ -2,6 +2,7 @@
 // Everything is checked before anything starts: flags, the fence configuration file, the NodeFence
 // CRD, and every fenceable node's template, driver and Secret. A refused start exits non-zero with
 // nothing listening and nothing running.
+import { readFileSync } from "node:fs";
 import { RecoveryController } from "../controller/controller.js";
 import { ensureNodeFenceCrd } from "../controller/crd.js";
 import {
@@ -20,13 +21,15 @@ import {
 } from "../controller/flags.js";
 import { checkFenceTargets } from "../controller/fence-preflight.js";
 import { LeaderElector } from "../controller/leader.js";
+import { formatAddress } from "../controller/metrics-address.js";
+import { ControllerMetrics } from "../controller/metrics.js";
 import { DockerFenceDriver } from "../cluster/kind/fence-driver.js";
 import { RekindleError } from "../errors.js";
 import { loadKubeconfig } from "../kube/kubeconfig-load.js";
 
 export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context C] [--fence-config fence.yaml | --sim-cluster DIR]
                     [--unhealthy-after 20s] [--check-interval 1s] [--max-unhealthy 40%] [--node-selector S]
-                    [--namespace rekindle-system] [--metrics-port 9464] [--power-on-after-fence]
+                    [--namespace rekindle-system] [--metrics-bind-address HOST:PORT] [--power-on-after-fence]
                     [--leader-elect] [--install-crd] [--healthy-before-unfence 10s]
                     [--cleanup-timeout 2m] [--stale-wait 2m] [--driver-timeout 10s]
                     [--max-fences-per-window 3] [--fence-rate-window 1h]
@@ -37,7 +40,24 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       starts: --check-interval 100ms–1m, --unhealthy-after 1s–1h and at least 3 check intervals;
       every node's fence template, driver options and Secret. It needs the NodeFence CRD:
       --install-crd installs it when missing (--sim-cluster always does). --node-selector: only nodes
-      this label selector (kubectl -l syntax) matches are fenced (default: every node)`;
+      this label selector (kubectl -l syntax) matches are fenced (default: every node).
+      --metrics-bind-address HOST:PORT: where /metrics and /healthz listen (default 127.0.0.1:9464;
+      in a pod 0.0.0.0:9464, behind fixtures/controller/service.yaml); --metrics-port P keeps the
+      default host and changes the port; 0 picks a free one. --namespace: default rekindle-system, in a
+      pod the pod's own`;
+
+/** Where a pod's service account token says which namespace the pod runs in. */
+const SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+/** The pod's namespace, if this runs in a pod with a service account mounted. */
+export function podNamespace(file = SERVICE_ACCOUNT_NAMESPACE_FILE): string | undefined {
+  try {
+    const text = readFileSync(file, "utf8").trim();
+    return text === "" ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The sim cluster named by --sim-cluster (its state directory or name): its fence driver and kubeconfig. */
 async function simCluster(nameOrRoot: string): Promise<{ driver: FenceDriver; kubeconfig: string }> {
@@ -61,7 +81,12 @@ function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistr
 
 export async function controllerCommand(args: string[], signal: AbortSignal): Promise<number> {
   const values = parseControllerFlags(args);
-  const { config, metricsPort } = controllerSettings(values);
+  const inCluster = (process.env["KUBERNETES_SERVICE_HOST"] ?? "") !== "";
+  const namespace = inCluster ? podNamespace() : undefined;
+  const { config, metrics } = controllerSettings(values, {
+    inCluster,
+    ...(namespace !== undefined ? { namespace } : {}),
+  });
   const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
   const sim = values["sim-cluster"] !== undefined ? await simCluster(values["sim-cluster"]) : undefined;
@@ -105,6 +130,7 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
     fenceConfig,
     drivers,
     log,
+    metrics: new ControllerMetrics({ processMetrics: true }),
     ...(values["leader-elect"]
       ? {
           leader: new LeaderElector({
@@ -118,13 +144,12 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
       : {}),
   });
   const { server, port: bound } = await controller.metrics.serve({
-    port: metricsPort,
-    host: process.env["KUBERNETES_SERVICE_HOST"] ? "0.0.0.0" : "127.0.0.1",
+    ...metrics,
     health: () => controller.health(),
   });
   try {
     process.stderr.write(
-      `rekindle controller ${config.identity}: unhealthyAfter ${config.unhealthyAfterMs} ms, checkInterval ${config.checkIntervalMs} ms, maxUnhealthy ${config.maxUnhealthy}, drivers ${[...drivers.keys()].join(", ")}; fencing checked for ${preflight.checked.length} nodes; metrics on :${bound}/metrics\n`,
+      `rekindle controller ${config.identity}: unhealthyAfter ${config.unhealthyAfterMs} ms, checkInterval ${config.checkIntervalMs} ms, maxUnhealthy ${config.maxUnhealthy}, drivers ${[...drivers.keys()].join(", ")}; fencing checked for ${preflight.checked.length} nodes; metrics on ${formatAddress({ host: metrics.host, port: bound })}/metrics\n`,
     );
     controller.start();
     // Runs until Ctrl-C/SIGTERM, which the CLI turns into this signal's abort.

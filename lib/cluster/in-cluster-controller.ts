@@ -25,8 +25,31 @@ export const CONTROLLER_USER_OBJECTS = {
 } as const;
 /** Where deployment.yaml mounts the CA ConfigMap's ca.crt. */
 export const MOUNTED_CA_FILE = "/etc/rekindle/bmc-ca/ca.crt";
-/** The fixtures, in the order they are applied (the CRD and the namespace before the Deployment). */
-export const CONTROLLER_FIXTURES = ["crd.yaml", "rbac.yaml", "deployment.yaml"] as const;
+/**
+ * The fixtures, in the order they are applied: the CRD, the namespace and the PriorityClass before
+ * the Deployment. fixtures/controller/kustomization.yaml lists the same files for users.
+ */
+export const CONTROLLER_FIXTURES = [
+  "crd.yaml",
+  "rbac.yaml",
+  "priorityclass.yaml",
+  "deployment.yaml",
+  "service.yaml",
+  "poddisruptionbudget.yaml",
+] as const;
+
+const FIXTURES_DIR = join(PROJECT_ROOT, "fixtures", "controller");
+
+/**
+ * What remove() deletes by name before the namespace: every object of the fixtures but the CRD
+ * (other controllers use it) and the Namespace, so the cluster-scoped ones (ClusterRole, binding,
+ * PriorityClass) go too.
+ */
+export function fixtureObjectsToRemove(dir: string = FIXTURES_DIR): k8s.KubernetesObject[] {
+  return CONTROLLER_FIXTURES.filter((file) => file !== "crd.yaml")
+    .flatMap((file) => parseManifests(readFileSync(join(dir, file), "utf8"), file))
+    .filter((object) => object.kind !== "Namespace");
+}
 
 export interface InClusterControllerTimeouts {
   /** Both replicas Ready after the restart. Default 180 s (image already in the nodes). */
@@ -213,7 +236,7 @@ export async function applyControllerDeployment(
   const progress = options.progress ?? silentProgress;
   const timeouts = { ...IN_CLUSTER_TIMEOUTS, ...options.timeouts };
   const { kc, signal } = options;
-  const fixtures = join(PROJECT_ROOT, "fixtures", "controller");
+  const fixtures = FIXTURES_DIR;
   let removed = false;
   const remove = async (): Promise<void> => {
     if (removed) return;
@@ -222,13 +245,7 @@ export async function applyControllerDeployment(
       // Everything the fixtures made but the CRD (which other controllers use), then the namespace
       // with the user's objects and the leader Lease (the controller does not release it when it
       // stops; the in-process controllers of later scenarios use the same one).
-      const made = CONTROLLER_FIXTURES.filter((file) => file !== "crd.yaml").flatMap((file) =>
-        parseManifests(readFileSync(join(fixtures, file), "utf8"), file),
-      );
-      await deleteManifests(
-        kc,
-        made.filter((object) => object.kind !== "Namespace"),
-      );
+      await deleteManifests(kc, fixtureObjectsToRemove());
       await releaseControllerNamespace(kc);
       await pollUntil(
         async () => {

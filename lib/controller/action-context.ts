@@ -7,14 +7,14 @@ import type { BoundedSignal } from "../util/abort.js";
 import type { ControllerConfig } from "./config.js";
 import type { FenceDriver, FenceTarget } from "./drivers/types.js";
 import type { EventReason } from "./events.js";
-import type { MetricsRegistry } from "./metrics.js";
+import type { ControllerMetrics } from "./metrics.js";
 import type { NodeFenceStore } from "./node-fence-store.js";
 
 export interface ActionContext {
   kc: k8s.KubeConfig;
   config: ControllerConfig;
   store: NodeFenceStore;
-  metrics: MetricsRegistry;
+  metrics: ControllerMetrics;
   /** The controller's clock (ms). */
   now: () => number;
   log: (message: string) => void;
@@ -37,6 +37,11 @@ export function assertActing(context: Pick<ActionContext, "acting">): void {
   if (signal.aborted) {
     throw new RekindleError("CONFLICT", `not acting: ${errorMessage(signal.reason)}`);
   }
+}
+
+/** Counts a failed API call or step, unless it only says this controller may not act any more. */
+export function countFailure(context: Pick<ActionContext, "acting" | "metrics">, error: unknown): void {
+  if (!context.acting().aborted) context.metrics.apiError(error);
 }
 
 /** The context's clock as an RFC 3339 timestamp, as NodeFence status fields want it. */

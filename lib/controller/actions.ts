@@ -20,7 +20,6 @@ import {
   type FenceStatus,
   type NodeFence,
 } from "./fence-state.js";
-import { METRICS } from "./metrics.js";
 import { untilAborted } from "../util/time.js";
 
 /** The controller's own taint while it fences a node: nothing new lands there meanwhile. */
@@ -94,7 +93,7 @@ async function powerOff(context: ActionContext, fence: NodeFence, status: FenceS
   const node = fence.spec.node;
   const { driver, target } = await context.driver(node);
   try {
-    await driverCall(context, (signal) => driver.powerOff(target, signal));
+    await driverCall(context, driver.name, (signal) => driver.powerOff(target, signal));
     await context.store.writeStatus(fence, {
       ...status,
       phase: "running",
@@ -108,7 +107,7 @@ async function powerOff(context: ActionContext, fence: NodeFence, status: FenceS
 }
 
 async function confirmOff(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
-  const { config, metrics } = context;
+  const { config } = context;
   const node = fence.spec.node;
   const { driver } = await context.driver(node);
   const state = await readPowerState(context, node);
@@ -121,9 +120,7 @@ async function confirmOff(context: ActionContext, fence: NodeFence, status: Fenc
       message: `power off confirmed by ${driver.name}`,
       lastTransitionTime: isoNow(context),
     });
-    metrics.inc(METRICS.fences[0], METRICS.fences[1], { result: "success" });
-    const detected = status.detectedAt ? Date.parse(status.detectedAt) : context.now();
-    metrics.set(METRICS.timeToFence[0], METRICS.timeToFence[1], (context.now() - detected) / 1000, { node });
+    context.metrics.fenceConfirmed(node, status, context.now());
     await context.event(
       node,
       EVENT_REASONS.fenceSucceeded,
@@ -150,7 +147,7 @@ async function retry(context: ActionContext, fence: NodeFence, status: FenceStat
 
 async function abort(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
   const node = fence.spec.node;
-  context.metrics.inc(METRICS.fences[0], METRICS.fences[1], { result: "aborted" });
+  context.metrics.fenceResult("aborted");
   await context.store.writeStatus(fence, {
     ...status,
     step: "recovery",
@@ -238,9 +235,9 @@ async function beginRecovery(context: ActionContext, fence: NodeFence, status: F
     if (hasPowerOn(driver)) {
       assertActing(context);
       // Only a node the driver reports off is powered on; one already on, or unreadable, is not switched.
-      const outcome = await driverCall(context, (signal) => powerOnIfOff(driver, target, signal)).catch(
-        (error: unknown) => `not powered on: ${errorMessage(error)}`,
-      );
+      const outcome = await driverCall(context, driver.name, (signal) =>
+        powerOnIfOff(driver, target, signal),
+      ).catch((error: unknown) => `not powered on: ${errorMessage(error)}`);
       context.log(`${node} after its fence: ${outcome}`);
     }
   }
@@ -296,18 +293,25 @@ export async function liftTaints(
 export async function readPowerState(context: ActionContext, node: string): Promise<PowerState> {
   try {
     const { driver, target } = await context.driver(node);
-    return await driverCall(context, (signal) => driver.powerState(target, signal));
+    return await driverCall(context, driver.name, (signal) => driver.powerState(target, signal));
   } catch (error) {
     context.log(`power state of ${node} unreadable: ${errorMessage(error)}`);
     return "unknown";
   }
 }
 
-/** One driver call, bounded by the driver signal even if the driver ignores it. */
-async function driverCall<T>(context: ActionContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** One driver call, bounded by the driver signal even if the driver ignores it; failures are counted. */
+async function driverCall<T>(
+  context: ActionContext,
+  driver: string,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const bounded = context.driverSignal();
   try {
     return await untilAborted(call(bounded.signal), bounded.signal);
+  } catch (error) {
+    context.metrics.driverError(driver, error);
+    throw error;
   } finally {
     bounded.dispose();
   }
@@ -361,7 +365,7 @@ async function fenceFailed(
   message: string,
 ): Promise<void> {
   const node = fence.spec.node;
-  context.metrics.inc(METRICS.fences[0], METRICS.fences[1], { result: "failure" });
+  context.metrics.fenceResult("failure");
   await context.store.writeStatus(fence, {
     ...status,
     phase: "error",

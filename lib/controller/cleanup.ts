@@ -13,7 +13,6 @@ import { podsOnNode, volumeAttachmentsOnNode } from "../kube/queries.js";
 import { assertActing, isoNow, type ActionContext } from "./action-context.js";
 import { EVENT_REASONS } from "./events.js";
 import type { FenceStatus, NodeFence } from "./fence-state.js";
-import { METRICS } from "./metrics.js";
 
 /** A pod the node itself owns: a DaemonSet's or a static pod's mirror. */
 export function belongsToNode(pod: k8s.V1Pod): boolean {
@@ -188,8 +187,5 @@ export async function cleanUpNode(
         : `pods and volume attachments released; left alone: ${leftovers.join("; ")}`,
     lastTransitionTime: isoNow(context),
   });
-  const detected = status.detectedAt ? Date.parse(status.detectedAt) : context.now();
-  context.metrics.set(METRICS.timeToRecover[0], METRICS.timeToRecover[1], (context.now() - detected) / 1000, {
-    node,
-  });
+  context.metrics.cleanedUp(node, status, context.now());
 }

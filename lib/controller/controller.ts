@@ -8,7 +8,7 @@ import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import { boundedSignal } from "../util/abort.js";
 import { sleep, withTimeout } from "../util/time.js";
-import type { ActionContext } from "./action-context.js";
+import { countFailure, type ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
 import { describeHeld, workloadsHeld } from "./cleanup.js";
 import type { ControllerConfig } from "./config.js";
@@ -17,7 +17,7 @@ import { EVENT_REASONS, recordNodeEvent, type EventReason } from "./events.js";
 import type { FenceConfig } from "./fence-config.js";
 import { recentFenceStarts, type FenceAction, type NodeFence } from "./fence-state.js";
 import type { LeaderElector } from "./leader.js";
-import { METRICS, MetricsRegistry } from "./metrics.js";
+import { ControllerMetrics } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
 import { releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
@@ -34,7 +34,8 @@ export interface RecoveryControllerOptions {
   fenceConfig: FenceConfig;
   /** Fence drivers by name: the generic ones plus the provider's own, registered by the caller. */
   drivers: FenceDriverRegistry;
-  metrics?: MetricsRegistry;
+  /** Where the controller counts and times what it does. Default: a new ControllerMetrics without process metrics. */
+  metrics?: ControllerMetrics;
   log?: (message: string) => void;
   /** Injectable clock (ms). Default Date.now. */
   now?: () => number;
@@ -51,7 +52,7 @@ export interface RecoveryControllerOptions {
 const SNAPSHOT_TIMEOUT_MS = 10_000;
 
 export class RecoveryController {
-  readonly metrics: MetricsRegistry;
+  readonly metrics: ControllerMetrics;
   readonly #options: RecoveryControllerOptions;
   readonly #context: ActionContext;
   readonly #observations: NodeObservations;
@@ -72,8 +73,9 @@ export class RecoveryController {
 
   constructor(options: RecoveryControllerOptions) {
     this.#options = options;
-    this.metrics = options.metrics ?? new MetricsRegistry();
+    this.metrics = options.metrics ?? new ControllerMetrics();
     const { kc, config, fenceConfig, drivers, leader } = options;
+    this.metrics.leaderFrom(() => leader?.isLeader ?? true);
     const log = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
     this.#observations = new NodeObservations({
@@ -97,6 +99,7 @@ export class RecoveryController {
         type: "Normal" | "Warning" = "Normal",
       ) => {
         await recordNodeEvent(kc, node, reason, message, type).catch((error: unknown) => {
+          countFailure(this.#context, error);
           log(`event ${reason} for ${node} not recorded: ${errorMessage(error)}`);
         });
       },
@@ -123,6 +126,7 @@ export class RecoveryController {
           this.#lastPassError = undefined;
         } catch (error) {
           this.#lastPassError = errorMessage(error);
+          countFailure(this.#context, error);
           // A pass cut short by stop() is no failure worth a log line.
           if (!this.#stopped.signal.aborted) {
             this.#context.log(`reconcile failed (retrying): ${this.#lastPassError}`);
@@ -195,6 +199,7 @@ export class RecoveryController {
         const plan = planNode(name, snapshot, this.#observations, health, guard, config);
         await this.#act(node, plan, guard, now);
       } catch (error) {
+        countFailure(this.#context, error);
         log(`node ${name}: ${errorMessage(error)}`);
       }
     }
@@ -230,10 +235,13 @@ export class RecoveryController {
       if (h.state === "healthy") this.#healthySince.set(name, this.#healthySince.get(name) ?? now);
       else this.#healthySince.delete(name);
     }
-    this.metrics.set(
-      METRICS.unhealthy[0],
-      METRICS.unhealthy[1],
-      [...health.values()].filter((h) => h.state === "unhealthy").length,
+    // Also where a node that left the cluster loses its series.
+    const leader = this.#options.leader;
+    this.metrics.observeNodes(
+      health,
+      now,
+      (name) => this.#observations.get(name)?.lastSignAt,
+      leader === undefined || leader.isLeader,
     );
     this.#lastPassAt = now;
     this.#unobserved = [...health].filter(([, h]) => h.state === "unobserved").map(([name]) => name);
@@ -304,7 +312,7 @@ export class RecoveryController {
     eventReason: EventReason = EVENT_REASONS.guardHeld,
   ) {
     if (!this.#holdChanged(node, reason)) return;
-    this.metrics.inc(METRICS.guardHolds[0], METRICS.guardHolds[1], { reason });
+    this.metrics.guardHold(reason);
     this.#context.log(`holds ${node}: ${message}`);
     await this.#context.event(node, eventReason, message, "Warning");
   }

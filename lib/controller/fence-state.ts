@@ -1,5 +1,6 @@
 // NodeFence status and the pure decision of what to do next. The controller persists every step
 // in the NodeFence, so a restarted controller resumes where the last one stopped.
+import type { FenceCondition } from "./fence-conditions.js";
 
 export const NODE_FENCE_GROUP = "rekindle.dev";
 export const NODE_FENCE_VERSION = "v1alpha1";
@@ -30,6 +31,10 @@ export interface FenceStatus {
   cleanedAt?: string;
   recoveredAt?: string;
   lastTransitionTime?: string;
+  /** Derived from the rest on every write (fence-conditions.ts): Processing, FenceSucceeded, WorkloadsReleased. */
+  conditions?: FenceCondition[];
+  /** The metadata.generation the status was last written for. */
+  observedGeneration?: number;
 }
 
 export interface NodeFence {
@@ -38,6 +43,8 @@ export interface NodeFence {
   metadata: {
     name: string;
     resourceVersion?: string;
+    /** Bumped by the API server on every spec change (a restarted fence). */
+    generation?: number;
     labels?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;

@@ -5,6 +5,7 @@ import { hostname } from "node:os";
 import { parseArgs } from "node:util";
 import { RekindleError } from "../errors.js";
 import { parseCount } from "../util/parse-count.js";
+import { metricsAddress, type MetricsAddress } from "./metrics-address.js";
 import { parseNodeSelector } from "./node-selector.js";
 import {
   DEFAULT_CONTROLLER_CONFIG,
@@ -27,7 +28,8 @@ const OPTIONS = {
   "max-unhealthy": { type: "string" },
   "node-selector": { type: "string" },
   namespace: { type: "string" },
-  "metrics-port": { type: "string", default: "9464" },
+  "metrics-bind-address": { type: "string" },
+  "metrics-port": { type: "string" },
   "power-on-after-fence": { type: "boolean", default: false },
   "leader-elect": { type: "boolean", default: false },
   "install-crd": { type: "boolean", default: false },
@@ -68,9 +70,30 @@ export function parseControllerFlags(args: string[]): ControllerFlags {
   return parseArgs({ args, options: OPTIONS, strict: true }).values;
 }
 
-/** The controller's settings from its flags, checked (ranges, and against each other). Pure. */
-export function controllerSettings(values: ControllerFlags): {
+/** Where the controller runs, as far as its defaults care. */
+export interface ControllerEnvironment {
+  /** In a pod (KUBERNETES_SERVICE_HOST set): metrics listen on every interface by default. Default false. */
+  inCluster?: boolean;
+  /**
+   * The pod's namespace (from its service account), the default of --namespace: a kustomize
+   * overlay that moves the manifests to another namespace moves the controller's own objects too.
+   * Default: none (--namespace's own default, rekindle-system).
+   */
+  namespace?: string;
+}
+
+/**
+ * The controller's settings from its flags, checked (ranges, and against each other). Pure: the
+ * environment is an argument.
+ */
+export function controllerSettings(
+  values: ControllerFlags,
+  environment: ControllerEnvironment = {},
+): {
   config: ControllerConfig;
+  /** Where /metrics and /healthz listen. */
+  metrics: MetricsAddress;
+  /** metrics.port. */
   metricsPort: number;
 } {
   const config: ControllerConfig = {
@@ -104,7 +127,9 @@ export function controllerSettings(values: ControllerFlags): {
       ? { maxFencesPerWindow: parseFenceLimit(values["max-fences-per-window"]) }
       : {}),
     ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
-    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
+    ...((values.namespace ?? environment.namespace) !== undefined
+      ? { namespace: values.namespace ?? environment.namespace }
+      : {}),
     // Parsed here so a bad selector fails at start, naming the flag.
     ...(values["node-selector"] !== undefined
       ? { nodeSelector: parseNodeSelector(values["node-selector"]).text }
@@ -115,13 +140,6 @@ export function controllerSettings(values: ControllerFlags): {
     config,
     values["leader-elect"] ? { leaseDurationMs: LEADER_LEASE_DURATION_MS } : {},
   );
-  const metricsPort = parseCount("--metrics-port", values["metrics-port"]);
-  if (metricsPort > 65_535) {
-    throw RekindleError.invalidInput(
-      "--metrics-port",
-      values["metrics-port"],
-      "a TCP port from 0 to 65535 (0: any free one)",
-    );
-  }
-  return { config, metricsPort };
+  const metrics = metricsAddress(values, environment.inCluster ?? false);
+  return { config, metrics, metricsPort: metrics.port };
 }

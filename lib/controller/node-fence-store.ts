@@ -3,6 +3,7 @@
 // resourceVersion the writer last saw, so a writer acting on a stale view (a replica that lost the
 // leadership and does not know it yet) fails with a conflict instead of overwriting newer state.
 import { isNotFound, k8s } from "../kube/client.js";
+import { fenceConditions } from "./fence-conditions.js";
 import {
   NODE_FENCE_FINALIZER,
   NODE_FENCE_GROUP,
@@ -76,14 +77,27 @@ export class NodeFenceStore {
   /**
    * Writes the whole status (merge patch) if nobody wrote the NodeFence since `fence` was read, and
    * brings `fence` up to date (so one step can write twice). `replace` clears the fields of an
-   * earlier fence first. A stale `fence` fails with 409 Conflict.
+   * earlier fence first. The conditions and observedGeneration are derived here, from `status` and
+   * the conditions already written (an earlier fence's do not count after `replace`), timed by
+   * `status.lastTransitionTime`. A stale `fence` fails with 409 Conflict.
    */
   async writeStatus(fence: NodeFence, status: FenceStatus, replace = false): Promise<void> {
+    const generation = fence.metadata.generation;
+    const derived: FenceStatus = {
+      ...status,
+      conditions: fenceConditions(
+        status,
+        replace ? undefined : (fence.status?.conditions ?? status.conditions),
+        generation,
+        status.lastTransitionTime ?? new Date().toISOString(),
+      ),
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    };
     const body = {
       metadata: { resourceVersion: fence.metadata.resourceVersion },
       status: replace
-        ? { ...Object.fromEntries(PER_FENCE_TIMESTAMPS.map((k) => [k, null])), ...status }
-        : status,
+        ? { ...Object.fromEntries(PER_FENCE_TIMESTAMPS.map((k) => [k, null])), ...derived }
+        : derived,
     };
     const updated = (await this.#api().patchClusterCustomObjectStatus(
       { ...this.#ref(fence.spec.node), body },

@@ -7,7 +7,7 @@
 import { errorMessage } from "../errors.js";
 import { isNotFound, type k8s } from "../kube/client.js";
 import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
-import { assertActing, isoNow, type ActionContext } from "./action-context.js";
+import { assertActing, countFailure, isoNow, type ActionContext } from "./action-context.js";
 import { FENCING_TAINT, liftTaints, OUT_OF_SERVICE_VALUE } from "./actions.js";
 import { EVENT_REASONS } from "./events.js";
 import { fenceOwnsNode, isFinished, NODE_FENCE_FINALIZER, type NodeFence } from "./fence-state.js";
@@ -89,6 +89,7 @@ async function endFencesOfDeletedNodes(context: ActionContext, snapshot: Snapsho
         assertActing(context);
         await context.store.removeFinalizer(fence);
       } catch (error) {
+        countFailure(context, error);
         context.log(`releasing the NodeFence of deleted node ${fence.spec.node}: ${errorMessage(error)}`);
       }
       continue;
@@ -98,6 +99,7 @@ async function endFencesOfDeletedNodes(context: ActionContext, snapshot: Snapsho
       await endFence(context, fence, `Node ${fence.spec.node} was deleted: fence ended`);
       context.log(`${fence.spec.node} deleted mid-fence: fence ended`);
     } catch (error) {
+      countFailure(context, error);
       context.log(`ending the fence of deleted node ${fence.spec.node}: ${errorMessage(error)}`);
     }
   }
@@ -123,6 +125,7 @@ async function liftOrphanTaints(context: ActionContext, snapshot: Snapshot): Pro
         await context.event(name, EVENT_REASONS.orphanTaintRemoved, message, "Warning");
       }
     } catch (error) {
+      countFailure(context, error);
       context.log(`orphan taints of ${name}: ${errorMessage(error)}`);
     }
   }

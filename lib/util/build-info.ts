@@ -28,7 +28,8 @@ async function git(root: string, args: readonly string[]): Promise<string> {
   return stdout.trim();
 }
 
-function packageVersion(root: string): string {
+/** package.json's version at `root` (default: this rekindle's), or "unknown". */
+export function rekindleVersion(root: string = PROJECT_ROOT): string {
   const parsed = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown };
   return typeof parsed.version === "string" ? parsed.version : "unknown";
 }
@@ -54,7 +55,7 @@ async function gitState(root: string): Promise<{ gitSha: string; dirty: boolean 
 
 /** Build info of the rekindle checkout or install at `root`. */
 export async function buildInfoOf(root: string): Promise<BuildInfo> {
-  return { version: packageVersion(root), ...(await gitState(root)) };
+  return { version: rekindleVersion(root), ...(await gitState(root)) };
 }
 
 let cached: Promise<BuildInfo> | undefined;

@@ -197,7 +197,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     const f = await fence(lost);
     expect(f?.status?.fencedAt, "fenced before tainted").to.be.a("string");
     expect(Date.parse(f?.status?.taintedAt ?? "")).to.be.at.least(Date.parse(f?.status?.fencedAt ?? ""));
-    expect(c.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(1);
+    expect(await c.metrics.value(METRICS.fences, { result: "success" })).to.equal(1);
     // The node returns: taints go, the NodeFence finishes.
     await cluster!.startNode(lost);
     await waitFence(lost, "recovery", "done");
@@ -229,7 +229,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     await sleep(10_000);
     // No new fence: none at all, or the one an earlier test left, unchanged.
     expect((await fence("worker-4"))?.status?.detectedAt).to.equal(before);
-    expect(c.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(0);
+    expect(await c.metrics.value(METRICS.fences, { result: "success" })).to.equal(0);
     expect(hasTaint(await readNode(kc, "worker-4"), FENCING_TAINT)).to.equal(false);
   });
 
@@ -245,9 +245,9 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     try {
       await pollUntil(
         () =>
-          Promise.resolve(
-            c.metrics.get(METRICS.guardHolds[0], { reason: "ZoneBudget" }) >= 2 ? true : undefined,
-          ),
+          c.metrics
+            .value(METRICS.guardHolds, { reason: "ZoneBudget" })
+            .then((holds) => (holds >= 2 ? true : undefined)),
         {
           what: "the guard to hold both nodes (ZoneBudget)",
           timeoutMs: 60_000,
@@ -285,8 +285,8 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     await first.stop(); // dies without releasing the Lease
     await waitFence("worker-2", "recovery", "running");
     expect(hasTaint(await readNode(kc, "worker-2"), OUT_OF_SERVICE_TAINT, "NoExecute")).to.equal(true);
-    expect(first.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(1);
-    expect(second.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(0);
+    expect(await first.metrics.value(METRICS.fences, { result: "success" })).to.equal(1);
+    expect(await second.metrics.value(METRICS.fences, { result: "success" })).to.equal(0);
     const lease = await kc
       .makeApiClient(k8s.CoordinationV1Api)
       .readNamespacedLease({ name: "rekindle-controller", namespace: "rekindle-system" });
@@ -308,7 +308,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     expect(hasTaint(node, OUT_OF_SERVICE_TAINT)).to.equal(false);
     expect(hasTaint(node, FENCING_TAINT)).to.equal(false);
     expect((await fence("worker-1"))?.status?.taintedAt).to.equal(undefined);
-    expect(c.metrics.get(METRICS.fences[0], { result: "aborted" })).to.equal(1);
+    expect(await c.metrics.value(METRICS.fences, { result: "aborted" })).to.equal(1);
   });
 
   it("does not fence a lost node that holds nothing to release (empty, or shut down gracefully), and says so", async function () {
@@ -335,7 +335,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     );
     await sleep(2_000);
     expect((await fence(empty))?.metadata.resourceVersion).to.equal(earlierFence?.metadata.resourceVersion);
-    expect(c.metrics.get(METRICS.fences[0], { result: "success" })).to.equal(0);
+    expect(await c.metrics.value(METRICS.fences, { result: "success" })).to.equal(0);
     await cluster!.startNode(empty);
     await waitBack(empty);
   });
@@ -399,7 +399,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
         let err = "";
         child.stderr.on("data", (chunk: Buffer) => {
           err += chunk.toString();
-          const match = /metrics on :(\d+)\/metrics/.exec(err);
+          const match = /metrics on [^\s]*:(\d+)\/metrics/.exec(err);
           if (match?.[1]) resolve(Number(match[1]));
         });
         void child.then(() => {

@@ -5,7 +5,6 @@ import { WebhookFenceDriver } from "../../lib/controller/drivers/webhook.js";
 import { templateFor } from "../../lib/controller/fence-config.js";
 import { decide, isFinished, type FenceStatus } from "../../lib/controller/fence-state.js";
 import { guardDecision, type GuardNode } from "../../lib/controller/guard.js";
-import { MetricsRegistry } from "../../lib/controller/metrics.js";
 import { RekindleError } from "../../lib/errors.js";
 
 const T = Date.parse("2026-01-01T00:00:00Z");
@@ -165,7 +164,7 @@ describe("controller: fence state machine (fake clock)", function () {
   });
 });
 
-describe("controller: fence config, metrics, webhook driver", function () {
+describe("controller: fence config, webhook driver", function () {
   it("maps nodes to templates, with a default", function () {
     const config = {
       templates: { bmc: { driver: "redfish" }, sim: { driver: "sim" } },
@@ -178,18 +177,6 @@ describe("controller: fence config, metrics, webhook driver", function () {
       RekindleError,
       /no fence template for node worker-1/,
     );
-  });
-
-  it("exposes counters and gauges in Prometheus text format", function () {
-    const metrics = new MetricsRegistry();
-    metrics.inc("rekindle_fences_total", "Fences.", { result: "success" });
-    metrics.inc("rekindle_fences_total", "Fences.", { result: "success" });
-    metrics.set("rekindle_unhealthy_nodes", "Unhealthy.", 1);
-    const text = metrics.exposition();
-    expect(text)
-      .to.include("# TYPE rekindle_fences_total counter")
-      .and.include('rekindle_fences_total{result="success"} 2')
-      .and.include("rekindle_unhealthy_nodes 1");
   });
 
   describe("webhook driver against a local HTTP server", function () {

@@ -10,7 +10,7 @@ import { ensureNodeFenceCrd, NODE_FENCE_CRD } from "../../lib/controller/crd.js"
 import { fenceDriverRegistry, genericFenceDrivers } from "../../lib/controller/drivers/registry.js";
 import type { FenceConfig } from "../../lib/controller/fence-config.js";
 import { checkFenceTargets } from "../../lib/controller/fence-preflight.js";
-import { MetricsRegistry } from "../../lib/controller/metrics.js";
+import { ControllerMetrics } from "../../lib/controller/metrics.js";
 import { errorMessage, RekindleError } from "../../lib/errors.js";
 import { k8s } from "../../lib/kube/client.js";
 import { isControlPlaneNode } from "../../lib/kube/queries.js";
@@ -298,7 +298,7 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
 describe("/healthz and the metrics port", function () {
   it("answers 200 or 503 with the health function's message", async function () {
     let state = { ok: true, message: "last pass 12 ms ago" };
-    const { server, port } = await new MetricsRegistry().serve({ port: 0, health: () => state });
+    const { server, port } = await new ControllerMetrics().serve({ port: 0, health: () => state });
     try {
       const ok = await httpGet(`http://127.0.0.1:${port}/healthz`);
       expect([ok.status, ok.body]).to.deep.equal([200, "ok: last pass 12 ms ago\n"]);
@@ -311,9 +311,9 @@ describe("/healthz and the metrics port", function () {
   });
 
   it("a port in use is a CONFLICT naming it, not an unhandled error", async function () {
-    const { server, port } = await new MetricsRegistry().serve({ port: 0 });
+    const { server, port } = await new ControllerMetrics().serve({ port: 0 });
     try {
-      const error = await rekindleRejection(new MetricsRegistry().serve({ port }));
+      const error = await rekindleRejection(new ControllerMetrics().serve({ port }));
       expect(error.code).to.equal("CONFLICT");
       expect(error.message).to.equal(`cannot serve metrics on 127.0.0.1:${port}: EADDRINUSE`);
     } finally {

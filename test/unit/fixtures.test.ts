@@ -5,6 +5,7 @@ import { join, posix } from "node:path";
 import { parse } from "yaml";
 import { fenceDriverRegistry, genericFenceDrivers } from "../../lib/controller/drivers/registry.js";
 import { parseFenceConfig } from "../../lib/controller/fence-config-parse.js";
+import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { k8s } from "../../lib/kube/client.js";
 import { parseManifests, substitute } from "../../lib/kube/apply.js";
 import { fixturePath, PROJECT_ROOT } from "../../lib/util/fixtures.js";
@@ -106,10 +107,27 @@ describe("the shipped controller manifests and image", function () {
 
   it("every probe asks /healthz on the metrics port", function () {
     const port = container?.ports?.find((p) => p.name === "metrics");
-    expect(port?.containerPort).to.equal(Number(flag("--metrics-port") ?? 9464));
+    const { metrics } = controllerSettings(parseControllerFlags(args.slice(1)), { inCluster: true });
+    expect(metrics.host).to.equal("0.0.0.0");
+    expect(port?.containerPort).to.equal(metrics.port);
     for (const probe of [container?.startupProbe, container?.readinessProbe, container?.livenessProbe]) {
       expect(probe?.httpGet).to.deep.include({ path: "/healthz", port: "metrics" });
     }
+  });
+
+  it("a ClusterIP Service in the Deployment's namespace fronts the metrics port of its pods", function () {
+    const [service] = parseManifests(
+      readFileSync(fixturePath("controller", "service.yaml"), "utf8"),
+      "service.yaml",
+    ) as k8s.V1Service[];
+    expect(service?.kind).to.equal("Service");
+    expect(service?.metadata?.namespace).to.equal(deployment.metadata?.namespace);
+    expect(service?.spec?.type).to.equal("ClusterIP");
+    const podLabels = deployment.spec?.template.metadata?.labels ?? {};
+    for (const [key, value] of Object.entries(service?.spec?.selector ?? {})) {
+      expect(podLabels[key], key).to.equal(value);
+    }
+    expect(service?.spec?.ports?.map((p) => [p.name, p.targetPort])).to.deep.equal([["metrics", "metrics"]]);
   });
 
   it("the fence configuration and the CA it names are mounted where the controller reads them", function () {

@@ -69,7 +69,14 @@ describe("the controller in-cluster on kind: what the user supplies beside the f
   it("applies every fixture file there is, unchanged, CRD and namespace first", function () {
     const files = readFileSync(join(PROJECT_ROOT, "fixtures", "controller", "rbac.yaml"), "utf8");
     expect(files).to.include("kind: Namespace");
-    expect([...CONTROLLER_FIXTURES]).to.deep.equal(["crd.yaml", "rbac.yaml", "deployment.yaml"]);
+    expect([...CONTROLLER_FIXTURES]).to.deep.equal([
+      "crd.yaml",
+      "rbac.yaml",
+      "priorityclass.yaml",
+      "deployment.yaml",
+      "service.yaml",
+      "poddisruptionbudget.yaml",
+    ]);
   });
 
   it("takes the controller image from REKINDLE_CONTROLLER_IMAGE: build (default) or the engine's; refuses anything else", function () {
