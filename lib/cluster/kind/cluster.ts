@@ -24,6 +24,7 @@ import {
   type NodeFaultOptions,
   type PressureKind,
   type ProviderImages,
+  type StorageSettings,
 } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
 import { imageRefs } from "./image/recipe.js";
@@ -33,9 +34,9 @@ import { checkFillCap, defaultMaxFillBytes, planFill, PRESSURE_SIGNALS, type Fil
 import type { KindNodes } from "./nodes.js";
 import { fillNode, hasFill, relieveNode } from "./pressure.js";
 import { formatBytes, parseThreshold, type EvictionThreshold } from "./quantity.js";
-import { installSharedStorageClass, SHARED_STORAGE_CLASS, startSharedProvisioner } from "./shared-storage.js";
 import { DEFAULT_SMALL_NODE, type SmallNodeSettings } from "./small-node.js";
 import { SmallNodes } from "./small-nodes.js";
+import { KindStorage } from "./storage.js";
 import { fetchSignalStats, statsFor } from "./stats.js";
 
 /** Every wait of the kind provider, units in the names. */
@@ -116,9 +117,7 @@ export class KindCluster implements ClusterUnderTest {
   /** This cluster's own fault methods, less what the node image cannot do (probed at start). */
   readonly capabilities: Partial<CapabilityMap>;
   readonly latencies = { ...KIND_LATENCIES };
-  /** Shared hostPath volumes that can follow a pod to any worker (see shared-storage.ts). */
-  readonly storage = { storageClass: SHARED_STORAGE_CLASS, attachRequired: false };
-  #provisioner: { stop(): Promise<void> } | undefined;
+  readonly #storage = new KindStorage();
   readonly eviction: EvictionSettings;
   readonly config: RenderedKindConfig;
   readonly kubeconfigPath: string | undefined;
@@ -222,13 +221,23 @@ export class KindCluster implements ClusterUnderTest {
    * Installs the shared StorageClass and runs its provisioner in this process until destroy().
    * startKindCluster calls it; a KindCluster over stand-in nodes (no API server) never does.
    */
-  async startStorage(): Promise<void> {
-    if (this.#provisioner) return;
-    const kc = this.kubeConfig();
-    await installSharedStorageClass(kc);
-    this.#provisioner = startSharedProvisioner(kc, (message) => {
-      this.#progress.info(`[storage] ${message}`);
+  async startStorage(options: { csi?: boolean; signal?: AbortSignal } = {}): Promise<void> {
+    await this.#storage.start({
+      kc: this.kubeConfig(),
+      cli: this.cli,
+      cluster: this.name,
+      workers: () => this.workerNodes(),
+      progress: this.#progress,
+      ...options,
     });
+  }
+
+  /**
+   * Shared volumes that can follow a pod to any worker: rekindle-shared (hostPath, nothing to
+   * attach), or with startStorage({ csi: true }) rekindle-csi (attached: docs/csi-attach.md).
+   */
+  get storage(): StorageSettings {
+    return this.#storage.settings;
   }
 
   async workerNodes(): Promise<string[]> {
@@ -437,8 +446,7 @@ export class KindCluster implements ClusterUnderTest {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#releaseInterrupt?.();
-    await this.#provisioner?.stop();
-    this.#provisioner = undefined;
+    await this.#storage.stop();
     const deleting = this.created && !this.keep;
     if (this.#small) {
       if (deleting) this.#small.abandon();
