@@ -123,8 +123,10 @@ describe("kind's attaching CSI driver", function () {
       metadata: { name },
       spec: { drivers: drivers.map((d) => ({ name: d, nodeID: name })) },
     });
-    const nodes = [csiNode("w1", [CSI_DRIVER]), csiNode("w2", ["other"]), csiNode("cp", [])];
-    expect(unregistered(nodes, ["w1", "w2", "w3"])).to.deep.equal(["w2", "w3"]);
+    // The API server sends drivers: null for a node whose kubelet registered none yet.
+    const bare = { metadata: { name: "w4" }, spec: { drivers: null } } as unknown as k8s.V1CSINode;
+    const nodes = [csiNode("w1", [CSI_DRIVER]), csiNode("w2", ["other"]), csiNode("cp", []), bare];
+    expect(unregistered(nodes, ["w1", "w2", "w3", "w4"])).to.deep.equal(["w2", "w3", "w4"]);
   });
 
   it("keeps the suites on rekindle-shared until the CSI driver is installed", function () {

@@ -44,14 +44,20 @@ export class KindStorage {
     await installSharedStorageClass(kc);
     this.#provisioners.push(startSharedProvisioner(kc, log));
     if (options.csi !== true) return;
-    await installCsiDriver({
-      kc,
-      cli: options.cli,
-      cluster: options.cluster,
-      workers: await options.workers(),
-      progress,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    try {
+      await installCsiDriver({
+        kc,
+        cli: options.cli,
+        cluster: options.cluster,
+        workers: await options.workers(),
+        progress,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      // The caller deletes the cluster: no provisioner may go on polling it.
+      await this.stop();
+      throw error;
+    }
     this.#provisioners.push(startCsiProvisioner(kc, log));
     this.#csi = true;
   }

@@ -66,7 +66,10 @@ async function undefaultOthers(kc: k8s.KubeConfig): Promise<void> {
 export function unregistered(csiNodes: readonly k8s.V1CSINode[], workers: readonly string[]): string[] {
   const registered = new Set(
     csiNodes
-      .filter((n) => n.spec.drivers.some((d) => d.name === CSI_DRIVER))
+      // The client's type says always a list; the API server sends null for a node with none.
+      .filter((n) =>
+        ((n.spec.drivers as k8s.V1CSINodeDriver[] | null) ?? []).some((d) => d.name === CSI_DRIVER),
+      )
       .map((n) => n.metadata?.name ?? ""),
   );
   return workers.filter((w) => !registered.has(w));
