@@ -17,11 +17,9 @@ import { SHARED_NODE_DIR } from "../shared-storage.js";
 import { ensureCsiBinaries } from "./build.js";
 import { ensureCsiImage } from "./image.js";
 
-/** The CSIDriver's name (fixtures/csi/main.go's DriverName). */
-export const CSI_DRIVER = "shared.csi.rekindle.dev";
-/** The StorageClass fixtures/csi/deploy.yaml makes the cluster's default. */
-export const CSI_STORAGE_CLASS = "rekindle-csi";
-export const CSI_NAMESPACE = "rekindle-csi";
+import { CSI_DRIVER, CSI_NAMESPACE, CSI_STORAGE_CLASS } from "./names.js";
+
+export { CSI_DRIVER, CSI_NAMESPACE, CSI_STORAGE_CLASS } from "./names.js";
 const DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class";
 
 export const CSI_TIMEOUTS = {
