@@ -43,7 +43,7 @@ export interface InstallCsiOptions {
 
 /** Substitutions for fixtures/csi/deploy.yaml. */
 export function deploySubstitutions(image: string): Record<string, string> {
-  return { IMAGE: image, DRIVER: CSI_DRIVER, SHARED_DIR: SHARED_NODE_DIR };
+  return { IMAGE: image, CSI_DRIVER, SHARED_DIR: SHARED_NODE_DIR };
 }
 
 /** Removes the default annotation from every class but ours (kind's `standard`): one default only. */
