@@ -92,6 +92,9 @@ export function mergeCommand(args: string[]): number {
 
 function mergedText(result: { summary: RunSummary; reportDir: string; failed: number }): string {
   const { merged } = result.summary;
-  const from = merged === undefined ? "" : `merged ${merged.count} shards of ${merged.selected} scenarios`;
+  const from =
+    merged === undefined
+      ? ""
+      : `rekindle merge: ${merged.count} shards of ${merged.selected} selected scenarios`;
   return `${from}${runResultText(result)}`;
 }

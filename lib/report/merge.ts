@@ -8,8 +8,9 @@
 //   (environment.timing), repeat count, schema version, rekindle version or git sha — their numbers
 //   are not one run's.
 // - recorded (merged.shards[].environmentDiffers, and a warning): what may differ between the
-//   machines of a matrix — the host, the cluster's description, Kubernetes and image versions read
-//   from the cluster, whether the tree was dirty.
+//   machines of a matrix — Kubernetes and image versions read from the cluster, knob sources, whether
+//   the tree was dirty; the host is recorded per shard, and the cluster's description (it names each
+//   run's own cluster) is not compared.
 // The merged summary is a function of its inputs alone (no clock, no random id): merging the same
 // files again gives the same bytes, so the sign-off's sha256 can be checked by anyone holding them.
 import { createHash } from "node:crypto";
@@ -149,11 +150,14 @@ function byId<T extends { id: string }>(a: T, b: T): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** The environment keys (host aside) in which `env` differs from `base`. */
+/** Environment facts that differ on every shard by nature: each machine, each run's own cluster name. */
+const PER_SHARD_FACTS = ["host", "cluster"];
+
+/** The environment keys (PER_SHARD_FACTS aside) in which `env` differs from `base`. */
 function differences(base: RunEnvironment | undefined, env: RunEnvironment | undefined): string[] {
   if (base === undefined || env === undefined) return base === env ? [] : ["environment"];
   const keys = new Set([...Object.keys(base), ...Object.keys(env)]);
-  keys.delete("host");
+  for (const key of PER_SHARD_FACTS) keys.delete(key);
   const a = base as unknown as Record<string, unknown>;
   const b = env as unknown as Record<string, unknown>;
   return [...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();

@@ -198,7 +198,7 @@ function shardFacts(summary: RunSummary): Fact[] {
         s.environmentDiffers.length > 0 ? `; differs in ${s.environmentDiffers.join(", ")}` : "";
       return [
         `shard ${s.index}/${merged.count}`,
-        `run ${s.runId} (${s.source}), ${s.scenarios.length} scenarios${differs}`,
+        `run ${s.runId} (${s.source}), share of ${s.scenarios.length}${differs}`,
       ];
     }),
   ];

@@ -103,16 +103,26 @@ describe("rekindle merge", function () {
     expect(summary.startedAt).to.equal("2026-01-01T00:01:00.000Z");
     expect(summary.finishedAt).to.equal("2026-01-01T00:13:00.000Z");
     expect(summary.error).to.equal(null);
-    // The cluster's description differs per machine: recorded for shards 2 and 3, and warned about.
-    expect(summary.merged?.shards.map((s) => s.environmentDiffers)).to.deep.equal([
-      [],
-      ["cluster"],
-      ["cluster"],
-    ]);
-    expect(warnings).to.have.length(2);
-    expect(warnings[0]).to.include("shard 2/3").and.include("cluster");
+    // Each shard names its own cluster: that is no difference.
+    expect(summary.merged?.shards.map((s) => s.environmentDiffers)).to.deep.equal([[], [], []]);
+    expect(warnings).to.deep.equal([]);
     // The same inputs, in any order, give the same summary.
     expect(JSON.stringify(merged(dirs).summary)).to.equal(JSON.stringify(summary));
+  });
+
+  it("records, and warns about, a shard whose Kubernetes or node image differs from the merged environment", function () {
+    const other = shardSummary(2, 2);
+    const kubernetes = { ...environment.kubernetes, apiserver: { version: "v1.33.0", source: "/version" } };
+    const { summary, warnings } = merged(
+      writeShards([
+        shardSummary(1, 2),
+        { ...other, environment: { ...environment, cluster: "c2", kubernetes } },
+      ]),
+    );
+    expect(summary.merged?.shards.map((s) => s.environmentDiffers)).to.deep.equal([[], ["kubernetes"]]);
+    expect(summary.environment?.kubernetes).to.deep.equal(environment.kubernetes);
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include("shard 2/2").and.include("kubernetes");
   });
 
   it("takes a shard whose share was empty", function () {

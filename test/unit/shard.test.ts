@@ -5,6 +5,7 @@ import { expect } from "chai";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse } from "yaml";
 import { RekindleError } from "../../lib/errors.js";
 import {
   parseShard,
@@ -16,6 +17,7 @@ import {
 import type { RunSummary } from "../../lib/report/summary.js";
 import { familyGroups } from "../../lib/run/suite.js";
 import { planShard, selectedScenarioIds, shardGroups } from "../../lib/run/shard-run.js";
+import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { allScenarios, SUITE_FAMILIES } from "../../suites/index.js";
 import { cli } from "../support/cli-capture.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
@@ -192,5 +194,40 @@ describe("rekindle list --shard and rekindle run --shard (command line)", functi
     const empty = await cli(["run", "--provider", "sim", "--scenario", "no-such-scenario", "--shard", "1/2"]);
     expect(empty.code).to.equal(2);
     expect(empty.stderr).to.include("the selection is empty");
+  });
+});
+
+describe("the conformance-matrix workflow", function () {
+  interface Step {
+    name?: string;
+    run?: string;
+  }
+  interface Job {
+    needs?: string;
+    if?: string;
+    strategy?: { "fail-fast"?: boolean; matrix?: { shard?: number[] } };
+    steps: Step[];
+  }
+  const workflow = parse(
+    readFileSync(join(PROJECT_ROOT, ".github", "workflows", "conformance-matrix.yml"), "utf8"),
+  ) as { jobs: Record<string, Job> };
+  const { shards, merge } = workflow.jobs;
+
+  it("runs each shard k of n in a matrix of k = 1..n, every shard to its end", function () {
+    const ks = shards?.strategy?.matrix?.shard ?? [];
+    expect(ks).to.deep.equal([...Array(ks.length).keys()].map((i) => i + 1));
+    expect(shards?.strategy?.["fail-fast"]).to.equal(false);
+    const run = shards?.steps.find((s) => s.run?.includes("rekindle run") === true)?.run ?? "";
+    expect(run).to.include(`--shard \${{ matrix.shard }}/${ks.length}`);
+    expect(run).to.include("--report-dir reports/shard-${{ matrix.shard }}");
+  });
+
+  it("merges every shard's reports after them, also when a shard failed", function () {
+    expect(merge?.needs).to.equal("shards");
+    expect(merge?.if).to.equal("always()");
+    const run = merge?.steps.find((s) => s.run?.includes("rekindle merge") === true)?.run ?? "";
+    const ks = shards?.strategy?.matrix?.shard ?? [];
+    for (const k of ks) expect(run).to.include(`shards/conformance-shard-${k} `);
+    expect(run).to.include("--out ");
   });
 });
