@@ -72,6 +72,7 @@ export function failedScenarios(summary: RunSummary, nothingToRun: boolean): num
   const failed = summary.scenarios.filter((s) => s.outcome === "failed").length;
   return failed + (summary.scenarios.length === 0 && !nothingToRun ? 1 : 0);
 }
+
 /** Chart file name of a scenario: its id with "/" as "__". */
 export function chartFileName(id: string): string {
   return `${id.replaceAll("/", "__")}.svg`;

@@ -43,6 +43,7 @@ import { prepareFileScenarios, type PreparedFileScenario } from "../scenario-fil
 import {
   addScenarioSuites,
   familyGroups,
+  FILE_GROUP_NAME,
   type RecordedScenario,
   type RunContext,
   type ScenarioGroup,
@@ -385,8 +386,8 @@ function runWhat(groups: readonly ScenarioGroup[], plan: FilePlan | undefined, r
 /** The scenario files' scenarios as one mocha suite. */
 function fileGroup(prepared: readonly PreparedFileScenario[]): ScenarioGroup {
   return {
-    name: "scenario files",
-    file: prepared[0]?.file ?? "scenario files",
+    name: FILE_GROUP_NAME,
+    file: prepared[0]?.file ?? FILE_GROUP_NAME,
     scenarios: prepared.map(({ definition, repeat }) => ({ definition, repeat })),
   };
 }

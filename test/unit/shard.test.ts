@@ -18,6 +18,9 @@ import type { RunSummary } from "../../lib/report/summary.js";
 import { familyGroups } from "../../lib/run/suite.js";
 import { planShard, selectedScenarioIds, shardGroups } from "../../lib/run/shard-run.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { listExpectationInputs } from "../../lib/cli/catalogue.js";
+import { planScenarioFiles } from "../../lib/scenario-file/plan.js";
+import { listedFileScenarios } from "../../lib/scenario-file/scenarios.js";
 import { allScenarios, SUITE_FAMILIES } from "../../suites/index.js";
 import { cli } from "../support/cli-capture.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
@@ -98,6 +101,22 @@ describe("the selection a shard is dealt from", function () {
     expect(selectedScenarioIds(["preflight", "safety"], undefined, undefined)).to.have.length(
       familyGroups(["preflight", "safety"]).flatMap((g) => g.scenarios).length,
     );
+  });
+
+  it("of scenario files: their ids and titles as the run names their tests, before any cluster", async function () {
+    const plan = planScenarioFiles([
+      join(PROJECT_ROOT, "examples", "deployment-toleration-30s"),
+      join(PROJECT_ROOT, "examples", "database-pdb-controller"),
+    ]);
+    const listed = await listedFileScenarios(plan, listExpectationInputs(plan.profile));
+    expect(selectedScenarioIds([], plan, undefined)).to.deep.equal(listed.map((s) => s.id));
+    expect(selectedScenarioIds([], plan, "^scenario files file/deployment-")).to.deep.equal([
+      "file/deployment-toleration-30s",
+    ]);
+    const title = listed[1]?.title ?? "";
+    expect(
+      selectedScenarioIds([], plan, ` — ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`),
+    ).to.deep.equal(["file/database-pdb-controller"]);
   });
 
   it("an empty selection cannot be sharded: bad input naming the pattern", function () {
