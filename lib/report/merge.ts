@@ -205,6 +205,7 @@ export function mergeShardSummaries(given: readonly ShardSummary[]): MergeResult
     scenarios: s.shard.scenarios,
     error: s.error ?? null,
     ...(s.environment !== undefined ? { host: s.environment.host } : {}),
+    // A shard that brought no cluster up (nothing to run, or its boot broke) has no cluster facts to differ in.
     environmentDiffers: s.environment?.cluster == null ? [] : differences(base.environment, s.environment),
   }));
   const starts = shards.map((s) => s.summary.startedAt).sort();
