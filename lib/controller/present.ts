@@ -1,6 +1,6 @@
 // Decisions made on the present: a pass decides on what it read at its start, but a side effect
-// that would hurt a live node (a power-off, the claim that starts a fence) is taken only if the
-// node is still lost at the moment it is taken. A pass may have waited meanwhile on a slow driver
+// that would hurt a live node (the claim that starts a fence, a power-off, the out-of-service
+// taint, a cleanup pass) is taken only if the node is still lost at the moment it is taken. A pass may have waited meanwhile on a slow driver
 // or API call, and a node judged lost then may have renewed since.
 import { errorMessage } from "../errors.js";
 import { isNotFound, k8s } from "../kube/client.js";
@@ -17,7 +17,8 @@ export interface CurrentNode {
 
 /**
  * Reads the current state of one node. Today a GET of its Lease (and of the Node, for a node
- * without a Lease); a watch cache can stand in for it. Undefined: the node is gone.
+ * without a Lease); a watch cache can stand in for it, as long as its watch is up: a cache that
+ * may be stale must throw (the node is then not known lost). Undefined: the node is gone.
  */
 export type CurrentNodeReader = (node: string) => Promise<CurrentNode | undefined>;
 
