@@ -3,7 +3,7 @@
 // standby could take over, and the clocks are monotonic where durations are measured.
 import { expect } from "chai";
 import { PassBounds } from "../../lib/controller/pass-bounds.js";
-import type { LeaderElector } from "../../lib/controller/leader.js";
+import { LeaderElector } from "../../lib/controller/leader.js";
 import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
 import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { RekindleError } from "../../lib/errors.js";
@@ -21,6 +21,7 @@ describe("bounded API calls", function () {
       // A hung API server: the request is taken and never answered.
       "GET /api/v1/nodes": () => undefined,
       "GET /api/v1/nodes/a": () => ({ body: { metadata: { name: "a" } } }),
+      "GET /apis/coordination.k8s.io/v1/namespaces/hung/leases/rekindle-controller": () => undefined,
     });
   });
   after(async function () {
@@ -58,6 +59,19 @@ describe("bounded API calls", function () {
       (e: unknown) => e,
     );
     expect((error as Error).message).to.equal("controller stopped");
+  });
+
+  it("ends the leader election's own calls within its retry period", async function () {
+    const elector = new LeaderElector({
+      kc: api.kc,
+      namespace: "hung",
+      identity: "a",
+      leaseDurationMs: 1_500,
+      retryPeriodMs: 300,
+    });
+    const started = performance.now();
+    expect(await elector.tryAcquireOrRenew()).to.equal(false);
+    expect(performance.now() - started).to.be.within(250, 2_000);
   });
 
   it("answers as the plain client does, and is the same KubeConfig otherwise", async function () {
