@@ -59,6 +59,7 @@ export async function startFence(
     fenceStarts,
   };
   const spec = { node: name, nodeUID: uid, reason, driver: driverName };
+  if (!(await stillLost(context, name, "fence start"))) return;
   assertActing(context);
   await clearPowerConfirmation(context, name, uid);
   const fence = previous ? await context.store.restart(previous, spec) : await context.store.create(spec);
@@ -82,9 +83,25 @@ export async function progressFence(
   const action = decide(status, { ...observation, stalePods: stale, nowMs: context.now() }, context.config);
   if (action === "wait") return action;
   if (typeof haltBefore === "function" ? haltBefore(action, node) : action === haltBefore) return "wait";
+  if (ON_A_LOST_NODE.has(action) && !(await stillLost(context, node, action))) return "wait";
   assertActing(context);
   await ACTIONS[action](context, fence, status);
   return action;
+}
+
+/** The actions that harm a live node: each is taken only if the node is still lost right then. */
+const ON_A_LOST_NODE: ReadonlySet<FenceAction> = new Set(["power-off", "taint", "cleanup"]);
+
+/**
+ * Re-reads the node right before `what`: the pass decided on its read, which may be seconds old
+ * (a slow driver or API call for another node, say). False, with a log line, when the node is not
+ * lost now: the next pass decides again on what it reads then.
+ */
+async function stillLost(context: ActionContext, node: string, what: string): Promise<boolean> {
+  const now = await context.lostNow(node);
+  if (now.lost) return true;
+  context.log(`${node}: no ${what} now: ${now.why}`);
+  return false;
 }
 
 type ActionStep = (context: ActionContext, fence: NodeFence, status: FenceStatus) => Promise<void>;

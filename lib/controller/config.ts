@@ -44,6 +44,22 @@ export interface ControllerConfig {
   maxFencesPerWindow: number;
   /** The window of the per-node fence rate limit. Default 3 600 000 ms (one hour). */
   fenceRateWindowMs: number;
+  /**
+   * Nodes handled at once within a pass: a node whose driver or API call hangs holds up only its
+   * own slot. Default 8.
+   */
+  nodeConcurrency: number;
+  /**
+   * One API call (its response included) is abandoned after this long; less at the end of a pass
+   * and, under leader election, so that it ends before a standby could take over. Default 10 000 ms.
+   */
+  apiTimeoutMs: number;
+  /**
+   * A reconcile pass is cut off after this long: work still under way is abandoned (its calls
+   * aborted) and the next pass resumes it from the NodeFence. At least a driver call and two API
+   * calls. Default 30 000 ms (with the controller's flags: longer if those need it).
+   */
+  passTimeoutMs: number;
 }
 
 export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identity">> = {
@@ -65,6 +81,9 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   driverTimeoutMs: 10_000,
   maxFencesPerWindow: 3,
   fenceRateWindowMs: 3_600_000,
+  nodeConcurrency: 8,
+  apiTimeoutMs: 10_000,
+  passTimeoutMs: 30_000,
 };
 
 /** "2" → {count: 2}; "40%" → {percent: 40}. */
@@ -119,6 +138,8 @@ export const DURATION_BOUNDS_MS = {
   staleWaitMs: { min: 5_000, max: 3_600_000 },
   driverTimeoutMs: { min: 1_000, max: 300_000 },
   fenceRateWindowMs: { min: 60_000, max: 86_400_000 },
+  apiTimeoutMs: { min: 1_000, max: 120_000 },
+  passTimeoutMs: { min: 5_000, max: 600_000 },
 } as const satisfies Record<string, DurationBoundsMs>;
 
 /** unhealthyAfter spans at least this many check intervals: a node is looked at several times before it is lost. */
@@ -173,7 +194,8 @@ const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  * `leaseDurationMs` is given, maxUnhealthy, the namespace. Flags are named as the CLI spells them.
  */
 export function validateControllerConfig(
-  config: Pick<ControllerConfig, "checkIntervalMs" | "unhealthyAfterMs" | "maxUnhealthy" | "namespace">,
+  config: Pick<ControllerConfig, "checkIntervalMs" | "unhealthyAfterMs" | "maxUnhealthy" | "namespace"> &
+    Partial<Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs">>,
   options: { leaseDurationMs?: number } = {},
 ): void {
   assertDurationInBounds("--check-interval", config.checkIntervalMs, DURATION_BOUNDS_MS.checkIntervalMs);
@@ -194,12 +216,32 @@ export function validateControllerConfig(
       );
     }
   }
+  assertPassOutlastsItsCalls(config);
   parseMaxUnhealthy(config.maxUnhealthy);
   if (!NAMESPACE_NAME.test(config.namespace)) {
     throw RekindleError.invalidInput(
       "namespace",
       config.namespace,
       "a Kubernetes namespace name (lower-case letters, digits and -, at most 63)",
+    );
+  }
+}
+
+/**
+ * A pass waits on a driver call and the API calls around it: cut shorter, a hanging driver would be
+ * abandoned by the pass before its own timeout could mark the fence failed, and be called again
+ * every pass with no backoff.
+ */
+function assertPassOutlastsItsCalls(
+  config: Partial<Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs">>,
+): void {
+  const { passTimeoutMs, driverTimeoutMs, apiTimeoutMs } = config;
+  if (passTimeoutMs === undefined || driverTimeoutMs === undefined || apiTimeoutMs === undefined) return;
+  const least = driverTimeoutMs + 2 * apiTimeoutMs;
+  if (passTimeoutMs < least) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--pass-timeout ${formatDurationMs(passTimeoutMs)} is shorter than a driver call and two API calls (--driver-timeout ${formatDurationMs(driverTimeoutMs)}, --api-timeout ${formatDurationMs(apiTimeoutMs)}); valid: at least ${formatDurationMs(least)}`,
     );
   }
 }

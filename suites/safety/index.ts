@@ -12,6 +12,7 @@ import {
 } from "./controller-trouble.js";
 import { nodeReregisteredMidFence, poweredOnBeforeCleanup, poweredOnBeforeTaint } from "./held-controller.js";
 import { manualSecondIncident } from "./manual-fence.js";
+import { powerOffHangsWhileAnotherRenews } from "./present.js";
 import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-fence.js";
 
 export {
@@ -26,6 +27,7 @@ export {
   nodeReregisteredMidFence,
   poweredOnBeforeCleanup,
   poweredOnBeforeTaint,
+  powerOffHangsWhileAnotherRenews,
   zonePartitionHealed,
 };
 
@@ -37,6 +39,7 @@ export const scenarios = [
   daemonSetAndFinalizer,
   manualSecondIncident,
   driverHangsTwoReplicas,
+  powerOffHangsWhileAnotherRenews,
   nodeFenceDeletedByHand,
   controllerKilledAtEveryStep,
   zonePartitionHealed,
