@@ -39,6 +39,9 @@ const OPTIONS = {
   "driver-timeout": { type: "string" },
   "max-fences-per-window": { type: "string" },
   "fence-rate-window": { type: "string" },
+  "manual-confirm-timeout": { type: "string" },
+  "max-retry-backoff": { type: "string" },
+  "recovery-timeout": { type: "string" },
 } as const;
 
 /** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
@@ -48,6 +51,9 @@ const DURATION_FLAGS = [
   ["stale-wait", "staleWaitMs"],
   ["driver-timeout", "driverTimeoutMs"],
   ["fence-rate-window", "fenceRateWindowMs"],
+  ["manual-confirm-timeout", "manualConfirmTimeoutMs"],
+  ["max-retry-backoff", "maxRetryBackoffMs"],
+  ["recovery-timeout", "recoveryTimeoutMs"],
 ] as const;
 
 export type ControllerFlags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
