@@ -88,7 +88,8 @@ const POWER_ACTIONS: ReadonlySet<FenceAction> = new Set(["power-off", "retry"]);
 
 /**
  * Takes the next step of a fence under way; `haltBefore` (a test seam) is never performed; a power
- * action the guard refuses waits, and the NodeFence's message (its Processing condition) says why.
+ * action (or any first action of a NodeFence made by hand) the guard refuses waits, and the
+ * NodeFence's message (its Processing condition) says why.
  */
 export async function progressFence(
   context: ActionContext,
@@ -104,7 +105,9 @@ export async function progressFence(
   const action = decide(status, full, context.config);
   if (action === "wait") return action;
   if (typeof haltBefore === "function" ? haltBefore(action, node) : action === haltBefore) return "wait";
-  const decision = POWER_ACTIONS.has(action) ? guard?.decide() : undefined;
+  // A NodeFence not started yet (made by hand: no transition written) begins only when the guard allows.
+  const gated = POWER_ACTIONS.has(action) || status.lastTransitionTime === undefined;
+  const decision = gated ? guard?.decide() : undefined;
   if (decision !== undefined && !decision.allowed) {
     const message = `held by the guard before ${action} (${decision.reason}): ${decision.message}`;
     await guard?.held(decision.reason, message);

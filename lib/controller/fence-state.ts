@@ -124,7 +124,7 @@ export function retryBackoffMs(
   retries: number,
   options: Pick<DecideOptions, "fenceRetries" | "retryBackoffMs" | "maxRetryBackoffMs">,
 ): number {
-  const beyond = Math.max(0, retries - options.fenceRetries + 1);
+  const beyond = Math.max(0, retries - options.fenceRetries);
   const backoff = options.retryBackoffMs * 2 ** Math.min(beyond, 30);
   return Math.max(options.retryBackoffMs, Math.min(backoff, options.maxRetryBackoffMs));
 }

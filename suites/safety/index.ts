@@ -6,6 +6,12 @@
 import { badFenceConfigRefused } from "./bad-config.js";
 import { daemonSetAndFinalizer } from "./cleanup.js";
 import {
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
+} from "./dead-ends.js";
+import {
   controllerKilledAtEveryStep,
   driverHangsTwoReplicas,
   nodeFenceDeletedByHand,
@@ -17,6 +23,10 @@ import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-f
 export {
   apiServerPaused,
   badFenceConfigRefused,
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
   controllerKilledAtEveryStep,
   daemonSetAndFinalizer,
   driverHangsTwoReplicas,
@@ -43,4 +53,8 @@ export const scenarios = [
   kubeletClockBehind,
   apiServerPaused,
   nodeReregisteredMidFence,
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
 ];

@@ -151,11 +151,11 @@ describe("controller: fence state machine (fake clock)", function () {
     expect(decide(failed, { ...lost, nowMs: T + 9_999 }, options)).to.equal("wait");
     expect(decide(failed, { ...lost, nowMs: T + 10_000 }, options)).to.equal("retry");
     // Past fenceRetries the backoff doubles per failure (20 s, 40 s), capped at maxRetryBackoff (60 s).
-    const third = status({ phase: "error", retries: 3 });
-    expect(decide(third, { ...lost, nowMs: T + 19_999 }, options)).to.equal("wait");
-    expect(decide(third, { ...lost, nowMs: T + 20_000 }, options)).to.equal("retry");
-    expect(retryBackoffMs(2, options)).to.equal(10_000);
-    expect(retryBackoffMs(4, options)).to.equal(40_000);
+    const fourth = status({ phase: "error", retries: 4 });
+    expect(decide(fourth, { ...lost, nowMs: T + 19_999 }, options)).to.equal("wait");
+    expect(decide(fourth, { ...lost, nowMs: T + 20_000 }, options)).to.equal("retry");
+    expect(retryBackoffMs(3, options)).to.equal(10_000);
+    expect(retryBackoffMs(5, options)).to.equal(40_000);
     expect(retryBackoffMs(50, options)).to.equal(60_000);
     const many = status({ phase: "error", retries: 40 });
     expect(decide(many, { ...lost, nowMs: T + 59_999 }, options)).to.equal("wait");
