@@ -14,7 +14,7 @@ import { hasPowerOn, type PowerState } from "./drivers/types.js";
 import { formatDurationMs } from "./config.js";
 import { MANUAL_DRIVER_NAME } from "./drivers/manual.js";
 import { EVENT_REASONS } from "./events.js";
-import type { GuardDecision } from "./guard.js";
+import type { GuardDecision, GuardHoldReason } from "./guard.js";
 import { abandon, abandonRunning, abort, reevaluate } from "./returns.js";
 import {
   decide,
@@ -83,6 +83,9 @@ export interface PowerGuard {
   held: (reason: string, message: string) => Promise<void>;
 }
 
+/** The guard's holds that count nodes (checked when a fence starts), not the node itself. */
+const BUDGET_REASONS: ReadonlySet<GuardHoldReason> = new Set(["ClusterBudget", "ZoneBudget"]);
+
 /** The actions that switch a node's power (a retry leads straight to a power-off). */
 const POWER_ACTIONS: ReadonlySet<FenceAction> = new Set(["power-off", "retry"]);
 
@@ -105,10 +108,14 @@ export async function progressFence(
   const action = decide(status, full, context.config);
   if (action === "wait") return action;
   if (typeof haltBefore === "function" ? haltBefore(action, node) : action === haltBefore) return "wait";
-  // A NodeFence not started yet (made by hand: no transition written) begins only when the guard allows.
-  const gated = POWER_ACTIONS.has(action) || status.lastTransitionTime === undefined;
+  // A NodeFence not started yet (made by hand: no transition written) begins only when the whole
+  // guard allows. One under way passed the budgets when it started; its power actions still wait
+  // while paused, and for an excluded, control-plane or unselected node.
+  const started = status.lastTransitionTime !== undefined;
+  const gated = POWER_ACTIONS.has(action) || !started;
   const decision = gated ? guard?.decide() : undefined;
-  if (decision !== undefined && !decision.allowed) {
+  const budget = decision?.allowed === false && BUDGET_REASONS.has(decision.reason);
+  if (decision !== undefined && !decision.allowed && !(started && budget)) {
     const message = `held by the guard before ${action} (${decision.reason}): ${decision.message}`;
     await guard?.held(decision.reason, message);
     if (status.message !== message) {

@@ -173,6 +173,25 @@ describe("controller: no dead ends", function () {
       expect(await progressFence(s.context, f, lost)).to.equal("retry");
     });
 
+    it("lets a started fence's power-off through the budgets (checked at its start), not a paused one", async function () {
+      const s = stage("on");
+      const held: string[] = [];
+      const overBudget: PowerGuard = {
+        decide: () => ({ allowed: false, reason: "ZoneBudget", message: "2 of 3 nodes in zone a" }),
+        held: (reason) => {
+          held.push(reason);
+          return Promise.resolve();
+        },
+      };
+      const f = fence({ phase: "new" });
+      expect(await progressFence(s.context, f, lost, undefined, overBudget)).to.equal("power-off");
+      expect(s.driverCalls).to.deep.equal(["powerOff"]);
+      // A NodeFence made by hand never passed the budgets: it waits for them.
+      const byHand = fence();
+      expect(await progressFence(s.context, byHand, lost, undefined, overBudget)).to.equal("wait");
+      expect(held).to.deep.equal(["ZoneBudget"]);
+    });
+
     it("starts a NodeFence made by hand only when the guard allows, whatever it would do first", async function () {
       for (const observation of [healthy, lost]) {
         const s = stage("off");
