@@ -20,12 +20,30 @@ export interface ControllerConfig {
   namespace: string;
   /** ConfigMap whose `paused: "true"` stops new fences. Default "rekindle-controller". */
   configMapName: string;
-  /** Attempts to power off and confirm before the fence is marked error. Default 3. */
+  /**
+   * Failed fence attempts retried after `retryBackoffMs`; later ones wait twice as long each time, up
+   * to `maxRetryBackoffMs`. A fence in error is retried for as long as it is under way and the
+   * guard allows it. Default 3.
+   */
   fenceRetries: number;
   /** How long one attempt waits for the driver to confirm power off. Default 30 000 ms. */
   fenceConfirmTimeoutMs: number;
+  /**
+   * How long one attempt of the `manual` driver waits for a person to confirm power off (the
+   * node's rekindle.dev/power-state=off annotation). Default 600 000 ms (10 min).
+   */
+  manualConfirmTimeoutMs: number;
   /** Wait between a failed fence attempt and the next. Default 10 000 ms. */
   retryBackoffMs: number;
+  /** The longest wait between two attempts of a fence that keeps failing (backoff doubles up to it). Default 300 000 ms. */
+  maxRetryBackoffMs: number;
+  /**
+   * A fence in recovery that has not finished this long after it began waiting is re-evaluated:
+   * a node lost and reported off whose workloads were never released goes on to the taint; any
+   * other fence ends, its taints lifted, and the node is judged afresh. A fenced node that stays
+   * lost after its cleanup is not affected (it waits for its return, nothing held). Default 600 000 ms.
+   */
+  recoveryTimeoutMs: number;
   /** How long the attach-detach controller gets to detach a fenced node's volumes before the controller deletes leftover VolumeAttachments. Default 5000 ms. */
   detachGraceMs: number;
   /** Power the node back on after cleanup (drivers that can). Default false. */
@@ -72,7 +90,10 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   configMapName: "rekindle-controller",
   fenceRetries: 3,
   fenceConfirmTimeoutMs: 30_000,
+  manualConfirmTimeoutMs: 600_000,
   retryBackoffMs: 10_000,
+  maxRetryBackoffMs: 300_000,
+  recoveryTimeoutMs: 600_000,
   detachGraceMs: 5_000,
   powerOnAfterFence: false,
   healthyBeforeUnfenceMs: 10_000,
@@ -140,6 +161,9 @@ export const DURATION_BOUNDS_MS = {
   fenceRateWindowMs: { min: 60_000, max: 86_400_000 },
   apiTimeoutMs: { min: 1_000, max: 120_000 },
   passTimeoutMs: { min: 5_000, max: 600_000 },
+  manualConfirmTimeoutMs: { min: 10_000, max: 86_400_000 },
+  maxRetryBackoffMs: { min: 1_000, max: 3_600_000 },
+  recoveryTimeoutMs: { min: 60_000, max: 86_400_000 },
 } as const satisfies Record<string, DurationBoundsMs>;
 
 /** unhealthyAfter spans at least this many check intervals: a node is looked at several times before it is lost. */

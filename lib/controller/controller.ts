@@ -25,8 +25,9 @@ import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
 import { PassBounds } from "./pass-bounds.js";
 import { apiNodeReader, lostNow, type CurrentNodeReader } from "./present.js";
-import { releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
+import { cancelledByHand, clearCancelled, releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
 import type { NodeHealth } from "./detect.js";
+import { guardDecision, type GuardNode } from "./guard.js";
 import { assessNodes, guardNodes, planNode, type NodePlan } from "./plan.js";
 import { readSnapshot, type Snapshot } from "./snapshot.js";
 
@@ -76,8 +77,6 @@ export class RecoveryController {
   readonly #nothingToRelease = new Set<string>();
   /** Per node, since when this controller has seen it healthy without a break. */
   readonly #healthySince = new Map<string, number>();
-  /** Node UIDs whose fence a person deleted: not fenced again until they are healthy. */
-  readonly #cancelledByHand = new Set<string>();
   readonly #stopped = new AbortController();
   #loop: Promise<void> | undefined;
   #lastPassAt: number | undefined;
@@ -232,12 +231,18 @@ export class RecoveryController {
     const guard = guardNodes(snapshot, health, config.excludeLabel, config.nodeSelector);
     const plans = snapshot.nodes.map((node) => {
       const name = node.metadata?.name ?? "";
-      if (health.get(name)?.state === "healthy") this.#cancelledByHand.delete(node.metadata?.uid ?? "");
       return { node, name, plan: planNode(name, snapshot, this.#observations, health, guard, config) };
     });
     await forEachBounded(plans, config.nodeConcurrency, async ({ node, name, plan }) => {
       try {
-        await this.#act(node, plan, now);
+        // A cancellation by hand lasts until the node has been healthy (kept on the Node: restarts too).
+        if (health.get(name)?.state === "healthy" && cancelledByHand(node)) {
+          await clearCancelled(this.#context, node).catch((error: unknown) => {
+            countFailure(this.#context, error);
+            log(`${name}: cancellation by hand not cleared: ${errorMessage(error)}`);
+          });
+        }
+        await this.#act(node, plan, guard, now, snapshot.paused);
       } catch (error) {
         countFailure(this.#context, error);
         log(`node ${name}: ${errorMessage(error)}`);
@@ -289,13 +294,18 @@ export class RecoveryController {
   }
 
   /** Carries out one node's plan for this pass. */
-  async #act(node: k8s.V1Node, plan: NodePlan, now: number): Promise<void> {
-    const { log } = this.#context;
+  async #act(
+    node: k8s.V1Node,
+    plan: NodePlan,
+    guard: GuardNode[],
+    now: number,
+    paused: boolean,
+  ): Promise<void> {
+    const { log, config } = this.#context;
     const name = node.metadata?.name ?? "";
-    const uid = node.metadata?.uid ?? "";
     switch (plan.kind) {
       case "release":
-        if (await releaseFence(this.#context, plan.fence)) this.#cancelledByHand.add(uid);
+        await releaseFence(this.#context, plan.fence);
         break;
       case "supersede":
         await supersedeFence(this.#context, plan.fence);
@@ -310,6 +320,11 @@ export class RecoveryController {
             healthyForMs: healthySince === undefined ? 0 : now - healthySince,
           },
           this.#options.haltBefore,
+          // Fences under way, hand-made ones too, pass the guard before every power action.
+          {
+            decide: () => guardDecision(name, { nodes: guard, maxUnhealthy: config.maxUnhealthy, paused }),
+            held: (reason, message) => this.#hold(name, reason, message),
+          },
         );
         break;
       }
@@ -360,7 +375,7 @@ export class RecoveryController {
   async #fence(node: k8s.V1Node, lostBecause: string, previous: NodeFence | undefined): Promise<void> {
     const name = node.metadata?.name ?? "";
     const { config } = this.#context;
-    if (this.#cancelledByHand.has(node.metadata?.uid ?? "")) {
+    if (cancelledByHand(node)) {
       await this.#hold(
         name,
         "CancelledByHand",

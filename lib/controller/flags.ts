@@ -42,6 +42,9 @@ const OPTIONS = {
   "node-concurrency": { type: "string" },
   "api-timeout": { type: "string" },
   "pass-timeout": { type: "string" },
+  "manual-confirm-timeout": { type: "string" },
+  "max-retry-backoff": { type: "string" },
+  "recovery-timeout": { type: "string" },
 } as const;
 
 /** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
@@ -53,6 +56,9 @@ const DURATION_FLAGS = [
   ["fence-rate-window", "fenceRateWindowMs"],
   ["api-timeout", "apiTimeoutMs"],
   ["pass-timeout", "passTimeoutMs"],
+  ["manual-confirm-timeout", "manualConfirmTimeoutMs"],
+  ["max-retry-backoff", "maxRetryBackoffMs"],
+  ["recovery-timeout", "recoveryTimeoutMs"],
 ] as const;
 
 export type ControllerFlags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];

@@ -6,6 +6,12 @@
 import { badFenceConfigRefused } from "./bad-config.js";
 import { daemonSetAndFinalizer } from "./cleanup.js";
 import {
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
+} from "./dead-ends.js";
+import {
   controllerKilledAtEveryStep,
   driverHangsTwoReplicas,
   nodeFenceDeletedByHand,
@@ -18,6 +24,10 @@ import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-f
 export {
   apiServerPaused,
   badFenceConfigRefused,
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
   controllerKilledAtEveryStep,
   daemonSetAndFinalizer,
   driverHangsTwoReplicas,
@@ -46,4 +56,8 @@ export const scenarios = [
   kubeletClockBehind,
   apiServerPaused,
   nodeReregisteredMidFence,
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
 ];
