@@ -22,14 +22,14 @@ import {
 } from "./fence-state.js";
 
 /** The node renewed, but its driver reports it off: the fence is confirmed now and goes on. */
-async function confirmedAfterRenewal(
+/** Back to a confirmed power-off: the next step is the out-of-service taint (once judged lost). */
+function writeFencedNow(
   context: ActionContext,
   fence: NodeFence,
   status: FenceStatus,
   message: string,
 ): Promise<void> {
-  const node = fence.spec.node;
-  await context.store.writeStatus(fence, {
+  return context.store.writeStatus(fence, {
     ...status,
     step: "power-management",
     phase: "done",
@@ -37,6 +37,16 @@ async function confirmedAfterRenewal(
     message,
     lastTransitionTime: isoNow(context),
   });
+}
+
+async function confirmedAfterRenewal(
+  context: ActionContext,
+  fence: NodeFence,
+  status: FenceStatus,
+  message: string,
+): Promise<void> {
+  const node = fence.spec.node;
+  await writeFencedNow(context, fence, status, message);
   context.metrics.fenceConfirmed(node, status, context.now());
   context.log(`${node}: ${message}`);
   await context.event(node, EVENT_REASONS.fenceSucceeded, `${node}: ${message}`);
@@ -143,14 +153,7 @@ export async function reevaluate(
     assertActing(context);
     if (power === "off") {
       const message = `recovery did not complete within ${waited}; the node is lost and its driver reports it off: its fence goes on to the taint`;
-      await context.store.writeStatus(fence, {
-        ...status,
-        step: "power-management",
-        phase: "done",
-        fencedAt: isoNow(context),
-        message,
-        lastTransitionTime: isoNow(context),
-      });
+      await writeFencedNow(context, fence, status, message);
       context.log(`${node}: ${message}`);
       await context.event(node, EVENT_REASONS.fenceResumed, `${node}: ${message}`, "Warning");
       return;

@@ -7,7 +7,6 @@ import { fenceCondition } from "../../lib/controller/fence-conditions.js";
 import {
   CANCELLED_ANNOTATION,
   NODE_FENCE_GROUP,
-  NODE_FENCE_PLURAL,
   NODE_FENCE_VERSION,
   type FenceAction,
   type NodeFence,
@@ -34,17 +33,19 @@ import {
   safetyExpectations,
   startSafetyController,
 } from "../../lib/scenario/safety.js";
-import { deriveUnsafeOrTwice, nodeFence, openWithNodeLost, watchAfterMs } from "./shared.js";
+import {
+  deriveUnsafeOrTwice,
+  HOLD_RELEASED,
+  NODE_FENCE_REF,
+  NODEFENCE_DELETED,
+  nodeFence,
+  nodeFencesByHand,
+  openWithNodeLost,
+  watchAfterMs,
+} from "./shared.js";
 
-const NODEFENCE_DELETED = "nodefence-deleted";
 const CONTROLLER_RESTARTED = "controller-restarted";
 const CANCELLATION_CLEARED = "cancellation-cleared";
-
-function nodeFences(kc: k8s.KubeConfig): k8s.CustomObjectsApi {
-  return kc.makeApiClient(k8s.CustomObjectsApi);
-}
-
-const FENCE_REF = { group: NODE_FENCE_GROUP, version: NODE_FENCE_VERSION, plural: NODE_FENCE_PLURAL };
 
 export const cancelledThenRestarted = defineScenario({
   id: "safety/cancelled-by-hand-then-restart",
@@ -83,7 +84,7 @@ export const cancelledThenRestarted = defineScenario({
     const { node, controller } = await openWithNodeLost(context, powerOffs);
     await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
     await steps.step(`delete the NodeFence of ${node} by hand`, async () => {
-      await nodeFences(kc).deleteClusterCustomObject({ ...FENCE_REF, name: node });
+      await nodeFencesByHand(kc).deleteClusterCustomObject({ ...NODE_FENCE_REF, name: node });
       context.mark(NODEFENCE_DELETED);
     });
     await context.awaitMilestone("event:FenceCancelled");
@@ -288,8 +289,8 @@ export const handMadeWhilePaused = defineScenario({
     await steps.step(`make NodeFences ${node} and ${misnamed} (spec.node ${node}) by hand`, async () => {
       for (const name of [node, misnamed]) {
         steps.registerUndo(`delete NodeFence ${name}`, async () => {
-          await nodeFences(kc)
-            .deleteClusterCustomObject({ ...FENCE_REF, name })
+          await nodeFencesByHand(kc)
+            .deleteClusterCustomObject({ ...NODE_FENCE_REF, name })
             .catch(() => undefined);
         });
         const body: NodeFence = {
@@ -298,7 +299,7 @@ export const handMadeWhilePaused = defineScenario({
           metadata: { name },
           spec: { node, reason: "made by hand" },
         };
-        await nodeFences(kc).createClusterCustomObject({ ...FENCE_REF, body });
+        await nodeFencesByHand(kc).createClusterCustomObject({ ...NODE_FENCE_REF, body });
       }
       context.mark(HAND_MADE);
     });
@@ -328,7 +329,6 @@ export const handMadeWhilePaused = defineScenario({
 
 const PARTITION_HEALED = "partition-healed";
 const POWERED_OFF = "powered-off-after-renewal";
-const HOLD_RELEASED = "hold-released";
 
 export const poweredOffAfterRenewal = defineScenario({
   id: "safety/powered-off-after-renewal",
