@@ -1,169 +1,126 @@
 // Calibration: the same scenarios on the sim and on real kind kubelets, side by side. Reads the
-// summary.json of sim runs and of kind runs (`rekindle run --profile fast --repeat 3 …`; a
-// scenario's runs in several files of one provider are pooled while it expects the same milestones),
-// and writes the table of milestone p50s (sim, kind, difference; flagged where the difference is
-// above max(1 s, 10 % of kind's)) between the markers of docs/calibration.md, whose explanations
-// of each flagged row are written by hand. Also bench/results/calibration-<date>.json.
+// summary.json of sim runs and of kind runs (`rekindle run --profile fast --repeat 5 …`), or the
+// trimmed copies kept under bench/results/calibration/; pools each provider's runs (one clean git
+// sha unless --pool-shas lists several: calibration-pool.ts), and writes between the markers of
+// docs/calibration.md the flagged count, a table per scenario and every milestone row with its
+// median and range (calibration-page.ts); the explanations of flagged rows are written by hand.
+// Also writes bench/results/calibration-<date>.json and the trimmed raw summaries.
 // Usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>...
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+//        [--pool-shas <sha>,<sha>] [--min-runs 5]
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { format, resolveConfig } from "prettier";
-import { summarizeScenario, type RunSummary, type ScenarioSummary } from "../lib/report/summary.js";
+import { RekindleError } from "../lib/errors.js";
+import { readSummary } from "../lib/report/summary-file.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { poolRuns, type CalibrationInput } from "./calibration-pool.js";
+import { renderCalibrationPage } from "./calibration-page.js";
+import { trimmedFileName, trimSummary } from "./calibration-raw.js";
+import { calibrationRows, flagsByScenario, shortOfRuns } from "./calibration-rows.js";
+import { writeBetweenMarkers } from "./doc-markers.js";
 import { benchProvenance } from "./provenance.js";
 
-const USAGE = "usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>...";
-const { values } = parseArgs({
-  options: { sim: { type: "string", multiple: true }, kind: { type: "string", multiple: true } },
-});
-if (!values.sim?.length || !values.kind?.length) {
-  console.error(USAGE);
+const USAGE =
+  "usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>... [--pool-shas <sha>,<sha>] [--min-runs 5]";
+
+function fail(message: string, hint?: string): never {
+  console.error(`calibration: ${message}${hint ? `\n  hint: ${hint}` : ""}\n${USAGE}`);
   process.exit(2);
 }
-// Before docs/calibration.md is written: the dirty flag is the checkout's, not this script's output.
+
+const { values } = parseArgs({
+  options: {
+    sim: { type: "string", multiple: true },
+    kind: { type: "string", multiple: true },
+    "pool-shas": { type: "string" },
+    "min-runs": { type: "string", default: "5" },
+  },
+});
+if (!values.sim?.length || !values.kind?.length) fail("give both --sim and --kind summaries");
+const minRuns = Number(values["min-runs"]);
+if (!Number.isInteger(minRuns) || minRuns < 1)
+  fail(`--min-runs ${values["min-runs"]}: give a whole number ≥ 1`);
+const poolShas =
+  values["pool-shas"]
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "") ?? [];
+
+// Before anything is written: the dirty flag is the checkout's, not this script's output.
 const provenance = benchProvenance();
 
-interface Runs {
-  runIds: string[];
-  profile: string;
-  scenarios: ScenarioSummary[];
-}
-
-/**
- * What a scenario expects, without the numbers (a summary's windows are resolved against one run's
- * anchors): which milestones, and which of them must never happen.
- */
-function expectationShape(s: ScenarioSummary): string {
-  return JSON.stringify(s.expected.map((e) => [e.name, e.maxMs === null]));
-}
-
-/**
- * The files' scenarios, runs of one scenario pooled across files while it expects the same
- * milestones; a file whose scenario expects others (it changed between the runs) replaces the
- * earlier runs of it.
- */
-function load(files: readonly string[], provider: string): Runs {
-  const byId = new Map<string, ScenarioSummary>();
-  const runIds: string[] = [];
-  const profiles = new Set<string>();
-  for (const file of files) {
-    const summary = JSON.parse(readFileSync(file, "utf8")) as RunSummary;
-    if (summary.provider !== provider) {
-      console.error(`${file}: a ${summary.provider} run, expected ${provider}\n${USAGE}`);
-      process.exit(2);
-    }
-    runIds.push(summary.runId);
-    profiles.add(summary.profile);
-    for (const s of summary.scenarios) {
-      const earlier = byId.get(s.id);
-      const same = earlier !== undefined && expectationShape(earlier) === expectationShape(s);
-      byId.set(s.id, same ? summarizeScenario(s.id, [...earlier.runs, ...s.runs], s.expected) : s);
-    }
-  }
-  if (profiles.size !== 1) {
-    console.error(`the ${provider} runs mix profiles (${[...profiles].join(", ")}); compare one profile`);
-    process.exit(2);
-  }
-  return { runIds, profile: [...profiles][0] ?? "", scenarios: [...byId.values()] };
-}
-
-const sim = load(values.sim, "sim");
-const kind = load(values.kind, "kind");
-
-/** Milestones worth comparing: what the kubelet, the control plane and the controller did. */
-const COMPARED =
-  /^(node-|taint-added:|taint-removed:|evicted:|.*:(pod-terminated|pod-gone|replacement-created|replacement-running|recovered)$|fence:|event:NothingToRelease$)/;
-
-export interface CalibrationRow {
-  scenario: string;
-  milestone: string;
-  simMs: number;
-  kindMs: number;
-  runs: { sim: number; kind: number };
-  flagged: boolean;
-}
-
-function p50(s: ScenarioSummary, name: string): number | undefined {
-  return s.stats[name]?.p50;
-}
-
-const rows: CalibrationRow[] = [];
-for (const k of kind.scenarios) {
-  const s = sim.scenarios.find((x) => x.id === k.id);
-  if (!s) continue;
-  const names = [...new Set(k.milestones.map((m) => m.name))].filter((n) => COMPARED.test(n));
-  for (const name of names) {
-    const simMs = p50(s, name);
-    const kindMs = p50(k, name);
-    if (simMs === undefined || kindMs === undefined) continue;
-    const diff = Math.abs(simMs - kindMs);
-    rows.push({
-      scenario: k.id,
-      milestone: name,
-      simMs,
-      kindMs,
-      runs: { sim: s.runs.length, kind: k.runs.length },
-      flagged: diff > Math.max(1_000, 0.1 * Math.abs(kindMs)),
+let read: { sim: CalibrationInput[]; kind: CalibrationInput[] };
+let pooled: { sim: ReturnType<typeof poolRuns>; kind: ReturnType<typeof poolRuns> };
+const summaries = new Map<string, ReturnType<typeof readSummary>>();
+try {
+  const load = (files: readonly string[]) =>
+    files.map((file) => {
+      const summary = readSummary(file);
+      summaries.set(file, summary);
+      return { file, summary };
     });
-  }
+  read = { sim: load(values.sim), kind: load(values.kind) };
+  pooled = { sim: poolRuns(read.sim, "sim", { poolShas }), kind: poolRuns(read.kind, "kind", { poolShas }) };
+} catch (error) {
+  if (error instanceof RekindleError) fail(error.message, error.hint);
+  throw error;
 }
-rows.sort((a, b) => a.scenario.localeCompare(b.scenario) || a.kindMs - b.kindMs);
 
-const sec = (ms: number) => (ms / 1000).toFixed(1);
-const signed = (ms: number) => `${ms >= 0 ? "+" : "−"}${(Math.abs(ms) / 1000).toFixed(1)}`;
-const table = [
-  "| scenario | milestone | sim p50 (s) | kind p50 (s) | sim − kind (s) | flagged |",
-  "| --- | --- | --- | --- | --- | --- |",
-  ...rows.map(
-    (r) =>
-      `| ${r.scenario} | \`${r.milestone}\` | ${sec(r.simMs)} | ${sec(r.kindMs)} | ${signed(r.simMs - r.kindMs)} | ${r.flagged ? "**yes**" : ""} |`,
-  ),
-].join("\n");
+const rows = calibrationRows(pooled.sim, pooled.kind);
+if (rows.length === 0) fail("the sim and kind runs share no scenario with a compared milestone");
+const flags = flagsByScenario(rows, pooled.sim, pooled.kind);
+const short = shortOfRuns(flags, minRuns);
+if (short.length > 0) {
+  fail(
+    `fewer than ${minRuns} runs of ${short.map((f) => `${f.scenario} (sim ${f.runs.sim}, kind ${f.runs.kind})`).join(", ")}`,
+    "run them with --repeat, or pass --min-runs to calibrate on fewer (the page's method asks for 5)",
+  );
+}
 
 const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-const ids = (r: Runs) => r.runIds.map((id) => `\`${id}\``).join(", ");
-const runCounts = [...new Set(rows.map((r) => `${r.runs.sim}/${r.runs.kind}`))].join(", ");
-const header = `Runs: sim ${ids(sim)} (profile ${sim.profile}) and kind ${ids(kind)} (profile ${kind.profile}); runs of each scenario (sim/kind): ${runCounts}; ${machine}. Times are p50s in seconds since the fault; flagged: the difference is above max(1 s, 10 % of kind's).`;
-
+const page = renderCalibrationPage({ sim: pooled.sim, kind: pooled.kind, rows, flags, machine });
 const docFile = join(PROJECT_ROOT, "docs", "calibration.md");
-const BEGIN = "<!-- calibration table: written by bench/calibration.ts -->";
-const END = "<!-- end of calibration table -->";
-const doc = readFileSync(docFile, "utf8");
-const start = doc.indexOf(BEGIN);
-const end = doc.indexOf(END);
-if (start < 0 || end < start) {
-  console.error(`${docFile}: the markers ${BEGIN} … ${END} are missing`);
-  process.exit(2);
-}
-// Formatted as the repository's lint expects (prettier), so a fresh table passes `npm run lint`.
-writeFileSync(
+await writeBetweenMarkers(
   docFile,
-  await format(`${doc.slice(0, start + BEGIN.length)}\n\n${header}\n\n${table}\n\n${doc.slice(end)}`, {
-    ...(await resolveConfig(docFile)),
-    parser: "markdown",
-  }),
+  "<!-- calibration table: written by bench/calibration.ts -->",
+  "<!-- end of calibration table -->",
+  page,
 );
 
+const rawDir = join(PROJECT_ROOT, "bench", "results", "calibration");
+mkdirSync(rawDir, { recursive: true });
+const rawFiles: string[] = [];
+for (const summary of summaries.values()) {
+  const file = join(rawDir, trimmedFileName(summary));
+  writeFileSync(
+    file,
+    await format(JSON.stringify(trimSummary(summary)), { ...(await resolveConfig(file)), parser: "json" }),
+  );
+  rawFiles.push(`bench/results/calibration/${trimmedFileName(summary)}`);
+}
+
 const date = new Date().toISOString().slice(0, 10);
-mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
 const out = join(PROJECT_ROOT, "bench", "results", `calibration-${date}.json`);
+const flagged = rows.filter((r) => r.flagged).length;
 writeFileSync(
   out,
   await format(
     JSON.stringify({
       ...provenance,
       machine,
-      runs: `sim/kind per scenario: ${runCounts}`,
-      sim: { runIds: sim.runIds, profile: sim.profile },
-      kind: { runIds: kind.runIds, profile: kind.profile },
+      runs: `sim/kind per scenario: ${[...new Set(flags.map((f) => `${f.runs.sim}/${f.runs.kind}`))].join(", ")}`,
+      sim: { runIds: pooled.sim.runIds, profile: pooled.sim.profile, builds: pooled.sim.shas },
+      kind: { runIds: pooled.kind.runIds, profile: pooled.kind.profile, builds: pooled.kind.shas },
+      flagged: { rows: flagged, of: rows.length, byScenario: flags },
+      rawSummaries: rawFiles,
       rows,
     }),
     { ...(await resolveConfig(out)), parser: "json" },
   ),
 );
-console.log(table);
+console.log(page);
 console.log(
-  `\n${rows.filter((r) => r.flagged).length} of ${rows.length} rows flagged; ${docFile} and ${out} written`,
+  `\n${flagged} of ${rows.length} rows flagged; ${docFile}, ${out} and ${rawFiles.length} raw summaries written`,
 );

@@ -16,6 +16,7 @@ import { walkCommands, usageText } from "./dispatch.js";
 // then loads the controller and its drivers, not the sim runtime, the suites or the report writers.
 const compareModule = () => import("./compare-commands.js");
 const runModule = () => import("./run-commands.js");
+const mergeModule = () => import("./merge-command.js");
 const simModule = () => import("./sim-commands.js");
 const simFaultModule = () => import("./sim-fault-commands.js");
 const kindModule = () => import("./kind-commands.js");
@@ -110,6 +111,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "scenarios and their expected timelines",
     usage: async () => (await runModule()).LIST_USAGE,
     run: async (args) => (await runModule()).listCommand(args),
+  },
+  {
+    name: "merge",
+    summary: "join the summaries of a CI matrix's shards (run --shard k/n) into one run's reports",
+    usage: async () => (await mergeModule()).MERGE_USAGE,
+    run: async (args) => (await mergeModule()).mergeCommand(args),
   },
   {
     name: "compare",

@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
-import { SCENARIOS, suiteFamilies } from "../../suites/index.js";
+import { SCENARIOS, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
 import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rails.js";
 import { parseDurationMs } from "../util/duration.js";
@@ -16,9 +16,14 @@ import { listExpectationInputs, scenarioCatalogue } from "./catalogue.js";
 import { finishRun } from "./run-result.js";
 import { planScenarioFiles } from "../scenario-file/plan.js";
 import { listedFileScenarios } from "../scenario-file/scenarios.js";
+import type { FilePlan } from "../scenario-file/plan.js";
+import { parseShard } from "../report/shard.js";
+import { planShard, selectedScenarioIds, shardLine } from "../run/shard-run.js";
+import { checkPattern } from "../run/runner.js";
+import { RekindleError } from "../errors.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--scenario REGEX] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
+             [--scenario REGEX] [--shard k/n] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
              [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
              [--storage-class SC] [--fence-config FILE [--controller-image IMAGE]]
@@ -27,6 +32,11 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
       3 the harness or its infrastructure failed, 130 interrupted
       families: ${SUITE_FAMILIES.join(", ")}
+      --shard k/n: run shard k of n of the selected scenarios (a CI matrix: one job per k, then
+                rekindle merge); the selection (--suite/-f, --scenario) is sorted by id and dealt
+                round-robin, so a scenario's shard depends only on the selection and n, never on the
+                provider or machine (rekindle list --shard k/n shows a share); a shard whose share is
+                empty starts no cluster, writes its reports and exits 0; an empty selection exits 2
       -f, --file: scenario files (docs/scenario-files.md) or directories of them, instead of the
                 families; their spec.cluster (provider, profile, knobs) applies, and must agree with
                 --provider/--profile when both are given; --repeat overrides each file's repeat
@@ -51,12 +61,14 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 nodes (--node-selector); a fenced node is powered on before its faults are reverted
       --controller-image: existing: the controller image the nodes can run, for the scenarios that
                 deploy fixtures/controller/ (default: the image deployment.yaml names)`;
-export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... ${OUTPUT_USAGE} [--markdown]
+export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--scenario REGEX] [--shard k/n]
+              ${OUTPUT_USAGE} [--markdown]
       the scenarios and their expected timelines (as on the sim provider); with -f, the scenario
       files' windows derived from their workloads' specs (each workload assumed to lose one pod
       to the fault; a run refines this once it sees where the pods are); -o json prints them as
       {profile, scenarios: [{id, family, title, requires, note?, milestones}]}; --markdown prints the
-      docs/scenarios.md page (every profile unless --profile)`;
+      docs/scenarios.md page (every profile unless --profile); --scenario and --shard list what
+      rekindle run with the same flags runs`;
 
 export async function runCommandLine(args: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
@@ -72,6 +84,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "no-html": { type: "boolean", default: false },
       "allure-history": { type: "string" },
       scenario: { type: "string" },
+      shard: { type: "string" },
       "cluster-name": { type: "string" },
       image: { type: "string" },
       kubeconfig: { type: "string" },
@@ -113,6 +126,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     allureHtml: !values["no-html"],
     ...(values["allure-history"] !== undefined ? { allureHistory: values["allure-history"] } : {}),
     ...(values.scenario !== undefined ? { grep: values.scenario } : {}),
+    ...(values.shard !== undefined ? { shard: parseShard(values.shard) } : {}),
     ...(output === "json" ? { testLog: "stderr" as const } : {}),
     signal,
   });
@@ -176,13 +190,17 @@ export async function listCommand(args: string[]): Promise<number> {
       file: { type: "string", short: "f", multiple: true },
       ...OUTPUT_OPTION,
       markdown: { type: "boolean", default: false },
+      scenario: { type: "string" },
+      shard: { type: "string" },
     },
     strict: true,
   });
   const format = outputFormat(values.output);
-  if (values.file !== undefined) return listFiles(values.file, values.profile, format);
+  const selection = listSelection(values.scenario, values.shard, values.markdown);
+  if (values.file !== undefined) return listFiles(values.file, values.profile, format, selection);
   const profile = timingProfile(values.profile ?? "default");
   const families = suiteFamilies(values.suite);
+  const chosen = selection.ids(families, undefined);
   if (values.markdown) {
     // The catalogue page (docs/scenarios.md): every profile unless one is named.
     const profiles = values.profile === undefined ? TIMING_PROFILE_NAMES.map(timingProfile) : [profile];
@@ -192,14 +210,15 @@ export async function listCommand(args: string[]): Promise<number> {
   // Windows as on the sim provider; kind differs only in pod start and attach latency.
   const inputs = listExpectationInputs(profile);
   if (format === "json") {
-    writeJson(scenarioListJson(profile.name, families, inputs));
+    const list = scenarioListJson(profile.name, families, inputs);
+    writeJson({ ...list, scenarios: list.scenarios.filter((s) => chosen?.has(s.id) ?? true) });
     return 0;
   }
   process.stdout.write(
     `expected timelines, profile ${profile.name}; times from the fault (or after the named milestone)\n\n`,
   );
   for (const family of families) {
-    for (const scenario of SCENARIOS[family]) {
+    for (const scenario of SCENARIOS[family].filter((s) => chosen?.has(s.id) ?? true)) {
       printScenario(
         scenario.id,
         scenario.title,
@@ -217,10 +236,12 @@ async function listFiles(
   paths: string[],
   profileName: string | undefined,
   format: "text" | "json",
+  selection: ListSelection,
 ): Promise<number> {
   const plan = planScenarioFiles(paths, profileName !== undefined ? { profile: profileName } : {});
   const inputs = listExpectationInputs(plan.profile);
-  const listed = await listedFileScenarios(plan, inputs);
+  const chosen = selection.ids([], plan);
+  const listed = (await listedFileScenarios(plan, inputs)).filter((s) => chosen?.has(s.id) ?? true);
   if (format === "json") {
     writeJson({
       profile: plan.profile.name,
@@ -250,4 +271,37 @@ async function listFiles(
     printScenario(s.id, `${s.title} (${s.file})`, s.requires, s.expected, note);
   }
   return 0;
+}
+
+/** What `list --scenario/--shard` keeps: the ids `rekindle run` with the same flags would run (undefined: all). */
+interface ListSelection {
+  ids(families: readonly SuiteFamily[], plan: FilePlan | undefined): Set<string> | undefined;
+}
+
+function listSelection(
+  grep: string | undefined,
+  shard: string | undefined,
+  markdown: boolean,
+): ListSelection {
+  if (grep === undefined && shard === undefined) return { ids: () => undefined };
+  if (markdown)
+    throw new RekindleError(
+      "INVALID_INPUT",
+      "--markdown lists every scenario: --scenario and --shard do not apply",
+      {
+        hint: "drop --scenario/--shard, or --markdown",
+      },
+    );
+  const spec = shard === undefined ? undefined : parseShard(shard);
+  if (grep !== undefined) checkPattern(grep);
+  return {
+    ids: (families, plan) => {
+      const record = planShard(spec, families, plan, grep);
+      if (record !== undefined) {
+        process.stderr.write(`${shardLine(record).replace(/\s+/, " ")}\n`);
+        return new Set(record.scenarios);
+      }
+      return new Set(selectedScenarioIds(families, plan, grep));
+    },
+  };
 }

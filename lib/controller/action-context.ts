@@ -9,13 +9,17 @@ import type { FenceDriver, FenceTarget } from "./drivers/types.js";
 import type { EventReason } from "./events.js";
 import type { ControllerMetrics } from "./metrics.js";
 import type { NodeFenceStore } from "./node-fence-store.js";
+import type { LostNow } from "./present.js";
 
 export interface ActionContext {
   kc: k8s.KubeConfig;
   config: ControllerConfig;
   store: NodeFenceStore;
   metrics: ControllerMetrics;
-  /** The controller's clock (ms). */
+  /**
+   * The wall clock (ms): for timestamps written to NodeFences and the durations measured from them
+   * (they outlive this process). Durations of this process's own are on its monotonic clock.
+   */
   now: () => number;
   log: (message: string) => void;
   /** Records a Node Event; a failure to record is logged, never thrown. */
@@ -29,6 +33,8 @@ export interface ActionContext {
    * leader election so the call ends before a standby could take over.
    */
   driverSignal: () => BoundedSignal;
+  /** Whether the node is lost at this moment, from a fresh read of its state (present.ts). */
+  lostNow: (node: string) => Promise<LostNow>;
 }
 
 /** Throws unless the controller may still act: checked right before every side effect. */

@@ -8,12 +8,16 @@ import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
 import { assertActing, isoNow, type ActionContext } from "./action-context.js";
 import { cleanUpNode, stalePods } from "./cleanup.js";
-import { POWER_STATE_ANNOTATION } from "./drivers/manual.js";
+import { MANUAL_DRIVER_NAME, POWER_STATE_ANNOTATION } from "./drivers/manual.js";
 import { powerOnIfOff } from "./drivers/power-on.js";
 import { hasPowerOn, type PowerState } from "./drivers/types.js";
+import { formatDurationMs } from "./config.js";
 import { EVENT_REASONS } from "./events.js";
+import type { GuardDecision, GuardHoldReason } from "./guard.js";
+import { abandon, abandonRunning, abort, reevaluate } from "./returns.js";
 import {
   decide,
+  retryBackoffMs,
   recentFenceStarts,
   type FenceAction,
   type FenceObservation,
@@ -59,6 +63,7 @@ export async function startFence(
     fenceStarts,
   };
   const spec = { node: name, nodeUID: uid, reason, driver: driverName };
+  if (!(await stillLost(context, name, "fence start"))) return;
   assertActing(context);
   await clearPowerConfirmation(context, name, uid);
   const fence = previous ? await context.store.restart(previous, spec) : await context.store.create(spec);
@@ -69,25 +74,83 @@ export async function startFence(
   await context.event(name, EVENT_REASONS.fenceStarted, `fencing ${name} with driver ${driverName}`);
 }
 
-/** Takes the next step of a fence under way; `haltBefore` (a test seam) is never performed. */
+/**
+ * The guard, asked before every power action of a fence under way (one the controller started, or
+ * one a person made): `decide` says whether it may act now, `held` reports a refusal (once per reason).
+ */
+export interface PowerGuard {
+  decide: () => GuardDecision;
+  held: (reason: string, message: string) => Promise<void>;
+}
+
+/** The guard's holds that count nodes (checked when a fence starts), not the node itself. */
+const BUDGET_REASONS: ReadonlySet<GuardHoldReason> = new Set(["ClusterBudget", "ZoneBudget"]);
+
+/** The actions that switch a node's power (a retry leads straight to a power-off). */
+const POWER_ACTIONS: ReadonlySet<FenceAction> = new Set(["power-off", "retry"]);
+
+/**
+ * Takes the next step of a fence under way; `haltBefore` (a test seam) is never performed; a power
+ * action (or any first action of a NodeFence made by hand) the guard refuses waits, and the
+ * NodeFence's message (its Processing condition) says why.
+ */
 export async function progressFence(
   context: ActionContext,
   fence: NodeFence,
   observation: Omit<FenceObservation, "stalePods" | "nowMs">,
   haltBefore?: FenceAction | ((action: FenceAction, node: string) => boolean),
+  guard?: PowerGuard,
 ): Promise<FenceAction> {
   const node = fence.spec.node;
   const status: FenceStatus = fence.status ?? { step: "power-management", phase: "new", retries: 0 };
   const stale = status.step === "recovery" ? await stalePods(context.kc, node) : 0;
-  const action = decide(status, { ...observation, stalePods: stale, nowMs: context.now() }, context.config);
+  const full = { ...observation, stalePods: stale, nowMs: context.now() };
+  const action = decide(status, full, context.config);
   if (action === "wait") return action;
   if (typeof haltBefore === "function" ? haltBefore(action, node) : action === haltBefore) return "wait";
+  // A NodeFence not started yet (made by hand: no transition written) begins only when the whole
+  // guard allows. One under way passed the budgets when it started; its power actions still wait
+  // while paused, and for an excluded, control-plane or unselected node.
+  const started = status.lastTransitionTime !== undefined;
+  const gated = POWER_ACTIONS.has(action) || !started;
+  const decision = gated ? guard?.decide() : undefined;
+  const budget = decision?.allowed === false && BUDGET_REASONS.has(decision.reason);
+  if (decision !== undefined && !decision.allowed && !(started && budget)) {
+    const message = `held by the guard before ${action} (${decision.reason}): ${decision.message}`;
+    await guard?.held(decision.reason, message);
+    if (status.message !== message) {
+      assertActing(context);
+      await context.store.writeStatus(fence, { ...status, message });
+    }
+    return "wait";
+  }
+  if (ON_A_LOST_NODE.has(action) && !(await stillLost(context, node, action))) return "wait";
   assertActing(context);
-  await ACTIONS[action](context, fence, status);
+  await ACTIONS[action](context, fence, status, full);
   return action;
 }
 
-type ActionStep = (context: ActionContext, fence: NodeFence, status: FenceStatus) => Promise<void>;
+/** The actions that harm a live node: each is taken only if the node is still lost right then. */
+const ON_A_LOST_NODE: ReadonlySet<FenceAction> = new Set(["power-off", "taint", "cleanup"]);
+
+/**
+ * Re-reads the node right before `what`: the pass decided on its read, which may be seconds old
+ * (a slow driver or API call for another node, say). False, with a log line, when the node is not
+ * lost now: the next pass decides again on what it reads then.
+ */
+async function stillLost(context: ActionContext, node: string, what: string): Promise<boolean> {
+  const now = await context.lostNow(node);
+  if (now.lost) return true;
+  context.log(`${node}: no ${what} now: ${now.why}`);
+  return false;
+}
+
+type ActionStep = (
+  context: ActionContext,
+  fence: NodeFence,
+  status: FenceStatus,
+  observation: FenceObservation,
+) => Promise<void>;
 
 async function powerOff(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
   const node = fence.spec.node;
@@ -111,6 +174,9 @@ async function confirmOff(context: ActionContext, fence: NodeFence, status: Fenc
   const node = fence.spec.node;
   const { driver } = await context.driver(node);
   const state = await readPowerState(context, node);
+  // A person needs longer than a BMC: the manual driver waits as long as configured.
+  const limitMs =
+    driver.name === MANUAL_DRIVER_NAME ? config.manualConfirmTimeoutMs : config.fenceConfirmTimeoutMs;
   assertActing(context);
   if (state === "off") {
     await context.store.writeStatus(fence, {
@@ -126,12 +192,12 @@ async function confirmOff(context: ActionContext, fence: NodeFence, status: Fenc
       EVENT_REASONS.fenceSucceeded,
       `${node} powered off (confirmed by ${driver.name})`,
     );
-  } else if (context.now() - Date.parse(status.lastTransitionTime ?? "") > config.fenceConfirmTimeoutMs) {
+  } else if (context.now() - Date.parse(status.lastTransitionTime ?? "") > limitMs) {
     await fenceFailed(
       context,
       fence,
       status,
-      `power off not confirmed within ${config.fenceConfirmTimeoutMs} ms (driver says ${state})`,
+      `power off not confirmed within ${formatDurationMs(limitMs)} (driver says ${state})`,
     );
   }
 }
@@ -143,43 +209,6 @@ async function retry(context: ActionContext, fence: NodeFence, status: FenceStat
     message: `retry ${status.retries + 1}`,
     lastTransitionTime: isoNow(context),
   });
-}
-
-async function abort(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
-  const node = fence.spec.node;
-  context.metrics.fenceResult("aborted");
-  await context.store.writeStatus(fence, {
-    ...status,
-    step: "recovery",
-    phase: "running",
-    message: "node healthy again before a confirmed fence: not tainted",
-    lastTransitionTime: isoNow(context),
-  });
-  await context.event(
-    node,
-    EVENT_REASONS.fenceAborted,
-    `${node} came back before the fence was confirmed; no out-of-service taint`,
-  );
-}
-
-/** After a confirmed power-off the node is back (someone powered it on): no taint, no more cleanup. */
-async function abandon(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
-  const node = fence.spec.node;
-  const what = status.step === "power-management" ? "not tainted" : "cleanup stopped";
-  await context.store.writeStatus(fence, {
-    ...status,
-    step: "recovery",
-    phase: "running",
-    message: `node running again after the confirmed power-off: ${what}`,
-    lastTransitionTime: isoNow(context),
-  });
-  await context.event(
-    node,
-    EVENT_REASONS.fenceAbandoned,
-    `${node} is running again after its power-off was confirmed: ${what}; waiting for it to settle before lifting the taints`,
-    "Warning",
-  );
-  context.log(`${node} back after the power-off: ${what}`);
 }
 
 /**
@@ -194,7 +223,7 @@ async function stillPoweredOff(
   const state = await readPowerState(context, fence.spec.node);
   assertActing(context);
   if (state === "off") return true;
-  if (state === "on") await abandon(context, fence, status);
+  if (state === "on") await abandonRunning(context, fence, status);
   else context.log(`${fence.spec.node}: power state unknown; ${status.step} waits for a confirmed off`);
   return false;
 }
@@ -318,7 +347,7 @@ async function driverCall<T>(
 }
 
 /** Removes the manual driver's power-state annotation (of this Node object only). */
-async function clearPowerConfirmation(
+export async function clearPowerConfirmation(
   context: ActionContext,
   node: string,
   uid: string | undefined,
@@ -341,7 +370,7 @@ async function clearPowerConfirmation(
   );
 }
 
-function uidOption(fence: NodeFence): { uid?: string } {
+export function uidOption(fence: NodeFence): { uid?: string } {
   return fence.spec.nodeUID === undefined ? {} : { uid: fence.spec.nodeUID };
 }
 
@@ -356,6 +385,7 @@ const ACTIONS: Record<Exclude<FenceAction, "wait">, ActionStep> = {
   cleanup,
   "begin-recovery": beginRecovery,
   "finish-recovery": finishRecovery,
+  reevaluate,
 };
 
 async function fenceFailed(
@@ -366,13 +396,17 @@ async function fenceFailed(
 ): Promise<void> {
   const node = fence.spec.node;
   context.metrics.fenceResult("failure");
+  const retries = status.retries + 1;
+  // Retried for as long as the fence is under way and the guard allows: say when.
+  const next = formatDurationMs(retryBackoffMs(retries, context.config));
+  const told = `${message}; attempt ${retries} failed, retrying in ${next} while the node stays lost and the guard allows`;
   await context.store.writeStatus(fence, {
     ...status,
     phase: "error",
-    retries: status.retries + 1,
-    message,
+    retries,
+    message: told,
     lastTransitionTime: isoNow(context),
   });
-  await context.event(node, EVENT_REASONS.fenceFailed, message, "Warning");
-  context.log(`fence of ${node} failed: ${message}`);
+  await context.event(node, EVENT_REASONS.fenceFailed, told, "Warning");
+  context.log(`fence of ${node} failed: ${told}`);
 }

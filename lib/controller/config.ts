@@ -20,12 +20,30 @@ export interface ControllerConfig {
   namespace: string;
   /** ConfigMap whose `paused: "true"` stops new fences. Default "rekindle-controller". */
   configMapName: string;
-  /** Attempts to power off and confirm before the fence is marked error. Default 3. */
+  /**
+   * Failed fence attempts retried after `retryBackoffMs`; later ones wait twice as long each time, up
+   * to `maxRetryBackoffMs`. A fence in error is retried for as long as it is under way and the
+   * guard allows it. Default 3.
+   */
   fenceRetries: number;
   /** How long one attempt waits for the driver to confirm power off. Default 30 000 ms. */
   fenceConfirmTimeoutMs: number;
+  /**
+   * How long one attempt of the `manual` driver waits for a person to confirm power off (the
+   * node's rekindle.dev/power-state=off annotation). Default 600 000 ms (10 min).
+   */
+  manualConfirmTimeoutMs: number;
   /** Wait between a failed fence attempt and the next. Default 10 000 ms. */
   retryBackoffMs: number;
+  /** The longest wait between two attempts of a fence that keeps failing (backoff doubles up to it). Default 300 000 ms. */
+  maxRetryBackoffMs: number;
+  /**
+   * A fence in recovery that has not finished this long after it began waiting is re-evaluated:
+   * a node lost and reported off whose workloads were never released goes on to the taint; any
+   * other fence ends, its taints lifted, and the node is judged afresh. A fenced node that stays
+   * lost after its cleanup is not affected (it waits for its return, nothing held). Default 600 000 ms.
+   */
+  recoveryTimeoutMs: number;
   /** How long the attach-detach controller gets to detach a fenced node's volumes before the controller deletes leftover VolumeAttachments. Default 5000 ms. */
   detachGraceMs: number;
   /** Power the node back on after cleanup (drivers that can). Default false. */
@@ -44,6 +62,22 @@ export interface ControllerConfig {
   maxFencesPerWindow: number;
   /** The window of the per-node fence rate limit. Default 3 600 000 ms (one hour). */
   fenceRateWindowMs: number;
+  /**
+   * Nodes handled at once within a pass: a node whose driver or API call hangs holds up only its
+   * own slot. Default 8.
+   */
+  nodeConcurrency: number;
+  /**
+   * One API call (its response included) is abandoned after this long; less at the end of a pass
+   * and, under leader election, so that it ends before a standby could take over. Default 10 000 ms.
+   */
+  apiTimeoutMs: number;
+  /**
+   * A reconcile pass is cut off after this long: work still under way is abandoned (its calls
+   * aborted) and the next pass resumes it from the NodeFence. At least a driver call and two API
+   * calls. Default 30 000 ms (with the controller's flags: longer if those need it).
+   */
+  passTimeoutMs: number;
 }
 
 export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identity">> = {
@@ -56,7 +90,10 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   configMapName: "rekindle-controller",
   fenceRetries: 3,
   fenceConfirmTimeoutMs: 30_000,
+  manualConfirmTimeoutMs: 600_000,
   retryBackoffMs: 10_000,
+  maxRetryBackoffMs: 300_000,
+  recoveryTimeoutMs: 600_000,
   detachGraceMs: 5_000,
   powerOnAfterFence: false,
   healthyBeforeUnfenceMs: 10_000,
@@ -65,6 +102,9 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   driverTimeoutMs: 10_000,
   maxFencesPerWindow: 3,
   fenceRateWindowMs: 3_600_000,
+  nodeConcurrency: 8,
+  apiTimeoutMs: 10_000,
+  passTimeoutMs: 30_000,
 };
 
 /** "2" → {count: 2}; "40%" → {percent: 40}. */
@@ -119,6 +159,11 @@ export const DURATION_BOUNDS_MS = {
   staleWaitMs: { min: 5_000, max: 3_600_000 },
   driverTimeoutMs: { min: 1_000, max: 300_000 },
   fenceRateWindowMs: { min: 60_000, max: 86_400_000 },
+  apiTimeoutMs: { min: 1_000, max: 120_000 },
+  passTimeoutMs: { min: 5_000, max: 600_000 },
+  manualConfirmTimeoutMs: { min: 10_000, max: 86_400_000 },
+  maxRetryBackoffMs: { min: 1_000, max: 3_600_000 },
+  recoveryTimeoutMs: { min: 60_000, max: 86_400_000 },
 } as const satisfies Record<string, DurationBoundsMs>;
 
 /** unhealthyAfter spans at least this many check intervals: a node is looked at several times before it is lost. */
@@ -173,7 +218,8 @@ const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  * `leaseDurationMs` is given, maxUnhealthy, the namespace. Flags are named as the CLI spells them.
  */
 export function validateControllerConfig(
-  config: Pick<ControllerConfig, "checkIntervalMs" | "unhealthyAfterMs" | "maxUnhealthy" | "namespace">,
+  config: Pick<ControllerConfig, "checkIntervalMs" | "unhealthyAfterMs" | "maxUnhealthy" | "namespace"> &
+    Partial<Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs">>,
   options: { leaseDurationMs?: number } = {},
 ): void {
   assertDurationInBounds("--check-interval", config.checkIntervalMs, DURATION_BOUNDS_MS.checkIntervalMs);
@@ -194,12 +240,32 @@ export function validateControllerConfig(
       );
     }
   }
+  assertPassOutlastsItsCalls(config);
   parseMaxUnhealthy(config.maxUnhealthy);
   if (!NAMESPACE_NAME.test(config.namespace)) {
     throw RekindleError.invalidInput(
       "namespace",
       config.namespace,
       "a Kubernetes namespace name (lower-case letters, digits and -, at most 63)",
+    );
+  }
+}
+
+/**
+ * A pass waits on a driver call and the API calls around it: cut shorter, a hanging driver would be
+ * abandoned by the pass before its own timeout could mark the fence failed, and be called again
+ * every pass with no backoff.
+ */
+function assertPassOutlastsItsCalls(
+  config: Partial<Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs">>,
+): void {
+  const { passTimeoutMs, driverTimeoutMs, apiTimeoutMs } = config;
+  if (passTimeoutMs === undefined || driverTimeoutMs === undefined || apiTimeoutMs === undefined) return;
+  const least = driverTimeoutMs + 2 * apiTimeoutMs;
+  if (passTimeoutMs < least) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--pass-timeout ${formatDurationMs(passTimeoutMs)} is shorter than a driver call and two API calls (--driver-timeout ${formatDurationMs(driverTimeoutMs)}, --api-timeout ${formatDurationMs(apiTimeoutMs)}); valid: at least ${formatDurationMs(least)}`,
     );
   }
 }

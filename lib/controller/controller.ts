@@ -7,7 +7,10 @@
 import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import { boundedSignal } from "../util/abort.js";
+import { forEachBounded } from "../util/bounded-parallel.js";
+import { clockFrom, type Clock } from "../util/clock.js";
 import { sleep, withTimeout } from "../util/time.js";
+import { boundedKubeConfig } from "../kube/bounded-client.js";
 import { countFailure, type ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
 import { describeHeld, workloadsHeld } from "./cleanup.js";
@@ -20,9 +23,11 @@ import type { LeaderElector } from "./leader.js";
 import { ControllerMetrics } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
-import { releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
+import { PassBounds } from "./pass-bounds.js";
+import { apiNodeReader, lostNow, type CurrentNodeReader } from "./present.js";
+import { cancelledByHand, clearCancelled, releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
 import type { NodeHealth } from "./detect.js";
-import type { GuardNode } from "./guard.js";
+import { guardDecision, type GuardNode } from "./guard.js";
 import { assessNodes, guardNodes, planNode, type NodePlan } from "./plan.js";
 import { readSnapshot, type Snapshot } from "./snapshot.js";
 
@@ -37,8 +42,16 @@ export interface RecoveryControllerOptions {
   /** Where the controller counts and times what it does. Default: a new ControllerMetrics without process metrics. */
   metrics?: ControllerMetrics;
   log?: (message: string) => void;
-  /** Injectable clock (ms). Default Date.now. */
+  /**
+   * Injectable clock (ms) for durations and timestamps alike (tests). Default: durations on the
+   * monotonic clock, timestamps written to NodeFences on the wall clock (lib/util/clock.ts).
+   */
   now?: () => number;
+  /**
+   * Where a side effect reads a node's current state right before it acts (lib/controller/present.ts).
+   * Default: a GET of the node's Lease through the controller's bounded client.
+   */
+  currentNode?: CurrentNodeReader;
   /**
    * Test seam: never perform this action (the controller "dies" right before it), or hold every
    * action for which the function says true (the scenario releases it later).
@@ -56,14 +69,14 @@ export class RecoveryController {
   readonly #options: RecoveryControllerOptions;
   readonly #context: ActionContext;
   readonly #observations: NodeObservations;
+  readonly #clock: Clock;
+  readonly #bounds: PassBounds;
   /** Per node, the last reason it was held (log and Event once per reason, not every pass). */
   readonly #lastHold = new Map<string, string>();
   /** Lost nodes already reported as having nothing to release (one Event per outage). */
   readonly #nothingToRelease = new Set<string>();
   /** Per node, since when this controller has seen it healthy without a break. */
   readonly #healthySince = new Map<string, number>();
-  /** Node UIDs whose fence a person deleted: not fenced again until they are healthy. */
-  readonly #cancelledByHand = new Set<string>();
   readonly #stopped = new AbortController();
   #loop: Promise<void> | undefined;
   #lastPassAt: number | undefined;
@@ -77,20 +90,29 @@ export class RecoveryController {
     const { kc, config, fenceConfig, drivers, leader } = options;
     this.metrics.leaderFrom(() => leader?.isLeader ?? true);
     const log = options.log ?? (() => undefined);
-    const now = options.now ?? Date.now;
+    this.#clock = clockFrom(options.now);
+    const monotonic = this.#clock.monotonicMs;
+    this.#bounds = new PassBounds({ config, leader, now: monotonic, stopped: this.#stopped.signal });
     this.#observations = new NodeObservations({
       unhealthyAfterMs: config.unhealthyAfterMs,
       checkIntervalMs: config.checkIntervalMs,
       blindAfterMs: Math.max(3 * config.checkIntervalMs, 3_000),
     });
     const acting = (): AbortSignal =>
-      leader ? AbortSignal.any([this.#stopped.signal, leader.signal]) : this.#stopped.signal;
+      leader ? AbortSignal.any([this.#bounds.signal, leader.signal]) : this.#bounds.signal;
+    // Every API call of the controller's ends at its timeout (pass-bounds.ts); reads go on when
+    // leadership ends (a standby reads too), writes check acting() first.
+    const bounded = boundedKubeConfig(kc, {
+      timeoutMs: () => this.#bounds.apiTimeoutMs(),
+      signal: () => this.#bounds.signal,
+    });
+    const currentNode = options.currentNode ?? apiNodeReader(bounded);
     this.#context = {
-      kc,
+      kc: bounded,
       config,
-      store: new NodeFenceStore(kc),
+      store: new NodeFenceStore(bounded),
       metrics: this.metrics,
-      now,
+      now: this.#clock.wallMs,
       log,
       event: async (
         node: string,
@@ -98,19 +120,21 @@ export class RecoveryController {
         message: string,
         type: "Normal" | "Warning" = "Normal",
       ) => {
-        await recordNodeEvent(kc, node, reason, message, type).catch((error: unknown) => {
+        await recordNodeEvent(bounded, node, reason, message, type).catch((error: unknown) => {
           countFailure(this.#context, error);
           log(`event ${reason} for ${node} not recorded: ${errorMessage(error)}`);
         });
       },
-      driver: (node: string) => fenceDriverFor(drivers, kc, fenceConfig, node, config.namespace),
+      driver: (node: string) => fenceDriverFor(drivers, bounded, fenceConfig, node, config.namespace),
       acting,
-      driverSignal: () => {
-        const budget = leader
-          ? Math.min(config.driverTimeoutMs, leader.safeActionMs())
-          : config.driverTimeoutMs;
-        return boundedSignal(acting(), Math.max(1, budget), "the fence driver call");
-      },
+      driverSignal: () => boundedSignal(acting(), this.#bounds.driverTimeoutMs(), "the fence driver call"),
+      lostNow: (node: string) =>
+        lostNow(node, {
+          read: currentNode,
+          observation: this.#observations.get(node),
+          now: monotonic,
+          unhealthyAfterMs: config.unhealthyAfterMs,
+        }),
     };
   }
 
@@ -163,17 +187,17 @@ export class RecoveryController {
 
   /** Healthy when a pass (acting or, as a standby, observing) completed recently. */
   health(): { ok: boolean; message: string } {
-    const { checkIntervalMs } = this.#options.config;
-    // A pass may wait SNAPSHOT_TIMEOUT_MS on a hung API server; the liveness probe is lenient too.
-    const limit = Math.max(5 * checkIntervalMs, 30_000);
-    const now = this.#context.now();
+    const { checkIntervalMs, passTimeoutMs } = this.#options.config;
+    // Between two reads lie at most a whole pass and the next read: the liveness probe allows both.
+    const limit = Math.max(5 * checkIntervalMs, SNAPSHOT_TIMEOUT_MS + passTimeoutMs + 2 * checkIntervalMs);
+    const now = this.#clock.monotonicMs();
     if (this.#lastPassAt === undefined) {
       return {
         ok: this.#loop !== undefined,
         message: this.#lastPassError ?? "starting: no pass completed yet",
       };
     }
-    const age = now - this.#lastPassAt;
+    const age = Math.round(now - this.#lastPassAt);
     if (age > limit) {
       return {
         ok: false,
@@ -184,31 +208,52 @@ export class RecoveryController {
     return { ok: true, message: `${role}; last pass ${age} ms ago` };
   }
 
+  /**
+   * One pass: read, then each node's plan, carried out for up to nodeConcurrency nodes at once, all
+   * within passTimeout (pass-bounds.ts). The plans are made first, from one read: the guard's
+   * counts do not depend on the order (a node it lets fence is already counted as unhealthy).
+   */
   async reconcileOnce(): Promise<void> {
+    this.#bounds.begin();
+    try {
+      await this.#pass();
+    } finally {
+      this.#bounds.end();
+    }
+  }
+
+  async #pass(): Promise<void> {
     const { config, log } = this.#context;
     const { snapshot, health, now } = await this.#observe();
     // A standby keeps observing (so its clocks are warm when it takes over) but never acts.
     if (this.#options.leader && !this.#options.leader.isLeader) return;
     await sweepOrphans(this.#context, snapshot);
     const guard = guardNodes(snapshot, health, config.excludeLabel, config.nodeSelector);
-    for (const node of snapshot.nodes) {
+    const plans = snapshot.nodes.map((node) => {
       const name = node.metadata?.name ?? "";
-      const uid = node.metadata?.uid ?? "";
-      if (health.get(name)?.state === "healthy") this.#cancelledByHand.delete(uid);
+      return { node, name, plan: planNode(name, snapshot, this.#observations, health, guard, config) };
+    });
+    await forEachBounded(plans, config.nodeConcurrency, async ({ node, name, plan }) => {
       try {
-        const plan = planNode(name, snapshot, this.#observations, health, guard, config);
-        await this.#act(node, plan, guard, now);
+        // A cancellation by hand lasts until the node has been healthy (kept on the Node: restarts too).
+        if (health.get(name)?.state === "healthy" && cancelledByHand(node)) {
+          await clearCancelled(this.#context, node).catch((error: unknown) => {
+            countFailure(this.#context, error);
+            log(`${name}: cancellation by hand not cleared: ${errorMessage(error)}`);
+          });
+        }
+        await this.#act(node, plan, guard, now, snapshot.paused);
       } catch (error) {
         countFailure(this.#context, error);
         log(`node ${name}: ${errorMessage(error)}`);
       }
-    }
+    });
   }
 
   /** Reads a snapshot and records it: every node's health, how long each has been healthy, the metrics. */
   async #observe(): Promise<{ snapshot: Snapshot; health: Map<string, NodeHealth>; now: number }> {
     const { kc, config, store, log } = this.#context;
-    const startedAt = this.#context.now();
+    const startedAt = this.#clock.monotonicMs();
     let snapshot: Snapshot;
     try {
       snapshot = await withTimeout(
@@ -220,7 +265,7 @@ export class RecoveryController {
       this.#observations.recordFailedRead(startedAt);
       throw error;
     }
-    const now = this.#context.now();
+    const now = this.#clock.monotonicMs();
     const news = this.#observations.record(snapshot, startedAt, now);
     if (news.blindForMs !== undefined) {
       log(
@@ -249,13 +294,18 @@ export class RecoveryController {
   }
 
   /** Carries out one node's plan for this pass. */
-  async #act(node: k8s.V1Node, plan: NodePlan, guard: GuardNode[], now: number): Promise<void> {
-    const { log } = this.#context;
+  async #act(
+    node: k8s.V1Node,
+    plan: NodePlan,
+    guard: GuardNode[],
+    now: number,
+    paused: boolean,
+  ): Promise<void> {
+    const { log, config } = this.#context;
     const name = node.metadata?.name ?? "";
-    const uid = node.metadata?.uid ?? "";
     switch (plan.kind) {
       case "release":
-        if (await releaseFence(this.#context, plan.fence)) this.#cancelledByHand.add(uid);
+        await releaseFence(this.#context, plan.fence);
         break;
       case "supersede":
         await supersedeFence(this.#context, plan.fence);
@@ -270,6 +320,11 @@ export class RecoveryController {
             healthyForMs: healthySince === undefined ? 0 : now - healthySince,
           },
           this.#options.haltBefore,
+          // Fences under way, hand-made ones too, pass the guard before every power action.
+          {
+            decide: () => guardDecision(name, { nodes: guard, maxUnhealthy: config.maxUnhealthy, paused }),
+            held: (reason, message) => this.#hold(name, reason, message),
+          },
         );
         break;
       }
@@ -284,11 +339,7 @@ export class RecoveryController {
         await this.#hold(name, plan.reason, `not fencing ${name} (${plan.lostBecause}): ${plan.message}`);
         break;
       case "fence":
-        if (await this.#fence(node, plan.lostBecause, plan.previous)) {
-          // Count it at once, so the guard sees it for the next node in this same pass.
-          const entry = guard.find((g) => g.name === name);
-          if (entry) entry.fencing = true;
-        }
+        await this.#fence(node, plan.lostBecause, plan.previous);
         break;
       case "none":
         this.#lastHold.delete(name);
@@ -319,19 +370,18 @@ export class RecoveryController {
 
   /**
    * Fences a lost node the guard allows, unless it holds nothing to release, a person cancelled its
-   * fence, or it was fenced too often lately. False only when it holds nothing; otherwise the guard
-   * counts the node as fencing for the rest of the pass, even when it could not be fenced.
+   * fence, or it was fenced too often lately.
    */
-  async #fence(node: k8s.V1Node, lostBecause: string, previous: NodeFence | undefined): Promise<boolean> {
+  async #fence(node: k8s.V1Node, lostBecause: string, previous: NodeFence | undefined): Promise<void> {
     const name = node.metadata?.name ?? "";
     const { config } = this.#context;
-    if (this.#cancelledByHand.has(node.metadata?.uid ?? "")) {
+    if (cancelledByHand(node)) {
       await this.#hold(
         name,
         "CancelledByHand",
         `not fencing ${name} (${lostBecause}): its NodeFence was deleted by hand; it is fenced again only after it has been healthy`,
       );
-      return true;
+      return;
     }
     const held = await workloadsHeld(this.#context.kc, name);
     if (held.pods.length + held.volumeAttachments.length === 0) {
@@ -348,7 +398,7 @@ export class RecoveryController {
           `not fencing ${name} (${lostBecause}): no running pods and no attached volumes to release`,
         );
       }
-      return false;
+      return;
     }
     this.#nothingToRelease.delete(name);
     const now = this.#context.now();
@@ -360,7 +410,7 @@ export class RecoveryController {
         `not fencing ${name} (${lostBecause}): fenced ${recent.length} times in the last ${Math.round(config.fenceRateWindowMs / 60_000)} min (limit ${config.maxFencesPerWindow}); fence it by hand or delete its NodeFence to reset`,
         EVENT_REASONS.fenceRateLimited,
       );
-      return true;
+      return;
     }
     // No way to fence means no fence at all: never taint or claim a node we cannot power off.
     let driverName: string;
@@ -373,11 +423,10 @@ export class RecoveryController {
         `cannot fence ${name}: ${errorMessage(error)}`,
         EVENT_REASONS.fenceFailed,
       );
-      return true;
+      return;
     }
     this.#lastHold.delete(name);
     this.#context.log(`${name} holds ${describeHeld(held)}: fencing it releases them`);
     await startFence(this.#context, node, lostBecause, driverName, previous);
-    return true;
   }
 }

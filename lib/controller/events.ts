@@ -17,6 +17,12 @@ export const EVENT_REASONS = {
   fenceAborted: "FenceAborted",
   /** The node runs again after its confirmed power-off (powered on by someone): no taint, no cleanup. */
   fenceAbandoned: "FenceAbandoned",
+  /** A recovery that never completed found the node lost and off, never released: its fence went on to the taint. */
+  fenceResumed: "FenceResumed",
+  /** A recovery that never completed ended after recoveryTimeout: taints lifted, the node judged afresh. */
+  recoveryTimedOut: "RecoveryTimedOut",
+  /** A NodeFence the controller will not act on (named other than its node). */
+  fenceRefused: "FenceRefused",
   /** Per-node fence rate limit reached: a flapping node is held. */
   fenceRateLimited: "FenceRateLimited",
   /** The NodeFence was deleted by hand: its taints were lifted. */

@@ -2,7 +2,8 @@
 // the shape of metav1.Condition (type, status, reason, message, lastTransitionTime,
 // observedGeneration) as operators and `kubectl wait --for=condition=…` expect them. The step and
 // phase stay the controller's own record; the conditions say the same for people and tools:
-// - Processing: the fence is under way (True) or has run its course (False);
+// - Processing: the fence is under way (True) or has run its course (False; reason Refused for a
+//   NodeFence the controller will not act on);
 // - FenceSucceeded: the node's power-off was confirmed (True), failed or never happened (False),
 //   or is not known yet (Unknown);
 // - WorkloadsReleased: the node's pods and volume attachments were released (True) or not (False).
@@ -46,6 +47,14 @@ function conditionsOf(
 ): Omit<FenceCondition, "lastTransitionTime" | "observedGeneration">[] {
   const where = camel(status.step, status.phase);
   const message = status.message ?? `${status.step}/${status.phase}`;
+  if (status.refused !== undefined) {
+    // Never acted on: not under way, nothing fenced, nothing released.
+    return [
+      { type: "Processing", status: "False", reason: "Refused", message: status.refused },
+      { type: "FenceSucceeded", status: "False", reason: "NotFenced", message: status.refused },
+      { type: "WorkloadsReleased", status: "False", reason: "NotFenced", message: status.refused },
+    ];
+  }
   const done = isDone(status);
   const processing = done
     ? { status: "False" as const, reason: "Finished", message }

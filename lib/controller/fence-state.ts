@@ -35,6 +35,8 @@ export interface FenceStatus {
   conditions?: FenceCondition[];
   /** The metadata.generation the status was last written for. */
   observedGeneration?: number;
+  /** Set when the controller will never act on this NodeFence, saying why (a name other than its node's). */
+  refused?: string;
 }
 
 export interface NodeFence {
@@ -54,6 +56,13 @@ export interface NodeFence {
   status?: FenceStatus;
 }
 
+/**
+ * On a Node whose fence a person cancelled (deleted its NodeFence while under way): when. The node
+ * is not fenced again while it carries this; the controller removes it once the node is healthy.
+ * Kept on the Node object, not in memory, so a restarted controller honours the cancellation too.
+ */
+export const CANCELLED_ANNOTATION = "rekindle.dev/fence-cancelled";
+
 /** Keeps a NodeFence until the controller has lifted the taints it put on the node. */
 export const NODE_FENCE_FINALIZER = "rekindle.dev/lift-taints";
 
@@ -72,6 +81,7 @@ export type FenceAction =
   | "cleanup"
   | "begin-recovery"
   | "finish-recovery"
+  | "reevaluate"
   | "wait";
 
 export interface FenceObservation {
@@ -87,6 +97,9 @@ export interface FenceObservation {
 export interface DecideOptions {
   fenceRetries: number;
   retryBackoffMs: number;
+  maxRetryBackoffMs: number;
+  /** A fence in recovery this long is re-evaluated (see `decideRecovery`). */
+  recoveryTimeoutMs: number;
   /** A returned node must stay healthy this long before its taints are lifted (damps flapping). */
   healthyBeforeUnfenceMs: number;
   /** A returned node healthy this long is let go even if stale pods remain (finalizers, say). */
@@ -102,6 +115,39 @@ export function recentFenceStarts(
   return (status?.fenceStarts ?? []).filter((t) => nowMs - Date.parse(t) < windowMs);
 }
 
+/**
+ * How long a fence in error waits before its next attempt, after `retries` failures: the base
+ * backoff for the first `fenceRetries`, then twice as long for each failure more, at most
+ * `maxRetryBackoffMs`. There is no last attempt: a BMC that comes back is used.
+ */
+export function retryBackoffMs(
+  retries: number,
+  options: Pick<DecideOptions, "fenceRetries" | "retryBackoffMs" | "maxRetryBackoffMs">,
+): number {
+  const beyond = Math.max(0, retries - options.fenceRetries);
+  const backoff = options.retryBackoffMs * 2 ** Math.min(beyond, 30);
+  return Math.max(options.retryBackoffMs, Math.min(backoff, options.maxRetryBackoffMs));
+}
+
+/**
+ * A node seen alive after its power-off was confirmed, whose driver still reports it off: is the
+ * renewal that makes it look alive one from before the power-off (keep the fence: it is judged
+ * lost soon), or was it seen renewing after (it runs: abandon)? Only a fence still at
+ * power-management can be the first: the taint and cleanup steps come after the node was judged
+ * lost, later than its power-off. A node alive more than `unhealthyAfterMs` plus two checks after
+ * the confirmation renewed after it.
+ */
+export function keepsFenceWhileAlive(
+  status: FenceStatus,
+  nowMs: number,
+  options: { unhealthyAfterMs: number; checkIntervalMs: number },
+): boolean {
+  if (status.step !== "power-management" || status.phase !== "done") return false;
+  const fencedAt = Date.parse(status.fencedAt ?? "");
+  if (Number.isNaN(fencedAt)) return false;
+  return nowMs - fencedAt <= options.unhealthyAfterMs + 2 * options.checkIntervalMs;
+}
+
 /** True once the fence has run its course (and a new loss starts a new fence). */
 export function isFinished(status: FenceStatus | undefined): boolean {
   return status?.step === "recovery" && status.phase === "done";
@@ -113,8 +159,11 @@ export function isFinished(status: FenceStatus | undefined): boolean {
  *   with no evidence either way ("unobserved": right after a restart or blindness) it waits;
  * - the out-of-service taint is only ever added after a confirmed fence (power-management done);
  * - a node healthy again before that is let go (abort); a node seen renewing again after it (someone
- *   powered it on) is neither tainted nor cleaned further (abandon: straight to recovery). The
- *   taint and cleanup actions also re-read the power state right before they act.
+ *   powered it on) is neither tainted nor cleaned further (abandon: straight to recovery). Both
+ *   read the power state first (returns.ts): a node reported off goes on to the taint instead. The
+ *   taint and cleanup actions also re-read the power state right before they act;
+ * - no state is a dead end: an error is retried (growing backoff), a recovery that never completes
+ *   is re-evaluated after recoveryTimeout.
  */
 export function decide(
   status: FenceStatus,
@@ -144,10 +193,9 @@ function decidePowerManagement(
   if (phase === "running") return "confirm-off";
   if (!lost) return "wait";
   if (phase === "new") return "power-off";
-  // error: retry after a backoff, as long as retries remain
+  // error: retry after a backoff that grows with the failures (the guard is asked before the retry)
   const since = status.lastTransitionTime ? Date.parse(status.lastTransitionTime) : 0;
-  if (status.retries >= options.fenceRetries) return "wait";
-  return observation.nowMs - since >= options.retryBackoffMs ? "retry" : "wait";
+  return observation.nowMs - since >= retryBackoffMs(status.retries, options) ? "retry" : "wait";
 }
 
 /** Taint, then cleanup, while the node is still lost; abandoned if it is seen alive again. */
@@ -159,7 +207,11 @@ function decideTaintOrCleanup(status: FenceStatus, observation: FenceObservation
   return step === "taint" && phase !== "done" ? "taint" : "cleanup";
 }
 
-/** Recovery: lift the taints once the node has been healthy long enough and its stale pods are gone. */
+/**
+ * Recovery: lift the taints once the node has been healthy long enough and its stale pods are gone.
+ * One that has not finished within recoveryTimeout is re-evaluated, unless the node was fenced and
+ * cleaned and is still lost: that one rests here until the node returns, holding nothing.
+ */
 function decideRecovery(
   status: FenceStatus,
   observation: FenceObservation,
@@ -167,8 +219,14 @@ function decideRecovery(
 ): FenceAction {
   const { health } = observation;
   if (status.phase === "done") return "wait";
-  if (health !== "healthy" || observation.healthyForMs < options.healthyBeforeUnfenceMs) return "wait";
-  return observation.stalePods === 0 || observation.healthyForMs >= options.staleWaitMs
-    ? "finish-recovery"
-    : "wait";
+  const ready = health === "healthy" && observation.healthyForMs >= options.healthyBeforeUnfenceMs;
+  if (ready && (observation.stalePods === 0 || observation.healthyForMs >= options.staleWaitMs)) {
+    return "finish-recovery";
+  }
+  // With no evidence either way (a controller just restarted, or blind) nothing is re-evaluated.
+  if (health === "unobserved") return "wait";
+  const since = Date.parse(status.lastTransitionTime ?? "");
+  const overdue = !Number.isNaN(since) && observation.nowMs - since >= options.recoveryTimeoutMs;
+  const resting = typeof status.cleanedAt === "string" && status.cleanedAt !== "" && health === "unhealthy";
+  return overdue && !resting ? "reevaluate" : "wait";
 }

@@ -39,6 +39,12 @@ const OPTIONS = {
   "driver-timeout": { type: "string" },
   "max-fences-per-window": { type: "string" },
   "fence-rate-window": { type: "string" },
+  "node-concurrency": { type: "string" },
+  "api-timeout": { type: "string" },
+  "pass-timeout": { type: "string" },
+  "manual-confirm-timeout": { type: "string" },
+  "max-retry-backoff": { type: "string" },
+  "recovery-timeout": { type: "string" },
 } as const;
 
 /** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
@@ -48,6 +54,11 @@ const DURATION_FLAGS = [
   ["stale-wait", "staleWaitMs"],
   ["driver-timeout", "driverTimeoutMs"],
   ["fence-rate-window", "fenceRateWindowMs"],
+  ["api-timeout", "apiTimeoutMs"],
+  ["pass-timeout", "passTimeoutMs"],
+  ["manual-confirm-timeout", "manualConfirmTimeoutMs"],
+  ["max-retry-backoff", "maxRetryBackoffMs"],
+  ["recovery-timeout", "recoveryTimeoutMs"],
 ] as const;
 
 export type ControllerFlags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
@@ -61,6 +72,18 @@ function parseFenceLimit(text: string): number {
       text,
       'a count of 1 or more (to stop fencing, set paused: "true" in the controller\'s ConfigMap)',
     );
+  }
+  return value;
+}
+
+/** The most nodes one pass handles at once: beyond, a pass's API calls crowd the API server. */
+export const MAX_NODE_CONCURRENCY = 64;
+
+/** --node-concurrency: 1 to MAX_NODE_CONCURRENCY. */
+function parseNodeConcurrency(text: string): number {
+  const value = parseCount("--node-concurrency", text);
+  if (value < 1 || value > MAX_NODE_CONCURRENCY) {
+    throw RekindleError.invalidInput("--node-concurrency", text, `a count from 1 to ${MAX_NODE_CONCURRENCY}`);
   }
   return value;
 }
@@ -126,6 +149,9 @@ export function controllerSettings(
     ...(values["max-fences-per-window"] !== undefined
       ? { maxFencesPerWindow: parseFenceLimit(values["max-fences-per-window"]) }
       : {}),
+    ...(values["node-concurrency"] !== undefined
+      ? { nodeConcurrency: parseNodeConcurrency(values["node-concurrency"]) }
+      : {}),
     ...(values["max-unhealthy"] !== undefined ? { maxUnhealthy: values["max-unhealthy"] } : {}),
     ...((values.namespace ?? environment.namespace) !== undefined
       ? { namespace: values.namespace ?? environment.namespace }
@@ -136,6 +162,10 @@ export function controllerSettings(
       : {}),
     powerOnAfterFence: values["power-on-after-fence"],
   };
+  // A pass outlasts a driver call and two API calls: a longer --driver-timeout lengthens its default.
+  if (values["pass-timeout"] === undefined) {
+    config.passTimeoutMs = Math.max(config.passTimeoutMs, config.driverTimeoutMs + 2 * config.apiTimeoutMs);
+  }
   validateControllerConfig(
     config,
     values["leader-elect"] ? { leaseDurationMs: LEADER_LEASE_DURATION_MS } : {},

@@ -8,7 +8,9 @@
 // never by comparing the holder's renewTime with its own clock (replica clock skew cannot make a
 // live Lease look expired).
 import { errorMessage, RekindleError } from "../errors.js";
+import { boundedKubeConfig } from "../kube/bounded-client.js";
 import { k8s, isConflict, isNotFound } from "../kube/client.js";
+import { clockFrom, type Clock } from "../util/clock.js";
 import { sleep } from "../util/time.js";
 
 /** The leader election Lease's name unless options.name says otherwise. */
@@ -26,6 +28,10 @@ export interface LeaderElectionOptions {
   renewDeadlineMs?: number;
   /** How often the Lease is renewed or watched for expiry. Default a fifth of leaseDurationMs. */
   retryPeriodMs?: number;
+  /**
+   * Injectable clock (ms) for durations and renewTime alike (tests). Default: durations on the
+   * monotonic clock, renewTime from the wall clock (lib/util/clock.ts).
+   */
   now?: () => number;
   log?: (message: string) => void;
 }
@@ -48,6 +54,9 @@ export function microTime(ms: number): string {
 
 export class LeaderElector {
   readonly #options: LeaderElectionOptions;
+  readonly #clock: Clock;
+  /** The Lease's API calls each end within a retry period (the next attempt is due then), or at stop(). */
+  readonly #kc: k8s.KubeConfig;
   readonly #leaseDurationMs: number;
   readonly #renewDeadlineMs: number;
   readonly #retryPeriodMs: number;
@@ -64,6 +73,11 @@ export class LeaderElector {
 
   constructor(options: LeaderElectionOptions) {
     this.#options = options;
+    this.#clock = clockFrom(options.now);
+    this.#kc = boundedKubeConfig(options.kc, {
+      timeoutMs: () => this.#retryPeriodMs,
+      signal: () => this.#stop?.signal ?? new AbortController().signal,
+    });
     this.#leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.#renewDeadlineMs = options.renewDeadlineMs ?? Math.round((this.#leaseDurationMs * 2) / 3);
     this.#retryPeriodMs = options.retryPeriodMs ?? Math.round(this.#leaseDurationMs / 5);
@@ -75,8 +89,9 @@ export class LeaderElector {
     }
   }
 
+  /** This replica's monotonic clock: every duration here is measured on it. */
   #now(): number {
-    return (this.#options.now ?? Date.now)();
+    return this.#clock.monotonicMs();
   }
 
   /** Leading now: holding the Lease and renewed within the renew deadline. */
@@ -124,11 +139,12 @@ export class LeaderElector {
 
   /** Acquires or renews the Lease once; returns whether this replica leads now. Never throws. */
   async tryAcquireOrRenew(): Promise<boolean> {
-    const { kc, namespace, identity } = this.#options;
+    const { namespace, identity } = this.#options;
+    const kc = this.#kc;
     const name = this.#options.name ?? DEFAULT_LEADER_LEASE;
     const durationSeconds = Math.ceil(this.#leaseDurationMs / 1000);
     const startedAt = this.#now();
-    const now = microTime(startedAt);
+    const now = microTime(this.#clock.wallMs());
     // Leases go through the generic object endpoints as plain JSON: client-node's typed Lease API
     // writes millisecond timestamps, which the apiserver refuses for MicroTime fields.
     const api = kc.makeApiClient(k8s.CustomObjectsApi);
@@ -177,7 +193,9 @@ export class LeaderElector {
       });
       return this.#renewed(startedAt);
     } catch (error) {
-      if (!isConflict(error)) this.#options.log?.(`leader election: ${errorMessage(error)}`);
+      if (!isConflict(error) && this.#stop?.signal.aborted !== true) {
+        this.#options.log?.(`leader election: ${errorMessage(error)}`);
+      }
       // A failed renewal is not yet a lost term: the renew deadline decides.
       if (this.#term && this.isLeader) return true;
       return this.#lost("renewal failed");

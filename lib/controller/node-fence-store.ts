@@ -18,6 +18,24 @@ const PER_FENCE_TIMESTAMPS = ["fencedAt", "taintedAt", "cleanedAt", "recoveredAt
 
 const MERGE_PATCH = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
 
+/**
+ * One NodeFence per node, under one name: the node's. The controller names every fence it makes
+ * so; a NodeFence made by hand under another name is set apart (the controller refuses it, and
+ * it can never shadow the node's own fence nor be written to under the wrong name).
+ */
+export function partitionByName(items: readonly NodeFence[]): {
+  byNode: Map<string, NodeFence>;
+  misnamed: NodeFence[];
+} {
+  const byNode = new Map<string, NodeFence>();
+  const misnamed: NodeFence[] = [];
+  for (const fence of items) {
+    if (fence.metadata.name === fence.spec.node) byNode.set(fence.spec.node, fence);
+    else misnamed.push(fence);
+  }
+  return { byNode, misnamed };
+}
+
 export class NodeFenceStore {
   readonly #kc: k8s.KubeConfig;
 
@@ -25,14 +43,14 @@ export class NodeFenceStore {
     this.#kc = kc;
   }
 
-  /** Every NodeFence, by the node it fences. */
-  async list(): Promise<Map<string, NodeFence>> {
+  /** Every NodeFence: by the node it fences those named after it, and those that are not (refused). */
+  async list(): Promise<{ byNode: Map<string, NodeFence>; misnamed: NodeFence[] }> {
     const fences = (await this.#api().listClusterCustomObject({
       group: NODE_FENCE_GROUP,
       version: NODE_FENCE_VERSION,
       plural: NODE_FENCE_PLURAL,
     })) as { items: NodeFence[] };
-    return new Map(fences.items.map((f) => [f.spec.node, f]));
+    return partitionByName(fences.items);
   }
 
   async read(node: string): Promise<NodeFence | undefined> {
@@ -100,7 +118,7 @@ export class NodeFenceStore {
         : derived,
     };
     const updated = (await this.#api().patchClusterCustomObjectStatus(
-      { ...this.#ref(fence.spec.node), body },
+      { ...this.#ref(fence.metadata.name), body },
       MERGE_PATCH,
     )) as NodeFence;
     Object.assign(fence, updated);
@@ -112,7 +130,7 @@ export class NodeFenceStore {
     try {
       await this.#api().patchClusterCustomObject(
         {
-          ...this.#ref(fence.spec.node),
+          ...this.#ref(fence.metadata.name),
           body: { metadata: { resourceVersion: fence.metadata.resourceVersion, finalizers } },
         },
         MERGE_PATCH,
@@ -126,7 +144,8 @@ export class NodeFenceStore {
     return this.#kc.makeApiClient(k8s.CustomObjectsApi);
   }
 
-  #ref(node: string) {
-    return { group: NODE_FENCE_GROUP, version: NODE_FENCE_VERSION, plural: NODE_FENCE_PLURAL, name: node };
+  /** The object named `name`: a node's fence is named after the node (see partitionByName). */
+  #ref(name: string) {
+    return { group: NODE_FENCE_GROUP, version: NODE_FENCE_VERSION, plural: NODE_FENCE_PLURAL, name };
   }
 }

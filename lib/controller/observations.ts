@@ -64,7 +64,8 @@ export interface ObservationNews {
   returned: string[];
 }
 
-function renewTimeOf(lease: k8s.V1Lease | undefined): string | undefined {
+/** The Lease's renewTime as kept here (client-node may hand it over as a Date). */
+export function renewTimeOf(lease: k8s.V1Lease | undefined): string | undefined {
   const value: unknown = lease?.spec?.renewTime;
   if (value instanceof Date) return value.toISOString();
   return typeof value === "string" ? value : undefined;

@@ -3,14 +3,21 @@
 // - a NodeFence of an earlier Node object under the same name (deleted and registered again) ends
 //   without touching the new one;
 // - a NodeFence whose Node is gone ends;
-// - a fencing or out-of-service taint of this controller's that no fence under way owns is removed.
+// - a fencing or out-of-service taint of this controller's that no fence under way owns is removed;
+// - a NodeFence named other than its node is refused (never acted on), said once in its status and an Event.
 import { errorMessage } from "../errors.js";
-import { isNotFound, type k8s } from "../kube/client.js";
+import { isNotFound, k8s } from "../kube/client.js";
 import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
 import { assertActing, countFailure, isoNow, type ActionContext } from "./action-context.js";
 import { FENCING_TAINT, liftTaints, OUT_OF_SERVICE_VALUE } from "./actions.js";
 import { EVENT_REASONS } from "./events.js";
-import { fenceOwnsNode, isFinished, NODE_FENCE_FINALIZER, type NodeFence } from "./fence-state.js";
+import {
+  CANCELLED_ANNOTATION,
+  fenceOwnsNode,
+  isFinished,
+  NODE_FENCE_FINALIZER,
+  type NodeFence,
+} from "./fence-state.js";
 import type { Snapshot } from "./snapshot.js";
 
 /**
@@ -30,6 +37,8 @@ export async function releaseFence(context: ActionContext, fence: NodeFence): Pr
     if (isNotFound(error)) return false;
     throw error;
   });
+  // Remembered on the Node before the fence may go, so a restarted controller honours it too.
+  if (underWay) await markCancelled(context, node, fence.spec.nodeUID);
   await context.store.removeFinalizer(fence);
   if (underWay || lifted) {
     const message = `NodeFence of ${node} deleted${underWay ? ` at ${fence.status?.step ?? "power-management"}/${fence.status?.phase ?? "new"}` : ""}: ${lifted ? "its taints were lifted" : "no taint to lift"}${underWay ? "; the node is not fenced again until it has been healthy" : ""}`;
@@ -37,6 +46,87 @@ export async function releaseFence(context: ActionContext, fence: NodeFence): Pr
     await context.event(node, EVENT_REASONS.fenceCancelled, message, "Warning");
   }
   return underWay;
+}
+
+const MERGE_PATCH = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch);
+
+/** Puts CANCELLED_ANNOTATION on the Node (that Node object only; a Node already gone needs none). */
+async function markCancelled(context: ActionContext, node: string, uid: string | undefined): Promise<void> {
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  try {
+    const current = await core.readNode({ name: node });
+    if (uid !== undefined && current.metadata?.uid !== uid) return;
+    await core.patchNode(
+      {
+        name: node,
+        body: {
+          metadata: {
+            resourceVersion: current.metadata?.resourceVersion,
+            annotations: { [CANCELLED_ANNOTATION]: isoNow(context) },
+          },
+        },
+      },
+      MERGE_PATCH,
+    );
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+/** Is `node` under a cancellation by hand (CANCELLED_ANNOTATION)? */
+export function cancelledByHand(node: k8s.V1Node): boolean {
+  return node.metadata?.annotations?.[CANCELLED_ANNOTATION] !== undefined;
+}
+
+/** Lifts a cancellation by hand from a node that has been healthy: it may be fenced again. */
+export async function clearCancelled(context: ActionContext, node: k8s.V1Node): Promise<void> {
+  const name = node.metadata?.name ?? "";
+  assertActing(context);
+  await context.kc.makeApiClient(k8s.CoreV1Api).patchNode(
+    {
+      name,
+      body: {
+        metadata: {
+          resourceVersion: node.metadata?.resourceVersion,
+          annotations: { [CANCELLED_ANNOTATION]: null },
+        },
+      },
+    },
+    MERGE_PATCH,
+  );
+  context.log(`${name} healthy after its fence was cancelled by hand: it may be fenced again`);
+}
+
+/**
+ * NodeFences not named after their node (made by hand): refused, so that a node has one fence
+ * under one name. Said once (status.refused and a FenceRefused Event); a deleted one is let go.
+ */
+async function refuseMisnamed(context: ActionContext, snapshot: Snapshot): Promise<void> {
+  for (const fence of snapshot.misnamed ?? []) {
+    try {
+      assertActing(context);
+      if (fence.metadata.deletionTimestamp) {
+        if (fence.metadata.finalizers?.includes(NODE_FENCE_FINALIZER))
+          await context.store.removeFinalizer(fence);
+        continue;
+      }
+      if (fence.status?.refused !== undefined) continue;
+      const refused = `NodeFence ${fence.metadata.name} names node ${fence.spec.node}, but a NodeFence must be named after its node: refused, nothing done; create it as ${fence.spec.node}`;
+      await context.store.writeStatus(fence, {
+        step: "recovery",
+        phase: "done",
+        retries: 0,
+        message: refused,
+        refused,
+        lastTransitionTime: isoNow(context),
+      });
+      context.log(refused);
+      await context.event(fence.spec.node, EVENT_REASONS.fenceRefused, refused, "Warning");
+    } catch (error) {
+      countFailure(context, error);
+      context.log(`refusing NodeFence ${fence.metadata.name}: ${errorMessage(error)}`);
+    }
+  }
 }
 
 /** Marks a fence finished (recovery/done) with `message`, touching nothing else. */
@@ -131,8 +221,9 @@ async function liftOrphanTaints(context: ActionContext, snapshot: Snapshot): Pro
   }
 }
 
-/** Ends fences of vanished Nodes and removes this controller's taints that no fence under way owns. */
+/** Refuses misnamed NodeFences, ends fences of vanished Nodes, removes taints no fence under way owns. */
 export async function sweepOrphans(context: ActionContext, snapshot: Snapshot): Promise<void> {
+  await refuseMisnamed(context, snapshot);
   await endFencesOfDeletedNodes(context, snapshot);
   await liftOrphanTaints(context, snapshot);
 }

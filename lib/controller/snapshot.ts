@@ -9,8 +9,10 @@ export interface Snapshot {
   nodes: k8s.V1Node[];
   /** Node Leases (kube-node-lease) by node name. */
   leases: Map<string, k8s.V1Lease>;
-  /** NodeFences by node name. */
+  /** NodeFences by node name (each named after its node). */
   fences: Map<string, NodeFence>;
+  /** NodeFences named other than their node (made by hand): refused, never acted on. Default none. */
+  misnamed?: NodeFence[];
   /** The controller's ConfigMap says `paused: "true"`. */
   paused: boolean;
 }
@@ -36,7 +38,8 @@ export async function readSnapshot(
   return {
     nodes: nodes.items,
     leases: new Map(leases.items.map((l) => [l.metadata?.name ?? "", l])),
-    fences,
+    fences: fences.byNode,
+    misnamed: fences.misnamed,
     paused,
   };
 }

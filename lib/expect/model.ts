@@ -3,7 +3,7 @@
 // resolved against what actually happened (a late node-unknown shifts everything after it) or
 // chained from the fault to predict the whole timeline (`nominalWindows`).
 import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
-import { windowMaker, type ExpectedMilestone, type WindowFn } from "./windows.js";
+import { WATCH_SKEW_MS, windowMaker, type ExpectedMilestone, type WindowFn } from "./windows.js";
 
 export { nominalWindows, type ExpectedMilestone, type NominalWindow } from "./windows.js";
 
@@ -90,7 +90,13 @@ export function statefulSetReturn(
   id: string,
   hasVolume: boolean,
   detach: readonly ExpectedMilestone[] = [
-    k.window("va-gone", `${id}:pod-gone`, 0, 2000, "out-of-service skips the 6-minute wait: detach at once"),
+    k.window(
+      "va-gone",
+      `${id}:pod-gone`,
+      -WATCH_SKEW_MS,
+      2000,
+      `out-of-service skips the 6-minute wait: detach at once (the VolumeAttachment watch may deliver up to ${WATCH_SKEW_MS} ms before the pod's)`,
+    ),
   ],
 ): ExpectedMilestone[] {
   const { window, podStartMs, attachMs } = k;

@@ -78,3 +78,12 @@ export function nominalWindows(
   }
   return out;
 }
+
+/**
+ * Two watches report one change each in their own stream, so a change may arrive before the one
+ * that caused it: kind showed a Service serving 12 ms before the pod watch delivered the Ready
+ * behind it, the sim a VolumeAttachment gone 1 ms before the pod deletion that let it go (and the
+ * controller-manager's forced-detach line 11 ms before). Windows across two watches open this
+ * much before their anchor.
+ */
+export const WATCH_SKEW_MS = 1000;

@@ -14,13 +14,7 @@ import {
 import { releaseOnLoss } from "./workload-loss.js";
 import { probeWindows } from "./workload-probe.js";
 import { neverReplaced, replacer, returnAfterLoss } from "./workload-return.js";
-import type { ExpectedMilestone } from "./windows.js";
-
-/**
- * Two watches (EndpointSlices, pods) report one change each in their own stream: kind showed a
- * Service serving 12 ms before the pod watch delivered the Ready that caused it.
- */
-const WATCH_SKEW_MS = 1000;
+import { WATCH_SKEW_MS, type ExpectedMilestone } from "./windows.js";
 
 export type { WorkloadSituation, PressureRanking } from "./workload-context.js";
 export { expectedNodeWindows, type ScenarioSituation } from "./node-windows.js";

@@ -10,6 +10,7 @@ import type { WorkloadFacts } from "./workload-facts.js";
 import type { GoneHow, Release } from "./workload-loss.js";
 import { UNREACHABLE_MILESTONE } from "./model.js";
 import { nodeLocalStart } from "./workload-node-local.js";
+import { WATCH_SKEW_MS } from "./windows.js";
 
 /** Who creates the replacement, for the windows' reasons. */
 export function replacer(f: WorkloadFacts): string {
@@ -91,9 +92,9 @@ function volumeReturn(x: LossContext, gone: GoneHow): string | undefined {
     b.window(
       `${id}:va-gone`,
       `${id}:pod-gone`,
-      0,
+      -WATCH_SKEW_MS,
       2000,
-      "out-of-service skips the 6-minute wait: detach at once",
+      `out-of-service skips the 6-minute wait: detach at once (the VolumeAttachment watch may deliver up to ${WATCH_SKEW_MS} ms before the pod's)`,
     );
   }
   b.window(

@@ -96,6 +96,12 @@ function sec(ms: unknown): string {
   return typeof ms === "number" ? `${(ms / 1000).toFixed(1)} s` : "—";
 }
 
+/** A calibration row's time: median (min–max) since the ranges were kept, the bare p50 before. */
+function calibrationTime(spread: unknown, p50Ms: unknown): string {
+  if (!isRecord(spread)) return sec(p50Ms);
+  return `${sec(spread.p50)} (${sec(spread.min)}–${sec(spread.max)})`;
+}
+
 /** "36 min 40 s", "18 s". */
 function minutes(ms: unknown): string {
   if (typeof ms !== "number") return "—";
@@ -180,8 +186,8 @@ function numbers(name: string, content: Json): string[] {
       rowsOf(content, "rows").map((r) => [
         String(r.scenario),
         `\`${String(r.milestone)}\``,
-        sec(r.simMs),
-        sec(r.kindMs),
+        calibrationTime(r.sim, r.simMs),
+        calibrationTime(r.kind, r.kindMs),
         r.flagged === true ? "yes" : "",
       ]),
     );

@@ -13,6 +13,7 @@ import { scenarioFigure } from "./scenario-figure.js";
 import { signoffHtml } from "./signoff-html.js";
 import { signoffMarkdown } from "./signoff-md.js";
 import { BUDGET_LABELS } from "../expect/budgets.js";
+import { shardLabel } from "./shard.js";
 import type { SummaryBudget } from "./summary-budgets.js";
 import type { RunSummary, ScenarioSummary, SummaryExpected } from "./summary.js";
 
@@ -182,6 +183,34 @@ function hostFactsOf(env: RunEnvironment | undefined): Fact[] {
   ];
 }
 
+/** Where the run's scenarios came from when it was a shard, or shards merged (none for a whole run). */
+function shardFacts(summary: RunSummary): Fact[] {
+  const { shard, merged } = summary;
+  if (shard !== undefined)
+    return [
+      ["shard", `${shardLabel(shard)}: ${shard.scenarios.length} of ${shard.selected} selected scenarios`],
+    ];
+  if (merged === undefined) return [];
+  return [
+    ["merged from", `${merged.count} shards of ${merged.selected} selected scenarios`],
+    ...merged.shards.map((s): Fact => {
+      const differs =
+        s.environmentDiffers.length > 0 ? `; differs in ${s.environmentDiffers.join(", ")}` : "";
+      return [
+        `shard ${s.index}/${merged.count}`,
+        `run ${s.runId} (${s.source}), share of ${s.scenarios.length}${differs}`,
+      ];
+    }),
+  ];
+}
+
+function verdictOf(summary: RunSummary, passed: number, failed: number): string {
+  const broke = summary.error ?? undefined;
+  if (broke !== undefined) return broke.code === "ABORTED" ? "INTERRUPTED" : "HARNESS FAILED";
+  if (summary.shard?.scenarios.length === 0) return "NOTHING TO RUN";
+  return failed > 0 || passed === 0 ? "FAILED" : "PASSED";
+}
+
 export function signoffFacts(summary: RunSummary, summarySha256: string): SignoffFacts {
   const passed = summary.scenarios.filter((s) => s.outcome === "passed").length;
   const failed = summary.scenarios.length - passed;
@@ -190,20 +219,13 @@ export function signoffFacts(summary: RunSummary, summarySha256: string): Signof
   const broke = summary.error ?? undefined;
   return {
     runId: summary.runId,
-    verdict:
-      broke !== undefined
-        ? broke.code === "ABORTED"
-          ? "INTERRUPTED"
-          : "HARNESS FAILED"
-        : failed > 0 || passed === 0
-          ? "FAILED"
-          : "PASSED",
+    verdict: verdictOf(summary, passed, failed),
     verdictLine:
       broke !== undefined
         ? `${broke.code === "ABORTED" ? "the run was stopped" : "the harness broke"} during ${broke.phase} (${broke.code}): ${broke.message}${broke.hint !== undefined ? ` — ${broke.hint}` : ""}; ${counts}`
         : counts,
     summarySha256,
-    versions: versionFacts(summary, summary.environment),
+    versions: [...versionFacts(summary, summary.environment), ...shardFacts(summary)],
     knobs: summary.environment === undefined ? [] : knobFacts(summary.environment),
     host: hostFactsOf(summary.environment),
     scenarios: summary.scenarios.map(scenarioSignoff),

@@ -4,12 +4,13 @@ import { join } from "node:path";
 import type { BudgetResult } from "../expect/budgets.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { RunEnvironment } from "./environment.js";
+import type { MergedRecord, ShardRecord } from "./shard.js";
 import { summarizeBudgets, type SummaryBudget } from "./summary-budgets.js";
 
 /**
  * summary.json's shape version (docs/summary.schema.json). 1: before it was stated (no
  * schemaVersion, environment or error). 2: adds those three; every field of 1 kept as it was.
- * Optional fields added since (a scenario's and a run's `budgets`) keep it 2: a reader of 2 that
+ * Optional fields added since (a scenario's and a run's `budgets`, a run's `shard` and `merged`) keep it 2: a reader of 2 that
  * does not know them loses nothing it read before.
  */
 export const SUMMARY_SCHEMA_VERSION = 2;
@@ -89,6 +90,10 @@ export interface RunSummary {
   environment?: RunEnvironment;
   /** null: the harness did its job; else why it could not (schema 2; absent in schema 1). */
   error?: RunError | null;
+  /** Set by `rekindle run --shard k/n`: which share of the selection this run ran. */
+  shard?: ShardRecord;
+  /** Set by `rekindle merge`: the shards this summary joins. */
+  merged?: MergedRecord;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

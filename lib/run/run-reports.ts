@@ -8,7 +8,6 @@ import { writeJunit } from "../report/junit.js";
 import { writeSignoff } from "../report/signoff.js";
 import { writeSummary, type RunError, type RunPhase, type RunSummary } from "../report/summary.js";
 import type { Progress } from "../util/progress.js";
-import type { RecordedScenario } from "./suite.js";
 
 const PHASE_WORDS: Record<RunPhase, string> = {
   "cluster-boot": "bringing the cluster up",
@@ -57,15 +56,33 @@ export function harnessFailure(error: unknown, phase: RunPhase, reportDir: strin
   );
 }
 
+/** summary.json's `error`: what stopped the run (a break, else an interrupt), in the phase it hit; null if nothing did. */
+export function summaryError(
+  stopped: unknown,
+  broke: unknown,
+  abortedIn: RunPhase | undefined,
+  phase: RunPhase,
+): RunSummary["error"] {
+  if (stopped === undefined) return null;
+  return runErrorOf(stopped, broke === undefined ? (abortedIn ?? phase) : phase);
+}
+
+/** Failed scenarios; a run where none ran counts one, unless it was a shard with nothing to run. */
+export function failedScenarios(summary: RunSummary, nothingToRun: boolean): number {
+  const failed = summary.scenarios.filter((s) => s.outcome === "failed").length;
+  return failed + (summary.scenarios.length === 0 && !nothingToRun ? 1 : 0);
+}
+
 /** Chart file name of a scenario: its id with "/" as "__". */
 export function chartFileName(id: string): string {
   return `${id.replaceAll("/", "__")}.svg`;
 }
 
+/** Writes every report of a run (or of shards merged: `rekindle merge`), each scenario's chart from `recorded`. */
 export function writeRunReports(
   reportDir: string,
   summary: RunSummary,
-  recorded: readonly RecordedScenario[],
+  recorded: readonly { id: string; chart: string }[],
   progress: Progress,
 ): void {
   for (const scenario of recorded)

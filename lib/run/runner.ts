@@ -35,12 +35,15 @@ import { SUITE_FAMILIES, suiteFamilies, type SuiteFamily } from "../../suites/in
 import { runCommand } from "../util/command.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
-import { harnessFailure, runErrorOf, writeRunReports } from "./run-reports.js";
+import { failedScenarios, harnessFailure, summaryError, writeRunReports } from "./run-reports.js";
+import type { ShardRecord, ShardSpec } from "../report/shard.js";
+import { planShard, shardGroups, startShard } from "./shard-run.js";
 import { checkProvider, planScenarioFiles, type FilePlan } from "../scenario-file/plan.js";
 import { prepareFileScenarios, type PreparedFileScenario } from "../scenario-file/scenarios.js";
 import {
   addScenarioSuites,
   familyGroups,
+  FILE_GROUP_NAME,
   type RecordedScenario,
   type RunContext,
   type ScenarioGroup,
@@ -93,6 +96,8 @@ export interface RunOptions {
   allureHistory?: string;
   /** Only scenarios whose title matches this regular expression, e.g. "node-loss/(baseline|controller)". Default: all. */
   grep?: string;
+  /** Run only shard `index` of `count` of the selection (lib/report/shard.ts deals it). Default: the whole selection. */
+  shard?: ShardSpec;
   /**
    * Where mocha's per-test lines go: "stdout" (default), or "stderr" when stdout carries a
    * machine-readable result (`rekindle run -o json`).
@@ -115,6 +120,9 @@ export interface RunResult {
   harnessError?: RekindleError;
 }
 
+/** Thrown past the cluster's start when a shard has nothing to run (caught right there). */
+const NOTHING_TO_RUN = new Error("this shard has nothing to run");
+
 function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
@@ -125,6 +133,7 @@ export function validateRunOptions(options: RunOptions): {
   repeat: number;
   profile: TimingProfile;
   filePlan: FilePlan | undefined;
+  shard: ShardRecord | undefined;
 } {
   const files = options.scenarioFiles ?? [];
   if (files.length > 0 && (options.suites?.length ?? 0) > 0)
@@ -142,10 +151,12 @@ export function validateRunOptions(options: RunOptions): {
   if ((filePlan?.provider ?? options.provider) === "existing") loadKubeconfig(kubeconfigChoice(options));
   checkRunRails(options, filePlan);
   if (options.grep !== undefined) checkPattern(options.grep);
-  return { suites, repeat, profile, filePlan };
+  const shard = planShard(options.shard, suites, filePlan, options.grep);
+  return { suites, repeat, profile, filePlan, shard };
 }
 
-function checkPattern(grep: string): void {
+/** Refuses a --scenario pattern that is not a regular expression. */
+export function checkPattern(grep: string): void {
   try {
     new RegExp(grep);
   } catch {
@@ -220,7 +231,7 @@ function preflight(
 }
 
 export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
-  const { suites, repeat, profile, filePlan } = validateRunOptions(options);
+  const { suites, repeat, profile, filePlan, shard } = validateRunOptions(options);
   const progress = options.progress ?? consoleProgress();
   // Interrupts arrive through the caller's signal (the CLI aborts it on Ctrl-C and waits for us).
   const signal = options.signal ?? new AbortController().signal;
@@ -246,6 +257,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     repeat: summaryRepeat(filePlan, repeat),
     scenarios: [],
   };
+  const nothingToRun = startShard(summary, shard, progress);
   const scenarios = new Map<string, RecordedScenario>();
   const skipped = new Map<string, string>();
   const facts: ClusterFacts = {};
@@ -256,6 +268,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   let abortedIn: RunPhase | undefined = signal.aborted ? phase : undefined;
   signal.addEventListener("abort", () => (abortedIn ??= phase), { once: true });
   try {
+    if (nothingToRun) throw NOTHING_TO_RUN;
     await using cluster = await openClusterUnderTest(provider, {
       ...clusterChoice(options),
       ...fileClusterChoice(filePlan),
@@ -270,7 +283,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       await reapBeforeRun(cluster, progress);
       recordClusterFacts(cluster, facts);
       facts.versions = await clusterVersions(cluster.kubeConfig(), provider);
-      const groups = await scenarioGroups(suites, filePlan, cluster);
+      const all = await scenarioGroups(suites, filePlan, cluster);
+      const groups = shardGroups(all, shard);
       banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
       preflight(progress, cluster, groups, options.grep);
       const context: RunContext = { cluster, repeat, progress, signal, scenarios, skipped };
@@ -282,7 +296,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     // Reached only when the suites ran through: what fails from here is the cluster's disposal.
     phase = "teardown";
   } catch (error) {
-    broke = error;
+    broke = error === NOTHING_TO_RUN ? undefined : error;
   }
 
   for (const recorded of scenarios.values()) {
@@ -293,14 +307,12 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   const harnessError = broke === undefined ? undefined : harnessFailure(broke, phase, reportDir);
   // An interrupted run's reports say so too (its exit is 130, below).
   const stopped = broke ?? (signal.aborted ? interrupted(signal) : undefined);
-  summary.error =
-    stopped === undefined ? null : runErrorOf(stopped, broke === undefined ? (abortedIn ?? phase) : phase);
+  summary.error = summaryError(stopped, broke, abortedIn, phase);
   summary.finishedAt = new Date().toISOString();
   writeRunReports(reportDir, summary, [...scenarios.values()], progress);
   if (options.allureHtml !== false && phase !== "cluster-boot")
     await generateAllureHtml(reportDir, progress, options.allureHistory);
-  const failed =
-    summary.scenarios.filter((s) => s.outcome === "failed").length + (summary.scenarios.length === 0 ? 1 : 0);
+  const failed = failedScenarios(summary, nothingToRun);
   if (signal.aborted) throw interrupted(signal);
   return {
     summary,
@@ -374,8 +386,8 @@ function runWhat(groups: readonly ScenarioGroup[], plan: FilePlan | undefined, r
 /** The scenario files' scenarios as one mocha suite. */
 function fileGroup(prepared: readonly PreparedFileScenario[]): ScenarioGroup {
   return {
-    name: "scenario files",
-    file: prepared[0]?.file ?? "scenario files",
+    name: FILE_GROUP_NAME,
+    file: prepared[0]?.file ?? FILE_GROUP_NAME,
     scenarios: prepared.map(({ definition, repeat }) => ({ definition, repeat })),
   };
 }

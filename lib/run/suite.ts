@@ -78,12 +78,20 @@ export interface ScenarioGroup {
   scenarios: readonly { definition: ScenarioDefinition; repeat?: number }[];
 }
 
+/** The mocha suite name of the scenarios of files (a family's suite is named after the family). */
+export const FILE_GROUP_NAME = "scenario files";
+
+/** A scenario's mocha test title; `--scenario` matches "<suite name> <test title>" (mocha's full title). */
+export function scenarioTestTitle(scenario: { id: string; title: string }): string {
+  return `${scenario.id} — ${scenario.title}`;
+}
+
 function scenarioTest(
   context: RunContext,
   definition: ScenarioDefinition,
   repeat = context.repeat,
 ): Mocha.Test {
-  return new Mocha.Test(`${definition.id} — ${definition.title}`, async function (this: Mocha.Context) {
+  return new Mocha.Test(scenarioTestTitle(definition), async function (this: Mocha.Context) {
     const reason = skipReason(context.cluster, definition);
     if (reason !== undefined) {
       context.skipped.set(definition.id, reason);

@@ -53,6 +53,14 @@ function targetText(target: TargetSpec): string {
   }
 }
 
+/** A file's scenario id and title, known from the file alone (`rekindle run --shard` selects by them). */
+export function fileScenarioName(file: ScenarioFile): { id: string; title: string } {
+  return {
+    id: `file/${file.name}`,
+    title: file.description ?? `${file.fault.type} on ${targetText(file.fault.target)}`,
+  };
+}
+
 /** Pods of each workload on the faulted nodes, just before the fault. */
 async function lostPodsOf(
   context: ScenarioContext,
@@ -117,8 +125,7 @@ function fileScenario(
   );
   const probes = probeTargets(file, objects, (name) => shapes.find((f) => f.id === name)?.service);
   return defineScenario({
-    id: `file/${file.name}`,
-    title: file.description ?? `${fault.type} on ${targetText(fault.target)}`,
+    ...fileScenarioName(file),
     // The context is typed with every fault capability; `requires` lists only this fault's, which
     // is what the run checks, and the fault touches only those (fault.ts).
     requires: FAULT_CAPABILITIES[fault.type],

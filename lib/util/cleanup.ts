@@ -1,7 +1,7 @@
 // Last-resort cleanup for processes this Node process started: on normal exit, on Ctrl-C/SIGTERM,
 // and on an uncaught exception, every registered process is killed so nothing is left running.
 import { RekindleError } from "../errors.js";
-import { isDaemonRunning, type DaemonRecord } from "./daemon.js";
+import { isDaemonRunning, signalProcessGroup, type DaemonRecord } from "./daemon.js";
 
 type AsyncCleanup = () => Promise<void>;
 
@@ -17,7 +17,7 @@ function killAllSync(): void {
   for (const record of processes.values()) {
     if (!isDaemonRunning(record)) continue;
     try {
-      process.kill(record.pid, "SIGKILL");
+      signalProcessGroup(record.pid, "SIGKILL");
     } catch {
       // Already gone.
     }

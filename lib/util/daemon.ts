@@ -83,6 +83,19 @@ export function isDaemonRunning(record: Pick<DaemonRecord, "pid" | "startTicks">
   return record.startTicks === 0 || stat.startTicks === record.startTicks;
 }
 
+/**
+ * Signals a daemon's whole process group: spawnDaemon starts each one detached, as the leader of a
+ * group of its own, so the group is the daemon and whatever it runs (a sim worker is a restart loop
+ * around its kwok; node loss must kill both). Falls back to the pid alone where no such group is.
+ */
+export function signalProcessGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    process.kill(pid, signal);
+  }
+}
+
 /** Sends a signal if the recorded process is still the one we started; returns whether it was sent. */
 export function signalDaemon(
   record: Pick<DaemonRecord, "pid" | "startTicks">,
@@ -90,7 +103,7 @@ export function signalDaemon(
 ): boolean {
   if (!isDaemonRunning(record)) return false;
   try {
-    process.kill(record.pid, signal);
+    signalProcessGroup(record.pid, signal);
     return true;
   } catch {
     return false;

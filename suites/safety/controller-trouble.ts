@@ -2,14 +2,8 @@
 // a person deletes its NodeFence, it is killed before each fence action. Every case allows one
 // fence for the one incident (deriveUnsafeOrTwice) and one power-off.
 import type { FenceDriver, FenceTarget } from "../../lib/controller/drivers/types.js";
-import {
-  NODE_FENCE_GROUP,
-  NODE_FENCE_PLURAL,
-  NODE_FENCE_VERSION,
-  type FenceAction,
-} from "../../lib/controller/fence-state.js";
+import type { FenceAction } from "../../lib/controller/fence-state.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
-import { k8s } from "../../lib/kube/client.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
 import {
   deployWebAndDb,
@@ -27,7 +21,15 @@ import {
   scenarioLeaderElection,
   startSafetyController,
 } from "../../lib/scenario/safety.js";
-import { deriveUnsafeOrTwice, nodeFence, openWithNodeLost, watchAfterMs } from "./shared.js";
+import {
+  deriveUnsafeOrTwice,
+  NODEFENCE_DELETED,
+  NODE_FENCE_REF,
+  nodeFence,
+  nodeFencesByHand,
+  openWithNodeLost,
+  watchAfterMs,
+} from "./shared.js";
 
 const LEADER_CHANGED = "unsafe:leadership-changed";
 
@@ -136,8 +138,6 @@ export const driverHangsTwoReplicas = defineScenario({
   derive: deriveUnsafeOrTwice,
 });
 
-const NODEFENCE_DELETED = "nodefence-deleted";
-
 export const nodeFenceDeletedByHand = defineScenario({
   id: "safety/nodefence-deleted-by-hand",
   title:
@@ -172,12 +172,7 @@ export const nodeFenceDeletedByHand = defineScenario({
     const { node } = await openWithNodeLost(context);
     await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
     await steps.step(`delete the NodeFence of ${node} by hand`, async () => {
-      await kc.makeApiClient(k8s.CustomObjectsApi).deleteClusterCustomObject({
-        group: NODE_FENCE_GROUP,
-        version: NODE_FENCE_VERSION,
-        plural: NODE_FENCE_PLURAL,
-        name: node,
-      });
+      await nodeFencesByHand(kc).deleteClusterCustomObject({ ...NODE_FENCE_REF, name: node });
       context.mark(NODEFENCE_DELETED);
     });
     await context.awaitMilestone("taint-removed:node.kubernetes.io/out-of-service");

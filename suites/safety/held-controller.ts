@@ -103,6 +103,8 @@ export const poweredOnBeforeTaint = poweredOnBefore("taint");
 export const poweredOnBeforeCleanup = poweredOnBefore("cleanup");
 
 const REREGISTERED = "node-reregistered";
+/** From the new Node object's creation to the re-registration's return (the sim starts its kwok). */
+const REREGISTER_RETURN_MS = 1_000;
 
 export const nodeReregisteredMidFence = defineScenario({
   id: "safety/node-reregistered-mid-fence",
@@ -115,10 +117,12 @@ export const nodeReregisteredMidFence = defineScenario({
     never(OUT_OF_SERVICE_MILESTONE, "the new Node object is never tainted for the old one's fence"),
     inputs.within({
       name: "event:FenceSuperseded",
-      after: HOLD_RELEASED,
-      minMs: 0,
+      after: REREGISTERED,
+      // The new Node object exists before the re-registration returns (it then starts the node's
+      // kwok); the hold does not delay a supersede, which is no fence action.
+      minMs: -REREGISTER_RETURN_MS,
       maxMs: 2 * inputs.controller.checkIntervalMs,
-      why: "the fence is bound to the old Node's UID: it ends at the next pass",
+      why: "the fence is bound to the old Node's UID: it ends at the first pass that reads the new Node",
     }),
   ],
   workloads: nodeLossWorkloads,

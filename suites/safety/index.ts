@@ -6,17 +6,28 @@
 import { badFenceConfigRefused } from "./bad-config.js";
 import { daemonSetAndFinalizer } from "./cleanup.js";
 import {
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
+} from "./dead-ends.js";
+import {
   controllerKilledAtEveryStep,
   driverHangsTwoReplicas,
   nodeFenceDeletedByHand,
 } from "./controller-trouble.js";
 import { nodeReregisteredMidFence, poweredOnBeforeCleanup, poweredOnBeforeTaint } from "./held-controller.js";
 import { manualSecondIncident } from "./manual-fence.js";
+import { powerOffHangsWhileAnotherRenews } from "./present.js";
 import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-fence.js";
 
 export {
   apiServerPaused,
   badFenceConfigRefused,
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
   controllerKilledAtEveryStep,
   daemonSetAndFinalizer,
   driverHangsTwoReplicas,
@@ -26,6 +37,7 @@ export {
   nodeReregisteredMidFence,
   poweredOnBeforeCleanup,
   poweredOnBeforeTaint,
+  powerOffHangsWhileAnotherRenews,
   zonePartitionHealed,
 };
 
@@ -37,10 +49,15 @@ export const scenarios = [
   daemonSetAndFinalizer,
   manualSecondIncident,
   driverHangsTwoReplicas,
+  powerOffHangsWhileAnotherRenews,
   nodeFenceDeletedByHand,
   controllerKilledAtEveryStep,
   zonePartitionHealed,
   kubeletClockBehind,
   apiServerPaused,
   nodeReregisteredMidFence,
+  cancelledThenRestarted,
+  errorFenceBmcBack,
+  handMadeWhilePaused,
+  poweredOffAfterRenewal,
 ];

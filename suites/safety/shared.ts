@@ -2,9 +2,14 @@
 // deployed, the counted controller started, the StatefulSet's node stopped), how long a "must not
 // fence" scenario keeps watching, and the derive of the scenarios that allow one fence only.
 import type { RecoveryController } from "../../lib/controller/controller.js";
-import type { NodeFence } from "../../lib/controller/fence-state.js";
+import {
+  NODE_FENCE_GROUP,
+  NODE_FENCE_PLURAL,
+  NODE_FENCE_VERSION,
+  type NodeFence,
+} from "../../lib/controller/fence-state.js";
 import { NodeFenceStore } from "../../lib/controller/node-fence-store.js";
-import type { k8s } from "../../lib/kube/client.js";
+import { k8s } from "../../lib/kube/client.js";
 import { deployWebAndDb, stopNodeAbruptly } from "../../lib/scenario/common.js";
 import type { DeriveContext, ExpectationInputs, ScenarioContext } from "../../lib/scenario/harness.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
@@ -18,11 +23,24 @@ import {
 
 export const NODE_POWERED_ON = "node-powered-on";
 export const HOLD_RELEASED = "hold-released";
+/** Marked when a scenario deletes a NodeFence by hand (a person cancelling it). */
+export const NODEFENCE_DELETED = "nodefence-deleted";
 /** A powered-on node's agent runs again within this (the node then renews at its next interval). */
 export const NODE_BACK_MS = 2_000;
 
 export function nodeFence(kc: k8s.KubeConfig, node: string): Promise<NodeFence | undefined> {
   return new NodeFenceStore(kc).read(node);
+}
+
+/** NodeFences as a person's kubectl reaches them (made or deleted by hand): `{...NODE_FENCE_REF, name}`. */
+export const NODE_FENCE_REF = {
+  group: NODE_FENCE_GROUP,
+  version: NODE_FENCE_VERSION,
+  plural: NODE_FENCE_PLURAL,
+};
+
+export function nodeFencesByHand(kc: k8s.KubeConfig): k8s.CustomObjectsApi {
+  return kc.makeApiClient(k8s.CustomObjectsApi);
 }
 
 /** How long a "must not fence" scenario keeps watching after the condition ends. */

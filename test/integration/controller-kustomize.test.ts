@@ -11,19 +11,12 @@ import { join, relative } from "node:path";
 import { parse } from "yaml";
 import { ensureSimBinaries } from "../../lib/build/sim-binaries.js";
 import { parseManifests } from "../../lib/kube/apply.js";
+import { CLUSTER_SCOPED_KINDS } from "../../lib/scenario-file/manifests.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { fixturePath } from "../../lib/util/fixtures.js";
 import { allowFor } from "../support/rekindle-run.js";
 
 const DIR = fixturePath("controller");
-const CLUSTER_SCOPED = new Set([
-  "Namespace",
-  "CustomResourceDefinition",
-  "ClusterRole",
-  "ClusterRoleBinding",
-  "PriorityClass",
-]);
-
 const id = (o: k8s.KubernetesObject): string =>
   `${String(o.kind)}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 
@@ -62,7 +55,7 @@ describe("the controller's kustomize base, built by kubectl kustomize", function
     expect(built.map((o) => String(o.kind))).to.include.members(["ServiceMonitor", "PriorityClass"]);
     for (const object of built) {
       if (object.kind === "Namespace") expect(object.metadata?.name).to.equal("ops");
-      else if (CLUSTER_SCOPED.has(String(object.kind)))
+      else if (CLUSTER_SCOPED_KINDS.has(String(object.kind)))
         expect(object.metadata?.namespace).to.equal(undefined);
       else expect(object.metadata?.namespace, id(object)).to.equal("ops");
       for (const subject of (object as k8s.V1RoleBinding).subjects ?? []) {

@@ -2,6 +2,7 @@
 // in 2 zones): every assertion reads the real API of a real control plane.
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SIM_CSI_DRIVER, SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
@@ -93,6 +94,55 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
     for (const other of cluster!.nodeNames().filter((n) => n !== lostNode)) {
       expect((await readNode(kc, other)).status?.volumesInUse ?? [], other).to.deep.equal([]);
     }
+  });
+
+  it("restarts a worker's kwok a second after it dies, as systemd restarts a kubelet; its Lease is renewed again", async function () {
+    // kwok v0.8.0 can die at start (a concurrent map write in its CEL setup): the restart loop
+    // around it (supervised.ts) is what brings such a node back. Killing kwok alone, not its
+    // loop, is that crash; node loss kills both (the next test).
+    const other = cluster!.nodeNames().find((n) => n !== lostNode)!;
+    const record = cluster!.state.nodes.find((n) => n.name === other);
+    const loop = record?.process;
+    expect(loop, `${other}'s process`).to.not.equal(undefined);
+    const children = () =>
+      readFileSync(`/proc/${loop!.pid}/task/${loop!.pid}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+    const [kwok] = children();
+    expect(kwok, `the kwok under ${other}'s restart loop`).to.match(/^\d+$/);
+    const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
+    const lease = () => coordination.readNamespacedLease({ name: other, namespace: "kube-node-lease" });
+    const holderBefore = (await lease()).spec?.holderIdentity;
+    process.kill(Number(kwok), "SIGKILL");
+    const restarted = await pollUntil(
+      () => {
+        const now = children().filter((pid) => pid !== kwok);
+        return Promise.resolve(now.length > 0 ? now : undefined);
+      },
+      { what: `a new kwok under ${other}'s loop`, timeoutMs: 5_000, intervalMs: 100 },
+    );
+    expect(restarted).to.have.length(1);
+    // The new kwok draws a new holder identity: it takes the Lease over once the old one expires.
+    const leaseMs = cluster!.profile.nodeLeaseDurationSeconds * 1_000;
+    const holderAfter = await pollUntil(
+      async () => {
+        const holder = (await lease()).spec?.holderIdentity;
+        return holder && holder !== holderBefore ? holder : undefined;
+      },
+      { what: `${other}'s Lease renewed by its new kwok`, timeoutMs: leaseMs + 10_000, intervalMs: 250 },
+    );
+    expect(holderAfter).to.not.equal(holderBefore);
+    expect(readFileSync(record!.kwok.logPath, "utf8")).to.include(
+      "exited with code 137; restarting in 1 s, as systemd restarts a kubelet",
+    );
+    await pollUntil(
+      async () => (nodeConditionStatus(await readNode(kc, other), "Ready") === "True" ? true : undefined),
+      {
+        what: `${other} Ready`,
+        timeoutMs: 30_000,
+      },
+    );
   });
 
   it("marks the stopped node Ready=Unknown within the profile's grace period", async function () {

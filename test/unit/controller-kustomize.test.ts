@@ -12,18 +12,11 @@ import { podNamespace } from "../../lib/cli/controller-command.js";
 import { CONTROLLER_FIXTURES, fixtureObjectsToRemove } from "../../lib/cluster/in-cluster-controller.js";
 import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { parseManifests } from "../../lib/kube/apply.js";
+import { CLUSTER_SCOPED_KINDS } from "../../lib/scenario-file/manifests.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { fixturePath } from "../../lib/util/fixtures.js";
 
 const DIR = fixturePath("controller");
-const CLUSTER_SCOPED = new Set([
-  "Namespace",
-  "CustomResourceDefinition",
-  "ClusterRole",
-  "ClusterRoleBinding",
-  "PriorityClass",
-]);
-
 interface Kustomization {
   apiVersion: string;
   kind: string;
@@ -70,7 +63,7 @@ describe("the controller's kustomize base (fixtures/controller)", function () {
 
   it("pins no object to another namespace, so an overlay's `namespace:` moves all of it", function () {
     for (const object of objects) {
-      if (CLUSTER_SCOPED.has(String(object.kind))) {
+      if (object.kind === "Namespace" || CLUSTER_SCOPED_KINDS.has(String(object.kind))) {
         expect(object.metadata?.namespace, id(object)).to.equal(undefined);
       } else {
         expect(object.metadata?.namespace, id(object)).to.equal(namespace);

@@ -3,7 +3,13 @@ import { createServer, type Server } from "node:http";
 import { parseDuration, parseMaxUnhealthy, unhealthyBudget } from "../../lib/controller/config.js";
 import { WebhookFenceDriver } from "../../lib/controller/drivers/webhook.js";
 import { templateFor } from "../../lib/controller/fence-config.js";
-import { decide, isFinished, type FenceStatus } from "../../lib/controller/fence-state.js";
+import {
+  decide,
+  isFinished,
+  keepsFenceWhileAlive,
+  retryBackoffMs,
+  type FenceStatus,
+} from "../../lib/controller/fence-state.js";
 import { guardDecision, type GuardNode } from "../../lib/controller/guard.js";
 import { RekindleError } from "../../lib/errors.js";
 
@@ -90,6 +96,8 @@ describe("controller: fence state machine (fake clock)", function () {
   const options = {
     fenceRetries: 3,
     retryBackoffMs: 10_000,
+    maxRetryBackoffMs: 60_000,
+    recoveryTimeoutMs: 600_000,
     healthyBeforeUnfenceMs: 10_000,
     staleWaitMs: 120_000,
   };
@@ -138,13 +146,50 @@ describe("controller: fence state machine (fake clock)", function () {
     expect(decide(status({ step: "cleanup", phase: "done" }), back(0), options)).to.equal("begin-recovery");
   });
 
-  it("retries a failed fence after the backoff, up to the retry limit", function () {
+  it("retries a failed fence after the backoff, then with a doubling backoff, never giving up", function () {
     const failed = status({ phase: "error", retries: 1, lastTransitionTime: iso(T) });
     expect(decide(failed, { ...lost, nowMs: T + 9_999 }, options)).to.equal("wait");
     expect(decide(failed, { ...lost, nowMs: T + 10_000 }, options)).to.equal("retry");
-    expect(decide(status({ phase: "error", retries: 3 }), { ...lost, nowMs: T + 60_000 }, options)).to.equal(
-      "wait",
-    );
+    // Past fenceRetries the backoff doubles per failure (20 s, 40 s), capped at maxRetryBackoff (60 s).
+    const fourth = status({ phase: "error", retries: 4 });
+    expect(decide(fourth, { ...lost, nowMs: T + 19_999 }, options)).to.equal("wait");
+    expect(decide(fourth, { ...lost, nowMs: T + 20_000 }, options)).to.equal("retry");
+    expect(retryBackoffMs(3, options)).to.equal(10_000);
+    expect(retryBackoffMs(5, options)).to.equal(40_000);
+    expect(retryBackoffMs(50, options)).to.equal(60_000);
+    const many = status({ phase: "error", retries: 40 });
+    expect(decide(many, { ...lost, nowMs: T + 59_999 }, options)).to.equal("wait");
+    expect(decide(many, { ...lost, nowMs: T + 60_000 }, options)).to.equal("retry");
+    // Only a node still lost is retried: one back is let go (abort reads its power state).
+    expect(decide(many, { ...back(0), nowMs: T + 60_000 }, options)).to.equal("abort");
+  });
+
+  it("re-evaluates a recovery that never completes, except a fenced, cleaned node that stays lost", function () {
+    const aborted = status({ step: "recovery", phase: "running" });
+    const later = (ms: number, health: "healthy" | "suspect" | "unobserved" | "unhealthy") =>
+      ({ health, healthyForMs: 0, stalePods: 0, nowMs: T + ms }) as const;
+    expect(decide(aborted, later(599_999, "unhealthy"), options)).to.equal("wait");
+    expect(decide(aborted, later(600_000, "unhealthy"), options)).to.equal("reevaluate");
+    expect(decide(aborted, later(600_000, "suspect"), options)).to.equal("reevaluate");
+    // No evidence either way (just restarted or blind): wait for it.
+    expect(decide(aborted, later(600_000, "unobserved"), options)).to.equal("wait");
+    const cleaned = status({ step: "recovery", phase: "running", cleanedAt: iso(T) });
+    expect(decide(cleaned, later(3_600_000, "unhealthy"), options)).to.equal("wait");
+    expect(decide(cleaned, later(600_000, "suspect"), options)).to.equal("reevaluate");
+    // A node ready to be let go is let go, however long it took.
+    expect(decide(aborted, { ...back(10_000), nowMs: T + 900_000 }, options)).to.equal("finish-recovery");
+  });
+
+  it("keeps a fence whose node renewed just before its confirmed power-off, not one running long after", function () {
+    const confirmed = status({ phase: "done", fencedAt: iso(T) });
+    const timing = { unhealthyAfterMs: 20_000, checkIntervalMs: 1_000 };
+    expect(keepsFenceWhileAlive(confirmed, T + 22_000, timing)).to.equal(true);
+    expect(keepsFenceWhileAlive(confirmed, T + 22_001, timing)).to.equal(false);
+    // After the taint the node was judged lost after its power-off: alive again means it runs.
+    expect(
+      keepsFenceWhileAlive(status({ step: "taint", phase: "done", fencedAt: iso(T) }), T, timing),
+    ).to.equal(false);
+    expect(keepsFenceWhileAlive(status({ phase: "done" }), T, timing)).to.equal(false);
   });
 
   it("finishes recovery once the node has been healthy for a while and has no stale pods", function () {

@@ -12,7 +12,7 @@ import {
   type FenceCondition,
 } from "../../lib/controller/fence-conditions.js";
 import type { FenceStatus, NodeFence } from "../../lib/controller/fence-state.js";
-import { NodeFenceStore } from "../../lib/controller/node-fence-store.js";
+import { NodeFenceStore, partitionByName } from "../../lib/controller/node-fence-store.js";
 import { k8s } from "../../lib/kube/client.js";
 import { fixturePath } from "../../lib/util/fixtures.js";
 
@@ -176,10 +176,12 @@ describe("the NodeFence CRD declares what the conditions write", function () {
 describe("NodeFenceStore writes the conditions with every status", function () {
   let server: Server;
   const patches: { status: FenceStatus }[] = [];
+  const urls: string[] = [];
   let kc: k8s.KubeConfig;
 
   before(async function () {
     server = createServer((req, res) => {
+      urls.push(req.url ?? "");
       let body = "";
       req.on("data", (chunk: Buffer) => (body += chunk.toString()));
       req.on("end", () => {
@@ -256,5 +258,55 @@ describe("NodeFenceStore writes the conditions with every status", function () {
     const again = patches.at(-1)?.status;
     expect(again?.conditions?.map((c) => c.lastTransitionTime)).to.deep.equal([at(100), at(100), at(100)]);
     expect(patches.at(-1)).to.have.nested.property("status.fencedAt", null);
+  });
+
+  it("writes a NodeFence under its own name, also one named other than its node", async function () {
+    const store = new NodeFenceStore(kc);
+    const handMade: NodeFence = {
+      apiVersion: "rekindle.dev/v1alpha1",
+      kind: "NodeFence",
+      metadata: { name: "by-hand", resourceVersion: "1" },
+      spec: { node: "worker-1" },
+    };
+    await store.writeStatus(handMade, {
+      step: "recovery",
+      phase: "done",
+      retries: 0,
+      refused: "named other than its node",
+      lastTransitionTime: at(0),
+    });
+    expect(urls.at(-1)).to.match(/\/nodefences\/by-hand\/status$/);
+  });
+});
+
+describe("NodeFences by name", function () {
+  const fence = (name: string, node: string): NodeFence => ({
+    apiVersion: "rekindle.dev/v1alpha1",
+    kind: "NodeFence",
+    metadata: { name },
+    spec: { node },
+  });
+
+  it("keeps a node's fence under the node's name; one named otherwise is set apart, never shadowing it", function () {
+    const own = fence("worker-1", "worker-1");
+    const { byNode, misnamed } = partitionByName([own, fence("by-hand", "worker-1"), fence("x", "worker-2")]);
+    expect([...byNode.keys()]).to.deep.equal(["worker-1"]);
+    expect(byNode.get("worker-1")).to.equal(own);
+    expect(misnamed.map((f) => f.metadata.name)).to.deep.equal(["by-hand", "x"]);
+  });
+
+  it("a refused NodeFence says so in its conditions: not processing, nothing fenced or released", function () {
+    const conditions = fenceConditions(
+      { step: "recovery", phase: "done", retries: 0, refused: "must be named after its node" },
+      undefined,
+      1,
+      at(0),
+    );
+    expect(summary(conditions)).to.deep.equal([
+      "Processing=False/Refused",
+      "FenceSucceeded=False/NotFenced",
+      "WorkloadsReleased=False/NotFenced",
+    ]);
+    expect(fenceCondition({ conditions }, "Processing")?.message).to.equal("must be named after its node");
   });
 });

@@ -279,6 +279,12 @@ describe("controller flags: bounded and consistent", function () {
       "5",
       "--fence-rate-window",
       "2h",
+      "--manual-confirm-timeout",
+      "15m",
+      "--max-retry-backoff",
+      "1m",
+      "--recovery-timeout",
+      "20m",
     );
     expect(config).to.deep.include({
       healthyBeforeUnfenceMs: 30_000,
@@ -287,7 +293,11 @@ describe("controller flags: bounded and consistent", function () {
       driverTimeoutMs: 20_000,
       maxFencesPerWindow: 5,
       fenceRateWindowMs: 7_200_000,
+      manualConfirmTimeoutMs: 900_000,
+      maxRetryBackoffMs: 60_000,
+      recoveryTimeoutMs: 1_200_000,
     });
+    expect(() => settings("--recovery-timeout", "10s")).to.throw(RekindleError, "--recovery-timeout");
     expect(() => settings("--driver-timeout", "0s")).to.throw(RekindleError, "--driver-timeout");
     expect(() => settings("--max-fences-per-window", "0")).to.throw(RekindleError, "a count of 1 or more");
   });

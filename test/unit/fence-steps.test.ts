@@ -27,7 +27,14 @@ describe("NodeFence steps", function () {
   it("has no isolation step: no driver isolates, every fence is a power off", function () {
     expect(FENCE_STEPS).to.not.include("isolation");
     // A new fence starts at power-management and powers off; only a confirmed power off leads on.
-    const options = { fenceRetries: 3, retryBackoffMs: 10_000, healthyBeforeUnfenceMs: 0, staleWaitMs: 0 };
+    const options = {
+      fenceRetries: 3,
+      retryBackoffMs: 10_000,
+      maxRetryBackoffMs: 300_000,
+      recoveryTimeoutMs: 600_000,
+      healthyBeforeUnfenceMs: 0,
+      staleWaitMs: 0,
+    };
     const observation = { health: "unhealthy", healthyForMs: 0, stalePods: 0, nowMs: 0 } as const;
     expect(decide({ step: "power-management", phase: "new", retries: 0 }, observation, options)).to.equal(
       "power-off",

@@ -6,6 +6,7 @@ import type { k8s } from "../../kube/client.js";
 import type { DaemonSpec } from "../../util/daemon.js";
 import { fixturePath, nodeEntryCommand } from "../../util/fixtures.js";
 import type { SimLayout } from "./layout.js";
+import { restartedLikeSystemd } from "./supervised.js";
 
 /** The CSI driver the sim storage plays. */
 export const SIM_CSI_DRIVER = "sim.csi.rekindle.dev";
@@ -39,7 +40,7 @@ export function csiProvisionerSpec(layout: SimLayout): DaemonSpec {
 
 /** A kwok process whose Stage plays the external attacher (sets VolumeAttachment.status.attached). */
 export function attacherSpec(layout: SimLayout, kwokBinary: string, stagesFile: string): DaemonSpec {
-  return {
+  return restartedLikeSystemd({
     name: "kwok-attacher",
     command: kwokBinary,
     args: [
@@ -49,5 +50,5 @@ export function attacherSpec(layout: SimLayout, kwokBinary: string, stagesFile: 
     ],
     env: { KWOK_WORKDIR: join(layout.kwokDir, "attacher") },
     logPath: join(layout.logsDir, "kwok-attacher.log"),
-  };
+  });
 }

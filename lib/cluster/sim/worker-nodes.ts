@@ -5,6 +5,7 @@ import type { k8s } from "../../kube/client.js";
 import type { DaemonSpec } from "../../util/daemon.js";
 import type { TimingProfile } from "../profiles.js";
 import type { SimLayout } from "./layout.js";
+import { restartedLikeSystemd } from "./supervised.js";
 
 export function workerName(index: number): string {
   return `worker-${index + 1}`;
@@ -49,7 +50,7 @@ export function workerKwokSpec(args: {
   stagesFile: string;
 }): DaemonSpec {
   const { name, index, layout } = args;
-  return {
+  return restartedLikeSystemd({
     name: `kwok-${name}`,
     command: args.kwokBinary,
     args: [
@@ -64,5 +65,5 @@ export function workerKwokSpec(args: {
     // kwok always reads $KWOK_WORKDIR/kwok.yaml when present: keep it away from the user's ~/.kwok.
     env: { KWOK_WORKDIR: join(layout.kwokDir, name) },
     logPath: join(layout.logsDir, `kwok-${name}.log`),
-  };
+  });
 }

@@ -6,9 +6,11 @@ import { k8s } from "../../kube/client.js";
 import type { FenceDriver, FenceDriverSpec, FenceTarget, PowerState } from "./types.js";
 
 export const POWER_STATE_ANNOTATION = "rekindle.dev/power-state";
+/** The manual driver's name: its confirmation waits `manualConfirmTimeoutMs`, not the BMC's timeout. */
+export const MANUAL_DRIVER_NAME = "manual";
 
 export class ManualFenceDriver implements FenceDriver {
-  readonly name = "manual";
+  readonly name = MANUAL_DRIVER_NAME;
   /** No options, no credentials. */
   readonly spec: FenceDriverSpec = { options: {} };
   readonly #kc: k8s.KubeConfig;

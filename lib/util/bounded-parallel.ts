@@ -1,0 +1,30 @@
+// Runs one task per item with at most `limit` under way at once: a slow or hanging task holds up
+// only its own slot, never the items behind it while other slots are free.
+
+/**
+ * Calls `task` for every item, in the items' order, with at most `limit` (at least 1) running at
+ * once; resolves when every task has settled. A task that throws does not stop the others: the
+ * first error is thrown once all have settled.
+ */
+export async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const slot = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      try {
+        await task(item);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+  };
+  const slots = Math.max(1, Math.min(Math.floor(limit), items.length));
+  await Promise.all(Array.from({ length: slots }, slot));
+  if (errors.length > 0) throw errors[0];
+}
