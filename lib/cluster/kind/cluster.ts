@@ -37,6 +37,7 @@ import { formatBytes, parseThreshold, type EvictionThreshold } from "./quantity.
 import { DEFAULT_SMALL_NODE, type SmallNodeSettings } from "./small-node.js";
 import { SmallNodes } from "./small-nodes.js";
 import { KindStorage } from "./storage.js";
+import { KindControllerManager } from "./controller-manager.js";
 import { fetchSignalStats, statsFor } from "./stats.js";
 
 /** Every wait of the kind provider, units in the names. */
@@ -137,6 +138,7 @@ export class KindCluster implements ClusterUnderTest {
   /** The controller image deployed in this run, if any (for images()). */
   #controllerImage: string | undefined;
   #releaseInterrupt: (() => void) | undefined;
+  readonly #controllerManager: KindControllerManager;
 
   constructor(init: KindClusterInit) {
     this.name = init.name;
@@ -148,10 +150,20 @@ export class KindCluster implements ClusterUnderTest {
     this.keep = init.keep === true;
     this.cli = init.cli;
     this.nodes = init.nodes;
+    this.#controllerManager = new KindControllerManager({
+      kc: () => this.kubeConfig(),
+      nodes: init.nodes,
+      controlPlane: `${init.name}-control-plane`,
+      progress: init.progress ?? silentProgress,
+    });
     this.unsupported = {
-      // kind runs kube-controller-manager as a static pod; rewriting its manifest mid-run is not built yet.
-      "controller-manager-flags":
-        "restarting kube-controller-manager with other flags is not implemented for kind clusters yet",
+      // kind runs kube-controller-manager as a static pod, reached through the API server.
+      ...(init.kubeconfigPath === undefined
+        ? {
+            "controller-manager-flags":
+              "kube-controller-manager is reached through the API server, and this cluster was opened without a kubeconfig",
+          }
+        : {}),
       // Containers share the host's clock (no time namespace for CLOCK_REALTIME); the sim shifts a
       // kubelet's writes in an admission webhook instead, which kind clusters do not deploy yet.
       "clock-skew":
@@ -172,6 +184,7 @@ export class KindCluster implements ClusterUnderTest {
         "graceful-shutdown": this,
         fencing: this,
         "in-cluster-controller": this,
+        "controller-manager-flags": this.#controllerManager,
       },
       this.unsupported,
     );
@@ -447,6 +460,7 @@ export class KindCluster implements ClusterUnderTest {
     this.#destroyed = true;
     this.#releaseInterrupt?.();
     await this.#storage.stop();
+    this.#controllerManager.stop();
     const deleting = this.created && !this.keep;
     if (this.#small) {
       if (deleting) this.#small.abandon();

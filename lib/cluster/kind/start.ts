@@ -72,7 +72,8 @@ export interface KindClusterOptions {
   sharedStorage?: boolean;
   /**
    * Also install the attaching CSI driver (docs/csi-attach.md) and make rekindle-csi the default
-   * class and the suites' (needs sharedStorage and Go to build it once). Default false.
+   * class and the suites' (needs sharedStorage and Go to build it once). Default true; false keeps
+   * the suites on rekindle-shared, whose volumes need no attach.
    */
   csiStorage?: boolean;
   /** Wait until every worker is Ready and untainted before returning (needs the API server). Default true. */
@@ -294,7 +295,7 @@ async function startStorage(
 ): Promise<void> {
   if (options.sharedStorage === false) return;
   await cluster.startStorage({
-    csi: options.csiStorage === true,
+    csi: options.csiStorage !== false,
     ...(options.signal ? { signal: options.signal } : {}),
   });
 }
