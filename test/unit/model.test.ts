@@ -61,6 +61,25 @@ describe("expected-timeline model", function () {
     );
   });
 
+  it("a kubelet that sees the attach late (attachSeenMs) widens only the start after the attach", function () {
+    const at = { "fault-injected": 0, [OUT_OF_SERVICE_MILESTONE]: 100_000 };
+    const options = {
+      profile: TIMING_PROFILES.fast,
+      ...SIM_LATENCIES,
+      mode: "manual-out-of-service" as const,
+      slackMs: 0,
+    };
+    const plain = nominalWindows(expectedNodeLoss(options), at);
+    const late = nominalWindows(expectedNodeLoss({ ...options, attachSeenMs: 6_000 }), at);
+    expect(window("statefulset:recovered", late).minMs).to.equal(
+      window("statefulset:recovered", plain).minMs,
+    );
+    expect(window("statefulset:recovered", late).maxMs).to.equal(
+      (window("statefulset:recovered", plain).maxMs ?? 0) + 6_000,
+    );
+    expect(window("va-attached-elsewhere", late)).to.deep.equal(window("va-attached-elsewhere", plain));
+  });
+
   it("out-of-service by hand: the StatefulSet without a volume returns with no detach or attach", function () {
     const expected = expectedNodeLoss({
       profile: TIMING_PROFILES.default,

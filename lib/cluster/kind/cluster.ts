@@ -23,6 +23,7 @@ import {
   type NodeFaultLocator,
   type NodeFaultOptions,
   type PressureKind,
+  type ProviderLatencies,
   type ProviderImages,
   type StorageSettings,
 } from "../provider.js";
@@ -58,8 +59,8 @@ export const KIND_TIMEOUTS = {
  * Container start on kind: image present in the node's containerd (fixtures use small images,
  * pulled once), sandbox + CNI (kindnet) + container start measure 1–3 s on a CI runner; 3 s is the
  * upper end so the expected timeline is not too tight on a busy 2–4 core machine.
- * Attach: the suites' volumes come from the rekindle-shared StorageClass (shared-storage.ts),
- * hostPath volumes with no attacher and no VolumeAttachment, so there is nothing to wait for.
+ * Attach: none with the rekindle-shared StorageClass (shared-storage.ts: hostPath volumes, no
+ * VolumeAttachment); with rekindle-csi, KIND_CSI_LATENCIES.
  */
 export const KIND_LATENCIES = {
   podStartMs: 3_000,
@@ -67,6 +68,13 @@ export const KIND_LATENCIES = {
   frozenPowerOffMs: 6_000,
   powerOnMs: 6_000,
 } as const;
+
+/**
+ * rekindle-csi (docs/csi-attach.md), measured here on the fast profile: external-attacher marks a
+ * VolumeAttachment attached 0.5–0.6 s after the attach-detach controller creates it, and the
+ * kubelet's backoff adds up to about 6 s before the mount (ProviderLatencies.attachSeenMs).
+ */
+export const KIND_CSI_LATENCIES = { attachMs: 500, attachSeenMs: 6_000 } as const;
 
 /** The kubelet eviction manager's housekeeping interval (fixed in the kubelet, 10 s). */
 export const KIND_MONITORING_INTERVAL_MS = 10_000;
@@ -117,7 +125,6 @@ export class KindCluster implements ClusterUnderTest {
   readonly unsupported: Partial<Record<NodeCapability, string>>;
   /** This cluster's own fault methods, less what the node image cannot do (probed at start). */
   readonly capabilities: Partial<CapabilityMap>;
-  readonly latencies = { ...KIND_LATENCIES };
   readonly #storage = new KindStorage();
   readonly eviction: EvictionSettings;
   readonly config: RenderedKindConfig;
@@ -253,8 +260,17 @@ export class KindCluster implements ClusterUnderTest {
     return this.#storage.settings;
   }
 
+  /** KIND_LATENCIES; with rekindle-csi, the attach path's own (KIND_CSI_LATENCIES). */
+  get latencies(): ProviderLatencies {
+    return this.storage.attachRequired ? { ...KIND_LATENCIES, ...KIND_CSI_LATENCIES } : { ...KIND_LATENCIES };
+  }
+
   async workerNodes(): Promise<string[]> {
     return this.nodes.workers();
+  }
+
+  async awaitNodeServing(name: string, signal?: AbortSignal): Promise<void> {
+    await this.#storage.awaitNodeServing(this.kubeConfig(), name, signal);
   }
 
   /** Node faults touch workers only: a stopped control plane would end the whole test. */

@@ -1,11 +1,16 @@
 // The kind provider's storage: the rekindle-shared class always (hostPath volumes, nothing to
-// attach: shared-storage.ts), and, opt-in, the attaching CSI driver (csi/, docs/csi-attach.md),
+// attach: shared-storage.ts), and, by default, the attaching CSI driver (csi/, docs/csi-attach.md),
 // which then becomes the class the suites' volumes use. Its provisioners run in this process.
 import type { k8s } from "../../kube/client.js";
 import type { Progress } from "../../util/progress.js";
 import type { StorageSettings } from "../provider.js";
 import type { KindCli } from "./cli.js";
-import { CSI_STORAGE_CLASS, installCsiDriver, startCsiProvisioner } from "./csi/install.js";
+import {
+  awaitCsiRegistered,
+  CSI_STORAGE_CLASS,
+  installCsiDriver,
+  startCsiProvisioner,
+} from "./csi/install.js";
 import { installSharedStorageClass, SHARED_STORAGE_CLASS, startSharedProvisioner } from "./shared-storage.js";
 
 export interface KindStorageStart {
@@ -29,6 +34,12 @@ export class KindStorage {
     return this.#csi
       ? { storageClass: CSI_STORAGE_CLASS, attachRequired: true }
       : { storageClass: SHARED_STORAGE_CLASS, attachRequired: false };
+  }
+
+  /** With the CSI driver: waits until `node`'s kubelet has registered it (again). Else at once. */
+  async awaitNodeServing(kc: k8s.KubeConfig, node: string, signal?: AbortSignal): Promise<void> {
+    if (!this.#csi) return;
+    await awaitCsiRegistered(kc, [node], signal ? { signal } : {});
   }
 
   get started(): boolean {

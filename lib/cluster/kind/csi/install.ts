@@ -73,6 +73,28 @@ export function unregistered(csiNodes: readonly k8s.V1CSINode[], workers: readon
   return workers.filter((w) => !registered.has(w));
 }
 
+/**
+ * Waits until each node's kubelet lists the driver in its CSINode again. A restarted node's kubelet
+ * registers it only once the node plugin's socket is back; a pod with a volume placed on it before
+ * that fails to attach ("CSINode … does not contain driver").
+ */
+export async function awaitCsiRegistered(
+  kc: k8s.KubeConfig,
+  nodes: readonly string[],
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<void> {
+  const storage = kc.makeApiClient(k8s.StorageV1Api);
+  await pollUntil(
+    async () => (unregistered((await storage.listCSINode()).items, nodes).length === 0 ? true : undefined),
+    {
+      what: `the kubelet of ${nodes.join(", ")} to register the CSI driver ${CSI_DRIVER} again`,
+      timeoutMs: options.timeoutMs ?? CSI_TIMEOUTS.readyMs,
+      intervalMs: 500,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
+}
+
 export async function installCsiDriver(options: InstallCsiOptions): Promise<{ image: string }> {
   const { kc, progress, signal } = options;
   const cacheDir = options.cacheDir ?? cacheRoot();
