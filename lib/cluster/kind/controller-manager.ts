@@ -133,29 +133,35 @@ export class KindControllerManager implements ControllerManagerControl {
     let stopped = false;
     let current: AbortController | undefined;
     const log = new k8s.Log(this.#init.kc());
+    // Read through a call: stop() sets it while the loop awaits.
+    const isStopped = () => stopped;
     const loop = async () => {
       let sinceSeconds: number | undefined;
-      while (!stopped) {
+      while (!isStopped()) {
         // One stream per connection: the client pipes the response into it and ends it with the response.
         const connection = new PassThrough();
-        connection.on("data", (chunk: Buffer) => file.write(chunk));
+        connection.on("data", (chunk: Buffer) => {
+          file.write(chunk);
+        });
         const ended = new Promise<void>((resolve) => {
           connection.on("end", resolve);
           connection.on("close", resolve);
-          connection.on("error", () => resolve());
+          connection.on("error", () => {
+            resolve();
+          });
         });
         try {
           current = await log.log(NAMESPACE, this.#pod, CONTAINER, connection, {
             follow: true,
             ...(sinceSeconds !== undefined ? { sinceSeconds } : { tailLines: 0 }),
           });
-          if (stopped) current.abort();
+          if (isStopped()) current.abort();
           else await ended;
         } catch {
           // The pod is being replaced or the API server is busy: try again below.
         }
         sinceSeconds = 10;
-        if (!stopped) await sleep(1000);
+        if (!isStopped()) await sleep(1000);
       }
     };
     void loop();
