@@ -107,6 +107,31 @@ describe("expected-timeline model", function () {
     expect(window("deployment:recovered", windows).maxMs).to.be.below(30_000);
   });
 
+  it("a window across two watches opens WATCH_SKEW_MS before its anchor, with or without slack", function () {
+    for (const slackMs of [0, 3_000]) {
+      const expected = expectedNodeLoss({
+        profile: TIMING_PROFILES.fast,
+        ...SIM_LATENCIES,
+        mode: "manual-out-of-service",
+        slackMs,
+      });
+      const vaGone = expected.find((w) => w.name === "va-gone");
+      expect(vaGone?.minMs, `slack ${slackMs}`).to.equal(-1_000);
+      const checks = checkTimeline(expected, [
+        { name: "fault-injected", atMs: 0 },
+        { name: "statefulset:pod-gone", atMs: 20_100 },
+        { name: "va-gone", atMs: 20_095 },
+      ]);
+      expect(checks.find((c) => c.name === "va-gone")?.verdict, `slack ${slackMs}`).to.equal("ok");
+      const tooEarly = checkTimeline(expected, [
+        { name: "fault-injected", atMs: 0 },
+        { name: "statefulset:pod-gone", atMs: 20_100 },
+        { name: "va-gone", atMs: 19_000 },
+      ]);
+      expect(tooEarly.find((c) => c.name === "va-gone")?.verdict, `slack ${slackMs}`).to.equal("early");
+    }
+  });
+
   describe("checking a timeline", function () {
     const expected = expectedNodeLoss({
       profile: TIMING_PROFILES.fast,
