@@ -12,7 +12,7 @@ import { consoleProgress } from "../util/progress.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
-import { listExpectationInputs, scenarioCatalogue } from "./catalogue.js";
+import { listExpectationInputs, relativeWindow, scenarioCatalogue } from "./catalogue.js";
 import { finishRun } from "./run-result.js";
 import { planScenarioFiles } from "../scenario-file/plan.js";
 import { listedFileScenarios } from "../scenario-file/scenarios.js";
@@ -177,7 +177,7 @@ function printScenario(
     process.stdout.write(`    ${w.name.padEnd(50)} ${window.padEnd(16)} ${why}\n`);
   }
   for (const e of expected.filter((x) => !nominal.some((w) => w.name === x.name))) {
-    const window = e.maxMs === null ? "never" : `+${seconds(e.minMs)}–${seconds(e.maxMs)}`;
+    const window = relativeWindow(e.minMs, e.maxMs);
     process.stdout.write(`    ${e.name.padEnd(50)} ${window.padEnd(16)} after ${e.after}: ${e.why}\n`);
   }
   process.stdout.write("\n");
