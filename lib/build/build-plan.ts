@@ -11,9 +11,17 @@ import {
 } from "./go-wrapper-modules.js";
 import type { SimVersions } from "./versions.js";
 
-/** The sim's components, then the offline kind node image's (built the same way). */
+/** The sim's components, the offline kind node image's, then kind's CSI driver's (built the same way). */
 export type ComponentName =
-  "kubernetes" | "etcd" | "kwok" | "kubernetes-node" | "coredns" | "local-path-provisioner" | "pause";
+  | "kubernetes"
+  | "etcd"
+  | "kwok"
+  | "kubernetes-node"
+  | "coredns"
+  | "local-path-provisioner"
+  | "pause"
+  | "csi-attacher"
+  | "csi-shared";
 
 export interface ComponentPlan {
   component: ComponentName;

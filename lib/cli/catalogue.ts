@@ -33,6 +33,12 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
 }
 
+/** A window relative to its anchor: "+2s–5s", or "-1s–5s" for one that opens before it. */
+export function relativeWindow(minMs: number, maxMs: number | null): string {
+  if (maxMs === null) return "never";
+  return `${minMs < 0 ? "-" : "+"}${seconds(Math.abs(minMs))}–${seconds(maxMs)}`;
+}
+
 /** The rows `rekindle list` prints for one scenario: windows resolved from the fault first, then relative ones. */
 export function catalogueRows(expected: readonly ExpectedMilestone[]): CatalogueRow[] {
   const nominal = nominalWindows(expected, { "fault-injected": 0 });
@@ -44,7 +50,7 @@ export function catalogueRows(expected: readonly ExpectedMilestone[]): Catalogue
   for (const e of expected.filter((x) => !nominal.some((w) => w.name === x.name))) {
     rows.push({
       name: e.name,
-      window: e.maxMs === null ? "never" : `+${seconds(e.minMs)}–${seconds(e.maxMs)}`,
+      window: relativeWindow(e.minMs, e.maxMs),
       after: e.after,
       why: e.why,
     });

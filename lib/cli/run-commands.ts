@@ -12,7 +12,7 @@ import { consoleProgress } from "../util/progress.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
-import { listExpectationInputs, scenarioCatalogue } from "./catalogue.js";
+import { listExpectationInputs, relativeWindow, scenarioCatalogue } from "./catalogue.js";
 import { finishRun } from "./run-result.js";
 import { planScenarioFiles } from "../scenario-file/plan.js";
 import { listedFileScenarios } from "../scenario-file/scenarios.js";
@@ -52,9 +52,11 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 cluster's fault journal holds another run's live fault; --fault-deadline: when a
                 fault with no duration of its own is reverted at the latest (default 1h; at least
                 the profile's grace period + unreachable toleration + 1m, at most 1h)
-      --storage-class: existing only: the StorageClass of the scenarios' StatefulSet volume (default:
-                the cluster's default class); one that keeps each volume on one node (local-path,
-                local volumes) is refused, and as the default it skips the scenarios with a volume
+      --storage-class: the StorageClass of the scenarios' StatefulSet volume; kind: rekindle-csi (the
+                default: attached to its node, so node loss waits for the detach) or rekindle-shared
+                (nothing to attach; docs/csi-attach.md); existing: default the cluster's default
+                class; one that keeps each volume on one node (local-path, local volumes) is
+                refused, and as the default it skips the scenarios with a volume
       --fence-config: existing with --allow-faults: a fence configuration in the controller's format
                 (docs/controller.md: Redfish, fence agents, webhook) that reaches the allowed
                 nodes' machines; the recovery controller's scenarios then run, walled to those
@@ -175,7 +177,7 @@ function printScenario(
     process.stdout.write(`    ${w.name.padEnd(50)} ${window.padEnd(16)} ${why}\n`);
   }
   for (const e of expected.filter((x) => !nominal.some((w) => w.name === x.name))) {
-    const window = e.maxMs === null ? "never" : `+${seconds(e.minMs)}–${seconds(e.maxMs)}`;
+    const window = relativeWindow(e.minMs, e.maxMs);
     process.stdout.write(`    ${e.name.padEnd(50)} ${window.padEnd(16)} after ${e.after}: ${e.why}\n`);
   }
   process.stdout.write("\n");

@@ -10,6 +10,7 @@ import type { FaultRailsRequest } from "./existing-rails.js";
 import { probeEngine } from "./kind/engine.js";
 import { findKindBinary } from "../build/kind-binary.js";
 import { startKindCluster } from "./kind/start.js";
+import { SHARED_STORAGE_CLASS } from "./kind/storage-classes.js";
 import type { TimingProfile } from "./profiles.js";
 import {
   PROVIDER_NAMES,
@@ -42,7 +43,10 @@ export interface ClusterChoiceOptions {
   /** existing: kubeconfig path and context. */
   kubeconfig?: string;
   context?: string;
-  /** existing: --storage-class. Default: the cluster's default class. */
+  /**
+   * existing: --storage-class. Default: the cluster's default class. kind: rekindle-csi (attached,
+   * the default) or rekindle-shared (nothing to attach).
+   */
   storageClass?: string;
   /** existing: --fence-config and --controller-image (existing.ts). Default: none, deployment.yaml's. */
   fenceConfig?: string;
@@ -128,6 +132,7 @@ export async function openClusterUnderTest(
         ...(options.kindConfig !== undefined ? { configPath: options.kindConfig } : {}),
         profile: options.profile,
         keep: options.keep === true,
+        csiStorage: options.storageClass !== SHARED_STORAGE_CLASS,
         progress,
         signal,
       });

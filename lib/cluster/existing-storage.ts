@@ -6,8 +6,12 @@
 import { RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
 import { listStorageClasses, nodeLocalClassWhy, type StorageClassInfo } from "../kube/storage-classes.js";
+import { CSI_DRIVER } from "./kind/csi/names.js";
 import { SHARED_PROVISIONER } from "./kind/shared-storage.js";
 import type { StorageSettings } from "./provider.js";
+
+/** Provisioners that run only inside a `rekindle run --provider kind` process. */
+const PROCESS_PROVISIONED: ReadonlySet<string> = new Set([SHARED_PROVISIONER, CSI_DRIVER]);
 
 /** What the choice is made from (read by readStorageFacts; a plain value for tests). */
 export interface StorageFacts {
@@ -57,9 +61,10 @@ function attachOf(info: StorageClassInfo, facts: StorageFacts): { attach: boolea
 function cannotServe(info: StorageClassInfo, facts: StorageFacts): string | undefined {
   const local = nodeLocalClassWhy(info);
   if (local !== undefined) return `${local}, so a StatefulSet pod with a volume could never move`;
-  // kind's shared hostPath class: its provisioner lives in a `rekindle run --provider kind` process.
-  if (info.provisioner === SHARED_PROVISIONER && (facts.availableVolumes.get(info.name) ?? 0) === 0)
-    return `StorageClass ${info.name} is provisioned only inside a \`rekindle run --provider kind\` process (${SHARED_PROVISIONER}), which does not run for an existing cluster, and there is no Available PersistentVolume of the class: its claims would stay Pending`;
+  // kind's shared classes (hostPath, and the attaching CSI driver's): their provisioner lives in a
+  // `rekindle run --provider kind` process.
+  if (PROCESS_PROVISIONED.has(info.provisioner) && (facts.availableVolumes.get(info.name) ?? 0) === 0)
+    return `StorageClass ${info.name} is provisioned only inside a \`rekindle run --provider kind\` process (${info.provisioner}), which does not run for an existing cluster, and there is no Available PersistentVolume of the class: its claims would stay Pending`;
   return undefined;
 }
 

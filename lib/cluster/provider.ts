@@ -209,6 +209,14 @@ export interface ProviderLatencies {
   podStartMs: number;
   attachMs: number;
   /**
+   * After a VolumeAttachment is attached, how much longer until the kubelet has the volume mounted.
+   * A real kubelet checks node.status.volumesAttached from the pod's arrival with an exponential
+   * backoff (0.5 s, doubling), so an attach that lands after a few failed checks is seen only at the
+   * next: on kind with rekindle-csi the replacement ran 5.0 s and 9.1 s after its attach, 2.0 s and
+   * 6.1 s beyond the container start (docs/csi-attach.md). Default 0 (the sim's KWOK mounts at once).
+   */
+  attachSeenMs?: number;
+  /**
    * How much longer than a check interval the provider's fence driver takes to power off a
    * partitioned (frozen) node. kind's docker driver SIGKILLs the frozen processes before the
    * engine thaws them: 3.1–3.8 s from the fence's start to a confirmed off on a quiet host, 5.5–7.0 s
@@ -267,6 +275,11 @@ export interface ClusterUnderTest extends AsyncDisposable {
   kubeConfig(): k8s.KubeConfig;
   /** Worker nodes suites may disturb (never a control-plane node). */
   workerNodes(): Promise<string[]>;
+  /**
+   * Once a node is back (Ready, its Lease fresh): waits for what else it needs before it takes the
+   * scenarios' pods (kind with its CSI driver: the kubelet's registration of the driver). Default: nothing.
+   */
+  awaitNodeServing?(name: string, signal?: AbortSignal): Promise<void>;
   /** A kubectl for this cluster, where one is to be had (the drain scenario runs it); undefined: none. */
   kubectlPath?(): string | undefined;
   /** The images its nodes and in-cluster controller ran; absent on providers without images. */

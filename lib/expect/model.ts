@@ -25,6 +25,8 @@ export interface NodeLossExpectationOptions {
   podStartMs: number;
   /** The provider's volume attach latency. */
   attachMs: number;
+  /** After the attach, until the kubelet has the volume mounted (ProviderLatencies). Default 0. */
+  attachSeenMs?: number;
   /** Tolerance added to every upper bound (and taken from lower bounds) for scheduling noise. Default: the profile's. */
   slackMs?: number;
   /**
@@ -47,6 +49,7 @@ export interface ModelKnobs {
   evictionGapMs: number;
   podStartMs: number;
   attachMs: number;
+  attachSeenMs: number;
   /** The volume has an attach step (see volumeAttachRequired). */
   hasVolume: boolean;
   /** The slack `window` widens every window by (for models that widen once, at the end). */
@@ -65,6 +68,7 @@ export function knobs(options: Omit<NodeLossExpectationOptions, "mode">): ModelK
     evictionGapMs: 1000 / p.nodeEvictionRate,
     podStartMs: options.podStartMs,
     attachMs: options.attachMs,
+    attachSeenMs: options.attachSeenMs ?? 0,
     hasVolume: options.volumeAttachRequired !== false,
     slackMs,
   };
@@ -99,7 +103,7 @@ export function statefulSetReturn(
     ),
   ],
 ): ExpectedMilestone[] {
-  const { window, podStartMs, attachMs } = k;
+  const { window, podStartMs, attachMs, attachSeenMs } = k;
   const created = window(
     `${id}:replacement-created`,
     `${id}:pod-gone`,
@@ -133,8 +137,8 @@ export function statefulSetReturn(
       `${id}:recovered`,
       "va-attached-elsewhere",
       podStartMs,
-      podStartMs + 1500,
-      `volume attached, then container start (${podStartMs} ms)`,
+      podStartMs + 1500 + attachSeenMs,
+      attachSeenText(podStartMs, attachSeenMs),
     ),
   ];
 }
@@ -311,4 +315,11 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
       ...statefulSetReturn(k, id, hasVolume),
     ]),
   ];
+}
+
+/** Why a pod with an attached volume starts when it does. */
+export function attachSeenText(podStartMs: number, attachSeenMs: number): string {
+  return attachSeenMs > 0
+    ? `volume attached, seen by the kubelet's backoff (up to ${attachSeenMs} ms), then container start (${podStartMs} ms)`
+    : `volume attached, then container start (${podStartMs} ms)`;
 }

@@ -118,11 +118,14 @@ export class TimelineBuilder {
     );
   }
 
-  /** The windows, each widened by `slackMs` on both sides (never below zero; `keepMin` lower bounds kept). */
+  /**
+   * The windows, each widened by `slackMs` on both sides (never below zero, or below a window's own
+   * negative lower bound, WATCH_SKEW_MS's; `keepMin` lower bounds kept).
+   */
   windows(slackMs: number): ExpectedMilestone[] {
     return this.out.map(({ keepMin, ...w }) => ({
       ...w,
-      minMs: keepMin === true ? w.minMs : Math.max(0, w.minMs - slackMs),
+      minMs: keepMin === true ? w.minMs : Math.max(Math.min(0, w.minMs), w.minMs - slackMs),
       maxMs: w.maxMs === null ? null : w.maxMs + slackMs,
     }));
   }

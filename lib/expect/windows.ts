@@ -26,11 +26,14 @@ export function windowMaker(slackMs: number): WindowFn {
   return (name, after, minMs, maxMs, why) => widened({ name, after, minMs, maxMs, why }, slackMs);
 }
 
-/** The window widened by `slackMs` on both sides (never below zero); a "never" stays as it is. */
+/**
+ * The window widened by `slackMs` on both sides, never below zero, or below its own negative lower
+ * bound (a window across two watches opens WATCH_SKEW_MS before its anchor); a "never" stays as it is.
+ */
 export function widened(window: ExpectedMilestone, slackMs: number): ExpectedMilestone {
   return {
     ...window,
-    minMs: Math.max(0, window.minMs - slackMs),
+    minMs: Math.max(Math.min(0, window.minMs), window.minMs - slackMs),
     maxMs: window.maxMs === null ? null : window.maxMs + slackMs,
   };
 }

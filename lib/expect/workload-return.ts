@@ -2,7 +2,7 @@
 // the old pod is gone, or never), the RWO volume's detach and attach (at once after out-of-service,
 // 6 minutes after a release by hand, never while the pod is not gone), recovered (as many
 // replacements Ready as were lost), and its Service's ready endpoints lost and back.
-import { FORCED_DETACH_WAIT_MS, type ControllerTimingSettings } from "./model.js";
+import { attachSeenText, FORCED_DETACH_WAIT_MS, type ControllerTimingSettings } from "./model.js";
 import { controllerTaintBounds } from "./node-windows.js";
 import { FAULT } from "./timeline-builder.js";
 import type { LossContext } from "./workload-context.js";
@@ -220,8 +220,8 @@ function finishWithVolume(x: LossContext, gone: GoneHow, note: string): void {
     `${f.id}:recovered`,
     attached,
     k.podStartMs,
-    k.podStartMs + 1500,
-    `volume attached, then container start (${k.podStartMs} ms); ${note}`,
+    k.podStartMs + 1500 + k.attachSeenMs,
+    `${attachSeenText(k.podStartMs, k.attachSeenMs)}; ${note}`,
   );
 }
 

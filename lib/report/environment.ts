@@ -133,6 +133,11 @@ export interface ClusterFacts {
 export interface EnvironmentInput extends ClusterFacts {
   provider: ProviderName;
   timing: TimingProfile;
+  /**
+   * rekindle's build as the run started (a commit made while a long run goes on is not what ran).
+   * Default: read now.
+   */
+  rekindle?: RekindleBuild;
 }
 
 function nodeImageOf(input: EnvironmentInput): ImageIdentity {
@@ -155,7 +160,7 @@ function nodeImageOf(input: EnvironmentInput): ImageIdentity {
 export async function runEnvironment(input: EnvironmentInput): Promise<RunEnvironment> {
   const controller = input.images?.controllerImage;
   return {
-    rekindle: await rekindleBuild(),
+    rekindle: input.rekindle ?? (await rekindleBuild()),
     provider: input.provider,
     cluster: input.cluster ?? null,
     nodeImage: nodeImageOf(input),

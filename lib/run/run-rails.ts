@@ -4,6 +4,7 @@ import { RekindleError } from "../errors.js";
 import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
 import { timingProfile } from "../cluster/profiles.js";
 import type { FilePlan } from "../scenario-file/plan.js";
+import { KIND_STORAGE_CLASSES } from "../cluster/kind/storage-classes.js";
 
 export interface RunRailsInput {
   provider?: string;
@@ -16,14 +17,16 @@ export interface RunRailsInput {
 
 /** Why each existing-only flag means nothing on rekindle's own clusters. */
 const OWN_CLUSTERS_HAVE = {
-  "--storage-class":
-    "rekindle's own clusters bring their own storage (sim: rekindle-sim, kind: rekindle-shared)",
+  "--storage-class": "the sim brings its own storage (rekindle-sim)",
   "--fence-config":
     "rekindle's own clusters fence with their own driver (sim: its power API, kind: the engine and its power webhook)",
   "--controller-image": "rekindle's own clusters build the controller image and load it themselves",
 } as const;
 
-/** --allow-faults, its node choice, --storage-class, --fence-config, --controller-image: well-formed, and only for existing. */
+/**
+ * --allow-faults, its node choice, --storage-class, --fence-config, --controller-image: well-formed,
+ * and only for existing (--storage-class also for kind, one of its two classes).
+ */
 export function checkRunRails(options: RunRailsInput, filePlan: FilePlan | undefined): void {
   const provider = filePlan?.provider ?? options.provider;
   const given = {
@@ -31,9 +34,15 @@ export function checkRunRails(options: RunRailsInput, filePlan: FilePlan | undef
     "--fence-config": options.fenceConfig,
     "--controller-image": options.controllerImage,
   };
-  for (const [flag, hint] of Object.entries(OWN_CLUSTERS_HAVE))
-    if (given[flag as keyof typeof given] !== undefined && provider !== "existing")
-      throw new RekindleError("INVALID_INPUT", `${flag} is for --provider existing`, { hint });
+  for (const [flag, hint] of Object.entries(OWN_CLUSTERS_HAVE)) {
+    if (given[flag as keyof typeof given] === undefined || provider === "existing") continue;
+    if (flag === "--storage-class" && provider === "kind") continue;
+    const providers = flag === "--storage-class" ? "existing or --provider kind" : "existing";
+    throw new RekindleError("INVALID_INPUT", `${flag} is for --provider ${providers}`, { hint });
+  }
+  const storageClass = options.storageClass;
+  if (provider === "kind" && storageClass !== undefined && !isKindStorageClass(storageClass))
+    throw RekindleError.invalidInput("--storage-class", storageClass, KIND_STORAGE_CLASSES);
   if (options.rails === undefined) return;
   checkRailsRequest(options.rails);
   const { deadlineMs } = options.rails;
@@ -43,4 +52,8 @@ export function checkRunRails(options: RunRailsInput, filePlan: FilePlan | undef
     throw new RekindleError("INVALID_INPUT", "--allow-faults is for --provider existing", {
       hint: "rekindle's own clusters (sim, kind) take node faults without it",
     });
+}
+
+function isKindStorageClass(name: string): boolean {
+  return (KIND_STORAGE_CLASSES as readonly string[]).includes(name);
 }

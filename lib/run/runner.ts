@@ -24,7 +24,7 @@ import type {
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
 import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
 import { clusterVersions } from "../report/cluster-versions.js";
-import { runEnvironment, type ClusterFacts } from "../report/environment.js";
+import { rekindleBuild, runEnvironment, type ClusterFacts } from "../report/environment.js";
 import {
   summarizeScenario,
   SUMMARY_SCHEMA_VERSION,
@@ -260,6 +260,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   const nothingToRun = startShard(summary, shard, progress);
   const scenarios = new Map<string, RecordedScenario>();
   const skipped = new Map<string, string>();
+  // Read before anything runs: the summary names the commit that ran, not one made meanwhile.
+  const build = rekindleBuild().catch(() => undefined);
   const facts: ClusterFacts = {};
   let mochaFailures = 0;
   // Where the run is, for a harness failure's report: the cluster boots, the suites run, it goes.
@@ -303,7 +305,12 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     summary.scenarios.push(summarizeScenario(recorded.id, recorded.runs, recorded.expected));
   }
   summary.skipped = [...skipped].map(([id, reason]) => ({ id, reason }));
-  summary.environment = await runEnvironment({ provider, timing: profile, ...facts });
+  summary.environment = await runEnvironment({
+    provider,
+    timing: profile,
+    ...facts,
+    ...(await build.then((rekindle) => (rekindle ? { rekindle } : {}))),
+  });
   const harnessError = broke === undefined ? undefined : harnessFailure(broke, phase, reportDir);
   // An interrupted run's reports say so too (its exit is 130, below).
   const stopped = broke ?? (signal.aborted ? interrupted(signal) : undefined);

@@ -111,6 +111,7 @@ export function scenarioContext<R extends NodeCapability>(
         timeoutMs,
         ...(signal ? { signal } : {}),
       });
+      await cluster.awaitNodeServing?.(node, signal);
     },
   };
 }

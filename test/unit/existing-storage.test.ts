@@ -105,6 +105,20 @@ describe("existing cluster storage", () => {
     expect(premade.storage).to.deep.equal({ storageClass: "rekindle-shared", attachRequired: false });
   });
 
+  it("kind's rekindle-csi: refused without its run's provisioner, like rekindle-shared", () => {
+    const refused = rekindleThrow(() =>
+      chooseExistingStorage(
+        facts({
+          classes: [{ name: "rekindle-csi", provisioner: "shared.csi.rekindle.dev", isDefault: true }],
+        }),
+        "rekindle-csi",
+      ),
+    );
+    expect(refused.message).to.include(
+      "is provisioned only inside a `rekindle run --provider kind` process (shared.csi.rekindle.dev)",
+    );
+  });
+
   it("skips the built-in scenarios that deploy the volume, with the reason; not the others", () => {
     const all = Object.fromEntries(
       ["lifecycle", "partition", "pressure", "graceful-shutdown", "fencing"].map((c) => [c, {}]),

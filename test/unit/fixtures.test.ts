@@ -21,6 +21,7 @@ const SUBSTITUTIONS = {
   NODE: "worker-1",
   STORAGE_CLASS: "rekindle-sim",
   IMAGE: "rekindle:0.1.0",
+  SHARED_DIR: "/var/rekindle-shared",
 };
 
 function yamlFiles(dir: string): string[] {

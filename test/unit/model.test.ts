@@ -61,6 +61,25 @@ describe("expected-timeline model", function () {
     );
   });
 
+  it("a kubelet that sees the attach late (attachSeenMs) widens only the start after the attach", function () {
+    const at = { "fault-injected": 0, [OUT_OF_SERVICE_MILESTONE]: 100_000 };
+    const options = {
+      profile: TIMING_PROFILES.fast,
+      ...SIM_LATENCIES,
+      mode: "manual-out-of-service" as const,
+      slackMs: 0,
+    };
+    const plain = nominalWindows(expectedNodeLoss(options), at);
+    const late = nominalWindows(expectedNodeLoss({ ...options, attachSeenMs: 6_000 }), at);
+    expect(window("statefulset:recovered", late).minMs).to.equal(
+      window("statefulset:recovered", plain).minMs,
+    );
+    expect(window("statefulset:recovered", late).maxMs).to.equal(
+      (window("statefulset:recovered", plain).maxMs ?? 0) + 6_000,
+    );
+    expect(window("va-attached-elsewhere", late)).to.deep.equal(window("va-attached-elsewhere", plain));
+  });
+
   it("out-of-service by hand: the StatefulSet without a volume returns with no detach or attach", function () {
     const expected = expectedNodeLoss({
       profile: TIMING_PROFILES.default,
@@ -86,6 +105,31 @@ describe("expected-timeline model", function () {
       expectedNodeLoss({ profile: TIMING_PROFILES.fast, ...SIM_LATENCIES, mode: "baseline", slackMs: 0 }),
     );
     expect(window("deployment:recovered", windows).maxMs).to.be.below(30_000);
+  });
+
+  it("a window across two watches opens WATCH_SKEW_MS before its anchor, with or without slack", function () {
+    for (const slackMs of [0, 3_000]) {
+      const expected = expectedNodeLoss({
+        profile: TIMING_PROFILES.fast,
+        ...SIM_LATENCIES,
+        mode: "manual-out-of-service",
+        slackMs,
+      });
+      const vaGone = expected.find((w) => w.name === "va-gone");
+      expect(vaGone?.minMs, `slack ${slackMs}`).to.equal(-1_000);
+      const checks = checkTimeline(expected, [
+        { name: "fault-injected", atMs: 0 },
+        { name: "statefulset:pod-gone", atMs: 20_100 },
+        { name: "va-gone", atMs: 20_095 },
+      ]);
+      expect(checks.find((c) => c.name === "va-gone")?.verdict, `slack ${slackMs}`).to.equal("ok");
+      const tooEarly = checkTimeline(expected, [
+        { name: "fault-injected", atMs: 0 },
+        { name: "statefulset:pod-gone", atMs: 20_100 },
+        { name: "va-gone", atMs: 19_000 },
+      ]);
+      expect(tooEarly.find((c) => c.name === "va-gone")?.verdict, `slack ${slackMs}`).to.equal("early");
+    }
   });
 
   describe("checking a timeline", function () {

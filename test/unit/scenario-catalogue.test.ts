@@ -5,7 +5,7 @@
 // the end of a 7-minute run.
 import { expect } from "chai";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { nominalWindows, type ExpectedMilestone } from "../../lib/expect/windows.js";
+import { nominalWindows, WATCH_SKEW_MS, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { isRecordedMilestoneName } from "../../lib/observe/milestone-names.js";
 import {
   expectationInputs,
@@ -48,7 +48,8 @@ function timelineProblems(scenario: ScenarioDefinition, inputs: ExpectationInput
     if (!isProducibleMilestone(scenario, e.name)) problems.push(`${e.name}: no recorder or mark produces it`);
     if (e.after !== "fault-injected" && !isProducibleMilestone(scenario, e.after))
       problems.push(`${e.name}: its anchor ${e.after} is produced by nothing`);
-    if (e.minMs < 0) problems.push(`${e.name}: negative lower bound ${e.minMs}`);
+    // Only a window across two watches may open before its anchor, and only by their skew.
+    if (e.minMs < -WATCH_SKEW_MS) problems.push(`${e.name}: lower bound ${e.minMs} below -WATCH_SKEW_MS`);
     if (e.maxMs !== null && e.maxMs < e.minMs)
       problems.push(`${e.name}: window ${e.minMs}–${e.maxMs} is empty`);
   }

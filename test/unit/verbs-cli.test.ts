@@ -58,6 +58,16 @@ describe("rekindle node / up / down and run's rails: bad input", () => {
     expect(bare.stderr).to.contain("--allow-faults needs the nodes it allows");
   });
 
+  it("run: --storage-class is for existing and kind; on kind one of its two classes", async () => {
+    const sim = await cli(["run", "--provider", "sim", "--storage-class", "rekindle-csi"]);
+    expect(sim.code).to.equal(2);
+    expect(sim.stderr).to.contain("--storage-class is for --provider existing or --provider kind");
+    const kind = await cli(["run", "--provider", "kind", "--storage-class", "standard"]);
+    expect(kind.code).to.equal(2);
+    expect(kind.stderr).to.contain('--storage-class "standard"');
+    expect(kind.stderr).to.contain("rekindle-csi, rekindle-shared");
+  });
+
   it("run: --fence-config and --controller-image are for existing, and --fence-config needs --allow-faults", async () => {
     const sim = await cli(["run", "--provider", "sim", "--fence-config", "fence.yaml"]);
     expect(sim.code).to.equal(2);

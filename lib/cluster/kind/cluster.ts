@@ -23,7 +23,9 @@ import {
   type NodeFaultLocator,
   type NodeFaultOptions,
   type PressureKind,
+  type ProviderLatencies,
   type ProviderImages,
+  type StorageSettings,
 } from "../provider.js";
 import { KindCli, kindArgs } from "./cli.js";
 import { imageRefs } from "./image/recipe.js";
@@ -33,9 +35,10 @@ import { checkFillCap, defaultMaxFillBytes, planFill, PRESSURE_SIGNALS, type Fil
 import type { KindNodes } from "./nodes.js";
 import { fillNode, hasFill, relieveNode } from "./pressure.js";
 import { formatBytes, parseThreshold, type EvictionThreshold } from "./quantity.js";
-import { installSharedStorageClass, SHARED_STORAGE_CLASS, startSharedProvisioner } from "./shared-storage.js";
 import { DEFAULT_SMALL_NODE, type SmallNodeSettings } from "./small-node.js";
 import { SmallNodes } from "./small-nodes.js";
+import { KindStorage } from "./storage.js";
+import { KindControllerManager } from "./controller-manager.js";
 import { fetchSignalStats, statsFor } from "./stats.js";
 
 /** Every wait of the kind provider, units in the names. */
@@ -56,8 +59,8 @@ export const KIND_TIMEOUTS = {
  * Container start on kind: image present in the node's containerd (fixtures use small images,
  * pulled once), sandbox + CNI (kindnet) + container start measure 1–3 s on a CI runner; 3 s is the
  * upper end so the expected timeline is not too tight on a busy 2–4 core machine.
- * Attach: the suites' volumes come from the rekindle-shared StorageClass (shared-storage.ts),
- * hostPath volumes with no attacher and no VolumeAttachment, so there is nothing to wait for.
+ * Attach: none with the rekindle-shared StorageClass (shared-storage.ts: hostPath volumes, no
+ * VolumeAttachment); with rekindle-csi, KIND_CSI_LATENCIES.
  */
 export const KIND_LATENCIES = {
   podStartMs: 3_000,
@@ -65,6 +68,13 @@ export const KIND_LATENCIES = {
   frozenPowerOffMs: 6_000,
   powerOnMs: 6_000,
 } as const;
+
+/**
+ * rekindle-csi (docs/csi-attach.md), measured here on the fast profile: external-attacher marks a
+ * VolumeAttachment attached 0.5–0.6 s after the attach-detach controller creates it, and the
+ * kubelet's backoff adds up to about 6 s before the mount (ProviderLatencies.attachSeenMs).
+ */
+export const KIND_CSI_LATENCIES = { attachMs: 500, attachSeenMs: 6_000 } as const;
 
 /** The kubelet eviction manager's housekeeping interval (fixed in the kubelet, 10 s). */
 export const KIND_MONITORING_INTERVAL_MS = 10_000;
@@ -115,10 +125,7 @@ export class KindCluster implements ClusterUnderTest {
   readonly unsupported: Partial<Record<NodeCapability, string>>;
   /** This cluster's own fault methods, less what the node image cannot do (probed at start). */
   readonly capabilities: Partial<CapabilityMap>;
-  readonly latencies = { ...KIND_LATENCIES };
-  /** Shared hostPath volumes that can follow a pod to any worker (see shared-storage.ts). */
-  readonly storage = { storageClass: SHARED_STORAGE_CLASS, attachRequired: false };
-  #provisioner: { stop(): Promise<void> } | undefined;
+  readonly #storage = new KindStorage();
   readonly eviction: EvictionSettings;
   readonly config: RenderedKindConfig;
   readonly kubeconfigPath: string | undefined;
@@ -138,6 +145,7 @@ export class KindCluster implements ClusterUnderTest {
   /** The controller image deployed in this run, if any (for images()). */
   #controllerImage: string | undefined;
   #releaseInterrupt: (() => void) | undefined;
+  readonly #controllerManager: KindControllerManager;
 
   constructor(init: KindClusterInit) {
     this.name = init.name;
@@ -149,10 +157,20 @@ export class KindCluster implements ClusterUnderTest {
     this.keep = init.keep === true;
     this.cli = init.cli;
     this.nodes = init.nodes;
+    this.#controllerManager = new KindControllerManager({
+      kc: () => this.kubeConfig(),
+      nodes: init.nodes,
+      controlPlane: `${init.name}-control-plane`,
+      progress: init.progress ?? silentProgress,
+    });
     this.unsupported = {
-      // kind runs kube-controller-manager as a static pod; rewriting its manifest mid-run is not built yet.
-      "controller-manager-flags":
-        "restarting kube-controller-manager with other flags is not implemented for kind clusters yet",
+      // kind runs kube-controller-manager as a static pod, reached through the API server.
+      ...(init.kubeconfigPath === undefined
+        ? {
+            "controller-manager-flags":
+              "kube-controller-manager is reached through the API server, and this cluster was opened without a kubeconfig",
+          }
+        : {}),
       // Containers share the host's clock (no time namespace for CLOCK_REALTIME); the sim shifts a
       // kubelet's writes in an admission webhook instead, which kind clusters do not deploy yet.
       "clock-skew":
@@ -173,6 +191,7 @@ export class KindCluster implements ClusterUnderTest {
         "graceful-shutdown": this,
         fencing: this,
         "in-cluster-controller": this,
+        "controller-manager-flags": this.#controllerManager,
       },
       this.unsupported,
     );
@@ -222,17 +241,36 @@ export class KindCluster implements ClusterUnderTest {
    * Installs the shared StorageClass and runs its provisioner in this process until destroy().
    * startKindCluster calls it; a KindCluster over stand-in nodes (no API server) never does.
    */
-  async startStorage(): Promise<void> {
-    if (this.#provisioner) return;
-    const kc = this.kubeConfig();
-    await installSharedStorageClass(kc);
-    this.#provisioner = startSharedProvisioner(kc, (message) => {
-      this.#progress.info(`[storage] ${message}`);
+  async startStorage(options: { csi?: boolean; signal?: AbortSignal } = {}): Promise<void> {
+    await this.#storage.start({
+      kc: this.kubeConfig(),
+      cli: this.cli,
+      cluster: this.name,
+      workers: () => this.workerNodes(),
+      progress: this.#progress,
+      ...options,
     });
+  }
+
+  /**
+   * Shared volumes that can follow a pod to any worker: rekindle-shared (hostPath, nothing to
+   * attach), or with startStorage({ csi: true }) rekindle-csi (attached: docs/csi-attach.md).
+   */
+  get storage(): StorageSettings {
+    return this.#storage.settings;
+  }
+
+  /** KIND_LATENCIES; with rekindle-csi, the attach path's own (KIND_CSI_LATENCIES). */
+  get latencies(): ProviderLatencies {
+    return this.storage.attachRequired ? { ...KIND_LATENCIES, ...KIND_CSI_LATENCIES } : { ...KIND_LATENCIES };
   }
 
   async workerNodes(): Promise<string[]> {
     return this.nodes.workers();
+  }
+
+  async awaitNodeServing(name: string, signal?: AbortSignal): Promise<void> {
+    await this.#storage.awaitNodeServing(this.kubeConfig(), name, signal);
   }
 
   /** Node faults touch workers only: a stopped control plane would end the whole test. */
@@ -437,8 +475,8 @@ export class KindCluster implements ClusterUnderTest {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#releaseInterrupt?.();
-    await this.#provisioner?.stop();
-    this.#provisioner = undefined;
+    await this.#storage.stop();
+    this.#controllerManager.stop();
     const deleting = this.created && !this.keep;
     if (this.#small) {
       if (deleting) this.#small.abandon();

@@ -6,7 +6,8 @@
 import { runCsiProvisioner } from "../../kube/csi-provisioner.js";
 import { isConflict, k8s } from "../../kube/client.js";
 
-export const SHARED_STORAGE_CLASS = "rekindle-shared";
+export { SHARED_STORAGE_CLASS } from "./storage-classes.js";
+import { SHARED_STORAGE_CLASS } from "./storage-classes.js";
 export const SHARED_PROVISIONER = "rekindle.dev/shared-hostpath";
 /** The directory kind-config.yaml's extraMounts puts in every worker (one host directory). */
 export const SHARED_NODE_DIR = "/var/rekindle-shared";

@@ -70,6 +70,12 @@ export interface KindClusterOptions {
   containerEngine?: RuntimeClientFactory;
   /** Install the rekindle-shared StorageClass and run its provisioner (needs the API server). Default true. */
   sharedStorage?: boolean;
+  /**
+   * Also install the attaching CSI driver (docs/csi-attach.md) and make rekindle-csi the default
+   * class and the suites' (needs sharedStorage and Go to build it once). Default true; false keeps
+   * the suites on rekindle-shared, whose volumes need no attach.
+   */
+  csiStorage?: boolean;
   /** Wait until every worker is Ready and untainted before returning (needs the API server). Default true. */
   waitForWorkers?: boolean;
   progress?: Progress;
@@ -269,7 +275,7 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
         progress,
       });
       await waitForWorkers(cluster, nodes, options, progress);
-      if (options.sharedStorage !== false) await cluster.startStorage();
+      await startStorage(cluster, options);
       return cluster;
     } catch (error) {
       if (created && options.keep !== true) await deleteQuietly(cli, name, kubeconfigPath);
@@ -280,6 +286,18 @@ export async function startKindCluster(options: KindClusterOptions = {}): Promis
     if (!created || options.keep !== true) await undoSetup();
     throw error;
   }
+}
+
+/** The storage the options ask for (the provisioners run in this process until destroy()). */
+async function startStorage(
+  cluster: KindCluster,
+  options: Pick<KindClusterOptions, "sharedStorage" | "csiStorage" | "signal">,
+): Promise<void> {
+  if (options.sharedStorage === false) return;
+  await cluster.startStorage({
+    csi: options.csiStorage !== false,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }
 
 /**
