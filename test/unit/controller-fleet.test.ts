@@ -233,12 +233,15 @@ describe("controller: fleet settings", function () {
   });
 
   it("refuses a secondary rate faster than the primary one", function () {
-    expect(() => { validateFleetConfig({
+    expect(() => {
+      validateFleetConfig({
         ...DEFAULT_CONTROLLER_CONFIG,
         fenceRatePerMinute: 1,
         secondaryFenceRatePerMinute: 2,
-      }); },
-    ).to.throw(/--secondary-fence-rate 2 is faster than --fence-rate 1/);
-    expect(() => { validateFleetConfig(DEFAULT_CONTROLLER_CONFIG); }).not.to.throw();
+      });
+    }).to.throw(/--secondary-fence-rate 2 is faster than --fence-rate 1/);
+    expect(() => {
+      validateFleetConfig(DEFAULT_CONTROLLER_CONFIG);
+    }).not.to.throw();
   });
 });
