@@ -35,6 +35,8 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
                     [--max-fences-per-window 3] [--fence-rate-window 1h] [--node-concurrency 8]
                     [--api-timeout 10s] [--pass-timeout 30s] [--max-retry-backoff 5m]
                     [--manual-confirm-timeout 10m] [--recovery-timeout 10m]
+                    [--node-monitor-grace-period 50s] [--silence-window D] [--fence-rate 6]
+                    [--secondary-fence-rate 1] [--fence-burst 1] [--unhealthy-zone-threshold 0.55]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
       (with no --kubeconfig: the sim cluster's own with --sim-cluster, else the files $KUBECONFIG
       lists, merged as kubectl merges them, else ~/.kube/config, else in a pod its service account;
@@ -46,7 +48,10 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       --metrics-bind-address HOST:PORT: where /metrics and /healthz listen (default 127.0.0.1:9464;
       in a pod 0.0.0.0:9464, behind fixtures/controller/service.yaml); --metrics-port P keeps the
       default host and changes the port; 0 picks a free one. --namespace: default rekindle-system, in a
-      pod the pod's own`;
+      pod the pod's own. No mass power-off: nodes of a zone silent together (last renewals within
+      --silence-window, default one Lease renewal interval + 2 checks) are held until
+      --node-monitor-grace-period (with --sim-cluster: its profile's) has passed, then fenced at
+      --secondary-fence-rate per minute; every fence start counts against --fence-rate per minute`;
 
 /** Where a pod's service account token says which namespace the pod runs in. */
 const SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
@@ -62,14 +67,21 @@ export function podNamespace(file = SERVICE_ACCOUNT_NAMESPACE_FILE): string | un
 }
 
 /** The sim cluster named by --sim-cluster (its state directory or name): its fence driver and kubeconfig. */
-async function simCluster(nameOrRoot: string): Promise<{ driver: FenceDriver; kubeconfig: string }> {
+async function simCluster(
+  nameOrRoot: string,
+): Promise<{ driver: FenceDriver; kubeconfig: string; nodeMonitorGracePeriodMs: number }> {
   // Loaded only for a sim cluster: the sim runtime stays out of an in-cluster controller.
   const [{ SimCluster }, { SimFenceDriver }] = await Promise.all([
     import("../cluster/sim/cluster.js"),
     import("../cluster/sim/fence-driver.js"),
   ]);
   const cluster = SimCluster.open(nameOrRoot);
-  return { driver: new SimFenceDriver(cluster.layout.root), kubeconfig: cluster.kubeconfigPath };
+  return {
+    driver: new SimFenceDriver(cluster.layout.root),
+    kubeconfig: cluster.kubeconfigPath,
+    // Its kube-controller-manager's, the default of --node-monitor-grace-period.
+    nodeMonitorGracePeriodMs: cluster.profile.nodeMonitorGracePeriodSeconds * 1000,
+  };
 }
 
 function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistry): FenceConfig {
@@ -85,13 +97,14 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
   const values = parseControllerFlags(args);
   const inCluster = (process.env["KUBERNETES_SERVICE_HOST"] ?? "") !== "";
   const namespace = inCluster ? podNamespace() : undefined;
+  const sim = values["sim-cluster"] !== undefined ? await simCluster(values["sim-cluster"]) : undefined;
   const { config, metrics } = controllerSettings(values, {
     inCluster,
     ...(namespace !== undefined ? { namespace } : {}),
+    ...(sim ? { nodeMonitorGracePeriodMs: sim.nodeMonitorGracePeriodMs } : {}),
   });
   const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 
-  const sim = values["sim-cluster"] !== undefined ? await simCluster(values["sim-cluster"]) : undefined;
   // --kubeconfig alone, else the sim cluster's, else $KUBECONFIG's files merged, ~/.kube/config,
   // or in a pod its service account.
   const path = values.kubeconfig ?? sim?.kubeconfig;

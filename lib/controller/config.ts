@@ -78,6 +78,36 @@ export interface ControllerConfig {
    * calls. Default 30 000 ms (with the controller's flags: longer if those need it).
    */
   passTimeoutMs: number;
+  /**
+   * No mass power-off (fleet.ts): kube-controller-manager's --node-monitor-grace-period. Nodes of
+   * a zone that go silent in one event are not fenced before this much time has passed since the
+   * last of them went silent (they may be cut off from the API server, not down). Default 50 000 ms
+   * (upstream since 1.32); the scenarios use their timing profile's.
+   */
+  nodeMonitorGracePeriodMs: number;
+  /**
+   * Nodes of a zone whose last renewals this controller saw within this long of each other went
+   * silent "in one event". Default undefined: the node's Lease renewal interval plus two check
+   * intervals (nodes cut off at one instant stop renewing within one renewal interval).
+   */
+  silenceWindowMs?: number;
+  /**
+   * Fleet-wide fence starts per minute (a token bucket, like kube-controller-manager's
+   * --node-eviction-rate). Default 6 (upstream's 0.1 nodes per second).
+   */
+  fenceRatePerMinute: number;
+  /**
+   * Fence starts per minute for nodes in a partially disrupted zone and for nodes that went silent
+   * together, once held past nodeMonitorGracePeriod (--secondary-node-eviction-rate). Default 1.
+   */
+  secondaryFenceRatePerMinute: number;
+  /** Fence starts the fleet-wide rate allows at once after a quiet time (the buckets' size). Default 1, as upstream's. */
+  fenceBurst: number;
+  /**
+   * A zone with more than 2 nodes not ready and at least this fraction of its nodes not ready is
+   * partially disrupted (--unhealthy-zone-threshold). Default 0.55.
+   */
+  unhealthyZoneThreshold: number;
 }
 
 export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identity">> = {
@@ -105,6 +135,11 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   nodeConcurrency: 8,
   apiTimeoutMs: 10_000,
   passTimeoutMs: 30_000,
+  nodeMonitorGracePeriodMs: 50_000,
+  fenceRatePerMinute: 6,
+  secondaryFenceRatePerMinute: 1,
+  fenceBurst: 1,
+  unhealthyZoneThreshold: 0.55,
 };
 
 /** "2" → {count: 2}; "40%" → {percent: 40}. */
@@ -164,6 +199,8 @@ export const DURATION_BOUNDS_MS = {
   manualConfirmTimeoutMs: { min: 10_000, max: 86_400_000 },
   maxRetryBackoffMs: { min: 1_000, max: 3_600_000 },
   recoveryTimeoutMs: { min: 60_000, max: 86_400_000 },
+  nodeMonitorGracePeriodMs: { min: 1_000, max: 3_600_000 },
+  silenceWindowMs: { min: 100, max: 600_000 },
 } as const satisfies Record<string, DurationBoundsMs>;
 
 /** unhealthyAfter spans at least this many check intervals: a node is looked at several times before it is lost. */

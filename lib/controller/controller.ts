@@ -28,6 +28,8 @@ import { apiNodeReader, lostNow, type CurrentNodeReader } from "./present.js";
 import { cancelledByHand, clearCancelled, releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
 import type { NodeHealth } from "./detect.js";
 import { guardDecision, type GuardNode } from "./guard.js";
+import { FenceRateLimiter, type FenceRateClass } from "./fence-rate.js";
+import { fleetView, type FleetHoldReason } from "./fleet.js";
 import { assessNodes, guardNodes, planNode, type NodePlan } from "./plan.js";
 import { readSnapshot, type Snapshot } from "./snapshot.js";
 
@@ -61,6 +63,12 @@ export interface RecoveryControllerOptions {
   leader?: LeaderElector;
 }
 
+/** The Event of each hold of the fleet's (fleet.ts); the guard's are FenceGuardHeld. */
+const FLEET_HOLD_EVENTS: Partial<Record<string, EventReason>> = {
+  CorrelatedSilence: EVENT_REASONS.correlatedSilenceHeld,
+  AllZonesDisrupted: EVENT_REASONS.allZonesDisruptedHeld,
+} satisfies Record<FleetHoldReason, EventReason>;
+
 /** A snapshot read abandoned after this long counts as failed (the controller was blind). */
 const SNAPSHOT_TIMEOUT_MS = 10_000;
 
@@ -77,6 +85,8 @@ export class RecoveryController {
   readonly #nothingToRelease = new Set<string>();
   /** Per node, since when this controller has seen it healthy without a break. */
   readonly #healthySince = new Map<string, number>();
+  /** The fleet-wide fence rate (fence-rate.ts), on the monotonic clock. */
+  readonly #rate: FenceRateLimiter;
   readonly #stopped = new AbortController();
   #loop: Promise<void> | undefined;
   #lastPassAt: number | undefined;
@@ -91,6 +101,7 @@ export class RecoveryController {
     this.metrics.leaderFrom(() => leader?.isLeader ?? true);
     const log = options.log ?? (() => undefined);
     this.#clock = clockFrom(options.now);
+    this.#rate = new FenceRateLimiter(config);
     const monotonic = this.#clock.monotonicMs;
     this.#bounds = new PassBounds({ config, leader, now: monotonic, stopped: this.#stopped.signal });
     this.#observations = new NodeObservations({
@@ -229,9 +240,14 @@ export class RecoveryController {
     if (this.#options.leader && !this.#options.leader.isLeader) return;
     await sweepOrphans(this.#context, snapshot);
     const guard = guardNodes(snapshot, health, config.excludeLabel, config.nodeSelector);
+    const fleet = { view: fleetView(guard, health, this.#observations, now, config), settings: config };
     const plans = snapshot.nodes.map((node) => {
       const name = node.metadata?.name ?? "";
-      return { node, name, plan: planNode(name, snapshot, this.#observations, health, guard, config) };
+      return {
+        node,
+        name,
+        plan: planNode(name, snapshot, this.#observations, health, guard, config, fleet),
+      };
     });
     await forEachBounded(plans, config.nodeConcurrency, async ({ node, name, plan }) => {
       try {
@@ -336,10 +352,15 @@ export class RecoveryController {
         break;
       }
       case "hold":
-        await this.#hold(name, plan.reason, `not fencing ${name} (${plan.lostBecause}): ${plan.message}`);
+        await this.#hold(
+          name,
+          plan.reason,
+          `not fencing ${name} (${plan.lostBecause}): ${plan.message}`,
+          FLEET_HOLD_EVENTS[plan.reason] ?? EVENT_REASONS.guardHeld,
+        );
         break;
       case "fence":
-        await this.#fence(node, plan.lostBecause, plan.previous);
+        await this.#fence(node, plan.lostBecause, plan.previous, plan.rate);
         break;
       case "none":
         this.#lastHold.delete(name);
@@ -372,7 +393,12 @@ export class RecoveryController {
    * Fences a lost node the guard allows, unless it holds nothing to release, a person cancelled its
    * fence, or it was fenced too often lately.
    */
-  async #fence(node: k8s.V1Node, lostBecause: string, previous: NodeFence | undefined): Promise<void> {
+  async #fence(
+    node: k8s.V1Node,
+    lostBecause: string,
+    previous: NodeFence | undefined,
+    rate: FenceRateClass,
+  ): Promise<void> {
     const name = node.metadata?.name ?? "";
     const { config } = this.#context;
     if (cancelledByHand(node)) {
@@ -423,6 +449,13 @@ export class RecoveryController {
         `cannot fence ${name}: ${errorMessage(error)}`,
         EVENT_REASONS.fenceFailed,
       );
+      return;
+    }
+    // Last, so only a fence that really starts takes a token of the fleet-wide rate.
+    const taken = this.#rate.take(rate, this.#clock.monotonicMs());
+    if (!taken.taken) {
+      const message = `not fencing ${name} (${lostBecause}) yet: ${taken.message}`;
+      await this.#hold(name, "FleetRate", message, EVENT_REASONS.fleetRateHeld);
       return;
     }
     this.#lastHold.delete(name);

@@ -23,6 +23,12 @@ export const EVENT_REASONS = {
   recoveryTimedOut: "RecoveryTimedOut",
   /** A NodeFence the controller will not act on (named other than its node). */
   fenceRefused: "FenceRefused",
+  /** Lost with others of its zone in one event: held until node-monitor-grace-period (fleet.ts). */
+  correlatedSilenceHeld: "FenceHeldCorrelatedSilence",
+  /** Every zone fully disrupted: nothing is fenced (fleet.ts). */
+  allZonesDisruptedHeld: "FenceHeldAllZonesDisrupted",
+  /** The fleet-wide fence rate is used up: the fence starts when a token is free (fence-rate.ts). */
+  fleetRateHeld: "FenceHeldFleetRate",
   /** Per-node fence rate limit reached: a flapping node is held. */
   fenceRateLimited: "FenceRateLimited",
   /** The NodeFence was deleted by hand: its taints were lifted. */

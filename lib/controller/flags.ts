@@ -7,6 +7,7 @@ import { RekindleError } from "../errors.js";
 import { parseCount } from "../util/parse-count.js";
 import { metricsAddress, type MetricsAddress } from "./metrics-address.js";
 import { parseNodeSelector } from "./node-selector.js";
+import { FLEET_FLAG_OPTIONS, fleetSettingsFrom, validateFleetConfig } from "./fleet-config.js";
 import {
   DEFAULT_CONTROLLER_CONFIG,
   DURATION_BOUNDS_MS,
@@ -45,6 +46,7 @@ const OPTIONS = {
   "manual-confirm-timeout": { type: "string" },
   "max-retry-backoff": { type: "string" },
   "recovery-timeout": { type: "string" },
+  ...FLEET_FLAG_OPTIONS,
 } as const;
 
 /** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
@@ -103,6 +105,11 @@ export interface ControllerEnvironment {
    * Default: none (--namespace's own default, rekindle-system).
    */
   namespace?: string;
+  /**
+   * kube-controller-manager's --node-monitor-grace-period where it is known (a sim cluster's
+   * profile), the default of --node-monitor-grace-period. Default: none (its own default, 50 s).
+   */
+  nodeMonitorGracePeriodMs?: number;
 }
 
 /**
@@ -160,6 +167,10 @@ export function controllerSettings(
     ...(values["node-selector"] !== undefined
       ? { nodeSelector: parseNodeSelector(values["node-selector"]).text }
       : {}),
+    ...(environment.nodeMonitorGracePeriodMs !== undefined
+      ? { nodeMonitorGracePeriodMs: environment.nodeMonitorGracePeriodMs }
+      : {}),
+    ...fleetSettingsFrom(values),
     powerOnAfterFence: values["power-on-after-fence"],
   };
   // A pass outlasts a driver call and two API calls: a longer --driver-timeout lengthens its default.
@@ -170,6 +181,7 @@ export function controllerSettings(
     config,
     values["leader-elect"] ? { leaseDurationMs: LEADER_LEASE_DURATION_MS } : {},
   );
+  validateFleetConfig(config);
   const metrics = metricsAddress(values, environment.inCluster ?? false);
   return { config, metrics, metricsPort: metrics.port };
 }

@@ -1,9 +1,12 @@
 // The policy of one reconcile pass, pure: each node's health, the guard's view of all nodes, and
 // what to do about one node (release or supersede a fence, carry on with it, wait for its peers,
-// hold, fence, or nothing).
+// hold, fence, or nothing). Past the guard, the fleet's view decides (fleet.ts): a node silent
+// together with others is held, and each fence counts against a fleet-wide rate.
 import type { ControllerConfig } from "./config.js";
 import { assessNode, possiblyLostTogether, type NodeHealth } from "./detect.js";
 import { fenceOwnsNode, isFinished, type NodeFence } from "./fence-state.js";
+import type { FenceRateClass } from "./fence-rate.js";
+import { fleetDecision, type FleetHoldReason, type FleetSettings, type FleetView } from "./fleet.js";
 import { guardDecision, type GuardHoldReason, type GuardNode } from "./guard.js";
 import { parseNodeSelector } from "./node-selector.js";
 import { isControlPlaneNode, ZONE_LABEL } from "../kube/queries.js";
@@ -20,9 +23,12 @@ export type NodePlan =
   /** Lost, but other nodes went stale with it and have not been judged yet. */
   | { kind: "wait-for-peers"; waiting: string[] }
   /** Lost, and the guard says not now. */
-  | { kind: "hold"; reason: GuardHoldReason; message: string; lostBecause: string }
-  /** Lost, and the guard allows a fence (if the node holds anything to release). */
-  | { kind: "fence"; lostBecause: string; previous: NodeFence | undefined }
+  | { kind: "hold"; reason: GuardHoldReason | FleetHoldReason; message: string; lostBecause: string }
+  /**
+   * Lost, and the guard allows a fence (if the node holds anything to release), counted against
+   * the fleet-wide rate `rate` (fence-rate.ts).
+   */
+  | { kind: "fence"; lostBecause: string; previous: NodeFence | undefined; rate: FenceRateClass }
   /** Not lost (healthy, or suspect for too short a time). */
   | { kind: "none"; healthy: boolean };
 
@@ -66,7 +72,10 @@ export function guardNodes(
   });
 }
 
-/** What to do about node `name` in this pass. `guard` must already count fences started this pass. */
+/**
+ * What to do about node `name` in this pass. `guard` must already count fences started this pass.
+ * Without `fleet` (the pass's fleet view and its settings) every allowed fence is at the primary rate.
+ */
 export function planNode(
   name: string,
   snapshot: Snapshot,
@@ -74,6 +83,7 @@ export function planNode(
   health: ReadonlyMap<string, NodeHealth>,
   guard: readonly GuardNode[],
   config: Pick<ControllerConfig, "maxUnhealthy" | "checkIntervalMs">,
+  fleet?: { view: FleetView; settings: FleetSettings },
 ): NodePlan {
   const nodeHealth = health.get(name) ?? { state: "healthy" };
   const node = snapshot.nodes.find((n) => nodeName(n) === name);
@@ -105,5 +115,9 @@ export function planNode(
       lostBecause: nodeHealth.reason,
     };
   }
-  return { kind: "fence", lostBecause: nodeHealth.reason, previous: fence };
+  const mass = fleet ? fleetDecision(name, fleet.view, fleet.settings) : undefined;
+  if (mass?.allowed === false) {
+    return { kind: "hold", reason: mass.reason, message: mass.message, lostBecause: nodeHealth.reason };
+  }
+  return { kind: "fence", lostBecause: nodeHealth.reason, previous: fence, rate: mass?.rate ?? "primary" };
 }

@@ -194,9 +194,17 @@ export interface ScenarioResult extends ScenarioRun {
   chart: string;
 }
 
-/** The in-process controller's settings: the profile's detection and check interval. */
+/**
+ * The in-process controller's settings: the profile's detection and check interval, and its
+ * kube-controller-manager's node-monitor-grace-period (the hold of nodes silent together).
+ */
 export function scenarioControllerConfig(profile: TimingProfile): ControllerConfig {
-  return { ...DEFAULT_CONTROLLER_CONFIG, ...profile.controller, identity: "rekindle-scenario" };
+  return {
+    ...DEFAULT_CONTROLLER_CONFIG,
+    ...profile.controller,
+    nodeMonitorGracePeriodMs: profile.nodeMonitorGracePeriodSeconds * 1000,
+    identity: "rekindle-scenario",
+  };
 }
 
 /** What the expected timeline needs to know of a cluster (`rekindle list` states it for the sim). */

@@ -18,6 +18,7 @@ import {
 } from "./controller-trouble.js";
 import { nodeReregisteredMidFence, poweredOnBeforeCleanup, poweredOnBeforeTaint } from "./held-controller.js";
 import { manualSecondIncident } from "./manual-fence.js";
+import { zoneNodesLostTogether, zoneNodesSilentTogetherHealed } from "./mass-silence.js";
 import { powerOffHangsWhileAnotherRenews } from "./present.js";
 import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-fence.js";
 
@@ -39,6 +40,8 @@ export {
   poweredOnBeforeTaint,
   powerOffHangsWhileAnotherRenews,
   zonePartitionHealed,
+  zoneNodesLostTogether,
+  zoneNodesSilentTogetherHealed,
 };
 
 /** The family's scenarios, in the order `rekindle run` runs them. */
@@ -60,4 +63,6 @@ export const scenarios = [
   errorFenceBmcBack,
   handMadeWhilePaused,
   poweredOffAfterRenewal,
+  zoneNodesSilentTogetherHealed,
+  zoneNodesLostTogether,
 ];

@@ -112,6 +112,9 @@ export const powerOffHangsWhileAnotherRenews = defineScenario({
       {
         config: {
           maxUnhealthy: "2",
+          // Both fences start in one pass (the fleet-wide rate's bucket holds two), so the pass
+          // that hangs has the other node's fence under way on its old verdict.
+          fenceBurst: 2,
           nodeConcurrency: 1,
           driverTimeoutMs,
           passTimeoutMs: driverTimeoutMs + 30_000,

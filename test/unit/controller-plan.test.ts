@@ -53,7 +53,12 @@ describe("controller: plan of a pass", function () {
   it("a lost node the guard allows is to be fenced, with the reason it is lost", function () {
     // a renewed last at 30 s; this controller saw it then, 30 s before now.
     const p = plan("a", { a: s(30) });
-    expect(p).to.deep.equal({ kind: "fence", lostBecause: "Lease not renewed for 30s", previous: undefined });
+    expect(p).to.deep.equal({
+      kind: "fence",
+      lostBecause: "Lease not renewed for 30s",
+      previous: undefined,
+      rate: "primary",
+    });
   });
 
   it("a lost node waits for a peer that went silent with it", function () {

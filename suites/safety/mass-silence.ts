@@ -1,0 +1,255 @@
+// Safety against a mass power-off: nodes of a zone that go silent in one event (a switch failure
+// cuts their kubelets off the API server while their workloads keep serving) are held until
+// node-monitor-grace-period, then fenced at the secondary rate (lib/controller/fleet.ts). One
+// scenario heals the cut before the grace period: nothing is powered off. The other loses the same
+// nodes for good: all are fenced, one per secondary-rate interval, and their StatefulSets recover.
+//
+// The sim runs 3 workers in 2 zones, and built-in scenarios cannot ask for more. So both put the
+// three workers in one zone (labels restored afterwards) and cut two of them: the smallest "several
+// nodes of a zone". maxUnhealthy is raised to 2 so the guard's budget (40 % of 3 allows 1) does not
+// hold them first: the hold under test is the only thing between them and a power-off.
+import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
+import { EVENT_REASONS } from "../../lib/controller/events.js";
+import { renewTimeOf } from "../../lib/controller/observations.js";
+import { k8s } from "../../lib/kube/client.js";
+import { ZONE_LABEL } from "../../lib/kube/queries.js";
+import type { Milestone } from "../../lib/observe/milestones.js";
+import type { Transition } from "../../lib/observe/types.js";
+import {
+  deployWebAndDb,
+  never,
+  noFence,
+  nodeLossWorkloads,
+  registerWaitBack,
+} from "../../lib/scenario/common.js";
+import {
+  defineScenario,
+  type DeriveContext,
+  type ExpectationInputs,
+  type ScenarioContext,
+} from "../../lib/scenario/harness.js";
+import {
+  checkNothingLeftBehind,
+  deriveUnsafe,
+  occupyEveryWorker,
+  powerBackOn,
+  SAFETY_MILESTONES,
+  safetyExpectations,
+} from "../../lib/scenario/safety.js";
+import { startSafetyController } from "../../lib/scenario/safety.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
+import { watchAfterMs } from "./shared.js";
+
+/** Every cut node has had its FenceHeldCorrelatedSilence Event. */
+const HELD_ALL = "correlated-silence-held-all";
+const PARTITION_HEALED = "partition-healed";
+/** The n-th FenceStarted Event after the fault, any node. */
+const fenceStarted = (n: number) => `fence-started:${n}`;
+
+/** The budget that lets both cut nodes through the guard (see the header). */
+const CONTROLLER = { maxUnhealthy: "2" } as const;
+
+/** How long the healed scenario's cut lasts: half the grace period (25 s at upstream's 50 s), and judged lost before it heals. */
+export function cutMs(inputs: ExpectationInputs): number {
+  const c = inputs.controller;
+  return Math.max(c.nodeMonitorGracePeriodMs / 2, c.unhealthyAfterMs + 3 * c.checkIntervalMs);
+}
+
+/** Between two starts at the secondary rate (one bucket token). */
+function secondaryIntervalMs(inputs: ExpectationInputs): number {
+  return 60_000 / inputs.controller.secondaryFenceRatePerMinute;
+}
+
+/** Puts every worker in `zone` (labels restored by an undo). */
+async function oneZone(context: ScenarioContext, workers: readonly string[]): Promise<string> {
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const zones = new Map<string, string | undefined>();
+  for (const name of workers) zones.set(name, (await core.readNode({ name })).metadata?.labels?.[ZONE_LABEL]);
+  const zone = [...zones.values()].find((z) => z !== undefined) ?? "zone-a";
+  const label = async (name: string, value: string | null) => {
+    await core.patchNode(
+      { name, body: { metadata: { labels: { [ZONE_LABEL]: value } } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+  };
+  context.steps.registerUndo("give the workers their zones back", async () => {
+    for (const [name, original] of zones) await label(name, original ?? null).catch(() => undefined);
+  });
+  await context.steps.step(`put ${workers.join(", ")} in zone ${zone}`, async () => {
+    for (const name of workers) await label(name, zone);
+  });
+  return zone;
+}
+
+/** Waits until `node` renews its Lease: a cut right after it gives it the longest silence before it counts. */
+async function afterRenewal(context: ScenarioContext, node: string): Promise<void> {
+  const coordination = context.kc.makeApiClient(k8s.CoordinationV1Api);
+  const read = async () =>
+    renewTimeOf(await coordination.readNamespacedLease({ name: node, namespace: "kube-node-lease" }));
+  const before = await read();
+  await pollUntil(async () => ((await read()) !== before ? true : undefined), {
+    what: `${node} to renew its Lease`,
+    timeoutMs: 2 * leaseRenewIntervalMs(context.inputs.profile) + 10_000,
+    intervalMs: 100,
+    ...(context.signal ? { signal: context.signal } : {}),
+  });
+}
+
+/** HELD_ALL and the FenceStarted Events after the fault, numbered. */
+function deriveHoldsAndStarts(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
+  const out: Milestone[] = [];
+  const held = new Set<string>();
+  let starts = 0;
+  for (const t of transitions) {
+    if (t.atMs < context.faultAtMs || t.name !== "event") continue;
+    const reason = t.detail?.["reason"];
+    const at = { atMs: t.atMs - context.faultAtMs, ...(t.node ? { node: t.node } : {}) };
+    if (reason === EVENT_REASONS.correlatedSilenceHeld && t.node !== undefined) {
+      held.add(t.node);
+      const all = context.faultNodes.every((n) => held.has(n));
+      if (all && !out.some((m) => m.name === HELD_ALL)) out.push({ name: HELD_ALL, ...at });
+    }
+    if (reason === "FenceStarted") out.push({ name: fenceStarted(++starts), ...at });
+  }
+  return out;
+}
+
+function derive(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
+  return [...deriveUnsafe(transitions, context), ...deriveHoldsAndStarts(transitions, context)];
+}
+
+/** Both cut nodes held, once each is judged lost (its last renewal up to one interval before the cut). */
+function heldWindow(inputs: ExpectationInputs) {
+  const c = inputs.controller;
+  return inputs.within({
+    name: HELD_ALL,
+    after: "fault-injected",
+    minMs: Math.max(0, c.unhealthyAfterMs - leaseRenewIntervalMs(inputs.profile) - c.checkIntervalMs),
+    maxMs: c.unhealthyAfterMs + 4 * c.checkIntervalMs,
+    why: "silent past unhealthyAfter together: held as one event (FenceHeldCorrelatedSilence), not fenced",
+  });
+}
+
+export const zoneNodesSilentTogetherHealed = defineScenario({
+  id: "safety/zone-nodes-silent-together-healed",
+  title:
+    "two nodes of a zone cut off the API server together for half node-monitor-grace-period, their pods still running: held as one event, nothing powered off",
+  requires: ["partition", "fencing"],
+  usesController: true,
+  expected: (inputs) => [
+    ...safetyExpectations(0),
+    ...noFence("nodes silent together are held for node-monitor-grace-period, and this cut heals before it"),
+    heldWindow(inputs),
+  ],
+  workloads: () => [],
+  recoveryOf: [],
+  note: (inputs) =>
+    `3 workers in one zone, 2 cut for ${cutMs(inputs) / 1000}s (node-monitor-grace-period ${inputs.controller.nodeMonitorGracePeriodMs / 1000}s); maxUnhealthy ${CONTROLLER.maxUnhealthy}`,
+  async run(context) {
+    const { steps, inputs } = context;
+    const workers = await occupyEveryWorker(context);
+    const pair = workers.slice(0, 2);
+    await oneZone(context, workers);
+    await startSafetyController(context, { count: 0 }, { config: CONTROLLER });
+    await steps.step(`wait for ${pair[0] ?? ""} to renew`, () => afterRenewal(context, pair[0] ?? ""));
+    const cut = await steps.step(`cut ${pair.join(", ")} off the API server`, () =>
+      context.faults.inject({
+        action: { kind: "partition" },
+        nodes: pair,
+        durationMs: 4 * cutMs(inputs) + 60_000,
+        concurrent: true,
+        onFirstEffect: () => {
+          context.faultStarts(pair);
+        },
+      }),
+    );
+    await steps.step(`keep them cut off ${cutMs(inputs) / 1000}s`, () =>
+      sleep(cutMs(inputs), context.signal),
+    );
+    await steps.step(`heal ${pair.join(", ")}`, () =>
+      cut.revert({
+        onReverted: () => {
+          context.mark(PARTITION_HEALED);
+        },
+      }),
+    );
+    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: nothing may be powered off`, () =>
+      sleep(watchAfterMs(inputs), context.signal),
+    );
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, PARTITION_HEALED, /^fence-started:\d+$/],
+  derive,
+});
+
+export const zoneNodesLostTogether = defineScenario({
+  id: "safety/zone-nodes-lost-together",
+  title:
+    "two nodes of a zone lost together for good: held for node-monitor-grace-period, then fenced one per secondary-rate interval, and their StatefulSets recover",
+  requires: ["lifecycle", "fencing"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    const renewMs = leaseRenewIntervalMs(inputs.profile);
+    const firstMinMs = c.nodeMonitorGracePeriodMs - renewMs - c.checkIntervalMs;
+    const lastMaxMs = c.nodeMonitorGracePeriodMs + secondaryIntervalMs(inputs) + 4 * c.checkIntervalMs;
+    return [
+      ...safetyExpectations(2),
+      heldWindow(inputs),
+      inputs.within({
+        name: fenceStarted(1),
+        after: "fault-injected",
+        minMs: firstMinMs,
+        maxMs: c.nodeMonitorGracePeriodMs + 4 * c.checkIntervalMs,
+        why: "held until node-monitor-grace-period has passed since the later of the two went silent",
+      }),
+      inputs.within({
+        name: fenceStarted(2),
+        after: fenceStarted(1),
+        minMs: secondaryIntervalMs(inputs) - c.checkIntervalMs,
+        maxMs: secondaryIntervalMs(inputs) + 4 * c.checkIntervalMs,
+        why: `the secondary fence rate: ${c.secondaryFenceRatePerMinute} start per minute`,
+      }),
+      never(fenceStarted(3), "one fence per lost node"),
+      ...["statefulset", "statefulset-plain"].map((id) =>
+        inputs.within({
+          name: `${id}:recovered`,
+          after: "fault-injected",
+          minMs: firstMinMs,
+          maxMs: lastMaxMs + c.detachGraceMs + 30_000,
+          why: "released by its node's fence, first or second at the secondary rate",
+        }),
+      ),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  recoveryOf: ["statefulset", "statefulset-plain"],
+  note: (inputs) =>
+    `3 workers in one zone, 2 lost; node-monitor-grace-period ${inputs.controller.nodeMonitorGracePeriodMs / 1000}s, then ${inputs.controller.secondaryFenceRatePerMinute} fence/min; maxUnhealthy ${CONTROLLER.maxUnhealthy}`,
+  async run(context) {
+    const { statefulSetNode } = await deployWebAndDb(context);
+    const workers = await occupyEveryWorker(context);
+    const pair = [statefulSetNode, workers.find((w) => w !== statefulSetNode) ?? ""];
+    await oneZone(context, workers);
+    await startSafetyController(context, { count: 0 }, { config: CONTROLLER });
+    for (const node of pair) registerWaitBack(context, node);
+    await context.steps.step(`stop ${pair.join(", ")} together`, () =>
+      context.faults.inject({
+        action: { kind: "stop" },
+        nodes: pair,
+        concurrent: true,
+        onFirstEffect: () => {
+          context.faultStarts(pair);
+        },
+      }),
+    );
+    await context.awaitMilestone(HELD_ALL);
+    await context.awaitMilestone(fenceStarted(2));
+    await context.awaitMilestone("statefulset:recovered");
+    await context.awaitMilestone("statefulset-plain:recovered");
+    for (const node of pair) await powerBackOn(context, node);
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, /^fence-started:\d+$/],
+  derive,
+});
