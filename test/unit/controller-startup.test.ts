@@ -277,12 +277,14 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
     const stop = new AbortController();
     const running = run(api, port, stop.signal, "--check-interval", "100ms", "--unhealthy-after", "1s");
     try {
+      // 200 "starting" comes first (the loop runs, no pass yet: a liveness probe must not kill it);
+      // a completed pass then says so.
       const healthy = await pollUntil(
         async () => {
           const answer = await httpGet(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-          return answer?.status === 200 ? answer : undefined;
+          return answer?.status === 200 && !answer.body.includes("starting") ? answer : undefined;
         },
-        { what: "/healthz 200", timeoutMs: 10_000, intervalMs: 50 },
+        { what: "/healthz 200 after a pass", timeoutMs: 10_000, intervalMs: 50 },
       );
       expect(healthy.body).to.match(/^ok: active; last pass \d+ ms ago/);
     } finally {
