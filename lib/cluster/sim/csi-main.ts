@@ -4,9 +4,9 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadKubeConfig } from "../../kube/client.js";
-import { isDaemonRunning } from "../../util/daemon.js";
 import { runCsiProvisioner } from "../../kube/csi-provisioner.js";
 import { readSimState } from "./state.js";
+import { nodeProcessRunning } from "./status.js";
 import { runVolumesInUseReporter } from "./volumes-in-use.js";
 
 const { values } = parseArgs({
@@ -30,8 +30,9 @@ const stateFile = values.state;
 function liveNodes(): string[] {
   if (!stateFile || !existsSync(stateFile)) return [];
   try {
-    return readSimState(stateFile)
-      .nodes.filter((n) => n.power === "running" && n.process !== undefined && isDaemonRunning(n.process))
+    const state = readSimState(stateFile);
+    return state.nodes
+      .filter((n) => n.power === "running" && nodeProcessRunning(state, n))
       .map((n) => n.name);
   } catch {
     return []; // Mid-rename or gone: report nothing this pass.
