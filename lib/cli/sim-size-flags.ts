@@ -26,8 +26,7 @@ export function simSizeFlags(
       : parseCountIn("--zones", values.zones, {
           min: 1,
           max: zoneMax,
-          maxIs:
-            zoneMax === workerCount ? "the worker count: at most one zone count per worker" : "zones a to z",
+          maxIs: zoneMax === workerCount ? "the worker count" : "zones a to z",
         });
   const podsPerNode =
     values["pods-per-node"] === undefined

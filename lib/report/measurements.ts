@@ -163,6 +163,20 @@ function numbers(name: string, content: Json): string[] {
           isRecord(s) ? `${String(s.p50)} MiB` : "—",
           isRecord(s) ? `${String(s.max)} MiB` : "—",
         ]),
+        ...(isRecord(content.totalRssMiB)
+          ? [
+              [
+                "RSS total",
+                `${String(content.totalRssMiB.p50)} MiB`,
+                `${String(content.totalRssMiB.max)} MiB`,
+              ],
+            ]
+          : []),
+        ...(isRecord(content.restCores) ? Object.entries(content.restCores) : []).map(([k, s]) => [
+          `CPU at rest ${k} (cores, over ${String(content.restSeconds)} s)`,
+          isRecord(s) ? String(s.p50) : "—",
+          isRecord(s) ? String(s.max) : "—",
+        ]),
       ],
     );
   }

@@ -15,7 +15,7 @@ import { readyPollIntervalMs, scaledTimeoutMs, SIM_TIMEOUTS } from "./timeouts.j
 import { sharedKwokSpec, workerKwokSpec, workerName, workerNodeObject } from "./worker-nodes.js";
 
 /** Node creations in flight at once: enough to register 1000 nodes in seconds, few enough for a 2-core apiserver. */
-const REGISTER_CONCURRENCY = 8;
+const REGISTER_CONCURRENCY = 32;
 
 export const SIM_WORKER_BOOT_STEPS = {
   register: {
