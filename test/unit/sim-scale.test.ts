@@ -11,6 +11,7 @@ import {
 import { simLayout } from "../../lib/cluster/sim/layout.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
+import { checkSimSize, sizeChoice } from "../../lib/run/sim-size.js";
 
 function thrown(run: () => unknown): RekindleError {
   try {
@@ -134,5 +135,32 @@ describe("sim cluster size validation", function () {
       "INVALID_INPUT",
     );
     expect(thrown(() => validateSimOptions({ podsPerNode: 101 })).message).to.include("filler pods per node");
+  });
+});
+
+describe("rekindle run's sim size flags", function () {
+  it("are refused for kind and existing, naming the flags", function () {
+    const error = thrown(() =>
+      checkSimSize({ provider: "existing", workers: 300, podsPerNode: 5 }, undefined),
+    );
+    expect(error.message).to.equal(
+      "--workers, --pods-per-node size a sim cluster; --provider existing does not take them",
+    );
+  });
+
+  it("refuse more zones than workers", function () {
+    expect(thrown(() => checkSimSize({ workers: 2, zones: 3 }, undefined)).message).to.include(
+      "valid: 1 to 2",
+    );
+  });
+
+  it("pass through to the cluster choice, nothing when none is given", function () {
+    expect(sizeChoice({})).to.deep.equal({});
+    expect(sizeChoice({ workers: 300, zones: 3, podsPerNode: 10 })).to.deep.equal({
+      workers: 300,
+      zones: 3,
+      podsPerNode: 10,
+    });
+    checkSimSize({ provider: "sim", workers: 300, zones: 3 }, undefined);
   });
 });
