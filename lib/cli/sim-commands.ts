@@ -78,7 +78,7 @@ export async function simUp(args: string[], signal: AbortSignal): Promise<number
   });
   const status = cluster.status();
   process.stderr.write(
-    `sim cluster "${status.name}" is running (profile ${status.profile}, nodes ${status.nodes.map((n) => `${n.name}/${n.zone}`).join(", ")}).\n` +
+    `sim cluster "${status.name}" is running (profile ${status.profile}, nodes ${nodesLine(status.nodes)}).\n` +
       `  kubectl --kubeconfig ${status.kubeconfig} get nodes\n` +
       `  rekindle sim node stop ${status.nodes[0]?.name ?? "worker-1"}${status.name === "rekindle" ? "" : ` --name ${status.name}`}\n` +
       `  rekindle sim down${status.name === "rekindle" ? "" : ` --name ${status.name}`}\n`,
@@ -86,6 +86,12 @@ export async function simUp(args: string[], signal: AbortSignal): Promise<number
   // stdout carries only the kubeconfig path, so `export KUBECONFIG=$(rekindle sim up)` works.
   process.stdout.write(`${status.kubeconfig}\n`);
   return 0;
+}
+
+/** Every node of a small cluster; the first ten and a count of a large one. */
+function nodesLine(nodes: readonly { name: string; zone: string }[]): string {
+  const shown = nodes.slice(0, 10).map((n) => `${n.name}/${n.zone}`);
+  return nodes.length > 10 ? `${shown.join(", ")} and ${nodes.length - 10} more` : shown.join(", ");
 }
 
 const NAME_OPTION = { name: { type: "string", default: "rekindle" } } as const;

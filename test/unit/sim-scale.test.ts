@@ -12,6 +12,7 @@ import { simLayout } from "../../lib/cluster/sim/layout.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
 import { checkSimSize, sizeChoice } from "../../lib/run/sim-size.js";
+import { nodeProcessRunning } from "../../lib/cluster/sim/status.js";
 
 function thrown(run: () => unknown): RekindleError {
   try {
@@ -140,18 +141,20 @@ describe("sim cluster size validation", function () {
 
 describe("rekindle run's sim size flags", function () {
   it("are refused for kind and existing, naming the flags", function () {
-    const error = thrown(() =>
-      checkSimSize({ provider: "existing", workers: 300, podsPerNode: 5 }, undefined),
-    );
+    const error = thrown(() => {
+      checkSimSize({ provider: "existing", workers: 300, podsPerNode: 5 }, undefined);
+    });
     expect(error.message).to.equal(
       "--workers, --pods-per-node size a sim cluster; --provider existing does not take them",
     );
   });
 
   it("refuse more zones than workers", function () {
-    expect(thrown(() => checkSimSize({ workers: 2, zones: 3 }, undefined)).message).to.include(
-      "valid: 1 to 2",
-    );
+    expect(
+      thrown(() => {
+        checkSimSize({ workers: 2, zones: 3 }, undefined);
+      }).message,
+    ).to.include("valid: 1 to 2");
   });
 
   it("pass through to the cluster choice, nothing when none is given", function () {
@@ -162,5 +165,47 @@ describe("rekindle run's sim size flags", function () {
       podsPerNode: 10,
     });
     checkSimSize({ provider: "sim", workers: 300, zones: 3 }, undefined);
+  });
+});
+
+describe("a fleet node's power as status and the fence driver read it", function () {
+  const gone = { pid: 2 ** 22 + 1, startTicks: 1 }; // no such process
+  const self = { pid: process.pid, startTicks: 0 }; // startTicks 0: any start time (this process: alive)
+  const group = (process: typeof self) => ({
+    kwokGroups: [
+      {
+        name: "zone-a-1",
+        zone: "zone-a",
+        kwok: { name: "kwok-zone-a-1", command: "kwok", args: [], logPath: "/dev/null" },
+        process: {
+          ...process,
+          name: "kwok-zone-a-1",
+          command: "kwok",
+          args: [],
+          logPath: "/dev/null",
+          startedAt: "",
+        },
+      },
+    ],
+  });
+
+  it("is on while its shared kwok runs, off once stopped, though that kwok runs on", function () {
+    const running = group(self);
+    expect(nodeProcessRunning(running, { group: "zone-a-1", process: undefined, power: "running" })).to.equal(
+      true,
+    );
+    expect(nodeProcessRunning(running, { group: "zone-a-1", process: undefined, power: "stopped" })).to.equal(
+      false,
+    );
+    // Partitioned: the machine is on (a fence must still power it off).
+    expect(
+      nodeProcessRunning(running, { group: "zone-a-1", process: undefined, power: "partitioned" }),
+    ).to.equal(true);
+  });
+
+  it("is off when its shared kwok is gone", function () {
+    expect(
+      nodeProcessRunning(group(gone), { group: "zone-a-1", process: undefined, power: "running" }),
+    ).to.equal(false);
   });
 });
