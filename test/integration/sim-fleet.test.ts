@@ -117,4 +117,20 @@ describe("sim provider: fleet workers in shared kwoks (fast profile)", function 
     // Every zone Normal again: the wait a scenario makes before its fault returns.
     await cluster!.waitForZonesNormal();
   });
+
+  it("re-registers one fleet node under a new UID, played by its shared kwok again", async function () {
+    const node = "worker-6"; // zone-b
+    const { oldUid, newUid } = await cluster!.reregisterNode(node);
+    expect(newUid).to.not.equal(oldUid);
+    await pollUntil(async () => ((await ready(node)) === "True" ? true : undefined), {
+      what: `${node} Ready after re-registration`,
+      timeoutMs: BACK_WITHIN_MS,
+    });
+    const labels = (await core.readNode({ name: node })).metadata?.labels ?? {};
+    expect(labels[SIM_KWOK_GROUP_LABEL]).to.equal("zone-b-1");
+    expect(cluster!.status().nodes.find((n) => n.name === node)).to.include({
+      power: "running",
+      processRunning: true,
+    });
+  });
 });

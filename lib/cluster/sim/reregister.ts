@@ -63,8 +63,9 @@ export async function reregisterSimNode(
     if (!isNotFound(error)) throw error;
   }
   const created = await core.createNode({
-    // A fleet node comes back without its group label (as stopped); startSimNode puts it back.
-    body: workerNodeObject(nodeName, { zone: node.zone, index }, session.state.runId),
+    // A fleet node registers with its group label, as at boot: its shared kwok plays it at once,
+    // as a fresh kwok of its own would.
+    body: workerNodeObject(nodeName, { zone: node.zone, index, group: node.group }, session.state.runId),
   });
   const newUid = created.metadata?.uid ?? "";
   if (newUid === "" || newUid === oldUid) {
