@@ -2,7 +2,7 @@
 // it takes at rest. Sized by --workers (past 100, shared kwoks: docs/design.md "Large sim clusters").
 // Usage: npx tsx bench/sim-start.ts [--repeat 3] [--workers 3] [--zones 2] [--profile fast]
 //          [--pods-per-node 0] [--rest-seconds 60] [--own-kwoks K (default: the sim's)]
-// Prints a table and writes bench/results/sim-start-<workers>w-<profile>-<date>.json. Not a test:
+// Prints a table and writes bench/results/sim-start-<workers>w[-<P>ppn]-<profile>-<date>.json. Not a test:
 // numbers vary by machine. Run it niced on a shared machine (nice -n 10).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
+import { validateSimOptions } from "../lib/cluster/sim/options.js";
 import { kwokProcesses } from "../lib/cluster/sim/state.js";
 import { ensureSimBinaries } from "../lib/build/sim-binaries.js";
 import { statsOf } from "../lib/report/summary.js";
@@ -83,7 +84,7 @@ for (let i = 0; i < repeat; i++) {
 }
 /** How many workers had their own kwok (the rest shared): as asked, or the sim's default. */
 function cluster0OwnKwoks(): number {
-  return ownKwoks ?? (workers <= 100 ? workers : 3);
+  return ownKwoks ?? validateSimOptions({ workers, zones }).dedicatedKwoks;
 }
 const sumP50 = (record: Record<string, number[]>, names: readonly string[]) =>
   Math.round(names.reduce((s, k) => s + (record[k] ? statsOf(record[k]).p50 : 0), 0) * 1000) / 1000;
@@ -107,7 +108,13 @@ const result = {
 };
 mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
 const day = new Date().toISOString().slice(0, 10);
-const out = join(PROJECT_ROOT, "bench", "results", `sim-start-${workers}w-${values.profile}-${day}.json`);
+const filler = podsPerNode > 0 ? `-${podsPerNode}ppn` : "";
+const out = join(
+  PROJECT_ROOT,
+  "bench",
+  "results",
+  `sim-start-${workers}w${filler}-${values.profile}-${day}.json`,
+);
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 console.log(
   `start of a ${workers}-worker cluster in ${zones} zones (cached binaries), ${repeat} runs: p50 ${result.startMs.p50} ms, max ${result.startMs.max} ms`,
