@@ -154,7 +154,7 @@ function numbers(name: string, content: Json): string[] {
       ["what", "p50", "max"],
       [
         [
-          `start of a ${typeof content.workers === "number" ? String(content.workers) : "?"}-worker cluster to nodes Ready and node DaemonSets running (cached binaries)`,
+          `start of a ${typeof content.workers === "number" ? String(content.workers) : "?"}-worker cluster to nodes Ready and node DaemonSets running${typeof content.podsPerNode === "number" && content.podsPerNode > 0 ? `, ${String(content.podsPerNode)} filler pods per shared-kwok worker Running` : ""} (cached binaries)`,
           sec(isRecord(content.startMs) ? content.startMs.p50 : undefined),
           sec(isRecord(content.startMs) ? content.startMs.max : undefined),
         ],
