@@ -4,7 +4,7 @@
 // (bench/docs.ts) writes them; unit tests fail when a committed page differs from these texts.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { TIMING_PROFILE_NAMES, timingProfile } from "../lib/cluster/profiles.js";
+import { CATALOGUE_PROFILE_NAMES, timingProfile } from "../lib/cluster/profiles.js";
 import { scenarioCatalogue } from "../lib/cli/catalogue.js";
 import { measurementsPage, type ResultsFile } from "../lib/report/measurements.js";
 import { scenarioSchemaText } from "../lib/scenario-file/schema.js";
@@ -16,7 +16,7 @@ export const SCENARIO_SCHEMA_PAGE = join(PROJECT_ROOT, "docs", "scenario.schema.
 const RESULTS_DIR = join(PROJECT_ROOT, "bench", "results");
 
 export function scenariosPageText(): string {
-  return scenarioCatalogue({ profiles: TIMING_PROFILE_NAMES.map(timingProfile) });
+  return scenarioCatalogue({ profiles: CATALOGUE_PROFILE_NAMES.map(timingProfile) });
 }
 
 export function readResultsFiles(dir = RESULTS_DIR): ResultsFile[] {

@@ -1,7 +1,7 @@
 // Argument helpers shared by the CLI commands.
 import { RekindleError } from "../errors.js";
 
-export { parseCount } from "../util/parse-count.js";
+export { parseCount, parseCountIn } from "../util/parse-count.js";
 
 /** node:util parseArgs throws TypeErrors with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION. */
 export function isParseArgsError(error: unknown): error is Error & { code: string } {

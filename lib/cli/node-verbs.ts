@@ -246,7 +246,7 @@ function sameCluster(provider: ProviderName, values: VerbClusterValues): string 
 async function startOrHeal(cluster: ClusterUnderTest, command: NodeCommand): Promise<void> {
   const sim = cluster instanceof SimClusterUnderTest ? cluster.cluster : undefined;
   if (command.verb === "start") await (sim ?? cluster.capabilities.lifecycle)?.startNode(command.node);
-  else if (sim) sim.healNode(command.node);
+  else if (sim) await sim.healNode(command.node);
   else await cluster.capabilities.partition?.healNode(command.node);
 }
 

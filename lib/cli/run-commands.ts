@@ -1,6 +1,6 @@
 // `rekindle run` and `rekindle list` (`compare` and `trend` are in compare-commands.ts).
 import { parseArgs } from "node:util";
-import { timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
+import { CATALOGUE_PROFILE_NAMES, timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
 import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
@@ -21,12 +21,14 @@ import { parseShard } from "../report/shard.js";
 import { planShard, selectedScenarioIds, shardLine } from "../run/shard-run.js";
 import { checkPattern } from "../run/runner.js";
 import { RekindleError } from "../errors.js";
+import { simSizeFlags } from "./sim-size-flags.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--shard k/n] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
              [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
              [--storage-class SC] [--fence-config FILE [--controller-image IMAGE]]
+             [--workers N] [--zones Z] [--pods-per-node P]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
       signoff.md, charts/, allure-report/), written also when the harness breaks; -o json prints
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
@@ -46,6 +48,9 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 rekindle's offline image, built once: see rekindle kind build-image);
                 existing --kubeconfig: $KUBECONFIG's files merged, else ~/.kube/config; its current --context;
                 --allure-history: the newest other run's allure-report/history in the same reports root
+      --workers, --zones, --pods-per-node: sim only: the cluster's size, as rekindle sim up's
+                (default 3 workers in 2 zones, no filler pods); a scenario file's spec.cluster
+                workers/zones/podsPerNode must agree; past 100 workers use --profile large
       --allow-faults: existing only: node faults through rekindle's node agent, on the nodes the
                 selector or names choose (never a control-plane node, at most --max-faulted-nodes,
                 default 1); a preflight prints what, where and until when; refused while the
@@ -99,6 +104,9 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "storage-class": { type: "string" },
       "fence-config": { type: "string" },
       "controller-image": { type: "string" },
+      workers: { type: "string" },
+      zones: { type: "string" },
+      "pods-per-node": { type: "string" },
       ...OUTPUT_OPTION,
     },
     strict: true,
@@ -119,6 +127,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       ? { rails, agent: (kc: k8s.KubeConfig) => agentFaults(kc, consoleProgress()) }
       : {}),
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
+    ...simSizeFlags(values),
     ...(values.suite !== undefined ? { suites: values.suite } : {}),
     ...(values.file !== undefined ? { scenarioFiles: values.file } : {}),
     ...(values.profile !== undefined ? { profile: values.profile } : {}),
@@ -205,7 +214,7 @@ export async function listCommand(args: string[]): Promise<number> {
   const chosen = selection.ids(families, undefined);
   if (values.markdown) {
     // The catalogue page (docs/scenarios.md): every profile unless one is named.
-    const profiles = values.profile === undefined ? TIMING_PROFILE_NAMES.map(timingProfile) : [profile];
+    const profiles = values.profile === undefined ? CATALOGUE_PROFILE_NAMES.map(timingProfile) : [profile];
     process.stdout.write(scenarioCatalogue({ profiles, families }));
     return 0;
   }

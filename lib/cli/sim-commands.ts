@@ -4,16 +4,27 @@ import { parseArgs } from "node:util";
 import { ensureSimBinaries, simBuildStatus } from "../build/sim-binaries.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { formatOffset } from "../cluster/sim/clock-webhook.js";
+import { SIM_MAX_WORKERS } from "../cluster/sim/addresses.js";
+import {
+  SIM_DEDICATED_UP_TO,
+  SIM_DEFAULT_DEDICATED_AT_SCALE,
+  SIM_MAX_PODS_PER_NODE,
+  SIM_MAX_ZONES,
+} from "../cluster/sim/options.js";
 import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";
 import { consoleProgress } from "../util/progress.js";
-import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";
+import { simSizeFlags } from "./sim-size-flags.js";
 import { SIM_APISERVER_USAGE, SIM_NODE_USAGE } from "./sim-fault-commands.js";
 
 export const SIM_BUILD_USAGE = `rekindle sim build [--check]
       build (or with --check only report) the pinned sim binaries`;
-export const SIM_UP_USAGE = `rekindle sim up [--workers N] [--zones Z] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--name X]
+export const SIM_UP_USAGE = `rekindle sim up [--workers N] [--zones Z] [--pods-per-node P] [--own-kwoks K] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--name X]
       start a sim cluster in the background; prints its kubeconfig
-      defaults: --name rekindle, --workers 3, --zones 2, --profile default`;
+      --workers 1..${SIM_MAX_WORKERS}, --zones 1..${SIM_MAX_ZONES} (at most --workers); past ${SIM_DEDICATED_UP_TO} workers the first
+      --own-kwoks (default ${SIM_DEFAULT_DEDICATED_AT_SCALE}) run their own kwok, the rest share one kwok per zone;
+      --pods-per-node 0..${SIM_MAX_PODS_PER_NODE} filler pods on each shared-kwok worker (use profile large past ~300 workers)
+      defaults: --name rekindle, --workers 3, --zones 2, --pods-per-node 0, --profile default`;
 export const SIM_STATUS_USAGE = `rekindle sim status [--name X] ${OUTPUT_USAGE}
       components and nodes of a running sim cluster (--json is -o json); default --name rekindle`;
 export const SIM_DOWN_USAGE = `rekindle sim down [--name X] [--keep-files]
@@ -48,6 +59,8 @@ export async function simUp(args: string[], signal: AbortSignal): Promise<number
     options: {
       workers: { type: "string" },
       zones: { type: "string" },
+      "pods-per-node": { type: "string" },
+      "own-kwoks": { type: "string" },
       profile: { type: "string" },
       name: { type: "string" },
       root: { type: "string" },
@@ -56,8 +69,7 @@ export async function simUp(args: string[], signal: AbortSignal): Promise<number
   });
   const cluster = await SimCluster.start({
     ...(values.name !== undefined ? { name: values.name } : {}),
-    ...(values.workers !== undefined ? { workers: parseCount("--workers", values.workers) } : {}),
-    ...(values.zones !== undefined ? { zones: parseCount("--zones", values.zones) } : {}),
+    ...simSizeFlags(values),
     ...(values.profile !== undefined ? { profile: timingProfile(values.profile) } : {}),
     ...(values.root !== undefined ? { root: values.root } : {}),
     detach: true,
@@ -66,7 +78,7 @@ export async function simUp(args: string[], signal: AbortSignal): Promise<number
   });
   const status = cluster.status();
   process.stderr.write(
-    `sim cluster "${status.name}" is running (profile ${status.profile}, nodes ${status.nodes.map((n) => `${n.name}/${n.zone}`).join(", ")}).\n` +
+    `sim cluster "${status.name}" is running (profile ${status.profile}, nodes ${nodesLine(status.nodes)}).\n` +
       `  kubectl --kubeconfig ${status.kubeconfig} get nodes\n` +
       `  rekindle sim node stop ${status.nodes[0]?.name ?? "worker-1"}${status.name === "rekindle" ? "" : ` --name ${status.name}`}\n` +
       `  rekindle sim down${status.name === "rekindle" ? "" : ` --name ${status.name}`}\n`,
@@ -74,6 +86,12 @@ export async function simUp(args: string[], signal: AbortSignal): Promise<number
   // stdout carries only the kubeconfig path, so `export KUBECONFIG=$(rekindle sim up)` works.
   process.stdout.write(`${status.kubeconfig}\n`);
   return 0;
+}
+
+/** Every node of a small cluster; the first ten and a count of a large one. */
+function nodesLine(nodes: readonly { name: string; zone: string }[]): string {
+  const shown = nodes.slice(0, 10).map((n) => `${n.name}/${n.zone}`);
+  return nodes.length > 10 ? `${shown.join(", ")} and ${nodes.length - 10} more` : shown.join(", ");
 }
 
 const NAME_OPTION = { name: { type: "string", default: "rekindle" } } as const;
@@ -105,7 +123,7 @@ export function simStatus(args: string[]): number {
       `cluster ${status.name} (run ${status.runId}, profile ${status.profile}) at ${status.apiserverUrl}\n`,
     );
     process.stdout.write(`kubeconfig: ${status.kubeconfig}\n`);
-    for (const c of status.components)
+    for (const c of [...status.components, ...(status.kwokGroups ?? [])])
       process.stdout.write(
         `  ${c.name.padEnd(24)} pid ${String(c.pid).padEnd(8)} ${c.running ? "running" : "NOT RUNNING"}\n`,
       );

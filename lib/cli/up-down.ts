@@ -14,9 +14,9 @@ import { reapExitCode } from "./reap-command.js";
 import { simDown, simUp } from "./sim-commands.js";
 import { openVerbCluster, VERB_CLUSTER_OPTIONS, VERB_CLUSTER_USAGE } from "./verb-cluster.js";
 
-export const UP_USAGE = `rekindle up [--provider sim|kind|existing] [--name X] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--workers N] [--zones Z] [--image REF]
+export const UP_USAGE = `rekindle up [--provider sim|kind|existing] [--name X] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--workers N] [--zones Z] [--pods-per-node P] [--own-kwoks K] [--image REF]
       bring a cluster up for local reproduction and leave it running; prints its kubeconfig path
-      sim: as rekindle sim up (--workers, --zones); kind: created, or reused when it runs (--image as
+      sim: as rekindle sim up (--workers 1..1000, --zones, --pods-per-node, --own-kwoks); kind: created, or reused when it runs (--image as
       rekindle run's); existing: nothing is started: the cluster is checked and its nodes listed
       ${VERB_CLUSTER_USAGE}`;
 
@@ -30,6 +30,8 @@ const UP_OPTIONS = {
   profile: { type: "string" },
   workers: { type: "string" },
   zones: { type: "string" },
+  "pods-per-node": { type: "string" },
+  "own-kwoks": { type: "string" },
   image: { type: "string" },
 } as const;
 
@@ -64,7 +66,7 @@ export async function upCommand(args: string[], signal: AbortSignal): Promise<nu
   const provider = await chooseProvider(values.provider, progress);
   switch (provider) {
     case "sim":
-      only(provider, values, ["profile", "workers", "zones"]);
+      only(provider, values, ["profile", "workers", "zones", "pods-per-node", "own-kwoks"]);
       return simUp(withoutProvider(args), signal);
     case "kind": {
       only(provider, values, ["profile", "image"]);

@@ -38,6 +38,8 @@ export interface ClusterChoiceOptions {
   /** sim: worker nodes and the zones they are spread over. Default 3 and 2. */
   workers?: number;
   zones?: number;
+  /** sim: filler pods on each worker that shares a kwok. Default 0. */
+  podsPerNode?: number;
   /** kind: the kind config to render for the profile. Default <repo>/kind-config.yaml. */
   kindConfig?: string;
   /** existing: kubeconfig path and context. */
@@ -118,6 +120,7 @@ export async function openClusterUnderTest(
         profile: options.profile,
         workers: options.workers ?? 3,
         zones: options.zones ?? Math.min(2, options.workers ?? 3),
+        ...(options.podsPerNode !== undefined ? { podsPerNode: options.podsPerNode } : {}),
         // A kept cluster must survive this process; otherwise it dies with it, even on a crash.
         detach: options.keep === true,
         progress,

@@ -263,6 +263,13 @@ export interface ClusterUnderTest extends AsyncDisposable {
   readonly unsupported: Partial<Record<NodeCapability, string>>;
   /** Container start and attach latency the timeline model assumes on this provider. */
   readonly latencies: ProviderLatencies;
+  /**
+   * Waits until the cluster is fit for the next fault; the harness calls it before each scenario.
+   * The sim with shared-kwok workers: every zone Normal (every running node Ready), since a zone
+   * still partly disrupted would change the node lifecycle controller's eviction rate. Absent:
+   * nothing to wait for.
+   */
+  settle?(signal?: AbortSignal): Promise<void>;
   /** Kubelet eviction and shutdown settings (from kind-config.yaml, the sim's model, or upstream's). */
   readonly eviction: EvictionSettings;
   /** Storage for the StatefulSet's volume; undefined where the provider deploys no volumes. */

@@ -154,7 +154,7 @@ function numbers(name: string, content: Json): string[] {
       ["what", "p50", "max"],
       [
         [
-          `start of a ${typeof content.workers === "number" ? String(content.workers) : "?"}-worker cluster to nodes Ready and node DaemonSets running (cached binaries)`,
+          `start of a ${typeof content.workers === "number" ? String(content.workers) : "?"}-worker cluster to nodes Ready and node DaemonSets running${typeof content.podsPerNode === "number" && content.podsPerNode > 0 ? `, ${String(content.podsPerNode)} filler pods per shared-kwok worker Running` : ""} (cached binaries)`,
           sec(isRecord(content.startMs) ? content.startMs.p50 : undefined),
           sec(isRecord(content.startMs) ? content.startMs.max : undefined),
         ],
@@ -162,6 +162,20 @@ function numbers(name: string, content: Json): string[] {
           `RSS ${k}`,
           isRecord(s) ? `${String(s.p50)} MiB` : "—",
           isRecord(s) ? `${String(s.max)} MiB` : "—",
+        ]),
+        ...(isRecord(content.totalRssMiB)
+          ? [
+              [
+                "RSS total",
+                `${String(content.totalRssMiB.p50)} MiB`,
+                `${String(content.totalRssMiB.max)} MiB`,
+              ],
+            ]
+          : []),
+        ...(isRecord(content.restCores) ? Object.entries(content.restCores) : []).map(([k, s]) => [
+          `CPU at rest ${k} (cores, over ${String(content.restSeconds)} s)`,
+          isRecord(s) ? String(s.p50) : "—",
+          isRecord(s) ? String(s.max) : "—",
         ]),
       ],
     );

@@ -13,6 +13,7 @@ import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
 import type { FaultRailsRequest } from "../cluster/existing-rails.js";
 import { checkRunRails } from "./run-rails.js";
+import { checkSimSize, sizeChoice } from "./sim-size.js";
 import type { ExistingAgent } from "../cluster/existing.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type {
@@ -61,6 +62,10 @@ export interface RunOptions {
   scenarioFiles?: string[];
   /** Timing profile; default "default" (upstream numbers). */
   profile?: string;
+  /** sim: workers, zones and filler pods per shared-kwok worker. Default 3, 2, 0 (or the files'). */
+  workers?: number;
+  zones?: number;
+  podsPerNode?: number;
   /** Runs of each scenario; default 1. */
   repeat?: number;
   /** Default reports/<run-id>. */
@@ -150,6 +155,7 @@ export function validateRunOptions(options: RunOptions): {
   // A kubeconfig or context that is not there is bad input, found before any report directory.
   if ((filePlan?.provider ?? options.provider) === "existing") loadKubeconfig(kubeconfigChoice(options));
   checkRunRails(options, filePlan);
+  checkSimSize(options, filePlan);
   if (options.grep !== undefined) checkPattern(options.grep);
   const shard = planShard(options.shard, suites, filePlan, options.grep);
   return { suites, repeat, profile, filePlan, shard };
@@ -273,6 +279,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     if (nothingToRun) throw NOTHING_TO_RUN;
     await using cluster = await openClusterUnderTest(provider, {
       ...clusterChoice(options),
+      ...sizeChoice(options),
       ...fileClusterChoice(filePlan),
       profile,
       runDir: reportDir,
@@ -407,12 +414,13 @@ function summaryRepeat(plan: FilePlan | undefined, repeat: number): number {
 /** The cluster the files ask for: sim workers and zones, kind's config. */
 function fileClusterChoice(
   plan: FilePlan | undefined,
-): Pick<ClusterChoiceOptions, "workers" | "zones" | "kindConfig"> {
+): Pick<ClusterChoiceOptions, "workers" | "zones" | "podsPerNode" | "kindConfig"> {
   if (plan === undefined) return {};
-  const { workers, zones, kindConfig } = plan.cluster;
+  const { workers, zones, podsPerNode, kindConfig } = plan.cluster;
   return {
     ...(workers !== undefined ? { workers } : {}),
     ...(zones !== undefined ? { zones } : {}),
+    ...(podsPerNode !== undefined ? { podsPerNode } : {}),
     ...(kindConfig !== undefined ? { kindConfig } : {}),
   };
 }

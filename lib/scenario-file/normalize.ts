@@ -88,6 +88,7 @@ function cluster(raw: RawCluster, base: string): ClusterSpec {
   }
   if (raw.workers !== undefined) out.workers = raw.workers;
   if (raw.zones !== undefined) out.zones = raw.zones;
+  if (raw.podsPerNode !== undefined) out.podsPerNode = raw.podsPerNode;
   if (raw.kindConfig !== undefined) out.kindConfig = resolve(base, raw.kindConfig);
   return out;
 }

@@ -107,6 +107,11 @@ function clusterRefusals(file: ScenarioFile, provider: ProviderName): Refusal[] 
         reason: `cluster.knobs: ${fixed}; it cannot change its control plane's or kubelets' settings (cluster.profile says which timings it runs with)`,
       });
   }
+  if (cluster.podsPerNode !== undefined && provider !== "sim")
+    refusals.push({
+      pointer: "/spec/cluster/podsPerNode",
+      reason: `cluster.podsPerNode: filler pods are for the sim's shared-kwok workers; provider ${provider} has none`,
+    });
   if (cluster.kindConfig !== undefined && provider !== "kind") {
     refusals.push({
       pointer: "/spec/cluster/kindConfig",

@@ -30,12 +30,13 @@ export interface RawFault {
 
 export interface RawCluster {
   provider?: "sim" | "kind" | "existing";
-  profile?: "default" | "fast";
+  profile?: "default" | "fast" | "large";
   knobs?: Partial<Record<RawKnob, string>> & {
     evictionHard?: Partial<Record<keyof typeof EVICTION_SIGNALS, string>>;
   };
   workers?: number;
   zones?: number;
+  podsPerNode?: number;
   kindConfig?: string;
 }
 

@@ -288,22 +288,30 @@ const CLUSTER: JsonSchema = objectOf("The cluster the scenario runs on; every ke
   },
   profile: {
     description:
-      "The timing profile: default (upstream's timings) or fast. Default: the command line's, else default.",
+      "The timing profile: default (upstream's timings), fast, or large (upstream's timings, a faster kube-controller-manager client: for hundreds of sim workers). Default: the command line's, else default.",
     type: "string",
-    enum: ["default", "fast"],
+    enum: ["default", "fast", "large"],
   },
   knobs: KNOBS,
   workers: {
-    description: "Worker nodes (sim, kind). Default 3.",
+    description:
+      "Worker nodes (sim, kind). Default 3. Past 100 sim workers, the first 3 run their own kwok and the rest share one kwok per zone (docs/design.md).",
     type: "integer",
     minimum: 1,
-    maximum: 100,
+    maximum: 1000,
   },
   zones: {
     description:
-      "Zones the workers are spread over, round-robin (zone-a, zone-b, …); at most workers. Default 2 (1 with one worker).",
+      "Zones the workers are spread over, round-robin (zone-a, zone-b, … zone-z); at most workers. Default 2 (1 with one worker).",
     type: "integer",
     minimum: 1,
+    maximum: 26,
+  },
+  podsPerNode: {
+    description:
+      "sim only: filler pods bound to each worker that shares a kwok, so the API server holds a realistic object count. Default 0.",
+    type: "integer",
+    minimum: 0,
     maximum: 100,
   },
   kindConfig: path("kind only: a kind cluster config file, relative to this file."),

@@ -99,12 +99,14 @@ export interface ClusterSpec {
   /** Default: the command line's, else kind when available, else sim. */
   provider?: "sim" | "kind" | "existing";
   /** Default: the command line's, else "default". */
-  profile?: "default" | "fast";
+  profile?: "default" | "fast" | "large";
   knobs?: KnobOverrides;
   /** Worker nodes (sim, kind). Default: the provider's (3). */
   workers?: number;
   /** Zones the workers are spread over. Default: the provider's (2). */
   zones?: number;
+  /** sim: filler pods on each worker that shares a kwok. Default 0. */
+  podsPerNode?: number;
   /** kind: a kind cluster config file (absolute path). */
   kindConfig?: string;
 }

@@ -314,6 +314,7 @@ export async function runScenario<R extends NodeCapability>(
   const { namespace, signal } = options;
   const cluster = capableCluster(definition, options.cluster);
   const progress = options.progress ?? silentProgress;
+  await options.cluster.settle?.(signal);
   const inputs = clusterExpectationInputs(cluster);
   const expected = definition.expected(inputs);
   const parts: ScenarioContextParts<R> = {

@@ -178,7 +178,7 @@ describe("rekindle controller start-up on a fresh sim cluster", function () {
         what: "the controller started",
         timeoutMs: 30_000,
       });
-      cluster!.stopNode("worker-1");
+      await cluster!.stopNode("worker-1");
       // Nobody starts the node here: only the controller's power-on brings it back.
       const fence = await pollUntil(
         async () => {

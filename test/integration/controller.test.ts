@@ -172,7 +172,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     const workloads = await deployNodeLossWorkloads(kc, { namespace: "ctl-recovery", runId: cluster!.runId });
     const lost = workloads.statefulSetNode;
     const c = controller();
-    cluster!.stopNode(lost);
+    await cluster!.stopNode(lost);
     const faultAt = Date.now();
     const moved = await pollUntil(
       async () =>
@@ -223,9 +223,9 @@ describe("recovery controller on the sim provider (fast profile)", function () {
   it("does not fence a partition healed before unhealthyAfter", async function () {
     const before = (await fence("worker-4"))?.status?.detectedAt;
     const c = controller({ unhealthyAfterMs: 8_000 });
-    cluster!.partitionNode("worker-4");
+    await cluster!.partitionNode("worker-4");
     await sleep(4_000);
-    cluster!.healNode("worker-4");
+    await cluster!.healNode("worker-4");
     await sleep(10_000);
     // No new fence: none at all, or the one an earlier test left, unchanged.
     expect((await fence("worker-4"))?.status?.detectedAt).to.equal(before);
@@ -238,8 +238,8 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     const before3 = (await fence("worker-3"))?.status?.detectedAt;
     const before5 = (await fence("worker-5"))?.status?.detectedAt;
     // Both are lost before the controller looks (a zone outage), so it sees them together.
-    cluster!.stopNode("worker-3");
-    cluster!.stopNode("worker-5");
+    await cluster!.stopNode("worker-3");
+    await cluster!.stopNode("worker-5");
     await sleep(8_000);
     const c = controller({ maxUnhealthy: "40%" });
     try {
@@ -277,7 +277,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     await sleep(1_500); // replica-a takes the Lease first
     const second = controller({}, { leader: "replica-b" });
     await occupy("worker-2");
-    cluster!.stopNode("worker-2");
+    await cluster!.stopNode("worker-2");
     await waitFence("worker-2", "power-management", "done");
     await sleep(2_000);
     // The standby does nothing while the leader lives.
@@ -299,7 +299,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     const manual: FenceConfig = { templates: { manual: { driver: "manual" } }, defaultTemplate: "manual" };
     const c = controller({}, { fenceConfig: manual, drivers: [new ManualFenceDriver(kc)] });
     await occupy("worker-1");
-    cluster!.stopNode("worker-1");
+    await cluster!.stopNode("worker-1");
     // The manual driver waits for a person to confirm power-off; the node comes back first.
     await waitFence("worker-1", "power-management", "running");
     await cluster!.startNode("worker-1");
@@ -322,7 +322,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     const c = controller();
     await waitBack(empty);
     const earlierFence = await fence(empty); // from an earlier test, finished: must stay as it is
-    cluster!.stopNode(empty);
+    await cluster!.stopNode(empty);
     await pollUntil(
       async () => {
         const events = await core.listNamespacedEvent({
@@ -407,7 +407,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
         });
       });
       await occupy("worker-4");
-      cluster!.stopNode("worker-4");
+      await cluster!.stopNode("worker-4");
       await waitFence("worker-4", "recovery", "running");
       const metrics = await httpGet(`http://127.0.0.1:${port}/metrics`);
       expect(metrics.body).to.include('rekindle_fences_total{result="success"} 1');

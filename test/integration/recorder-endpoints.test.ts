@@ -92,7 +92,7 @@ describe("EndpointSlices on the timeline, on the sim", function () {
 
   it("derives endpoints-lost when a node is lost and serving once a replacement is Ready", async function () {
     const faultAtMs = Date.now();
-    cluster!.stopNode("worker-1");
+    await cluster!.stopNode("worker-1");
     // The node lifecycle controller marks the lost node's pods not Ready; the slice follows.
     const lost = await recorder!.waitFor("one ready endpoint left", sliceOfService(1, faultAtMs), 90_000);
     await core.createNamespacedPod({ namespace: NAMESPACE, body: apiPod("api-3", "worker-2") });

@@ -164,7 +164,7 @@ describe("timeline recorder on a real apiserver", function () {
   });
 
   it("records node loss: Ready=Unknown and the unreachable taint, in that order", async function () {
-    cluster!.stopNode("worker-1");
+    await cluster!.stopNode("worker-1");
     const faultAt = Date.now();
     const unknown = await recorder!.waitFor(
       "worker-1 Ready=Unknown",

@@ -133,7 +133,7 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
       { what: `${other}'s Lease renewed by its new kwok`, timeoutMs: leaseMs + 10_000, intervalMs: 250 },
     );
     expect(holderAfter).to.not.equal(holderBefore);
-    expect(readFileSync(record!.kwok.logPath, "utf8")).to.include(
+    expect(readFileSync(record!.kwok!.logPath, "utf8")).to.include(
       "exited with code 137; restarting in 1 s, as systemd restarts a kubelet",
     );
     await pollUntil(
@@ -147,7 +147,7 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
 
   it("marks the stopped node Ready=Unknown within the profile's grace period", async function () {
     const profile = cluster!.profile;
-    cluster!.stopNode(lostNode);
+    await cluster!.stopNode(lostNode);
     faultAt = Date.now();
     await pollUntil(
       async () =>

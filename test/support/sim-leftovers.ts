@@ -1,6 +1,7 @@
 // The check every sim test ends with: tear the cluster down, then nothing it started may be left.
 import { expect } from "chai";
 import type { SimCluster } from "../../lib/cluster/sim/cluster.js";
+import { kwokProcesses } from "../../lib/cluster/sim/state.js";
 import { findProcessesByRunTag, isDaemonRunning } from "../../lib/util/daemon.js";
 
 /**
@@ -13,10 +14,7 @@ export async function destroyLeavingNothing(
   destroy: () => Promise<void> = () => cluster.destroy(),
 ): Promise<string[]> {
   const runId = cluster.runId;
-  const records = [
-    ...cluster.state.components,
-    ...cluster.state.nodes.flatMap((n) => (n.process ? [n.process] : [])),
-  ];
+  const records = [...cluster.state.components, ...kwokProcesses(cluster.state)];
   await destroy();
   expect(records.filter(isDaemonRunning).map((r) => r.name)).to.deep.equal([]);
   expect(findProcessesByRunTag(runId)).to.deep.equal([]);

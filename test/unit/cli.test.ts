@@ -27,7 +27,7 @@ describe("CLI input errors", function () {
       main(["sim", "up", "--profile", "slow", "--name", "never-started"]),
     );
     expect(code).to.equal(2);
-    expect(stderr).to.include('unknown profile "slow"; valid: default, fast');
+    expect(stderr).to.include('unknown profile "slow"; valid: default, fast, large');
   });
 
   it("a bad worker count exits 2", async function () {
@@ -45,7 +45,7 @@ describe("CLI input errors", function () {
   it("more zones than workers exits 2", async function () {
     const { code, stderr } = await captureStderr(() => main(["sim", "up", "--workers", "2", "--zones", "3"]));
     expect(code).to.equal(2);
-    expect(stderr).to.include("zone count");
+    expect(stderr).to.include("--zones takes a whole number from 1 to 2 (the worker count)");
   });
 
   it("operating on a cluster that does not exist exits 1 and says how to start one", async function () {
@@ -136,5 +136,53 @@ describe("error messages", function () {
     expect(errorMessage(error)).to.equal("HTTP 429 TooManyRequests: storage is (re)initializing");
     expect(errorMessage(new Error("plain"))).to.equal("plain");
     expect(errorMessage("text")).to.equal("text");
+  });
+});
+
+describe("CLI input errors of the sim cluster's size (checked before anything starts)", function () {
+  async function captured(args: string[]): Promise<{ code: number; stderr: string }> {
+    const original = process.stderr.write.bind(process.stderr);
+    let stderr = "";
+    process.stderr.write = (chunk: string | Uint8Array) => {
+      stderr += chunk.toString();
+      return true;
+    };
+    try {
+      return { code: await main(args), stderr };
+    } finally {
+      process.stderr.write = original;
+    }
+  }
+
+  it("--workers past 1000 exits 2 naming the flag and its range", async function () {
+    const { code, stderr } = await captured([
+      "up",
+      "--provider",
+      "sim",
+      "--workers",
+      "1001",
+      "--name",
+      "never",
+    ]);
+    expect(code).to.equal(2);
+    expect(stderr).to.include("--workers takes a whole number from 1 to 1000, not 1001");
+  });
+
+  it("--zones past 26 exits 2", async function () {
+    const { code, stderr } = await captured(["sim", "up", "--workers", "1000", "--zones", "27"]);
+    expect(code).to.equal(2);
+    expect(stderr).to.include("--zones takes a whole number from 1 to 26");
+  });
+
+  it("--pods-per-node past 100 exits 2", async function () {
+    const { code, stderr } = await captured(["sim", "up", "--pods-per-node", "500"]);
+    expect(code).to.equal(2);
+    expect(stderr).to.include("--pods-per-node takes a whole number from 0 to 100");
+  });
+
+  it("rekindle run --workers with --provider kind exits 2", async function () {
+    const { code, stderr } = await captured(["run", "--provider", "kind", "--workers", "300", "--no-html"]);
+    expect(code).to.equal(2);
+    expect(stderr).to.include("--workers size a sim cluster; --provider kind does not take them");
   });
 });

@@ -55,7 +55,7 @@ describe("scenario files: errors", function () {
     expect(problems("schema-errors.yaml")).to.deep.equal([
       `4:9: metadata.name "Bad_Name": expected lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters`,
       '7:15: spec.cluster.provider "kindd"; valid: sim, kind, existing',
-      "8:14: spec.cluster.workers 0: expected a whole number from 1 to 100",
+      "8:14: spec.cluster.workers 0: expected a whole number from 1 to 1000",
       "10:7: spec.workloads[0]: give exactly one of manifests, kustomize, deployed (found manifests, kustomize)",
       "13:7: spec.workloads[1]: give exactly one of manifests, kustomize, deployed",
       '15:11: spec.fault.type "explode"; valid: stop, partition, graceful-shutdown, memory-pressure, disk-pressure',

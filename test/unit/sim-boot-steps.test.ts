@@ -94,9 +94,11 @@ describe("sim boot steps", () => {
       names.indexOf("register worker nodes"),
     );
     // Up means what a real cluster means: Ready workers, each running its node agents.
-    expect(names.slice(-2)).to.deep.equal([
+    // Then the filler pods (none unless asked for), which need both.
+    expect(names.slice(-3)).to.deep.equal([
       "wait for nodes Ready and the default ServiceAccount",
       "wait for the node DaemonSets on every worker",
+      "create the filler pods on the fleet workers",
     ]);
   });
 });

@@ -6,7 +6,8 @@ import { pollUntil } from "../../util/time.js";
 import { runBootSteps, type BootStep } from "./boot-steps.js";
 import { apiserverSpec, controllerManagerSpec, etcdSpec, schedulerSpec } from "./control-plane.js";
 import { writeClusterCredentials } from "./credentials.js";
-import { applySimDaemonSets, SIM_DAEMONSETS, waitForSimDaemonSets } from "./daemonsets.js";
+import { applySimDaemonSets, SIM_DAEMONSETS } from "./daemonsets.js";
+import { SIM_FILLER_BOOT_STEP } from "./filler.js";
 import {
   apiserverReady,
   controllerManagerHealthy,
@@ -15,13 +16,12 @@ import {
   waitHealthy,
 } from "./health.js";
 import { kwokStageFiles, writeKwokStages } from "./kwok-stages.js";
-import { waitForSimNodesReady } from "./nodes-ready.js";
-import { zoneName, type ValidatedSimOptions } from "./options.js";
+import type { ValidatedSimOptions } from "./options.js";
 import type { SimTokens } from "./pki.js";
 import type { SimSession } from "./session.js";
 import { applySimStorage, attacherSpec, csiProvisionerSpec } from "./storage.js";
 import { SIM_TIMEOUTS } from "./timeouts.js";
-import { workerKwokSpec, workerName, workerNodeObject } from "./worker-nodes.js";
+import { SIM_WORKER_BOOT_STEPS } from "./workers-boot.js";
 
 export interface SimBootContext {
   readonly session: SimSession;
@@ -140,34 +140,7 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
       return Promise.resolve(`pod start ${options.podStartMs} ms, attach ${options.attachMs} ms`);
     },
   },
-  {
-    name: "register worker nodes",
-    async run(context) {
-      const { session, options } = context;
-      const { state, layout } = session;
-      const api = core(context);
-      for (let index = 0; index < options.workers; index++) {
-        const name = workerName(index);
-        const zone = zoneName(index % options.zones);
-        await api.createNode({ body: workerNodeObject(name, zone, index, state.runId) });
-        state.nodes.push({
-          name,
-          zone,
-          kwok: workerKwokSpec({
-            name,
-            index,
-            kwokBinary: state.binaries.kwok,
-            layout,
-            profile: options.profile,
-            stagesFile: kwokStageFiles(layout).nodeStages,
-          }),
-          process: undefined,
-          power: "stopped",
-        });
-      }
-      return `${options.workers} nodes registered`;
-    },
-  },
+  SIM_WORKER_BOOT_STEPS.register,
   {
     name: "start the sim CSI provisioner and the kwok attacher",
     run({ session }) {
@@ -179,38 +152,10 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
       return Promise.resolve(`started (pids ${csi.pid}, ${attacher.pid})`);
     },
   },
-  {
-    name: "start a kwok per worker",
-    run({ session }) {
-      for (const node of session.state.nodes) {
-        node.process = session.spawn(node.kwok, node.name);
-        node.power = "running";
-      }
-      session.save();
-      return Promise.resolve(`${session.state.nodes.length} started`);
-    },
-  },
-  {
-    name: "wait for nodes Ready and the default ServiceAccount",
-    async run(context) {
-      await Promise.all([
-        waitForSimNodesReady(context.session, SIM_TIMEOUTS.nodesReadyMs, context.signal),
-        ...context.background,
-      ]);
-      return "ready";
-    },
-  },
-  {
-    name: "wait for the node DaemonSets on every worker",
-    async run({ session, signal }) {
-      const nodes = session.state.nodes.map((n) => n.name);
-      await waitForSimDaemonSets(session.kubeConfig(), nodes, {
-        timeoutMs: SIM_TIMEOUTS.daemonSetsReadyMs,
-        signal,
-      });
-      return `${SIM_DAEMONSETS.length} x ${nodes.length} pods Ready`;
-    },
-  },
+  SIM_WORKER_BOOT_STEPS.startKwoks,
+  SIM_WORKER_BOOT_STEPS.nodesReady,
+  SIM_WORKER_BOOT_STEPS.daemonSets,
+  SIM_FILLER_BOOT_STEP,
 ];
 
 export async function bootSimCluster(

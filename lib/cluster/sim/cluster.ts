@@ -1,5 +1,6 @@
 // The sim provider's cluster: a real control plane (etcd, kube-apiserver, kube-controller-manager,
-// kube-scheduler) built from source, one kwok process per worker playing its kubelet, a kwok
+// kube-scheduler) built from source, kwok processes playing the workers' kubelets (one per worker,
+// or shared by the fleet workers of a zone: kwok-groups.ts), a kwok
 // "attacher" playing the CSI external-attacher, and a small CSI provisioner. Stopping a node is
 // SIGKILL of its kwok process: the Lease stops and the real controllers react as in a cluster.
 // This class is the public face; each concept lives in its own file next to it (boot.ts lists
@@ -30,7 +31,7 @@ import { reregisterSimNode, type Reregistration } from "./reregister.js";
 import { readSimState, type SimClusterState } from "./state.js";
 import { simClusterStatus, type SimClusterStatus } from "./status.js";
 import { stopSimProcesses } from "./teardown.js";
-import { SIM_TIMEOUTS } from "./timeouts.js";
+import { readyPollIntervalMs, scaledTimeoutMs, SIM_TIMEOUTS } from "./timeouts.js";
 
 // Names other files import from here, kept here since they moved next door.
 export { SIM_DEFAULT_LATENCIES, simClusterRoot, zoneName, type SimClusterOptions } from "./options.js";
@@ -152,9 +153,9 @@ export class SimCluster implements AsyncDisposable {
     return simClusterStatus(this.#session.state, this.layout);
   }
 
-  /** Node loss: SIGKILL the node's kwok. Its Lease stops renewing; its pods are left as they are. */
-  stopNode(nodeName: string): void {
-    stopSimNode(this.#session, nodeName);
+  /** Node loss: SIGKILL the node's kwok (or release it from its shared kwok). Its Lease stops renewing; its pods are left as they are. */
+  async stopNode(nodeName: string): Promise<void> {
+    await stopSimNode(this.#session, nodeName);
   }
 
   /** The node comes back: a fresh kwok process, its Lease holder cleared so it renews at once. */
@@ -177,12 +178,12 @@ export class SimCluster implements AsyncDisposable {
   }
 
   /** A partition that can heal: SIGSTOP freezes the node's kwok (no Lease renewals, no pod updates). */
-  partitionNode(nodeName: string): void {
-    partitionSimNode(this.#session, nodeName);
+  async partitionNode(nodeName: string): Promise<void> {
+    await partitionSimNode(this.#session, nodeName);
   }
 
-  healNode(nodeName: string): void {
-    healSimNode(this.#session, nodeName);
+  async healNode(nodeName: string): Promise<void> {
+    await healSimNode(this.#session, nodeName);
   }
 
   /**
@@ -228,6 +229,20 @@ export class SimCluster implements AsyncDisposable {
     signal?: AbortSignal,
   ): Promise<void> {
     await waitForSimNodesReady(this.#session, timeoutMs, signal);
+  }
+
+  /**
+   * With shared-kwok workers: waits until every running node is Ready, so every zone is Normal to
+   * the node lifecycle controller before a fault (nodes register before their kwok starts, and a
+   * returning fleet node takes a moment). Without them (every small cluster): returns at once.
+   */
+  async waitForZonesNormal(signal?: AbortSignal): Promise<void> {
+    this.#session.reload();
+    if ((this.#session.state.kwokGroups ?? []).length === 0) return;
+    const workers = this.#session.state.nodes.length;
+    await waitForSimNodesReady(this.#session, scaledTimeoutMs(SIM_TIMEOUTS.nodesReadyMs, workers), signal, {
+      intervalMs: readyPollIntervalMs(workers),
+    });
   }
 
   /**

@@ -101,6 +101,12 @@ export function controllerManagerSpec(
       `--node-monitor-period=${profile.nodeMonitorPeriodSeconds}s`,
       `--node-startup-grace-period=${profile.nodeStartupGracePeriodSeconds}s`,
       `--node-eviction-rate=${profile.nodeEvictionRate}`,
+      ...(profile.controllerManagerClient
+        ? [
+            `--kube-api-qps=${profile.controllerManagerClient.qps}`,
+            `--kube-api-burst=${profile.controllerManagerClient.burst}`,
+          ]
+        : []),
       // v=2 logs every taint, eviction and force detach: the evidence behind a timeline.
       "--v=2",
     ],

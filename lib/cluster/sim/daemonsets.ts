@@ -36,7 +36,8 @@ export function nodesWithReadyPod(pods: readonly k8s.V1Pod[]): Set<string> {
 export async function waitForSimDaemonSets(
   kc: k8s.KubeConfig,
   nodes: readonly string[],
-  options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  /** intervalMs: how often the pods are listed (default 500 ms). */
+  options: { timeoutMs: number; intervalMs?: number; signal?: AbortSignal | undefined },
 ): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   await pollUntil(
@@ -52,10 +53,17 @@ export async function waitForSimDaemonSets(
       return true;
     },
     {
-      what: `DaemonSets ${SIM_DAEMONSETS.join(", ")} Ready on ${nodes.join(", ")}`,
+      what: `DaemonSets ${SIM_DAEMONSETS.join(", ")} Ready on ${namesForMessage(nodes)}`,
       timeoutMs: options.timeoutMs,
-      intervalMs: 500,
+      intervalMs: options.intervalMs ?? 500,
       ...(options.signal ? { signal: options.signal } : {}),
     },
   );
+}
+
+/** Node names for a message: all of a few, the first ten and a count of many. */
+export function namesForMessage(names: readonly string[]): string {
+  return names.length <= 10
+    ? names.join(", ")
+    : `${names.slice(0, 10).join(", ")} and ${names.length - 10} more`;
 }

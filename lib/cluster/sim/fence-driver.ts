@@ -11,9 +11,8 @@ export class SimFenceDriver implements FenceDriver {
     this.#clusterRoot = clusterRoot;
   }
 
-  powerOff(target: FenceTarget): Promise<void> {
-    SimCluster.open(this.#clusterRoot).stopNode(target.node);
-    return Promise.resolve();
+  async powerOff(target: FenceTarget): Promise<void> {
+    await SimCluster.open(this.#clusterRoot).stopNode(target.node);
   }
 
   async powerOn(target: FenceTarget): Promise<void> {

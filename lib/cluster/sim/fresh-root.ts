@@ -4,15 +4,12 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { RekindleError } from "../../errors.js";
 import { isDaemonRunning } from "../../util/daemon.js";
 import type { SimLayout } from "./layout.js";
-import { readSimState } from "./state.js";
+import { kwokProcesses, readSimState } from "./state.js";
 
 export function prepareFreshRoot(name: string, layout: SimLayout): void {
   if (existsSync(layout.stateFile)) {
     const previous = readSimState(layout.stateFile);
-    const alive = [
-      ...previous.components,
-      ...previous.nodes.flatMap((n) => (n.process ? [n.process] : [])),
-    ].filter(isDaemonRunning);
+    const alive = [...previous.components, ...kwokProcesses(previous)].filter(isDaemonRunning);
     if (alive.length > 0) {
       throw new RekindleError(
         "CONFLICT",

@@ -1,37 +1,56 @@
-// A worker's power as the sim plays it, through its kwok process: SIGKILL is node loss, a fresh
-// process is the node coming back, SIGSTOP/SIGCONT is a partition that heals.
+// A worker's power as the sim plays it. A node with its own kwok: SIGKILL is node loss, a fresh
+// process is the node coming back, SIGSTOP/SIGCONT is a partition that heals. A fleet node in a
+// shared kwok (kwok-groups.ts): its group label taken away is loss or partition (the kwok stops
+// renewing its Lease and leaves its pods as they are), the label put back returns it.
 import { RekindleError } from "../../errors.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { untrackProcess } from "../../util/cleanup.js";
 import { isDaemonRunning, signalDaemon } from "../../util/daemon.js";
+import { SIM_KWOK_GROUP_LABEL } from "./kwok-groups.js";
 import type { SimSession } from "./session.js";
+import type { SimNodeState } from "./state.js";
 
-/** Node loss: SIGKILL the node's kwok. Its Lease stops renewing; its pods are left as they are. */
-export function stopSimNode(session: SimSession, nodeName: string): void {
+/** Node loss: SIGKILL the node's kwok, or release it from its shared kwok. Its Lease stops renewing. */
+export async function stopSimNode(session: SimSession, nodeName: string): Promise<void> {
   session.reload();
   const node = session.node(nodeName);
-  if (node.process) {
+  if (node.group !== undefined) {
+    if (node.power === "running") await setGroupLabel(session, node, null);
+  } else if (node.process) {
     signalDaemon(node.process, "SIGKILL");
     untrackProcess(node.name);
   }
   node.process = undefined;
   node.power = "stopped";
   session.save();
-  session.progress.info(`node ${nodeName}: stopped (kwok killed)`);
+  session.progress.info(
+    `node ${nodeName}: stopped (${node.group === undefined ? "kwok killed" : `released from kwok ${node.group}`})`,
+  );
 }
 
 /**
- * The node comes back: a fresh kwok process. A real kubelet keeps its Lease identity across
- * restarts; kwok draws a new one, so the stale holder is cleared first to renew at once.
+ * The node comes back: a fresh kwok process, or its shared kwok's label again. A real kubelet
+ * keeps its Lease identity across restarts; a fresh kwok draws a new one, so the stale holder is
+ * cleared first to renew at once (a shared kwok never let go of its identity).
  */
 export async function startSimNode(session: SimSession, nodeName: string): Promise<void> {
   session.reload();
   const node = session.node(nodeName);
   if (node.power === "partitioned") {
-    healSimNode(session, nodeName);
+    await healSimNode(session, nodeName);
+    return;
+  }
+  if (node.group !== undefined) {
+    if (node.power === "running") return;
+    await setGroupLabel(session, node, node.group);
+    node.power = "running";
+    session.save();
+    session.progress.info(`node ${nodeName}: started (kwok ${node.group} plays it again)`);
     return;
   }
   if (node.process && isDaemonRunning(node.process)) return;
+  if (!node.kwok)
+    throw new RekindleError("INTERNAL", `node ${nodeName} has neither its own kwok nor a group`);
   await releaseLease(session, nodeName);
   node.process = session.spawn(node.kwok, node.name);
   node.power = "running";
@@ -39,30 +58,49 @@ export async function startSimNode(session: SimSession, nodeName: string): Promi
   session.progress.info(`node ${nodeName}: started (kwok pid ${node.process.pid})`);
 }
 
-/** A partition that can heal: SIGSTOP freezes the node's kwok (no Lease renewals, no pod updates). */
-export function partitionSimNode(session: SimSession, nodeName: string): void {
+/** A partition that can heal: SIGSTOP freezes the node's kwok, or its shared kwok lets go of it. */
+export async function partitionSimNode(session: SimSession, nodeName: string): Promise<void> {
   session.reload();
   const node = session.node(nodeName);
-  if (!node.process || !signalDaemon(node.process, "SIGSTOP")) {
-    throw new RekindleError("CONFLICT", `node ${nodeName} cannot be partitioned: it is ${node.power}`, {
+  const cannot = () =>
+    new RekindleError("CONFLICT", `node ${nodeName} cannot be partitioned: it is ${node.power}`, {
       hint: `start it first: rekindle sim node start ${nodeName}`,
     });
+  if (node.group !== undefined) {
+    if (node.power !== "running") throw cannot();
+    await setGroupLabel(session, node, null);
+  } else if (!node.process || !signalDaemon(node.process, "SIGSTOP")) {
+    throw cannot();
   }
   node.power = "partitioned";
   session.save();
-  session.progress.info(`node ${nodeName}: partitioned (kwok stopped with SIGSTOP)`);
+  session.progress.info(
+    `node ${nodeName}: partitioned (${node.group === undefined ? "kwok stopped with SIGSTOP" : `released from kwok ${node.group}`})`,
+  );
 }
 
-export function healSimNode(session: SimSession, nodeName: string): void {
+export async function healSimNode(session: SimSession, nodeName: string): Promise<void> {
   session.reload();
   const node = session.node(nodeName);
-  if (node.power !== "partitioned" || !node.process) {
+  if (node.power !== "partitioned" || (node.group === undefined && !node.process)) {
     throw new RekindleError("CONFLICT", `node ${nodeName} is not partitioned (it is ${node.power})`);
   }
-  signalDaemon(node.process, "SIGCONT");
+  if (node.group !== undefined) await setGroupLabel(session, node, node.group);
+  else if (node.process) signalDaemon(node.process, "SIGCONT");
   node.power = "running";
   session.save();
-  session.progress.info(`node ${nodeName}: healed (kwok continued)`);
+  session.progress.info(
+    `node ${nodeName}: healed (${node.group === undefined ? "kwok continued" : `kwok ${node.group} plays it again`})`,
+  );
+}
+
+/** Puts the group label on the Node (its shared kwok plays it) or takes it away (null). */
+async function setGroupLabel(session: SimSession, node: SimNodeState, value: string | null): Promise<void> {
+  const core = session.kubeConfig().makeApiClient(k8s.CoreV1Api);
+  await core.patchNode(
+    { name: node.name, body: { metadata: { labels: { [SIM_KWOK_GROUP_LABEL]: value } } } },
+    k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+  );
 }
 
 async function releaseLease(session: SimSession, nodeName: string): Promise<void> {

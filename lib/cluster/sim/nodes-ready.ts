@@ -7,10 +7,12 @@ export async function waitForSimNodesReady(
   session: SimSession,
   timeoutMs: number,
   signal?: AbortSignal,
+  options: { intervalMs?: number } = {},
 ): Promise<void> {
   const wanted = session.state.nodes.filter((n) => n.power === "running").map((n) => n.name);
   await waitForNodesReady(session.kubeConfig(), wanted, {
     timeoutMs,
+    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
     ...(signal ? { signal } : {}),
     onWait: (ms) => {
       session.progress.info(`waiting for nodes Ready (${Math.round(ms / 1000)}s)`);

@@ -5,6 +5,18 @@ import { stateRoot } from "../../util/paths.js";
 import type { Progress } from "../../util/progress.js";
 import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
 import type { SimBinaries } from "../../build/sim-binaries.js";
+import { SIM_MAX_WORKERS } from "./addresses.js";
+
+/** Zones are named zone-a … zone-z. */
+export const SIM_MAX_ZONES = 26;
+/** Up to this many workers, every worker has its own kwok by default (the layout of every suite). */
+export const SIM_DEDICATED_UP_TO = 100;
+/** Above SIM_DEDICATED_UP_TO workers, this many (the first) keep their own kwok by default. */
+export const SIM_DEFAULT_DEDICATED_AT_SCALE = 3;
+/** The most nodes one shared kwok plays unless SimClusterOptions say otherwise. */
+export const SIM_DEFAULT_NODES_PER_KWOK = 500;
+/** Filler pods per fleet node: at most what a node holds (110) less room for DaemonSet pods. */
+export const SIM_MAX_PODS_PER_NODE = 100;
 
 /** Simulated container start and CSI attach latency unless SimClusterOptions say otherwise. */
 export const SIM_DEFAULT_LATENCIES = { podStartMs: 1000, attachMs: 500 } as const;
@@ -12,10 +24,20 @@ export const SIM_DEFAULT_LATENCIES = { podStartMs: 1000, attachMs: 500 } as cons
 export interface SimClusterOptions {
   /** Cluster name (DNS label). Default "rekindle". Also the default state directory's name. */
   name?: string;
-  /** Worker nodes. Default 3. */
+  /** Worker nodes, 1 to SIM_MAX_WORKERS (1000). Default 3. */
   workers?: number;
-  /** Zones the workers are spread over, round-robin (zone-a, zone-b, …). Default 2. */
+  /** Zones the workers are spread over, round-robin (zone-a, zone-b, …), at most 26. Default 2. */
   zones?: number;
+  /**
+   * How many workers, from worker-1 on, run their own kwok (lost by SIGKILL, partitioned by
+   * SIGSTOP); the rest are "fleet" workers in shared kwoks, one per zone or per
+   * `nodesPerKwok` of a zone (kwok-groups.ts). Default: every worker up to 100 workers, else 3.
+   */
+  dedicatedKwoks?: number;
+  /** The most fleet workers one shared kwok plays. Default 500. */
+  nodesPerKwok?: number;
+  /** Filler pods per fleet worker (filler.ts), 0 to 100, so the API holds a realistic object count. Default 0. */
+  podsPerNode?: number;
   /** Timing profile. Default: the "default" profile (upstream numbers). */
   profile?: TimingProfile;
   /** Directory for state, credentials, etcd data and logs. Default <stateRoot>/sim/<name>. */
@@ -40,6 +62,9 @@ export interface ValidatedSimOptions {
   name: string;
   workers: number;
   zones: number;
+  dedicatedKwoks: number;
+  nodesPerKwok: number;
+  podsPerNode: number;
   profile: TimingProfile;
   podStartMs: number;
   attachMs: number;
@@ -65,23 +90,45 @@ export function validateSimOptions(options: SimClusterOptions): ValidatedSimOpti
     );
   }
   const workers = options.workers ?? 3;
-  if (!Number.isInteger(workers) || workers < 1 || workers > 100) {
-    throw RekindleError.invalidInput("worker count", options.workers, "a whole number from 1 to 100");
-  }
+  wholeNumber("worker count", workers, 1, SIM_MAX_WORKERS);
   const zones = options.zones ?? Math.min(2, workers);
-  if (!Number.isInteger(zones) || zones < 1 || zones > workers) {
-    throw RekindleError.invalidInput(
-      "zone count",
-      options.zones,
-      `a whole number from 1 to the worker count (${workers})`,
-    );
-  }
+  wholeNumber(
+    "zone count",
+    zones,
+    1,
+    Math.min(workers, SIM_MAX_ZONES),
+    "the worker count or 26, whichever is less",
+  );
+  const dedicatedKwoks =
+    options.dedicatedKwoks ??
+    (workers <= SIM_DEDICATED_UP_TO ? workers : Math.min(workers, SIM_DEFAULT_DEDICATED_AT_SCALE));
+  wholeNumber("count of workers with their own kwok", dedicatedKwoks, 0, workers, "the worker count");
+  const nodesPerKwok = options.nodesPerKwok ?? SIM_DEFAULT_NODES_PER_KWOK;
+  wholeNumber("nodes per shared kwok", nodesPerKwok, 1, SIM_MAX_WORKERS);
+  const podsPerNode = options.podsPerNode ?? 0;
+  wholeNumber("filler pods per node", podsPerNode, 0, SIM_MAX_PODS_PER_NODE);
   return {
     name,
     workers,
     zones,
+    dedicatedKwoks,
+    nodesPerKwok,
+    podsPerNode,
     profile: options.profile ?? TIMING_PROFILES.default,
     podStartMs: options.podStartMs ?? SIM_DEFAULT_LATENCIES.podStartMs,
     attachMs: options.attachMs ?? SIM_DEFAULT_LATENCIES.attachMs,
   };
+}
+
+/** Refuses a value that is not a whole number in [min, max], naming the setting and the range. */
+export function wholeNumber(
+  what: string,
+  value: number,
+  min: number,
+  max: number,
+  maxText = String(max),
+): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw RekindleError.invalidInput(what, value, `a whole number from ${min} to ${maxText} (${max})`);
+  }
 }

@@ -39,11 +39,11 @@ export async function reregisterSimNode(
 ): Promise<Reregistration> {
   session.reload();
   const node = session.node(nodeName);
-  const index = session.state.nodes.indexOf(node);
+  const index = node.index ?? session.state.nodes.indexOf(node);
   const core = session.kubeConfig().makeApiClient(k8s.CoreV1Api);
   const coordination = session.kubeConfig().makeApiClient(k8s.CoordinationV1Api);
   const oldUid = (await core.readNode({ name: nodeName })).metadata?.uid ?? "";
-  if (node.power !== "stopped") stopSimNode(session, nodeName);
+  if (node.power !== "stopped") await stopSimNode(session, nodeName);
   await core.deleteNode({ name: nodeName });
   await pollUntil(
     async () => {
@@ -63,7 +63,9 @@ export async function reregisterSimNode(
     if (!isNotFound(error)) throw error;
   }
   const created = await core.createNode({
-    body: workerNodeObject(nodeName, node.zone, index, session.state.runId),
+    // A fleet node registers with its group label, as at boot: its shared kwok plays it at once,
+    // as a fresh kwok of its own would.
+    body: workerNodeObject(nodeName, { zone: node.zone, index, group: node.group }, session.state.runId),
   });
   const newUid = created.metadata?.uid ?? "";
   if (newUid === "" || newUid === oldUid) {

@@ -51,7 +51,7 @@ export class SimSession {
   }
 
   /**
-   * Takes what other processes change from the state file: nodes (stopped, started), helper
+   * Takes what other processes change from the state file: nodes (stopped, started), shared kwoks, helper
    * components (the clock webhook), clock skews and an apiserver pause.
    */
   reload(): void {
@@ -59,6 +59,8 @@ export class SimSession {
     const saved = readSimState(this.layout.stateFile);
     this.state.nodes = saved.nodes;
     this.state.components = saved.components;
+    if (saved.kwokGroups) this.state.kwokGroups = saved.kwokGroups;
+    else delete this.state.kwokGroups;
     if (saved.clock) this.state.clock = saved.clock;
     else delete this.state.clock;
     if (saved.apiserverPause) this.state.apiserverPause = saved.apiserverPause;

@@ -8,16 +8,32 @@ import type { SimBinaries } from "../../build/sim-binaries.js";
 import type { ClockSkew } from "./clock-skew.js";
 import type { ControlPlanePorts } from "./control-plane.js";
 
-/** running: kwok alive; stopped: killed (the node is lost); partitioned: SIGSTOPped. */
+/**
+ * running: kwok plays it; stopped: the node is lost (its own kwok killed, or its shared kwok's label
+ * taken away); partitioned: its own kwok SIGSTOPped, or its shared kwok's label taken away.
+ */
 export type SimNodePower = "running" | "stopped" | "partitioned";
 
 export interface SimNodeState {
   name: string;
   zone: string;
-  /** How to start this node's kwok again. */
-  kwok: DaemonSpec;
+  /** How to start this node's own kwok again; absent for a fleet node (see `group`). */
+  kwok?: DaemonSpec;
+  /** Its own kwok; always undefined for a fleet node. */
   process: DaemonRecord | undefined;
   power: SimNodePower;
+  /** A fleet node: the shared kwok group (kwok-groups.ts) that plays it while it carries the label. */
+  group?: string;
+  /** Its index in the cluster (addresses.ts); absent in state written before fleets. */
+  index?: number;
+}
+
+/** A kwok shared by the fleet nodes of one zone (or of a chunk of one). */
+export interface SimKwokGroupState {
+  name: string;
+  zone: string;
+  kwok: DaemonSpec;
+  process: DaemonRecord | undefined;
 }
 
 export interface SimClusterState {
@@ -34,6 +50,8 @@ export interface SimClusterState {
   /** Control-plane and helper processes by name, in start order. */
   components: DaemonRecord[];
   nodes: SimNodeState[];
+  /** Shared kwoks (absent: every node has its own). */
+  kwokGroups?: SimKwokGroupState[];
   /** Skewed kubelet clocks, by node (absent: none ever set). The webhook configuration is the truth. */
   clock?: SimClockState;
   /** Set while kube-apiserver is SIGSTOPped (`sim apiserver pause`). */
@@ -75,4 +93,12 @@ export function writeSimState(stateFile: string, state: SimClusterState): void {
   const temp = `${stateFile}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(state, null, 2));
   renameSync(temp, stateFile);
+}
+
+/** Every kwok process the state records as started: the nodes' own and the shared ones. */
+export function kwokProcesses(state: Pick<SimClusterState, "nodes" | "kwokGroups">): DaemonRecord[] {
+  return [
+    ...state.nodes.flatMap((n) => (n.process ? [n.process] : [])),
+    ...(state.kwokGroups ?? []).flatMap((g) => (g.process ? [g.process] : [])),
+  ];
 }

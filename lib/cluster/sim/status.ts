@@ -3,7 +3,7 @@ import { isDaemonRunning } from "../../util/daemon.js";
 import { activePause } from "./apiserver-pause.js";
 import type { ClockSkew } from "./clock-skew.js";
 import type { SimLayout } from "./layout.js";
-import type { SimClusterState, SimNodePower } from "./state.js";
+import type { SimClusterState, SimNodePower, SimNodeState } from "./state.js";
 
 export interface SimComponentStatus {
   name: string;
@@ -16,7 +16,10 @@ export interface SimNodeStatus {
   name: string;
   zone: string;
   power: SimNodePower;
+  /** Its own kwok runs, or (a fleet node not stopped) its shared kwok runs: the machine is "on". */
   processRunning: boolean;
+  /** A fleet node's shared kwok group. */
+  group?: string;
   /** Its kubelet's clock skew, when one is set. */
   clock?: ClockSkew;
 }
@@ -29,6 +32,8 @@ export interface SimClusterStatus {
   kubeconfig: string;
   components: SimComponentStatus[];
   nodes: SimNodeStatus[];
+  /** The shared kwoks (absent: every node has its own). */
+  kwokGroups?: SimComponentStatus[];
   /** When a paused kube-apiserver is due to continue; absent unless paused. */
   apiserverPausedUntil?: string;
 }
@@ -51,9 +56,31 @@ export function simClusterStatus(state: SimClusterState, layout: SimLayout): Sim
       name: n.name,
       zone: n.zone,
       power: n.power,
-      processRunning: n.process !== undefined && isDaemonRunning(n.process),
+      processRunning: nodeProcessRunning(state, n),
+      ...(n.group === undefined ? {} : { group: n.group }),
       ...(state.clock?.skews[n.name] ? { clock: state.clock.skews[n.name] } : {}),
     })),
+    ...(state.kwokGroups
+      ? {
+          kwokGroups: state.kwokGroups.map((g) => ({
+            name: g.kwok.name,
+            pid: g.process?.pid ?? 0,
+            running: g.process !== undefined && isDaemonRunning(g.process),
+            log: g.kwok.logPath,
+          })),
+        }
+      : {}),
     ...(pause ? { apiserverPausedUntil: pause.until } : {}),
   };
+}
+
+/** Whether the kwok that plays the node runs (a stopped fleet node's shared kwok plays it no more). */
+export function nodeProcessRunning(
+  state: Pick<SimClusterState, "kwokGroups">,
+  node: Pick<SimNodeState, "group" | "process" | "power">,
+): boolean {
+  if (node.group === undefined) return node.process !== undefined && isDaemonRunning(node.process);
+  if (node.power === "stopped") return false;
+  const group = state.kwokGroups?.find((g) => g.name === node.group);
+  return group?.process !== undefined && isDaemonRunning(group.process);
 }

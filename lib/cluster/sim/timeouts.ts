@@ -15,6 +15,18 @@ export const SIM_TIMEOUTS = {
   daemonSetsReadyMs: 60_000,
   /** The clock-skew webhook server answering /healthz after it is started. */
   clockWebhookReadyMs: 20_000,
+  /** Added to the node and DaemonSet waits per worker: 1000 workers wait 200 s longer. */
+  perWorkerMs: 200,
   /** SIGTERM → SIGKILL grace when stopping a component. */
   componentStopGraceMs: 5_000,
 } as const;
+
+/** A wait that grows with the cluster: `baseMs` plus SIM_TIMEOUTS.perWorkerMs per worker. */
+export function scaledTimeoutMs(baseMs: number, workers: number): number {
+  return baseMs + workers * SIM_TIMEOUTS.perWorkerMs;
+}
+
+/** Polls of the whole node and pod lists: every 0.5 s on small clusters, every 2 s past 100 nodes. */
+export function readyPollIntervalMs(workers: number): number {
+  return workers > 100 ? 2_000 : 500;
+}

@@ -80,32 +80,34 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     return this.cluster.kubeConfig();
   }
 
+  /** With shared-kwok workers (large clusters): waits until every zone is Normal. Otherwise at once. */
+  async settle(signal?: AbortSignal): Promise<void> {
+    await this.cluster.waitForZonesNormal(signal);
+  }
+
   workerNodes(): Promise<string[]> {
     return Promise.resolve(this.cluster.nodeNames());
   }
 
-  stopNode(name: string): Promise<void> {
-    this.cluster.stopNode(name);
-    return Promise.resolve();
+  async stopNode(name: string): Promise<void> {
+    await this.cluster.stopNode(name);
   }
 
   async startNode(name: string): Promise<void> {
     await this.cluster.startNode(name);
   }
 
-  partitionNode(name: string): Promise<void> {
-    this.cluster.partitionNode(name);
-    return Promise.resolve();
+  async partitionNode(name: string): Promise<void> {
+    await this.cluster.partitionNode(name);
   }
 
   /** Lifts the partition; a node powered off meanwhile (fenced) stays off until startNode. */
-  healNode(name: string): Promise<void> {
+  async healNode(name: string): Promise<void> {
     if (this.cluster.status().nodes.find((n) => n.name === name)?.power === "partitioned") {
-      this.cluster.healNode(name);
+      await this.cluster.healNode(name);
     } else {
       this.#progress.info(`node ${name}: not partitioned any more (fenced?), nothing to heal`);
     }
-    return Promise.resolve();
   }
 
   async shutdownNode(name: string): Promise<void> {

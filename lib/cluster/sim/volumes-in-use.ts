@@ -65,10 +65,20 @@ export async function reportVolumesInUse(
     core.listPersistentVolume(),
   ]);
   const changed: { node: string; volumesInUse: string[] }[] = [];
+  // Indexed once a pass: a 1000-node cluster would otherwise scan every pod for every node.
+  const nodeByName = new Map(nodes.items.map((n) => [n.metadata?.name ?? "", n]));
+  const podsByNode = new Map<string, k8s.V1Pod[]>();
+  for (const pod of pods.items) {
+    const on = pod.spec?.nodeName;
+    if (on === undefined) continue;
+    const list = podsByNode.get(on);
+    if (list) list.push(pod);
+    else podsByNode.set(on, [pod]);
+  }
   for (const name of nodeNames) {
-    const node = nodes.items.find((n) => n.metadata?.name === name);
+    const node = nodeByName.get(name);
     if (!node) continue;
-    const volumesInUse = volumesInUseOnNode(name, pods.items, claims.items, volumes.items);
+    const volumesInUse = volumesInUseOnNode(name, podsByNode.get(name) ?? [], claims.items, volumes.items);
     if (sameList(node.status?.volumesInUse, volumesInUse) || !stillAlive(name)) continue;
     // A merge patch of the status subresource replaces the list whole and touches nothing else.
     await core.patchNodeStatus(

@@ -1,0 +1,60 @@
+// `rekindle run --workers/--zones/--pods-per-node`: the sim cluster's size from the command line.
+// Sim only; a scenario file's spec.cluster says the same or nothing (one run has one cluster).
+import type { ClusterChoiceOptions } from "../cluster/create.js";
+import { RekindleError } from "../errors.js";
+import type { FilePlan } from "../scenario-file/plan.js";
+
+export interface SimSizeRequest {
+  provider?: string;
+  workers?: number;
+  zones?: number;
+  podsPerNode?: number;
+}
+
+const FLAGS = [
+  ["workers", "--workers"],
+  ["zones", "--zones"],
+  ["podsPerNode", "--pods-per-node"],
+] as const;
+
+/** Refuses size flags for kind or existing, and a flag that contradicts a scenario file's spec.cluster. */
+export function checkSimSize(request: SimSizeRequest, plan: FilePlan | undefined): void {
+  const given = FLAGS.filter(([key]) => request[key] !== undefined);
+  if (given.length === 0) return;
+  const provider = plan?.provider ?? request.provider;
+  if (provider !== undefined && provider !== "sim") {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `${given.map(([, flag]) => flag).join(", ")} size a sim cluster; --provider ${provider} does not take them`,
+      { hint: "drop them, or run with --provider sim" },
+    );
+  }
+  for (const [key, flag] of given) {
+    const fromFile = plan?.cluster[key];
+    if (fromFile !== undefined && fromFile !== request[key]) {
+      throw new RekindleError(
+        "INVALID_INPUT",
+        `${flag} ${String(request[key])} contradicts ${plan?.files[0]?.path ?? "the scenario file"}'s spec.cluster.${key} ${fromFile}`,
+        { hint: `drop ${flag}, or change the file` },
+      );
+    }
+  }
+  const workers = plan?.cluster.workers ?? request.workers ?? 3;
+  const zones = plan?.cluster.zones ?? request.zones;
+  if (zones !== undefined && zones > workers) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--zones ${zones} is more than the ${workers} workers; valid: 1 to ${workers}`,
+    );
+  }
+}
+
+export function sizeChoice(
+  request: SimSizeRequest,
+): Pick<ClusterChoiceOptions, "workers" | "zones" | "podsPerNode"> {
+  return {
+    ...(request.workers === undefined ? {} : { workers: request.workers }),
+    ...(request.zones === undefined ? {} : { zones: request.zones }),
+    ...(request.podsPerNode === undefined ? {} : { podsPerNode: request.podsPerNode }),
+  };
+}
