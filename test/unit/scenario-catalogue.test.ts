@@ -15,14 +15,27 @@ import {
   type ScenarioDefinition,
 } from "../../lib/scenario/harness.js";
 import { allScenarios } from "../../suites/index.js";
+import { gracefulShutdownExpected } from "../../suites/graceful-shutdown.js";
 
 /** The provider shapes a scenario meets: the sim's (volumes attach, KCM log read) and kind's (neither). */
 const SHAPES = [
   { name: "sim", latencies: { podStartMs: 1000, attachMs: 500 }, volumeAttachRequired: true, logged: true },
   {
     name: "kind",
+    latencies: { podStartMs: 3000, attachMs: 500, attachSeenMs: 6000, frozenPowerOffMs: 6000 },
+    volumeAttachRequired: true,
+    logged: true,
+  },
+  {
+    name: "kind-shared-storage",
     latencies: { podStartMs: 3000, attachMs: 0, frozenPowerOffMs: 6000 },
     volumeAttachRequired: false,
+    logged: true,
+  },
+  {
+    name: "existing",
+    latencies: { podStartMs: 3000, attachMs: 5000 },
+    volumeAttachRequired: true,
     logged: false,
   },
 ] as const;
@@ -101,6 +114,25 @@ describe("scenario catalogue: every expected timeline can be met", function () {
       });
     }
   }
+
+  it("graceful-shutdown/no-fence's other branch (the volume still reported in use) can be met too", function () {
+    const graceful = scenarios.find((s) => s.id === "graceful-shutdown/no-fence");
+    if (!graceful) throw new Error("graceful-shutdown/no-fence missing");
+    for (const profile of Object.values(TIMING_PROFILES)) {
+      for (const shape of SHAPES) {
+        const fenced = { ...graceful, expected: (i: ExpectationInputs) => gracefulShutdownExpected(i, true) };
+        const inputs = inputsFor(profile, shape);
+        expect(timelineProblems(fenced, inputs), `${profile.name} ${shape.name}`).to.deep.equal([]);
+        const names = fenced.expected(inputs).map((e) => e.name);
+        expect(names).to.include.members([
+          "event:FenceStarted",
+          "statefulset:multi-attach",
+          "statefulset:va-gone",
+        ]);
+        expect(names).to.not.include("event:NothingToRelease");
+      }
+    }
+  });
 
   it("catches what it is for: a misspelt name, a window hanging off a 'never', an unreachable 'again'", function () {
     const base = scenarios.find((s) => s.id === "node-loss/controller");
