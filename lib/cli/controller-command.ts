@@ -34,7 +34,7 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
                     [--cleanup-timeout 2m] [--stale-wait 2m] [--driver-timeout 10s]
                     [--max-fences-per-window 3] [--fence-rate-window 1h] [--node-concurrency 8]
                     [--api-timeout 10s] [--pass-timeout 30s] [--max-retry-backoff 5m]
-                    [--manual-confirm-timeout 10m] [--recovery-timeout 10m]
+                    [--manual-confirm-timeout 10m] [--recovery-timeout 10m] [--watch-stale-after 3s]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
       (with no --kubeconfig: the sim cluster's own with --sim-cluster, else the files $KUBECONFIG
       lists, merged as kubectl merges them, else ~/.kube/config, else in a pod its service account;

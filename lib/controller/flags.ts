@@ -45,6 +45,7 @@ const OPTIONS = {
   "manual-confirm-timeout": { type: "string" },
   "max-retry-backoff": { type: "string" },
   "recovery-timeout": { type: "string" },
+  "watch-stale-after": { type: "string" },
 } as const;
 
 /** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
@@ -59,6 +60,7 @@ const DURATION_FLAGS = [
   ["manual-confirm-timeout", "manualConfirmTimeoutMs"],
   ["max-retry-backoff", "maxRetryBackoffMs"],
   ["recovery-timeout", "recoveryTimeoutMs"],
+  ["watch-stale-after", "watchStaleAfterMs"],
 ] as const;
 
 export type ControllerFlags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
