@@ -83,7 +83,7 @@ export interface ControllerConfig {
    * clock restarts once the watch is current again) when it received nothing (an event, a
    * bookmark, the server's answer to a WATCH or a LIST) for longer than this; a quiet watch is
    * reopened after half of it. The other watches are stale 30 s later (lib/controller/cluster-caches.ts).
-   * Less than unhealthyAfter. Default 3000 ms.
+   * Less than unhealthyAfter. Default 3000 ms (with the controller's flags: at most half of unhealthyAfter).
    */
   watchStaleAfterMs: number;
 }

@@ -164,6 +164,10 @@ export function controllerSettings(
       : {}),
     powerOnAfterFence: values["power-on-after-fence"],
   };
+  // Blindness must be told before a silence is a loss: a short --unhealthy-after shortens the default.
+  if (values["watch-stale-after"] === undefined) {
+    config.watchStaleAfterMs = Math.min(config.watchStaleAfterMs, Math.floor(config.unhealthyAfterMs / 2));
+  }
   // A pass outlasts a driver call and two API calls: a longer --driver-timeout lengthens its default.
   if (values["pass-timeout"] === undefined) {
     config.passTimeoutMs = Math.max(config.passTimeoutMs, config.driverTimeoutMs + 2 * config.apiTimeoutMs);
