@@ -41,7 +41,10 @@ export interface HeldWorkloads {
 
 /** What fencing would release: the node's releasable pods plus its VolumeAttachments. */
 export async function workloadsHeld(reads: WorkloadReads, node: string): Promise<HeldWorkloads> {
-  const [pods, attachments] = await Promise.all([reads.podsOnNode(node), reads.volumeAttachmentsOnNode(node)]);
+  const [pods, attachments] = await Promise.all([
+    reads.podsOnNode(node),
+    reads.volumeAttachmentsOnNode(node),
+  ]);
   return {
     pods: releasablePods(pods).map(podName),
     volumeAttachments: attachments.map((a) => a.metadata?.name ?? ""),

@@ -49,7 +49,11 @@ export interface ClusterCachesOptions {
   now: () => number;
   log?: (message: string) => void;
   /** Stand-in sources (tests): by the path the real one would watch. Default: the API. */
-  source?: <T extends KubeObject>(path: string, query: Record<string, string>, what: string) => WatchSource<T>;
+  source?: <T extends KubeObject>(
+    path: string,
+    query: Record<string, string>,
+    what: string,
+  ) => WatchSource<T>;
 }
 
 export class ClusterCaches implements WorkloadReads {
@@ -108,7 +112,9 @@ export class ClusterCaches implements WorkloadReads {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.#required(), this.volumeAttachments, ...this.#pods.values()].map((c) => c.stop()));
+    await Promise.all(
+      [...this.#required(), this.volumeAttachments, ...this.#pods.values()].map((c) => c.stop()),
+    );
     this.#pods.clear();
   }
 
@@ -210,7 +216,11 @@ export class ClusterCaches implements WorkloadReads {
     return [...this.#pods.keys()];
   }
 
-  #stateCache<T extends KubeObject>(path: string, query: Record<string, string>, what: string): WatchCache<T> {
+  #stateCache<T extends KubeObject>(
+    path: string,
+    query: Record<string, string>,
+    what: string,
+  ): WatchCache<T> {
     const stale = STATE_REOPEN_QUIET_MS + this.#options.config.watchStaleAfterMs;
     return this.#cache<T>(path, query, what, STATE_REOPEN_QUIET_MS, stale);
   }
@@ -241,7 +251,8 @@ export class ClusterCaches implements WorkloadReads {
       list: async () => {
         const bound = boundedSignal(new AbortController().signal, config.apiTimeoutMs, `LIST ${what}`);
         try {
-          return await listJson<T>(kc, path, query, bound.signal);
+          const list = await listJson(kc, path, query, bound.signal);
+          return { items: list.items as T[], resourceVersion: list.resourceVersion };
         } finally {
           bound.dispose();
         }

@@ -229,7 +229,9 @@ const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  */
 export function validateControllerConfig(
   config: Pick<ControllerConfig, "checkIntervalMs" | "unhealthyAfterMs" | "maxUnhealthy" | "namespace"> &
-    Partial<Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs" | "watchStaleAfterMs">>,
+    Partial<
+      Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs" | "watchStaleAfterMs">
+    >,
   options: { leaseDurationMs?: number } = {},
 ): void {
   assertDurationInBounds("--check-interval", config.checkIntervalMs, DURATION_BOUNDS_MS.checkIntervalMs);

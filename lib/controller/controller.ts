@@ -302,7 +302,8 @@ export class RecoveryController {
     this.#unobserved = [...health].filter(([, h]) => h.state === "unobserved").map(([name]) => name);
     // Pods are watched for the nodes that may be fenced or are: lost, or with a fence under way.
     const podsOf = new Set([...health].filter(([, h]) => h.state === "unhealthy").map(([name]) => name));
-    for (const [name, fence] of snapshot.fences) if (fence.status?.step !== "recovery" || fence.status.phase !== "done") podsOf.add(name);
+    for (const [name, fence] of snapshot.fences)
+      if (fence.status?.step !== "recovery" || fence.status.phase !== "done") podsOf.add(name);
     this.#caches.retainPods(podsOf);
     return { snapshot, health, now };
   }

@@ -5,7 +5,7 @@
 // renewed since: its Lease, as the watch cache holds it at that moment, says so.
 import { errorMessage } from "../errors.js";
 import { assessNode } from "./detect.js";
-import { renewTimeOf, type NodeObservation } from "./observations.js";
+import type { NodeObservation } from "./observations.js";
 
 /** What a side effect needs to know of a node right now. */
 export interface CurrentNode {

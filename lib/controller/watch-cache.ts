@@ -126,7 +126,11 @@ export class WatchCache<T extends KubeObject> {
         waiter = { resolve, reject };
         this.#waiting.add(waiter);
         timer = setTimeout(() => {
-          reject(new Error(`${this.what} not listed after ${timeoutMs} ms${this.#error ? `: ${this.#error}` : ""}`));
+          reject(
+            new Error(
+              `${this.what} not listed after ${timeoutMs} ms${this.#error ? `: ${this.#error}` : ""}`,
+            ),
+          );
         }, timeoutMs);
       });
     } finally {
@@ -183,13 +187,14 @@ export class WatchCache<T extends KubeObject> {
 
   async #run(stop: AbortSignal): Promise<void> {
     let failures = 0;
-    while (!stop.aborted) {
+    const stopped = () => stop.aborted;
+    while (!stopped()) {
       try {
         if (this.#mustList) await this.#relist();
         await this.#watchOnce(stop);
         failures = 0;
       } catch (error) {
-        if (stop.aborted) break;
+        if (stopped()) break;
         if (isExpired(error)) {
           this.#mustList = true;
           // The first 410 relists at once; one right after a relist waits like any failure.
@@ -242,7 +247,7 @@ export class WatchCache<T extends KubeObject> {
     };
     stop.addEventListener("abort", onStop, { once: true });
     const openedAt = now();
-    let failure: unknown;
+    let failure: Error | undefined;
     // Quiet since the later of the last receipt and this attempt: one attempt per reopenQuietMs
     // while the server does not answer.
     const timer = setInterval(
@@ -255,11 +260,15 @@ export class WatchCache<T extends KubeObject> {
     );
     timer.unref();
     try {
-      const { ended } = await this.#options.source.watch(this.#resourceVersion, connection.signal, (type, object) => {
-        if (failure !== undefined || connection.signal.aborted) return;
-        failure = this.#event(type, object);
-        if (failure !== undefined) connection.abort(failure);
-      });
+      const { ended } = await this.#options.source.watch(
+        this.#resourceVersion,
+        connection.signal,
+        (type, object) => {
+          if (failure !== undefined || connection.signal.aborted) return;
+          failure = this.#event(type, object);
+          if (failure !== undefined) connection.abort(failure);
+        },
+      );
       this.#receipt(now());
       this.#error = undefined;
       await ended;
@@ -274,10 +283,13 @@ export class WatchCache<T extends KubeObject> {
   }
 
   /** Applies one event; returns the failure an ERROR event stands for. */
-  #event(type: string, object: T): unknown {
+  #event(type: string, object: T): Error | undefined {
     if (type === "ERROR") {
       const status = object as { code?: number; message?: string };
-      return new WatchStatusError(status.code ?? 0, `${this.what}: watch ERROR ${status.code ?? "?"} ${status.message ?? ""}`);
+      return new WatchStatusError(
+        status.code ?? 0,
+        `${this.what}: watch ERROR ${status.code ?? "?"} ${status.message ?? ""}`,
+      );
     }
     const at = this.#options.now();
     const version = object.metadata?.resourceVersion;

@@ -25,6 +25,10 @@ export class WatchStatusError extends k8s.ApiException<string> {
   }
 }
 
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
 /** The watch's resourceVersion is too old (HTTP 410, or an ERROR event with code 410): relist. */
 export function isExpired(error: unknown): boolean {
   return error instanceof WatchStatusError && error.code === 410;
@@ -54,12 +58,12 @@ async function requestFor(
  * A LIST as the API server sends it (JSON, times as strings, as a watch's events carry them:
  * client-node's typed lists turn them into Dates), ended at `signal`.
  */
-export async function listJson<T>(
+export async function listJson(
   kc: k8s.KubeConfig,
   path: string,
   query: Readonly<Record<string, string>>,
   signal: AbortSignal,
-): Promise<{ items: T[]; resourceVersion: string }> {
+): Promise<{ items: unknown[]; resourceVersion: string }> {
   const { url, options, send } = await requestFor(kc, path, query);
   const body = await new Promise<string>((resolve, reject) => {
     const request = send(url, { ...options, method: "GET", signal }, (response) => {
@@ -69,15 +73,21 @@ export async function listJson<T>(
       response.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
         if (response.statusCode === 200) resolve(text);
-        else reject(new WatchStatusError(response.statusCode ?? 0, `LIST ${path}: HTTP ${response.statusCode ?? 0} ${text.slice(0, 500)}`));
+        else
+          reject(
+            new WatchStatusError(
+              response.statusCode ?? 0,
+              `LIST ${path}: HTTP ${response.statusCode ?? 0} ${text.slice(0, 500)}`,
+            ),
+          );
       });
     });
     request.on("error", (error) => {
-      reject(signal.aborted ? (signal.reason as unknown) : error);
+      reject(signal.aborted ? asError(signal.reason) : error);
     });
     request.end();
   });
-  const parsed = JSON.parse(body) as { items?: T[] | null; metadata?: { resourceVersion?: string } };
+  const parsed = JSON.parse(body) as { items?: unknown[] | null; metadata?: { resourceVersion?: string } };
   return { items: parsed.items ?? [], resourceVersion: parsed.metadata?.resourceVersion ?? "" };
 }
 
@@ -101,7 +111,12 @@ export async function openWatch(
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () => {
           const body = Buffer.concat(chunks).toString("utf8").slice(0, 500);
-          reject(new WatchStatusError(response.statusCode ?? 0, `WATCH ${path}: HTTP ${response.statusCode ?? 0} ${body}`));
+          reject(
+            new WatchStatusError(
+              response.statusCode ?? 0,
+              `WATCH ${path}: HTTP ${response.statusCode ?? 0} ${body}`,
+            ),
+          );
         });
         response.on("error", reject);
         return;
@@ -122,7 +137,7 @@ export async function openWatch(
           }
         });
         // An abandoned or broken stream errors on the response and on its line reader alike.
-        const onError = (error: unknown) => {
+        const onError = (error: Error) => {
           if (signal.aborted) done();
           else fail(error);
         };

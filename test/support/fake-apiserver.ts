@@ -45,7 +45,9 @@ type Listed = { metadata?: { name?: string; namespace?: string } };
 
 function itemsOf(answer: FakeResponse): Map<string, string> {
   const items = (answer.body as { items?: Listed[] } | undefined)?.items ?? [];
-  return new Map(items.map((i) => [`${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`, JSON.stringify(i)]));
+  return new Map(
+    items.map((i) => [`${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`, JSON.stringify(i)]),
+  );
 }
 
 /** Streams the changes of a list route as watch events until the client goes. */
@@ -53,7 +55,9 @@ function serveWatch(req: IncomingMessage, res: ServerResponse, handler: FakeRout
   const first = handler(req);
   if (!first) return;
   if ((first.status ?? 200) !== 200) {
-    res.writeHead(first.status ?? 500, { "content-type": "application/json" }).end(JSON.stringify(first.body));
+    res
+      .writeHead(first.status ?? 500, { "content-type": "application/json" })
+      .end(JSON.stringify(first.body));
     return;
   }
   res.writeHead(200, { "content-type": "application/json" });

@@ -17,7 +17,13 @@ import { k8s } from "../../lib/kube/client.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { httpGet } from "../../lib/util/http.js";
 import { sleep } from "../../lib/util/time.js";
-import { list, startFakeApiServer, status, WATCH_POLL_MS, type FakeApiServer } from "../support/fake-apiserver.js";
+import {
+  list,
+  startFakeApiServer,
+  status,
+  WATCH_POLL_MS,
+  type FakeApiServer,
+} from "../support/fake-apiserver.js";
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -227,7 +233,12 @@ describe("the controller feeds its metrics from its passes", function () {
     const controller = new RecoveryController({
       kc: api.kc,
       // The fake clock jumps 10 s between passes: no watch may look stale for it.
-      config: { ...DEFAULT_CONTROLLER_CONFIG, identity: "test", maxUnhealthy: "2", watchStaleAfterMs: 3_600_000 },
+      config: {
+        ...DEFAULT_CONTROLLER_CONFIG,
+        identity: "test",
+        maxUnhealthy: "2",
+        watchStaleAfterMs: 3_600_000,
+      },
       fenceConfig: { templates: {} },
       drivers: fenceDriverRegistry([]),
       now: () => now,

@@ -11,7 +11,10 @@ interface Obj extends KubeObject {
   value?: string;
 }
 
-const obj = (name: string, rv: string, value = ""): Obj => ({ metadata: { name, resourceVersion: rv }, value });
+const obj = (name: string, rv: string, value = ""): Obj => ({
+  metadata: { name, resourceVersion: rv },
+  value,
+});
 
 /** A scripted API: lists `items`, and each WATCH is one the test answers, feeds and ends. */
 class FakeSource implements WatchSource<Obj> {
@@ -78,7 +81,8 @@ describe("controller: watch caches", function () {
       tickMs: 2,
       minRetryMs: 5,
       maxRetryMs: 20,
-      onChange: (type, object, _previous, atMs) => changes.push(`${type} ${object.metadata?.name ?? ""} @${atMs}`),
+      onChange: (type, object, _previous, atMs) =>
+        changes.push(`${type} ${object.metadata?.name ?? ""} @${atMs}`),
     });
   });
 
@@ -96,7 +100,13 @@ describe("controller: watch caches", function () {
     source.send("ADDED", obj("c", "13", "c1"));
     expect(cache.get("a")?.value).to.equal("a2");
     expect(cache.get("b")).to.equal(undefined);
-    expect(changes).to.deep.equal(["ADDED a @1000", "ADDED b @1000", "MODIFIED a @1700", "DELETED b @1700", "ADDED c @1700"]);
+    expect(changes).to.deep.equal([
+      "ADDED a @1000",
+      "ADDED b @1000",
+      "MODIFIED a @1700",
+      "DELETED b @1700",
+      "ADDED c @1700",
+    ]);
     expect(cache.isCurrent(1_700 + 3_000)).to.equal(true);
     expect(cache.isCurrent(1_700 + 3_001)).to.equal(false);
   });
@@ -153,9 +163,18 @@ describe("controller: watch caches", function () {
     failing.watch = (rv) => {
       failing.watches.push(rv);
       calls += 1;
-      return Promise.reject(calls === 1 ? new Error("connection refused") : new WatchStatusError(410, "Gone"));
+      return Promise.reject(
+        calls === 1 ? new Error("connection refused") : new WatchStatusError(410, "Gone"),
+      );
     };
-    const c = new WatchCache<Obj>({ source: failing, now: () => t, staleAfterMs: 3_000, reopenQuietMs: 1_500, tickMs: 2, minRetryMs: 5 });
+    const c = new WatchCache<Obj>({
+      source: failing,
+      now: () => t,
+      staleAfterMs: 3_000,
+      reopenQuietMs: 1_500,
+      tickMs: 2,
+      minRetryMs: 5,
+    });
     try {
       await c.whenSynced(1_000);
       await until("a relist after the 410", () => failing.lists >= 2);
