@@ -5,7 +5,11 @@
 import { expect } from "chai";
 import { WatchStatusError } from "../../lib/kube/watch-stream.js";
 import { WatchCache, type KubeObject, type WatchSource } from "../../lib/controller/watch-cache.js";
-import { pollUntil } from "../../lib/util/time.js";
+import { RecoveryController } from "../../lib/controller/controller.js";
+import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
+import { fenceDriverRegistry } from "../../lib/controller/drivers/registry.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
+import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";
 
 interface Obj extends KubeObject {
   value?: string;
@@ -207,5 +211,90 @@ describe("controller: watch caches", function () {
     t = 5_000;
     source.send("MODIFIED", obj("a", "41", "a5"));
     expect(cache.takeBlindSpell(5_000)).to.deep.equal({ sinceAt: 1_400, untilAt: 5_000 });
+  });
+});
+
+describe("controller: blind while its Lease watch is stale, and /healthz says so", function () {
+  this.timeout(20_000);
+  let now = 1_000_000;
+  let frozen = false;
+  let api: FakeApiServer;
+  const lease = {
+    metadata: { name: "a", namespace: "kube-node-lease" },
+    spec: { holderIdentity: "a", leaseDurationSeconds: 40, renewTime: "2026-11-24T12:00:00.000000Z" },
+  };
+
+  before(async function () {
+    api = await startFakeApiServer({
+      "GET /api/v1/nodes": () =>
+        list("NodeList", [
+          {
+            metadata: { name: "a", uid: "uid-a" },
+            status: { conditions: [{ type: "Ready", status: "True" }] },
+          },
+        ]),
+      // Frozen: neither a LIST nor a WATCH of the Leases is answered, as by a paused API server.
+      "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases": () =>
+        frozen ? undefined : list("LeaseList", [lease]),
+      "GET /apis/rekindle.dev/v1alpha1/nodefences": () => list("NodeFenceList", []),
+      "GET /api/v1/namespaces/rekindle-system/configmaps": () => list("ConfigMapList", []),
+      "GET /apis/storage.k8s.io/v1/volumeattachments": () => list("VolumeAttachmentList", []),
+    });
+  });
+
+  after(async function () {
+    await api.close();
+  });
+
+  it("decides nothing while blind, fails /healthz when blind too long, and restarts every clock after", async function () {
+    const logs: string[] = [];
+    const config = { ...DEFAULT_CONTROLLER_CONFIG, identity: "test", watchStaleAfterMs: 3_000 };
+    const controller = new RecoveryController({
+      kc: api.kc,
+      config,
+      fenceConfig: { templates: {} },
+      drivers: fenceDriverRegistry([]),
+      now: () => now,
+      log: (line) => logs.push(line),
+    });
+    try {
+      await controller.reconcileOnce();
+      expect(controller.health().ok).to.equal(true);
+      frozen = true;
+      now += 2_000; // quiet for more than half of watchStaleAfter: the watch is reopened, and hangs
+      await sleep(400);
+      now += 1_500;
+      let error: unknown;
+      await controller.reconcileOnce().catch((e: unknown) => (error = e));
+      expect(String(error)).to.contain("blind: node Leases: nothing received for 3500 ms");
+      // The liveness limit: max(5 checks, API timeout + pass timeout + 2 checks) = 42 s.
+      now += 42_000;
+      const health = controller.health();
+      expect(health.ok).to.equal(false);
+      expect(health.message).to.match(
+        /^no reconcile pass completed for \d+ ms: node Leases: nothing received for 45500 ms/,
+      );
+      frozen = false;
+      now += 2_000; // the hanging WATCH is abandoned; the next is answered: blind from 0 to 47.5 s
+      await pollUntil(
+        async () => {
+          try {
+            await controller.reconcileOnce();
+            return true;
+          } catch {
+            return undefined;
+          }
+        },
+        { what: "a pass once the Lease watch answers again", timeoutMs: 5_000, intervalMs: 20 },
+      );
+      expect(controller.health().ok).to.equal(true);
+      expect(logs.some((line) => line.startsWith("saw the API again after 48s blind"))).to.equal(
+        true,
+        logs.join("\n"),
+      );
+      expect(controller.unobservedNodes()).to.deep.equal(["a"]);
+    } finally {
+      await controller.stop();
+    }
   });
 });
