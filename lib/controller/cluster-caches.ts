@@ -42,7 +42,7 @@ export interface WorkloadReads {
 }
 
 export interface ClusterCachesOptions {
-  /** The cluster (its credentials; each LIST is bounded by apiTimeoutMs here). */
+  /** The cluster: its address and credentials (each LIST is bounded by apiTimeoutMs here). */
   kc: k8s.KubeConfig;
   config: Pick<ControllerConfig, "namespace" | "configMapName" | "watchStaleAfterMs" | "apiTimeoutMs">;
   /** The controller's monotonic clock (ms). */
@@ -248,8 +248,8 @@ export class ClusterCaches implements WorkloadReads {
     const { kc, config } = this.#options;
     return {
       what,
-      list: async () => {
-        const bound = boundedSignal(new AbortController().signal, config.apiTimeoutMs, `LIST ${what}`);
+      list: async (stop) => {
+        const bound = boundedSignal(stop, config.apiTimeoutMs, `LIST ${what}`);
         try {
           const list = await listJson(kc, path, query, bound.signal);
           return { items: list.items as T[], resourceVersion: list.resourceVersion };

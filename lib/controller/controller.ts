@@ -108,7 +108,7 @@ export class RecoveryController {
     // Every replica keeps the caches: a standby's are warm when it takes over. Their LISTs end at
     // apiTimeout or when the controller stops, never with a pass.
     this.#caches = new ClusterCaches({
-      kc: boundedKubeConfig(kc, { timeoutMs: () => config.apiTimeoutMs, signal: () => this.#stopped.signal }),
+      kc,
       config,
       now: monotonic,
       log,

@@ -26,7 +26,8 @@ export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
 export interface WatchSource<T> {
   /** What the cache holds, for messages ("Node Leases"). */
   readonly what: string;
-  list(): Promise<{ items: T[]; resourceVersion: string }>;
+  /** A LIST, abandoned when `signal` aborts (the cache stops). */
+  list(signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }>;
   /**
    * Opens a WATCH from `resourceVersion`: resolves when the server answered (then events go to
    * `onEvent` until `ended`), rejects if it did not; ends when `signal` aborts.
@@ -190,7 +191,7 @@ export class WatchCache<T extends KubeObject> {
     const stopped = () => stop.aborted;
     while (!stopped()) {
       try {
-        if (this.#mustList) await this.#relist();
+        if (this.#mustList) await this.#relist(stop);
         await this.#watchOnce(stop);
         failures = 0;
       } catch (error) {
@@ -215,8 +216,8 @@ export class WatchCache<T extends KubeObject> {
     }
   }
 
-  async #relist(): Promise<void> {
-    const list = await this.#options.source.list();
+  async #relist(stop: AbortSignal): Promise<void> {
+    const list = await this.#options.source.list(stop);
     const at = this.#options.now();
     const fresh = new Map<string, T>();
     for (const object of list.items) fresh.set(objectKey(object), object);
