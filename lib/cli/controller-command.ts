@@ -34,7 +34,7 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
                     [--cleanup-timeout 2m] [--stale-wait 2m] [--driver-timeout 10s]
                     [--max-fences-per-window 3] [--fence-rate-window 1h] [--node-concurrency 8]
                     [--api-timeout 10s] [--pass-timeout 30s] [--max-retry-backoff 5m]
-                    [--manual-confirm-timeout 10m] [--recovery-timeout 10m]
+                    [--manual-confirm-timeout 10m] [--recovery-timeout 10m] [--watch-stale-after 3s]
                     [--node-monitor-grace-period 50s] [--silence-window D] [--fence-rate 6]
                     [--secondary-fence-rate 1] [--fence-burst 1] [--unhealthy-zone-threshold 0.55]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover

@@ -4,6 +4,7 @@
 import { errorMessage, RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import type { BoundedSignal } from "../util/abort.js";
+import type { WorkloadReads } from "./cluster-caches.js";
 import type { ControllerConfig } from "./config.js";
 import type { FenceDriver, FenceTarget } from "./drivers/types.js";
 import type { EventReason } from "./events.js";
@@ -13,6 +14,8 @@ import type { LostNow } from "./present.js";
 
 export interface ActionContext {
   kc: k8s.KubeConfig;
+  /** A node's pods and VolumeAttachments, from the watch caches (cluster-caches.ts). */
+  reads: WorkloadReads;
   config: ControllerConfig;
   store: NodeFenceStore;
   metrics: ControllerMetrics;

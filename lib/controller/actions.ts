@@ -103,7 +103,7 @@ export async function progressFence(
 ): Promise<FenceAction> {
   const node = fence.spec.node;
   const status: FenceStatus = fence.status ?? { step: "power-management", phase: "new", retries: 0 };
-  const stale = status.step === "recovery" ? await stalePods(context.kc, node) : 0;
+  const stale = status.step === "recovery" ? await stalePods(context.reads, node) : 0;
   const full = { ...observation, stalePods: stale, nowMs: context.now() };
   const action = decide(status, full, context.config);
   if (action === "wait") return action;
@@ -281,7 +281,7 @@ async function beginRecovery(context: ActionContext, fence: NodeFence, status: F
 
 async function finishRecovery(context: ActionContext, fence: NodeFence, status: FenceStatus): Promise<void> {
   const node = fence.spec.node;
-  const left = await stalePods(context.kc, node);
+  const left = await stalePods(context.reads, node);
   await liftTaints(context, node, uidOption(fence));
   await clearPowerConfirmation(context, node, fence.spec.nodeUID);
   await context.store.writeStatus(fence, {

@@ -9,8 +9,8 @@
 // the power); it is named in the Events, never waited for, and cleanup is bounded in time.
 import { isNotFound, isPodTerminal, k8s } from "../kube/client.js";
 import { isDaemonSetPod, isMirrorPod } from "../kube/pod-kinds.js";
-import { podsOnNode, volumeAttachmentsOnNode } from "../kube/queries.js";
 import { assertActing, isoNow, type ActionContext } from "./action-context.js";
+import type { WorkloadReads } from "./cluster-caches.js";
 import { EVENT_REASONS } from "./events.js";
 import type { FenceStatus, NodeFence } from "./fence-state.js";
 
@@ -40,8 +40,11 @@ export interface HeldWorkloads {
 }
 
 /** What fencing would release: the node's releasable pods plus its VolumeAttachments. */
-export async function workloadsHeld(kc: k8s.KubeConfig, node: string): Promise<HeldWorkloads> {
-  const [pods, attachments] = await Promise.all([podsOnNode(kc, node), volumeAttachmentsOnNode(kc, node)]);
+export async function workloadsHeld(reads: WorkloadReads, node: string): Promise<HeldWorkloads> {
+  const [pods, attachments] = await Promise.all([
+    reads.podsOnNode(node),
+    reads.volumeAttachmentsOnNode(node),
+  ]);
   return {
     pods: releasablePods(pods).map(podName),
     volumeAttachments: attachments.map((a) => a.metadata?.name ?? ""),
@@ -62,8 +65,8 @@ export function describeHeld(held: HeldWorkloads, shown = 5): string {
 }
 
 /** Pods still bound to the node and being deleted, that a returned kubelet must drop first. */
-export async function stalePods(kc: k8s.KubeConfig, node: string): Promise<number> {
-  const pods = await podsOnNode(kc, node);
+export async function stalePods(reads: WorkloadReads, node: string): Promise<number> {
+  const pods = await reads.podsOnNode(node);
   return pods.filter((p) => p.metadata?.deletionTimestamp && !heldOnlyByFinalizers(p)).length;
 }
 
@@ -77,9 +80,8 @@ function podName(pod: k8s.V1Pod): string {
 
 /** Force-deletes the node's releasable pods not force-deleted yet (nor reported again), and says so. */
 async function forceDeletePods(context: ActionContext, node: string): Promise<void> {
-  const { kc } = context;
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const releasable = releasablePods(await podsOnNode(kc, node));
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const releasable = releasablePods(await context.reads.podsOnNode(node));
   // Pods force-deleted already are not deleted again (nor reported again).
   const toDelete = releasable.filter(
     (p) => !(p.metadata?.deletionTimestamp && p.metadata.deletionGracePeriodSeconds === 0),
@@ -112,7 +114,7 @@ async function removeLeftAttachments(
   started: number,
 ): Promise<boolean> {
   const { kc } = context;
-  const attachments = await volumeAttachmentsOnNode(kc, node);
+  const attachments = await context.reads.volumeAttachmentsOnNode(node);
   if (attachments.length > 0) {
     // The attach-detach controller detaches at once on an out-of-service node; remove what it leaves.
     if (context.now() - started < context.config.detachGraceMs) return false;
@@ -142,7 +144,7 @@ export async function cleanUpNode(
   fence: NodeFence,
   status: FenceStatus,
 ): Promise<void> {
-  const { kc, config, store } = context;
+  const { config, store } = context;
   const node = fence.spec.node;
   const started =
     status.step === "cleanup" && status.lastTransitionTime
@@ -159,7 +161,7 @@ export async function cleanUpNode(
   await forceDeletePods(context, node);
   const timedOut = context.now() - started >= config.cleanupTimeoutMs;
   if (!(await removeLeftAttachments(context, node, started))) return;
-  const left = releasablePods(await podsOnNode(kc, node));
+  const left = releasablePods(await context.reads.podsOnNode(node));
   const finalized = left.filter(heldOnlyByFinalizers);
   const remaining = left.filter((p) => !heldOnlyByFinalizers(p));
   if (remaining.length > 0 && !timedOut) return;

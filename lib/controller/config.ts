@@ -108,6 +108,14 @@ export interface ControllerConfig {
    * partially disrupted (--unhealthy-zone-threshold). Default 0.55.
    */
   unhealthyZoneThreshold: number;
+  /**
+   * The node Lease watch is stale (the controller is blind: it acts on nothing, and every node's
+   * clock restarts once the watch is current again) when it received nothing (an event, a
+   * bookmark, the server's answer to a WATCH or a LIST) for longer than this; a quiet watch is
+   * reopened after half of it. The other watches are stale 30 s later (lib/controller/cluster-caches.ts).
+   * Less than unhealthyAfter. Default 3000 ms (with the controller's flags: at most half of unhealthyAfter).
+   */
+  watchStaleAfterMs: number;
 }
 
 export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identity">> = {
@@ -140,6 +148,7 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   secondaryFenceRatePerMinute: 1,
   fenceBurst: 1,
   unhealthyZoneThreshold: 0.55,
+  watchStaleAfterMs: 3_000,
 };
 
 /** "2" → {count: 2}; "40%" → {percent: 40}. */
@@ -201,6 +210,7 @@ export const DURATION_BOUNDS_MS = {
   recoveryTimeoutMs: { min: 60_000, max: 86_400_000 },
   nodeMonitorGracePeriodMs: { min: 1_000, max: 3_600_000 },
   silenceWindowMs: { min: 100, max: 600_000 },
+  watchStaleAfterMs: { min: 1_000, max: 60_000 },
 } as const satisfies Record<string, DurationBoundsMs>;
 
 /** unhealthyAfter spans at least this many check intervals: a node is looked at several times before it is lost. */
@@ -256,7 +266,9 @@ const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
  */
 export function validateControllerConfig(
   config: Pick<ControllerConfig, "checkIntervalMs" | "unhealthyAfterMs" | "maxUnhealthy" | "namespace"> &
-    Partial<Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs">>,
+    Partial<
+      Pick<ControllerConfig, "passTimeoutMs" | "driverTimeoutMs" | "apiTimeoutMs" | "watchStaleAfterMs">
+    >,
   options: { leaseDurationMs?: number } = {},
 ): void {
   assertDurationInBounds("--check-interval", config.checkIntervalMs, DURATION_BOUNDS_MS.checkIntervalMs);
@@ -278,6 +290,12 @@ export function validateControllerConfig(
     }
   }
   assertPassOutlastsItsCalls(config);
+  if (config.watchStaleAfterMs !== undefined && config.watchStaleAfterMs >= config.unhealthyAfterMs) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--watch-stale-after ${formatDurationMs(config.watchStaleAfterMs)} is not shorter than --unhealthy-after ${formatDurationMs(config.unhealthyAfterMs)}; valid: less than that, so a stale watch is blindness before a silence is a loss`,
+    );
+  }
   parseMaxUnhealthy(config.maxUnhealthy);
   if (!NAMESPACE_NAME.test(config.namespace)) {
     throw RekindleError.invalidInput(

@@ -1,7 +1,8 @@
 // The recovery controller: detect → guard → fence → taint out-of-service → clean up → recover.
 // Every step is persisted in the node's NodeFence before the next one starts, so a restarted (or
 // newly elected) controller resumes exactly there and never fences twice.
-// This file is the loop and its lifecycle; what it sees is in observations.ts, the policy in
+// This file is the loop and its lifecycle; what it reads comes from watch caches
+// (cluster-caches.ts), what it sees of the nodes is in observations.ts, the policy in
 // plan.ts, the steps in actions.ts and cleanup.ts, the NodeFence objects in node-fence-store.ts,
 // the clean-ups of what no fence owns any more in orphans.ts.
 import { errorMessage } from "../errors.js";
@@ -9,11 +10,12 @@ import type { k8s } from "../kube/client.js";
 import { boundedSignal } from "../util/abort.js";
 import { forEachBounded } from "../util/bounded-parallel.js";
 import { clockFrom, type Clock } from "../util/clock.js";
-import { sleep, withTimeout } from "../util/time.js";
+import { sleep } from "../util/time.js";
 import { boundedKubeConfig } from "../kube/bounded-client.js";
 import { countFailure, type ActionContext } from "./action-context.js";
 import { progressFence, startFence } from "./actions.js";
 import { describeHeld, workloadsHeld } from "./cleanup.js";
+import { ClusterCaches } from "./cluster-caches.js";
 import type { ControllerConfig } from "./config.js";
 import { fenceDriverFor, type FenceDriverRegistry } from "./drivers/registry.js";
 import { EVENT_REASONS, recordNodeEvent, type EventReason } from "./events.js";
@@ -24,14 +26,14 @@ import { ControllerMetrics } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
 import { PassBounds } from "./pass-bounds.js";
-import { apiNodeReader, lostNow, type CurrentNodeReader } from "./present.js";
+import { lostNow, type CurrentNodeReader } from "./present.js";
 import { cancelledByHand, clearCancelled, releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
 import type { NodeHealth } from "./detect.js";
 import { guardDecision, type GuardNode } from "./guard.js";
 import { FenceRateLimiter, type FenceRateClass } from "./fence-rate.js";
 import { fleetView, type FleetHoldReason } from "./fleet.js";
 import { assessNodes, guardNodes, planNode, type NodePlan } from "./plan.js";
-import { readSnapshot, type Snapshot } from "./snapshot.js";
+import type { Snapshot } from "./snapshot.js";
 
 export { FENCING_TAINT, OUT_OF_SERVICE_VALUE } from "./actions.js";
 
@@ -51,7 +53,7 @@ export interface RecoveryControllerOptions {
   now?: () => number;
   /**
    * Where a side effect reads a node's current state right before it acts (lib/controller/present.ts).
-   * Default: a GET of the node's Lease through the controller's bounded client.
+   * Default: the controller's Lease and Node watch caches.
    */
   currentNode?: CurrentNodeReader;
   /**
@@ -69,14 +71,12 @@ const FLEET_HOLD_EVENTS: Partial<Record<string, EventReason>> = {
   AllZonesDisrupted: EVENT_REASONS.allZonesDisruptedHeld,
 } satisfies Record<FleetHoldReason, EventReason>;
 
-/** A snapshot read abandoned after this long counts as failed (the controller was blind). */
-const SNAPSHOT_TIMEOUT_MS = 10_000;
-
 export class RecoveryController {
   readonly metrics: ControllerMetrics;
   readonly #options: RecoveryControllerOptions;
   readonly #context: ActionContext;
   readonly #observations: NodeObservations;
+  readonly #caches: ClusterCaches;
   readonly #clock: Clock;
   readonly #bounds: PassBounds;
   /** Per node, the last reason it was held (log and Event once per reason, not every pass). */
@@ -107,7 +107,6 @@ export class RecoveryController {
     this.#observations = new NodeObservations({
       unhealthyAfterMs: config.unhealthyAfterMs,
       checkIntervalMs: config.checkIntervalMs,
-      blindAfterMs: Math.max(3 * config.checkIntervalMs, 3_000),
     });
     const acting = (): AbortSignal =>
       leader ? AbortSignal.any([this.#bounds.signal, leader.signal]) : this.#bounds.signal;
@@ -117,9 +116,18 @@ export class RecoveryController {
       timeoutMs: () => this.#bounds.apiTimeoutMs(),
       signal: () => this.#bounds.signal,
     });
-    const currentNode = options.currentNode ?? apiNodeReader(bounded);
+    // Every replica keeps the caches: a standby's are warm when it takes over. Their LISTs end at
+    // apiTimeout or when the controller stops, never with a pass.
+    this.#caches = new ClusterCaches({
+      kc,
+      config,
+      now: monotonic,
+      log,
+    });
+    const currentNode = options.currentNode ?? this.#caches.currentNode;
     this.#context = {
       kc: bounded,
+      reads: this.#caches,
       config,
       store: new NodeFenceStore(bounded),
       metrics: this.metrics,
@@ -153,6 +161,7 @@ export class RecoveryController {
   start(): void {
     if (this.#loop) return;
     this.#options.leader?.start();
+    this.#caches.start();
     const signal = this.#stopped.signal;
     this.#loop = (async () => {
       while (!signal.aborted) {
@@ -160,10 +169,11 @@ export class RecoveryController {
           await this.reconcileOnce();
           this.#lastPassError = undefined;
         } catch (error) {
+          const wasBlind = this.#lastPassError?.startsWith("blind: ") === true;
           this.#lastPassError = errorMessage(error);
           countFailure(this.#context, error);
-          // A pass cut short by stop() is no failure worth a log line.
-          if (!this.#stopped.signal.aborted) {
+          // A pass cut short by stop() is no failure worth a log line; blindness is said once.
+          if (!this.#stopped.signal.aborted && !(wasBlind && this.#lastPassError.startsWith("blind: "))) {
             this.#context.log(`reconcile failed (retrying): ${this.#lastPassError}`);
           }
         }
@@ -180,6 +190,7 @@ export class RecoveryController {
     this.#stopped.abort(new Error("controller stopped"));
     await this.#loop;
     await this.#options.leader?.stop();
+    await this.#caches.stop();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -196,11 +207,15 @@ export class RecoveryController {
     return this.#unobserved;
   }
 
-  /** Healthy when a pass (acting or, as a standby, observing) completed recently. */
+  /**
+   * Healthy when a pass (acting or, as a standby, observing) completed recently. A pass completes
+   * only while the watch caches it reads are current: a controller blind for longer than the limit
+   * is unhealthy, so fencing never stops silently.
+   */
   health(): { ok: boolean; message: string } {
-    const { checkIntervalMs, passTimeoutMs } = this.#options.config;
-    // Between two reads lie at most a whole pass and the next read: the liveness probe allows both.
-    const limit = Math.max(5 * checkIntervalMs, SNAPSHOT_TIMEOUT_MS + passTimeoutMs + 2 * checkIntervalMs);
+    const { checkIntervalMs, passTimeoutMs, apiTimeoutMs } = this.#options.config;
+    // Between two passes lie at most a whole pass and a relist: the liveness probe allows both.
+    const limit = Math.max(5 * checkIntervalMs, apiTimeoutMs + passTimeoutMs + 2 * checkIntervalMs);
     const now = this.#clock.monotonicMs();
     if (this.#lastPassAt === undefined) {
       return {
@@ -212,7 +227,7 @@ export class RecoveryController {
     if (age > limit) {
       return {
         ok: false,
-        message: `no reconcile pass completed for ${age} ms: ${this.#lastPassError ?? "stalled"}`,
+        message: `no reconcile pass completed for ${age} ms: ${this.#caches.staleness() ?? this.#lastPassError ?? "stalled"}`,
       };
     }
     const role = this.#options.leader ? (this.#options.leader.isLeader ? "leader" : "standby") : "active";
@@ -266,23 +281,18 @@ export class RecoveryController {
     });
   }
 
-  /** Reads a snapshot and records it: every node's health, how long each has been healthy, the metrics. */
+  /**
+   * Takes the caches' view and records it: every node's health, how long each has been healthy, the
+   * metrics. Throws (the pass decides nothing) while the caches are not current: blind.
+   */
   async #observe(): Promise<{ snapshot: Snapshot; health: Map<string, NodeHealth>; now: number }> {
-    const { kc, config, store, log } = this.#context;
-    const startedAt = this.#clock.monotonicMs();
-    let snapshot: Snapshot;
-    try {
-      snapshot = await withTimeout(
-        readSnapshot(kc, config, store),
-        SNAPSHOT_TIMEOUT_MS,
-        "the controller's snapshot read",
-      );
-    } catch (error) {
-      this.#observations.recordFailedRead(startedAt);
-      throw error;
-    }
+    const { config, log } = this.#context;
+    await this.#caches.whenSynced(config.apiTimeoutMs);
     const now = this.#clock.monotonicMs();
-    const news = this.#observations.record(snapshot, startedAt, now);
+    const blind = this.#caches.takeBlindSpell(now);
+    if (blind) this.#observations.recordBlind(blind.sinceAt, blind.untilAt);
+    const snapshot = this.#caches.snapshot(now);
+    const news = this.#observations.record(snapshot, now);
     if (news.blindForMs !== undefined) {
       log(
         `saw the API again after ${Math.round(news.blindForMs / 1000)}s blind: every node gets unhealthyAfter to renew before any new fence`,
@@ -306,6 +316,11 @@ export class RecoveryController {
     );
     this.#lastPassAt = now;
     this.#unobserved = [...health].filter(([, h]) => h.state === "unobserved").map(([name]) => name);
+    // Pods are watched for the nodes that may be fenced or are: lost, or with a fence under way.
+    const podsOf = new Set([...health].filter(([, h]) => h.state === "unhealthy").map(([name]) => name));
+    for (const [name, fence] of snapshot.fences)
+      if (fence.status?.step !== "recovery" || fence.status.phase !== "done") podsOf.add(name);
+    this.#caches.retainPods(podsOf);
     return { snapshot, health, now };
   }
 
@@ -409,7 +424,7 @@ export class RecoveryController {
       );
       return;
     }
-    const held = await workloadsHeld(this.#context.kc, name);
+    const held = await workloadsHeld(this.#context.reads, name);
     if (held.pods.length + held.volumeAttachments.length === 0) {
       // A graceful shutdown ended every pod and released every volume itself; so does an
       // empty node. Fencing would protect nothing, and a node shut down on purpose stays so.

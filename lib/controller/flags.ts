@@ -47,6 +47,7 @@ const OPTIONS = {
   "max-retry-backoff": { type: "string" },
   "recovery-timeout": { type: "string" },
   ...FLEET_FLAG_OPTIONS,
+  "watch-stale-after": { type: "string" },
 } as const;
 
 /** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
@@ -61,6 +62,7 @@ const DURATION_FLAGS = [
   ["manual-confirm-timeout", "manualConfirmTimeoutMs"],
   ["max-retry-backoff", "maxRetryBackoffMs"],
   ["recovery-timeout", "recoveryTimeoutMs"],
+  ["watch-stale-after", "watchStaleAfterMs"],
 ] as const;
 
 export type ControllerFlags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
@@ -173,6 +175,10 @@ export function controllerSettings(
     ...fleetSettingsFrom(values),
     powerOnAfterFence: values["power-on-after-fence"],
   };
+  // Blindness must be told before a silence is a loss: a short --unhealthy-after shortens the default.
+  if (values["watch-stale-after"] === undefined) {
+    config.watchStaleAfterMs = Math.min(config.watchStaleAfterMs, Math.floor(config.unhealthyAfterMs / 2));
+  }
   // A pass outlasts a driver call and two API calls: a longer --driver-timeout lengthens its default.
   if (values["pass-timeout"] === undefined) {
     config.passTimeoutMs = Math.max(config.passTimeoutMs, config.driverTimeoutMs + 2 * config.apiTimeoutMs);

@@ -6,8 +6,10 @@
 // judged by whether it renews, not by what its clock says.
 //
 // Two more rules give every node a fair chance to renew before it can be judged lost:
-// - Blindness: when a snapshot read failed or took long (the API server paused or was down), no
-//   node could renew either. Every node's clock restarts when the controller sees the API again.
+// - Blindness: while the Lease (or Node) watch was down or stale (no event, bookmark, answered
+//   WATCH or LIST for longer than watchStaleAfter: the API server paused or was down), no node
+//   could renew either, or none could be seen to. Every node's clock restarts when the watch is
+//   current again. A slow read is no blindness: a watch cache is read, not the API.
 // - Silent together: nodes whose renewals stopped within one renewal interval of each other may
 //   share one cause (a zone partition, an API outage the controller did not notice). When one of
 //   them renews again, the others' clocks restart at that moment: they are likely back too and
@@ -19,7 +21,10 @@ export interface NodeObservation {
   uid: string;
   /** The Lease's renewTime as last read: another machine's clock, compared only for change. */
   renewTime: string | undefined;
-  /** When this controller saw renewTime change, or first saw the node, or restarted its clock. */
+  /**
+   * When this controller received renewTime's change (the watch event's arrival, on its monotonic
+   * clock), or first saw the node, or restarted its clock.
+   */
   lastSignAt: number;
   /**
    * This controller saw the Lease renewed since it first saw the node or last restarted its clock.
@@ -45,8 +50,6 @@ interface Return {
 export interface ObservationOptions {
   /** Time without a sign after which a node is lost; also how long "returns" are remembered. */
   unhealthyAfterMs: number;
-  /** A snapshot read taking longer than this means the controller was blind meanwhile. */
-  blindAfterMs: number;
   /** Observation granularity (the controller's check interval), added to every "same time" window. */
   checkIntervalMs: number;
 }
@@ -54,11 +57,13 @@ export interface ObservationOptions {
 export interface SnapshotView {
   nodes: readonly k8s.V1Node[];
   leases: ReadonlyMap<string, k8s.V1Lease>;
+  /** When each Lease's current renewTime was received (monotonic). Default: the pass's time. */
+  renewedAt?: ReadonlyMap<string, number>;
 }
 
 /** What changed with a recorded snapshot (for the log). */
 export interface ObservationNews {
-  /** The controller was blind for this long before this read (every node's clock restarted). */
+  /** The controller was blind for this long before this pass (every node's clock restarted). */
   blindForMs?: number;
   /** Nodes seen renewing after a silence longer than their renewal cadence allows. */
   returned: string[];
@@ -75,24 +80,31 @@ export class NodeObservations {
   readonly #options: ObservationOptions;
   readonly #nodes = new Map<string, NodeObservation>();
   #returns: Return[] = [];
-  /** A read failed (or was abandoned) since the last good one, at this time. */
-  #blindSinceAt: number | undefined;
+  /** A blind spell not applied yet: since when, and when it ended (undefined: at the next record). */
+  #blind: { sinceAt: number; untilAt: number | undefined } | undefined;
 
   constructor(options: ObservationOptions) {
     this.#options = options;
   }
 
-  /** A snapshot read failed or was abandoned: the next good read restarts every node's clock. */
-  recordFailedRead(startedAt: number): void {
-    this.#blindSinceAt ??= startedAt;
+  /**
+   * The controller was blind from `sinceAt` (its watch's last receipt) until `untilAt` (its first
+   * receipt after; undefined: still blind). The next record restarts every node's clock at the end.
+   */
+  recordBlind(sinceAt: number, untilAt?: number): void {
+    const previous = this.#blind;
+    const ends = [previous?.untilAt, untilAt].filter((t) => t !== undefined);
+    this.#blind = {
+      sinceAt: Math.min(previous?.sinceAt ?? sinceAt, sinceAt),
+      untilAt: ends.length === 0 ? undefined : Math.max(...ends),
+    };
   }
 
-  /** Records a snapshot read that started at `startedAt` and completed at `nowMs`. */
-  record(snapshot: SnapshotView, startedAt: number, nowMs: number): ObservationNews {
+  /** Records the caches as a pass sees them at `nowMs`. */
+  record(snapshot: SnapshotView, nowMs: number): ObservationNews {
     const news: ObservationNews = { returned: [] };
-    const readTook = nowMs - startedAt;
-    const blindSince = this.#blindSinceAt ?? (readTook > this.#options.blindAfterMs ? startedAt : undefined);
-    this.#blindSinceAt = undefined;
+    const blind = this.#blind;
+    this.#blind = undefined;
     const seen = new Set<string>();
     for (const node of snapshot.nodes) {
       const name = node.metadata?.name ?? "";
@@ -100,9 +112,10 @@ export class NodeObservations {
       this.#recordNode(name, node, snapshot, nowMs, news);
     }
     for (const name of [...this.#nodes.keys()]) if (!seen.has(name)) this.#nodes.delete(name);
-    if (blindSince !== undefined) {
-      news.blindForMs = nowMs - blindSince;
-      for (const observation of this.#nodes.values()) this.#restart(observation, nowMs);
+    if (blind !== undefined) {
+      const endedAt = Math.min(blind.untilAt ?? nowMs, nowMs);
+      news.blindForMs = endedAt - blind.sinceAt;
+      for (const observation of this.#nodes.values()) this.#restart(observation, endedAt);
     }
     this.#applyReturns(nowMs);
     return news;
@@ -137,13 +150,16 @@ export class NodeObservations {
       return;
     }
     if (renewTime !== previous.renewTime) {
-      const silentForMs = nowMs - previous.lastSignAt;
+      // Received by the watch at `at`: the silence ends there, not at this pass.
+      const received = snapshot.renewedAt?.get(name) ?? nowMs;
+      const at = Math.min(nowMs, Math.max(previous.lastSignAt, received));
+      const silentForMs = at - previous.lastSignAt;
       if (silentForMs > this.#silenceMs(previous)) {
-        this.#returns.push({ node: name, silentSinceAt: previous.lastSignAt, returnedAt: nowMs });
+        this.#returns.push({ node: name, silentSinceAt: previous.lastSignAt, returnedAt: at });
         news.returned.push(name);
       }
       previous.renewTime = renewTime;
-      previous.lastSignAt = nowMs;
+      previous.lastSignAt = at;
       previous.seenRenewing = true;
     }
     previous.renewIntervalMs = renewIntervalMs;

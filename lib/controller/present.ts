@@ -1,11 +1,11 @@
 // Decisions made on the present: a pass decides on what it read at its start, but a side effect
 // that would hurt a live node (the claim that starts a fence, a power-off, the out-of-service
-// taint, a cleanup pass) is taken only if the node is still lost at the moment it is taken. A pass may have waited meanwhile on a slow driver
-// or API call, and a node judged lost then may have renewed since.
+// taint, a cleanup pass) is taken only if the node is still lost at the moment it is taken. A pass
+// may have waited meanwhile on a slow driver or API call, and a node judged lost then may have
+// renewed since: its Lease, as the watch cache holds it at that moment, says so.
 import { errorMessage } from "../errors.js";
-import { isNotFound, k8s } from "../kube/client.js";
 import { assessNode } from "./detect.js";
-import { renewTimeOf, type NodeObservation } from "./observations.js";
+import type { NodeObservation } from "./observations.js";
 
 /** What a side effect needs to know of a node right now. */
 export interface CurrentNode {
@@ -16,35 +16,11 @@ export interface CurrentNode {
 }
 
 /**
- * Reads the current state of one node. Today a GET of its Lease (and of the Node, for a node
- * without a Lease); a watch cache can stand in for it, as long as its watch is up: a cache that
- * may be stale must throw (the node is then not known lost). Undefined: the node is gone.
+ * Reads the current state of one node: the controller's reads it from its watch caches
+ * (cluster-caches.ts), which throw while the Lease or Node watch is not current (the node is then
+ * not known lost). Undefined: the node is gone.
  */
 export type CurrentNodeReader = (node: string) => Promise<CurrentNode | undefined>;
-
-/** Reads a node's state from the API server (the context's KubeConfig bounds each call). */
-export function apiNodeReader(kc: k8s.KubeConfig): CurrentNodeReader {
-  const coordination = kc.makeApiClient(k8s.CoordinationV1Api);
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  return async (node) => {
-    try {
-      const lease = await coordination.readNamespacedLease({ name: node, namespace: "kube-node-lease" });
-      return { renewTime: renewTimeOf(lease) };
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    try {
-      const current = await core.readNode({ name: node });
-      return {
-        renewTime: undefined,
-        ready: current.status?.conditions?.find((c) => c.type === "Ready")?.status,
-      };
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  };
-}
 
 export type LostNow = { lost: true; reason: string } | { lost: false; why: string };
 

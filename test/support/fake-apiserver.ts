@@ -1,7 +1,9 @@
 // A stand-in Kubernetes API server on loopback (plain HTTP) for unit tests: each request is answered
 // from a table of "METHOD /path" → handler; anything else is the apiserver's own 404 for a path it
-// does not serve. Records every request, and writes a kubeconfig pointing at itself.
-import { createServer, type IncomingMessage, type Server } from "node:http";
+// does not serve. Records every request, and writes a kubeconfig pointing at itself. A GET with
+// watch=true on a list route is a watch: every object of the list as ADDED, then what changes in
+// the handler's answer (looked at every WATCH_POLL_MS) as MODIFIED, ADDED and DELETED events.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,6 +38,51 @@ export function list(kind: string, items: unknown[]): FakeResponse {
   return { body: { kind, apiVersion: "v1", metadata: {}, items } };
 }
 
+/** How often a watch looks at its list route for changes. */
+export const WATCH_POLL_MS = 10;
+
+type Listed = { metadata?: { name?: string; namespace?: string } };
+
+function itemsOf(answer: FakeResponse): Map<string, string> {
+  const items = (answer.body as { items?: Listed[] } | undefined)?.items ?? [];
+  return new Map(
+    items.map((i) => [`${i.metadata?.namespace ?? ""}/${i.metadata?.name ?? ""}`, JSON.stringify(i)]),
+  );
+}
+
+/** Streams the changes of a list route as watch events until the client goes. */
+function serveWatch(req: IncomingMessage, res: ServerResponse, handler: FakeRoutes[string]): void {
+  const first = handler(req);
+  if (!first) return;
+  if ((first.status ?? 200) !== 200) {
+    res
+      .writeHead(first.status ?? 500, { "content-type": "application/json" })
+      .end(JSON.stringify(first.body));
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json" });
+  res.flushHeaders();
+  let known = new Map<string, string>();
+  const send = (type: string, json: string) => res.write(`{"type":"${type}","object":${json}}\n`);
+  const look = () => {
+    const answer = handler(req);
+    if (!answer || (answer.status ?? 200) !== 200) return;
+    const now = itemsOf(answer);
+    for (const [key, json] of now) {
+      const before = known.get(key);
+      if (before === undefined) send("ADDED", json);
+      else if (before !== json) send("MODIFIED", json);
+    }
+    for (const [key, json] of known) if (!now.has(key)) send("DELETED", json);
+    known = now;
+  };
+  look();
+  const timer = setInterval(look, WATCH_POLL_MS);
+  res.on("close", () => {
+    clearInterval(timer);
+  });
+}
+
 export async function startFakeApiServer(routes: FakeRoutes): Promise<FakeApiServer> {
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
@@ -44,6 +91,10 @@ export async function startFakeApiServer(routes: FakeRoutes): Promise<FakeApiSer
     const handler = routes[`${req.method ?? ""} ${path}`];
     if (!handler) {
       res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found\n");
+      return;
+    }
+    if (req.method === "GET" && new URL(req.url ?? "", "http://x").searchParams.get("watch") === "true") {
+      serveWatch(req, res, handler);
       return;
     }
     const answer = handler(req);

@@ -52,8 +52,10 @@ export function snapshotAt(nodes: readonly ScriptedNode[], t: number, from: numb
 }
 
 /**
- * Feeds the observations one snapshot every tickMs from `from` to `to` (inclusive). `blind` marks
- * ticks at which the read fails (the API is away), `readTookMs` how long a read takes at a tick.
+ * Feeds the observations one pass every tickMs from `from` to `to` (inclusive), each seeing the
+ * Leases as a watch cache holds them then (a renewal received when it was written). `blind` marks
+ * ticks at which the watch is stale (the pass sees nothing), `blindSpell` a spell a tick's pass
+ * learns of (the watch was stale from then until this tick).
  */
 export function replay(
   observations: NodeObservations,
@@ -64,30 +66,30 @@ export function replay(
     origin?: number;
     to: number;
     tickMs?: number;
-    /** The read at this tick fails. */
+    /** The watch is stale at this tick (blind since the tick before). */
     blind?: (t: number) => boolean;
-    /** No read completes at this tick (one is hanging). */
+    /** No pass at this tick. */
     skip?: (t: number) => boolean;
-    /** The read completing at this tick started this long before. */
-    readTookMs?: (t: number) => number;
+    /** The pass at this tick learns the watch was stale from this time until now. */
+    blindSpellSince?: (t: number) => number | undefined;
   },
 ): void {
   const tick = options.tickMs ?? 1_000;
   for (let t = options.from; t <= options.to; t += tick) {
     if (options.blind?.(t)) {
-      observations.recordFailedRead(t);
+      observations.recordBlind(t - tick);
       continue;
     }
     if (options.skip?.(t)) continue;
-    const took = options.readTookMs?.(t) ?? 0;
-    observations.record(snapshotAt(nodes, t, options.origin ?? options.from), t - took, t);
+    const since = options.blindSpellSince?.(t);
+    if (since !== undefined) observations.recordBlind(since, t);
+    observations.record(snapshotAt(nodes, t, options.origin ?? options.from), t);
   }
 }
 
 export function observations(options: Partial<ObservationOptions> = {}): NodeObservations {
   return new NodeObservations({
     unhealthyAfterMs: 20_000,
-    blindAfterMs: 3_000,
     checkIntervalMs: 1_000,
     ...options,
   });

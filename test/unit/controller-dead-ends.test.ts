@@ -52,6 +52,7 @@ function stage(power: PowerState, config: Partial<ControllerConfig> = {}): Stage
   const running = new AbortController();
   const context: ActionContext = {
     kc: new k8s.KubeConfig(),
+    reads: { podsOnNode: () => Promise.resolve([]), volumeAttachmentsOnNode: () => Promise.resolve([]) },
     config: { ...DEFAULT_CONTROLLER_CONFIG, identity: "test", ...config },
     store,
     metrics: new ControllerMetrics(),

@@ -9,7 +9,10 @@ import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
 import { fenceDriverRegistry } from "../../lib/controller/drivers/registry.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
 import { sleep } from "../../lib/util/time.js";
-import { list, startFakeApiServer, status, type FakeApiServer } from "../support/fake-apiserver.js";
+import { list, startFakeApiServer, WATCH_POLL_MS, type FakeApiServer } from "../support/fake-apiserver.js";
+
+/** Long enough for the stand-in API server's watches to carry a change to the controller's caches. */
+const settle = () => sleep(20 * WATCH_POLL_MS);
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -49,8 +52,7 @@ describe("controller: nodes silent together, held with an Event (no mass power-o
       "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases": () =>
         list("LeaseList", NODES.map(lease)),
       "GET /apis/rekindle.dev/v1alpha1/nodefences": () => list("NodeFenceList", []),
-      "GET /api/v1/namespaces/rekindle-system/configmaps/rekindle-controller": () =>
-        status(404, "NotFound", "not found"),
+      "GET /api/v1/namespaces/rekindle-system/configmaps": () => list("ConfigMapList", []),
       // Every node holds a pod, so nothing but the hold keeps a lost node from its fence.
       "GET /api/v1/pods": () =>
         list("PodList", [{ metadata: { name: "p", namespace: "ns" }, spec: { nodeName: "a" } }]),
@@ -82,6 +84,8 @@ describe("controller: nodes silent together, held with an Event (no mass power-o
         maxUnhealthy: "100%",
         unhealthyAfterMs: 20_000,
         nodeMonitorGracePeriodMs: 50_000,
+        // The fake clock jumps between passes: no watch may look stale for it.
+        watchStaleAfterMs: 3_600_000,
       },
       fenceConfig: { templates: { node: { driver: "test" } }, defaultTemplate: "node" },
       drivers: fenceDriverRegistry([
@@ -95,6 +99,7 @@ describe("controller: nodes silent together, held with an Event (no mass power-o
       now = t;
       if ((t - T0 - 1_000) % 10_000 === 0) {
         for (const name of NODES) if (t === T0 + 1_000 || !silent.includes(name)) renewed.set(name, t);
+        await settle();
       }
       await controller.reconcileOnce();
     }
@@ -118,7 +123,10 @@ describe("controller: nodes silent together, held with an Event (no mass power-o
     // stand-in API answers no NodeFence writes, so the pass after would try the first again.)
     for (let t = T0 + 31_000; t <= T0 + 51_000; t += 1_000) {
       now = t;
-      if ((t - T0 - 1_000) % 10_000 === 0) renewed.set("c", t);
+      if ((t - T0 - 1_000) % 10_000 === 0) {
+        renewed.set("c", t);
+        await settle();
+      }
       await controller.reconcileOnce();
     }
     await settled();

@@ -16,7 +16,14 @@ import { RekindleError } from "../../lib/errors.js";
 import { k8s } from "../../lib/kube/client.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { httpGet } from "../../lib/util/http.js";
-import { list, startFakeApiServer, status, type FakeApiServer } from "../support/fake-apiserver.js";
+import { sleep } from "../../lib/util/time.js";
+import {
+  list,
+  startFakeApiServer,
+  status,
+  WATCH_POLL_MS,
+  type FakeApiServer,
+} from "../support/fake-apiserver.js";
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -211,8 +218,7 @@ describe("the controller feeds its metrics from its passes", function () {
       "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases": () =>
         list("LeaseList", nodes.map(lease)),
       "GET /apis/rekindle.dev/v1alpha1/nodefences": () => list("NodeFenceList", []),
-      "GET /api/v1/namespaces/rekindle-system/configmaps/rekindle-controller": () =>
-        status(404, "NotFound", "not found"),
+      "GET /api/v1/namespaces/rekindle-system/configmaps": () => list("ConfigMapList", []),
       // What node b holds cannot be read: the API server fails.
       "GET /api/v1/pods": () => status(500, "InternalError", "etcd timed out"),
       "GET /apis/storage.k8s.io/v1/volumeattachments": () => list("VolumeAttachmentList", []),
@@ -226,7 +232,13 @@ describe("the controller feeds its metrics from its passes", function () {
   it("times b's detection, counts the failed read of what it holds, and forgets it once deleted", async function () {
     const controller = new RecoveryController({
       kc: api.kc,
-      config: { ...DEFAULT_CONTROLLER_CONFIG, identity: "test", maxUnhealthy: "2" },
+      // The fake clock jumps 10 s between passes: no watch may look stale for it.
+      config: {
+        ...DEFAULT_CONTROLLER_CONFIG,
+        identity: "test",
+        maxUnhealthy: "2",
+        watchStaleAfterMs: 3_600_000,
+      },
       fenceConfig: { templates: {} },
       drivers: fenceDriverRegistry([]),
       now: () => now,
@@ -234,6 +246,8 @@ describe("the controller feeds its metrics from its passes", function () {
     const pass = async (at: number, renewing: string[]) => {
       now = at;
       for (const name of renewing) renewed.set(name, at);
+      // Long enough for the stand-in API server's watches to carry the change.
+      await sleep(20 * WATCH_POLL_MS);
       await controller.reconcileOnce();
     };
     await pass(T0, []);

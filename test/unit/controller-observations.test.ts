@@ -91,11 +91,11 @@ describe("controller: observations on its own clock", function () {
     expect(stateAt(o, "a", s(40))).to.equal("healthy");
   });
 
-  it("a read hanging through an API server pause counts as blindness too", function () {
+  it("a Lease watch stale through an API server pause counts as blindness too", function () {
     const ticks = unhealthyTicks(
       observations(),
       pausedNodes,
-      { to: s(160), skip: paused, readTookMs: (t) => (t === s(105) ? 65_000 : 0) },
+      { to: s(160), skip: paused, blindSpellSince: (t) => (t === s(105) ? s(40) : undefined) },
       "a",
     );
     expect(ticks).to.deep.equal([]);

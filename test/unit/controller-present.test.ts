@@ -10,10 +10,12 @@ import type { FenceDriver } from "../../lib/controller/drivers/types.js";
 import type { NodeFence } from "../../lib/controller/fence-state.js";
 import type { NodeObservation } from "../../lib/controller/observations.js";
 import { lostNow, type CurrentNode } from "../../lib/controller/present.js";
-import { pollUntil } from "../../lib/util/time.js";
-import { list, startFakeApiServer, status, type FakeApiServer } from "../support/fake-apiserver.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
+import { list, startFakeApiServer, WATCH_POLL_MS, type FakeApiServer } from "../support/fake-apiserver.js";
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
+/** Long enough for the stand-in API server's watches to carry a change to the controller's caches. */
+const settle = () => sleep(20 * WATCH_POLL_MS);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe("controller: a side effect acts only on a node lost right now", function () {
@@ -114,8 +116,8 @@ describe("controller: one pass, decided on the present", function () {
       "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases": () =>
         list("LeaseList", nodes.map(lease)),
       "GET /apis/rekindle.dev/v1alpha1/nodefences": () => list("NodeFenceList", fences),
-      "GET /api/v1/namespaces/rekindle-system/configmaps/rekindle-controller": () =>
-        status(404, "NotFound", "not found"),
+      "GET /apis/storage.k8s.io/v1/volumeattachments": () => list("VolumeAttachmentList", []),
+      "GET /api/v1/namespaces/rekindle-system/configmaps": () => list("ConfigMapList", []),
     };
     for (const name of nodes) {
       routes[`GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`] = () => ({
@@ -161,7 +163,8 @@ describe("controller: one pass, decided on the present", function () {
   async function lostPair(driver: FenceDriver, config: Partial<ControllerConfig>, logs: string[]) {
     const controller = new RecoveryController({
       kc: api.kc,
-      config: { ...DEFAULT_CONTROLLER_CONFIG, identity: "test", ...config },
+      // The fake clock jumps 10 s between passes: no watch may look stale for it.
+      config: { ...DEFAULT_CONTROLLER_CONFIG, identity: "test", watchStaleAfterMs: 3_600_000, ...config },
       fenceConfig: { templates: { node: { driver: "test" } }, defaultTemplate: "node" },
       drivers: fenceDriverRegistry([driver]),
       now: () => now,
@@ -170,14 +173,17 @@ describe("controller: one pass, decided on the present", function () {
     await controller.reconcileOnce();
     now = T0 + 1_000;
     for (const name of nodes) renewed.set(name, now);
+    await settle();
     await controller.reconcileOnce();
     // c renews on its cadence: a late renewal would give the nodes silent with it a fresh chance.
     for (const at of [T0 + 11_000, T0 + 22_000]) {
       now = at;
       renewed.set("c", now);
+      await settle();
       if (at < T0 + 22_000) await controller.reconcileOnce();
     }
     fences = [fence("a"), fence("b")];
+    await settle();
     return controller;
   }
 
@@ -192,6 +198,7 @@ describe("controller: one pass, decided on the present", function () {
       intervalMs: 10,
     });
     renewed.set("b", T0 + 22_500);
+    await settle();
     release();
     await pass;
     expect(calls).to.deep.equal(["a"]);

@@ -270,8 +270,8 @@ describe("rekindle controller: refused starts leave nothing listening; /healthz 
       [NODE_FENCES]: () => list("NodeFenceList", []),
       "GET /api/v1/nodes": () => list("NodeList", []),
       "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases": () => list("LeaseList", []),
-      "GET /api/v1/namespaces/rekindle-system/configmaps/rekindle-controller": () =>
-        status(404, "NotFound", 'configmaps "rekindle-controller" not found'),
+      "GET /api/v1/namespaces/rekindle-system/configmaps": () => list("ConfigMapList", []),
+      "GET /apis/storage.k8s.io/v1/volumeattachments": () => list("VolumeAttachmentList", []),
     });
     const [port = 0] = await freeLoopbackPorts(1);
     const stop = new AbortController();
