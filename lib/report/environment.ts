@@ -137,7 +137,7 @@ export interface EnvironmentInput extends ClusterFacts {
    * rekindle's build as the run started (a commit made while a long run goes on is not what ran).
    * Default: read now.
    */
-  rekindle?: RekindleBuild;
+  rekindle?: RekindleBuild | undefined;
 }
 
 function nodeImageOf(input: EnvironmentInput): ImageIdentity {

@@ -312,12 +312,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     summary.scenarios.push(summarizeScenario(recorded.id, recorded.runs, recorded.expected));
   }
   summary.skipped = [...skipped].map(([id, reason]) => ({ id, reason }));
-  summary.environment = await runEnvironment({
-    provider,
-    timing: profile,
-    ...facts,
-    ...(await build.then((rekindle) => (rekindle ? { rekindle } : {}))),
-  });
+  summary.environment = await runEnvironment({ provider, timing: profile, ...facts, rekindle: await build });
   const harnessError = broke === undefined ? undefined : harnessFailure(broke, phase, reportDir);
   // An interrupted run's reports say so too (its exit is 130, below).
   const stopped = broke ?? (signal.aborted ? interrupted(signal) : undefined);
