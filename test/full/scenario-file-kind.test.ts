@@ -3,8 +3,8 @@
 // from its own spec and its budgets checked against real kubelets; and the HTTP probe example, whose
 // Service is probed from inside the cluster (kind only: the sim refuses probes); and the node-local
 // volume example, whose StatefulSet can come back only on its own node, once the partition heals.
-// Nothing left after. (Not the database example: on kind its claim falls to the default local-path
-// class, so the model expects it never to recover while its node is down, and its budgets miss.)
+// Nothing left after. (Not the database example: its claim takes the default class, rekindle-csi
+// here, and the sim's runs cover it.)
 import { expect } from "chai";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
