@@ -71,6 +71,12 @@ describe("controller: nodes silent together, held with an Event (no mass power-o
     await api.close();
   });
 
+  // A test that fails before its own stop() must not leave watches open: mocha would never exit.
+  const started: RecoveryController[] = [];
+  afterEach(async function () {
+    await Promise.all(started.splice(0).map((c) => c.stop()));
+  });
+
   /** A controller that saw every node renew at T0 + 1 s; `silent` never again, the rest every 10 s until `until`. */
   async function watched(silent: readonly string[], until: number, logs: string[]) {
     now = T0;
@@ -94,6 +100,7 @@ describe("controller: nodes silent together, held with an Event (no mass power-o
       now: () => now,
       log: (line) => logs.push(line),
     });
+    started.push(controller);
     await controller.reconcileOnce();
     for (let t = T0 + 1_000; t <= until; t += 1_000) {
       now = t;
