@@ -33,6 +33,11 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
 }
 
+/** A window since the fault: "2s–5s", or "never". */
+export function faultWindow(minMs: number, maxMs: number | null): string {
+  return maxMs === null ? "never" : `${seconds(minMs)}–${seconds(maxMs)}`;
+}
+
 /** A window relative to its anchor: "+2s–5s", or "-1s–5s" for one that opens before it. */
 export function relativeWindow(minMs: number, maxMs: number | null): string {
   if (maxMs === null) return "never";
@@ -44,7 +49,7 @@ export function catalogueRows(expected: readonly ExpectedMilestone[]): Catalogue
   const nominal = nominalWindows(expected, { "fault-injected": 0 });
   const rows: CatalogueRow[] = nominal.map((w) => ({
     name: w.name,
-    window: w.maxMs === null ? "never" : `${seconds(w.minMs)}–${seconds(w.maxMs)}`,
+    window: faultWindow(w.minMs, w.maxMs),
     why: expected.find((e) => e.name === w.name)?.why ?? "",
   }));
   for (const e of expected.filter((x) => !nominal.some((w) => w.name === x.name))) {

@@ -12,7 +12,7 @@ import { consoleProgress } from "../util/progress.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
-import { listExpectationInputs, relativeWindow, scenarioCatalogue } from "./catalogue.js";
+import { faultWindow, listExpectationInputs, relativeWindow, scenarioCatalogue } from "./catalogue.js";
 import { finishRun } from "./run-result.js";
 import { planScenarioFiles } from "../scenario-file/plan.js";
 import { listedFileScenarios } from "../scenario-file/scenarios.js";
@@ -164,10 +164,6 @@ export function railsRequest(values: {
   };
 }
 
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
-}
-
 function printScenario(
   id: string,
   title: string,
@@ -182,7 +178,7 @@ function printScenario(
   const nominal = nominalWindows(expected, anchors);
   for (const w of nominal) {
     const why = expected.find((e) => e.name === w.name)?.why ?? "";
-    const window = w.maxMs === null ? "never" : `${seconds(w.minMs)}–${seconds(w.maxMs)}`;
+    const window = faultWindow(w.minMs, w.maxMs);
     process.stdout.write(`    ${w.name.padEnd(50)} ${window.padEnd(16)} ${why}\n`);
   }
   for (const e of expected.filter((x) => !nominal.some((w) => w.name === x.name))) {

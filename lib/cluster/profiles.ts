@@ -69,22 +69,25 @@ export interface TimingProfile {
 export const TIMING_PROFILE_NAMES = ["default", "fast", "large"] as const;
 export type TimingProfileName = (typeof TIMING_PROFILE_NAMES)[number];
 
+/** Upstream's numbers. */
+const DEFAULT_PROFILE: TimingProfile = {
+  name: "default",
+  nodeLeaseDurationSeconds: 40,
+  nodeMonitorGracePeriodSeconds: 50,
+  nodeMonitorPeriodSeconds: 5,
+  nodeStartupGracePeriodSeconds: 60,
+  nodeEvictionRate: 0.1,
+  defaultNotReadyTolerationSeconds: 300,
+  defaultUnreachableTolerationSeconds: 300,
+  slackMs: 3_000,
+  // Upstream-like detection: well past a few missed renewals (10 s each), well before 50 s grace.
+  controller: { unhealthyAfterMs: 20_000, checkIntervalMs: 500, healthyBeforeUnfenceMs: 10_000 },
+  failoverLeaseMs: 15_000,
+  simKubelet: KIND_CONFIG_KUBELET,
+};
+
 export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>> = {
-  default: {
-    name: "default",
-    nodeLeaseDurationSeconds: 40,
-    nodeMonitorGracePeriodSeconds: 50,
-    nodeMonitorPeriodSeconds: 5,
-    nodeStartupGracePeriodSeconds: 60,
-    nodeEvictionRate: 0.1,
-    defaultNotReadyTolerationSeconds: 300,
-    defaultUnreachableTolerationSeconds: 300,
-    slackMs: 3_000,
-    // Upstream-like detection: well past a few missed renewals (10 s each), well before 50 s grace.
-    controller: { unhealthyAfterMs: 20_000, checkIntervalMs: 500, healthyBeforeUnfenceMs: 10_000 },
-    failoverLeaseMs: 15_000,
-    simKubelet: KIND_CONFIG_KUBELET,
-  },
+  default: DEFAULT_PROFILE,
   // CI-sized: the same chain of events, compressed. Grace stays several lease renewals (2 s each)
   // long so a busy 2-core machine does not flap nodes.
   fast: {
@@ -114,18 +117,8 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
   // requests a second (burst 300) instead of 20 (30): at 20, marking 333 lost nodes' pods not
   // ready took about 9 minutes.
   large: {
+    ...DEFAULT_PROFILE,
     name: "large",
-    nodeLeaseDurationSeconds: 40,
-    nodeMonitorGracePeriodSeconds: 50,
-    nodeMonitorPeriodSeconds: 5,
-    nodeStartupGracePeriodSeconds: 60,
-    nodeEvictionRate: 0.1,
-    defaultNotReadyTolerationSeconds: 300,
-    defaultUnreachableTolerationSeconds: 300,
-    slackMs: 3_000,
-    controller: { unhealthyAfterMs: 20_000, checkIntervalMs: 500, healthyBeforeUnfenceMs: 10_000 },
-    failoverLeaseMs: 15_000,
-    simKubelet: KIND_CONFIG_KUBELET,
     controllerManagerClient: { qps: 200, burst: 300 },
   },
 };

@@ -214,3 +214,18 @@ export async function runCsiProvisioner(kc: k8s.KubeConfig, options: CsiProvisio
   }
   log(`provisioner for ${options.driver} stopped`);
 }
+
+/** Runs the provisioner in this process, on its own abort, until the returned stop() is called. */
+export function startProvisioner(
+  kc: k8s.KubeConfig,
+  options: Omit<CsiProvisionerOptions, "signal">,
+): { stop(): Promise<void> } {
+  const abort = new AbortController();
+  const loop = runCsiProvisioner(kc, { ...options, signal: abort.signal });
+  return {
+    async stop() {
+      abort.abort();
+      await loop;
+    },
+  };
+}

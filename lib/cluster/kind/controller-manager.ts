@@ -2,7 +2,7 @@
 // flags change by rewriting the pod's manifest (the kubelet replaces the pod when the file changes);
 // its log is followed through the API into a file on this machine, where the forced-detach
 // milestones are read from (lib/observe/forced-detach.ts).
-import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,7 +43,7 @@ export function withExtraFlags(manifest: string, extraFlags: readonly string[]):
 export class KindControllerManager implements ControllerManagerControl {
   readonly #init: KindControllerManagerInit;
   #logDir: string | undefined;
-  #log: { file: WriteStream; stop: () => void } | undefined;
+  #stopLog: (() => void) | undefined;
 
   constructor(init: KindControllerManagerInit) {
     this.#init = init;
@@ -101,15 +101,15 @@ export class KindControllerManager implements ControllerManagerControl {
   controllerManagerLogPath(): string {
     if (this.#logDir === undefined) {
       this.#logDir = mkdtempSync(join(tmpdir(), "rekindle-kcm-log-"));
-      this.#log = this.#follow(join(this.#logDir, "kube-controller-manager.log"));
+      this.#stopLog = this.#follow(join(this.#logDir, "kube-controller-manager.log"));
     }
     return join(this.#logDir, "kube-controller-manager.log");
   }
 
   /** Stops following the log and removes its file. Idempotent. */
   stop(): void {
-    this.#log?.stop();
-    this.#log = undefined;
+    this.#stopLog?.();
+    this.#stopLog = undefined;
     if (this.#logDir !== undefined) rmSync(this.#logDir, { recursive: true, force: true });
     this.#logDir = undefined;
   }
@@ -128,7 +128,7 @@ export class KindControllerManager implements ControllerManagerControl {
    * dropped) it reconnects from a few seconds back. A line read twice does no harm: a forced
    * detach is a milestone once, at its first time.
    */
-  #follow(path: string): { file: WriteStream; stop: () => void } {
+  #follow(path: string): () => void {
     const file = createWriteStream(path, { flags: "a" });
     let stopped = false;
     let current: AbortController | undefined;
@@ -165,13 +165,10 @@ export class KindControllerManager implements ControllerManagerControl {
       }
     };
     void loop();
-    return {
-      file,
-      stop: () => {
-        stopped = true;
-        current?.abort();
-        file.end();
-      },
+    return () => {
+      stopped = true;
+      current?.abort();
+      file.end();
     };
   }
 }

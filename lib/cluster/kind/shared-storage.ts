@@ -3,7 +3,7 @@
 // after node loss. kind-config.yaml mounts one host directory into every worker; this StorageClass
 // hands out hostPath volumes under it, with no node affinity and nothing to attach. (Safe only
 // because the fence, not the storage, keeps two writers apart: exactly what the suites test.)
-import { runCsiProvisioner } from "../../kube/csi-provisioner.js";
+import { startProvisioner } from "../../kube/csi-provisioner.js";
 import { isConflict, k8s } from "../../kube/client.js";
 
 export { SHARED_STORAGE_CLASS } from "./storage-classes.js";
@@ -40,19 +40,11 @@ export function startSharedProvisioner(
   kc: k8s.KubeConfig,
   log: (message: string) => void = () => undefined,
 ): { stop(): Promise<void> } {
-  const abort = new AbortController();
-  const loop = runCsiProvisioner(kc, {
+  return startProvisioner(kc, {
     driver: SHARED_PROVISIONER,
     volumeSource: sharedVolumeSource,
     markAttached: false,
     intervalMs: 1_000,
     log,
-    signal: abort.signal,
   });
-  return {
-    async stop() {
-      abort.abort();
-      await loop;
-    },
-  };
 }

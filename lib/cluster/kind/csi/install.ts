@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { applyManifestFile } from "../../../kube/apply.js";
 import { k8s } from "../../../kube/client.js";
-import { runCsiProvisioner } from "../../../kube/csi-provisioner.js";
+import { startProvisioner } from "../../../kube/csi-provisioner.js";
 import { fixturePath } from "../../../util/fixtures.js";
 import { cacheRoot } from "../../../util/paths.js";
 import type { Progress } from "../../../util/progress.js";
@@ -137,8 +137,7 @@ export function startCsiProvisioner(
   kc: k8s.KubeConfig,
   log: (message: string) => void = () => undefined,
 ): { stop(): Promise<void> } {
-  const abort = new AbortController();
-  const loop = runCsiProvisioner(kc, {
+  return startProvisioner(kc, {
     driver: CSI_DRIVER,
     volumeSource: (claim) => ({
       csi: { driver: CSI_DRIVER, volumeHandle: `pvc-${claim.metadata?.uid ?? ""}` },
@@ -147,12 +146,5 @@ export function startCsiProvisioner(
     markAttached: false,
     intervalMs: 1_000,
     log,
-    signal: abort.signal,
   });
-  return {
-    async stop() {
-      abort.abort();
-      await loop;
-    },
-  };
 }
