@@ -50,6 +50,8 @@ export const gracefulShutdownNoFence = defineScenario({
     await context.awaitMilestone("deployment:recovered");
     if (held) {
       await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
+      // Its timeline still expects the node lifecycle controller's Unknown, which may come later.
+      await context.awaitMilestone("node-ready-unknown");
       return;
     }
     await context.awaitMilestone("event:NothingToRelease");
