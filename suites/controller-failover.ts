@@ -21,7 +21,7 @@ export const leaderKilledMidFence = defineScenario({
   expected: (inputs) => {
     const c = inputs.controller;
     const lease = inputs.profile.failoverLeaseMs;
-    const detect = detectionWindow(inputs);
+    const detect = detectionWindow(inputs, { poweredOff: true });
     return [
       {
         name: "fence:power-management:done",

@@ -75,7 +75,8 @@ export function gracefulShutdownExpected(
   const monitorGraceMs = inputs.profile.nodeMonitorGracePeriodSeconds * 1000;
   const monitorPeriodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
   const { podStartMs } = inputs.latencies;
-  const detect = detectionWindow(inputs);
+  // The kubelet halts and the node powers off: read off early at its first missed renewal.
+  const detect = detectionWindow(inputs, { poweredOff: true });
   return [
     inputs.within({
       name: "node-not-ready",

@@ -38,7 +38,7 @@ export const zoneOutageGuardHolds = defineScenario({
   requires: ["lifecycle"],
   usesController: true,
   expected: (inputs) => {
-    const detect = detectionWindow(inputs);
+    const detect = detectionWindow(inputs, { poweredOff: true });
     const held: ExpectedMilestone[] = [1, 2].map((i) => ({
       name: `guard-held:node-${i}`,
       after: "fault-injected",

@@ -37,6 +37,7 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
                     [--manual-confirm-timeout 10m] [--recovery-timeout 10m] [--watch-stale-after 3s]
                     [--node-monitor-grace-period 50s] [--silence-window D] [--fence-rate 6]
                     [--secondary-fence-rate 1] [--fence-burst 1] [--unhealthy-zone-threshold 0.55]
+                    [--no-early-power-read]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
       (with no --kubeconfig: the sim cluster's own with --sim-cluster, else the files $KUBECONFIG
       lists, merged as kubectl merges them, else ~/.kube/config, else in a pod its service account;
@@ -51,7 +52,10 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       pod the pod's own. No mass power-off: nodes of a zone silent together (last renewals within
       --silence-window, default one Lease renewal interval + 2 checks) are held until
       --node-monitor-grace-period (with --sim-cluster: its profile's) has passed, then fenced at
-      --secondary-fence-rate per minute; every fence start counts against --fence-rate per minute`;
+      --secondary-fence-rate per minute; every fence start counts against --fence-rate per minute.
+      A node that missed a Lease renewal has its power read through its fence driver (not manual):
+      one read off is lost at once, without unhealthyAfter, the hold or the rate
+      (--no-early-power-read: never read early)`;
 
 /** Where a pod's service account token says which namespace the pod runs in. */
 const SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";

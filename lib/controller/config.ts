@@ -48,6 +48,12 @@ export interface ControllerConfig {
   detachGraceMs: number;
   /** Power the node back on after cleanup (drivers that can). Default false. */
   powerOnAfterFence: boolean;
+  /**
+   * Read a silent node's power through its fence driver (not the manual one) once per missed Lease
+   * renewal; a node read off is lost at once, without waiting for unhealthyAfter (early-power.ts).
+   * Default true.
+   */
+  earlyPowerRead: boolean;
   /** Identity in leader election and Events. Default "<hostname>-<pid>". */
   identity: string;
   /** A returned node must stay healthy this long before its taints are lifted (damps flapping). Default 10 000 ms. */
@@ -134,6 +140,7 @@ export const DEFAULT_CONTROLLER_CONFIG: Readonly<Omit<ControllerConfig, "identit
   recoveryTimeoutMs: 600_000,
   detachGraceMs: 5_000,
   powerOnAfterFence: false,
+  earlyPowerRead: true,
   healthyBeforeUnfenceMs: 10_000,
   staleWaitMs: 120_000,
   cleanupTimeoutMs: 120_000,

@@ -13,19 +13,22 @@ import { clockFrom, type Clock } from "../util/clock.js";
 import { sleep } from "../util/time.js";
 import { boundedKubeConfig } from "../kube/bounded-client.js";
 import { countFailure, type ActionContext } from "./action-context.js";
-import { progressFence, startFence } from "./actions.js";
-import { describeHeld, workloadsHeld } from "./cleanup.js";
+import { progressFenceSteps, startFence } from "./actions.js";
+import { describeHeld } from "./cleanup.js";
 import { ClusterCaches } from "./cluster-caches.js";
 import type { ControllerConfig } from "./config.js";
 import { fenceDriverFor, type FenceDriverRegistry } from "./drivers/registry.js";
 import { EVENT_REASONS, recordNodeEvent, type EventReason } from "./events.js";
 import type { FenceConfig } from "./fence-config.js";
-import { recentFenceStarts, type FenceAction, type NodeFence } from "./fence-state.js";
+import type { FenceAction, NodeFence } from "./fence-state.js";
 import type { LeaderElector } from "./leader.js";
 import { ControllerMetrics } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
+import { driverPowerReader, EarlyPowerReads, earlyReadCandidates } from "./early-power.js";
 import { PassBounds } from "./pass-bounds.js";
+import { controllerLiveness } from "./liveness.js";
+import { checkFenceStart } from "./fence-start.js";
 import { lostNow, type CurrentNodeReader } from "./present.js";
 import { cancelledByHand, clearCancelled, releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
 import type { NodeHealth } from "./detect.js";
@@ -87,6 +90,8 @@ export class RecoveryController {
   readonly #healthySince = new Map<string, number>();
   /** The fleet-wide fence rate (fence-rate.ts), on the monotonic clock. */
   readonly #rate: FenceRateLimiter;
+  /** Power reads of silent nodes (early-power.ts). */
+  readonly #early: EarlyPowerReads;
   readonly #stopped = new AbortController();
   #loop: Promise<void> | undefined;
   #lastPassAt: number | undefined;
@@ -155,6 +160,20 @@ export class RecoveryController {
           unhealthyAfterMs: config.unhealthyAfterMs,
         }),
     };
+    this.#early = new EarlyPowerReads({
+      observations: this.#observations,
+      checkIntervalMs: config.checkIntervalMs,
+      unhealthyAfterMs: config.unhealthyAfterMs,
+      // Not bounded by a pass (none waits for these reads): by the driver timeout, and by the
+      // controller stopping or its leadership ending.
+      read: driverPowerReader(
+        this.#context,
+        () => (leader ? AbortSignal.any([this.#stopped.signal, leader.signal]) : this.#stopped.signal),
+        () => this.#bounds.driverTimeoutMs(),
+      ),
+      log,
+      now: monotonic,
+    });
   }
 
   /** Runs reconcile passes every checkInterval until `stop()`. Errors are logged and retried. */
@@ -189,6 +208,7 @@ export class RecoveryController {
   async stop(): Promise<void> {
     this.#stopped.abort(new Error("controller stopped"));
     await this.#loop;
+    await this.#early.settle();
     await this.#options.leader?.stop();
     await this.#caches.stop();
   }
@@ -213,25 +233,16 @@ export class RecoveryController {
    * is unhealthy, so fencing never stops silently.
    */
   health(): { ok: boolean; message: string } {
-    const { checkIntervalMs, passTimeoutMs, apiTimeoutMs } = this.#options.config;
-    // Between two passes lie at most a whole pass and a relist: the liveness probe allows both.
-    const limit = Math.max(5 * checkIntervalMs, apiTimeoutMs + passTimeoutMs + 2 * checkIntervalMs);
-    const now = this.#clock.monotonicMs();
-    if (this.#lastPassAt === undefined) {
-      return {
-        ok: this.#loop !== undefined,
-        message: this.#lastPassError ?? "starting: no pass completed yet",
-      };
-    }
-    const age = Math.round(now - this.#lastPassAt);
-    if (age > limit) {
-      return {
-        ok: false,
-        message: `no reconcile pass completed for ${age} ms: ${this.#caches.staleness() ?? this.#lastPassError ?? "stalled"}`,
-      };
-    }
-    const role = this.#options.leader ? (this.#options.leader.isLeader ? "leader" : "standby") : "active";
-    return { ok: true, message: `${role}; last pass ${age} ms ago` };
+    const leader = this.#options.leader;
+    const record = {
+      running: this.#loop !== undefined,
+      lastPassAt: this.#lastPassAt,
+      lastPassError: this.#lastPassError,
+    };
+    return controllerLiveness(this.#options.config, record, this.#clock.monotonicMs(), {
+      role: leader ? (leader.isLeader ? "leader" : "standby") : "active",
+      staleness: () => this.#caches.staleness(),
+    });
   }
 
   /**
@@ -255,6 +266,7 @@ export class RecoveryController {
     if (this.#options.leader && !this.#options.leader.isLeader) return;
     await sweepOrphans(this.#context, snapshot);
     const guard = guardNodes(snapshot, health, config.excludeLabel, config.nodeSelector);
+    if (config.earlyPowerRead) this.#early.launch(earlyReadCandidates(guard, snapshot.paused), now);
     const fleet = { view: fleetView(guard, health, this.#observations, now, config), settings: config };
     const plans = snapshot.nodes.map((node) => {
       const name = node.metadata?.name ?? "";
@@ -321,6 +333,7 @@ export class RecoveryController {
     for (const [name, fence] of snapshot.fences)
       if (fence.status?.step !== "recovery" || fence.status.phase !== "done") podsOf.add(name);
     this.#caches.retainPods(podsOf);
+    this.#early.retain(new Set(health.keys()));
     return { snapshot, health, now };
   }
 
@@ -332,7 +345,7 @@ export class RecoveryController {
     now: number,
     paused: boolean,
   ): Promise<void> {
-    const { log, config } = this.#context;
+    const { log } = this.#context;
     const name = node.metadata?.name ?? "";
     switch (plan.kind) {
       case "release":
@@ -343,19 +356,13 @@ export class RecoveryController {
         break;
       case "progress": {
         const healthySince = this.#healthySince.get(name);
-        await progressFence(
-          this.#context,
+        await this.#progress(
+          name,
           plan.fence,
-          {
-            health: plan.health.state,
-            healthyForMs: healthySince === undefined ? 0 : now - healthySince,
-          },
-          this.#options.haltBefore,
-          // Fences under way, hand-made ones too, pass the guard before every power action.
-          {
-            decide: () => guardDecision(name, { nodes: guard, maxUnhealthy: config.maxUnhealthy, paused }),
-            held: (reason, message) => this.#hold(name, reason, message),
-          },
+          plan.health.state,
+          healthySince === undefined ? 0 : now - healthySince,
+          guard,
+          paused,
         );
         break;
       }
@@ -374,14 +381,33 @@ export class RecoveryController {
           FLEET_HOLD_EVENTS[plan.reason] ?? EVENT_REASONS.guardHeld,
         );
         break;
-      case "fence":
-        await this.#fence(node, plan.lostBecause, plan.previous, plan.rate);
+      case "fence": {
+        const fence = await this.#fence(node, plan.lostBecause, plan.previous, plan.rate);
+        if (fence) await this.#progress(name, fence, "unhealthy", 0, guard, paused);
         break;
+      }
       case "none":
         this.#lastHold.delete(name);
         if (plan.healthy) this.#nothingToRelease.delete(name);
         break;
     }
+  }
+
+  /** The next steps of a fence under way (as many as can follow at once: progressFenceSteps). */
+  async #progress(
+    name: string,
+    fence: NodeFence,
+    health: NodeHealth["state"],
+    healthyForMs: number,
+    guard: GuardNode[],
+    paused: boolean,
+  ): Promise<void> {
+    const { maxUnhealthy } = this.#context.config;
+    await progressFenceSteps(this.#context, fence, { health, healthyForMs }, this.#options.haltBefore, {
+      // Fences under way, hand-made ones too, pass the guard before every power action.
+      decide: () => guardDecision(name, { nodes: guard, maxUnhealthy, paused }),
+      held: (reason, message) => this.#hold(name, reason, message),
+    });
   }
 
   /** True (and remembered) when `node` is held for another reason than last time. */
@@ -413,68 +439,36 @@ export class RecoveryController {
     lostBecause: string,
     previous: NodeFence | undefined,
     rate: FenceRateClass,
-  ): Promise<void> {
+  ): Promise<NodeFence | undefined> {
     const name = node.metadata?.name ?? "";
-    const { config } = this.#context;
-    if (cancelledByHand(node)) {
-      await this.#hold(
-        name,
-        "CancelledByHand",
-        `not fencing ${name} (${lostBecause}): its NodeFence was deleted by hand; it is fenced again only after it has been healthy`,
+    const check = await checkFenceStart(this.#context, node, lostBecause, previous);
+    if (!check.start && check.nothingToRelease === true) {
+      // Said once per outage.
+      if (this.#nothingToRelease.has(name)) return undefined;
+      this.#nothingToRelease.add(name);
+      this.#context.log(
+        `${name} lost (${lostBecause}), but it holds no running pods and no attached volumes: not fencing`,
       );
-      return;
+      const message = `not fencing ${name} (${lostBecause}): no running pods and no attached volumes to release`;
+      await this.#context.event(name, EVENT_REASONS.nothingToRelease, message);
+      return undefined;
     }
-    const held = await workloadsHeld(this.#context.reads, name);
-    if (held.pods.length + held.volumeAttachments.length === 0) {
-      // A graceful shutdown ended every pod and released every volume itself; so does an
-      // empty node. Fencing would protect nothing, and a node shut down on purpose stays so.
-      if (!this.#nothingToRelease.has(name)) {
-        this.#nothingToRelease.add(name);
-        this.#context.log(
-          `${name} lost (${lostBecause}), but it holds no running pods and no attached volumes: not fencing`,
-        );
-        await this.#context.event(
-          name,
-          EVENT_REASONS.nothingToRelease,
-          `not fencing ${name} (${lostBecause}): no running pods and no attached volumes to release`,
-        );
-      }
-      return;
+    // It holds something again (a cancellation by hand is checked before what it holds).
+    if (check.start || check.reason !== "CancelledByHand") this.#nothingToRelease.delete(name);
+    if (!check.start) {
+      await this.#hold(name, check.reason, check.message, check.event);
+      return undefined;
     }
-    this.#nothingToRelease.delete(name);
-    const now = this.#context.now();
-    const recent = recentFenceStarts(previous?.status, now, config.fenceRateWindowMs);
-    if (recent.length >= config.maxFencesPerWindow) {
-      await this.#hold(
-        name,
-        "RateLimited",
-        `not fencing ${name} (${lostBecause}): fenced ${recent.length} times in the last ${Math.round(config.fenceRateWindowMs / 60_000)} min (limit ${config.maxFencesPerWindow}); fence it by hand or delete its NodeFence to reset`,
-        EVENT_REASONS.fenceRateLimited,
-      );
-      return;
-    }
-    // No way to fence means no fence at all: never taint or claim a node we cannot power off.
-    let driverName: string;
-    try {
-      driverName = (await this.#context.driver(name)).driver.name;
-    } catch (error) {
-      await this.#hold(
-        name,
-        "NoFenceDriver",
-        `cannot fence ${name}: ${errorMessage(error)}`,
-        EVENT_REASONS.fenceFailed,
-      );
-      return;
-    }
+    const { driverName, held } = check;
     // Last, so only a fence that really starts takes a token of the fleet-wide rate.
     const taken = this.#rate.take(rate, this.#clock.monotonicMs());
     if (!taken.taken) {
       const message = `not fencing ${name} (${lostBecause}) yet: ${taken.message}`;
       await this.#hold(name, "FleetRate", message, EVENT_REASONS.fleetRateHeld);
-      return;
+      return undefined;
     }
     this.#lastHold.delete(name);
     this.#context.log(`${name} holds ${describeHeld(held)}: fencing it releases them`);
-    await startFence(this.#context, node, lostBecause, driverName, previous);
+    return startFence(this.#context, node, lostBecause, driverName, previous);
   }
 }

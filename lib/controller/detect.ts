@@ -1,6 +1,6 @@
 // Detection: is a node lost? From what this controller observed of its Lease and its Ready
 // condition (observations.ts), on this controller's own clock.
-import type { NodeObservation } from "./observations.js";
+import { poweredOffNow, type NodeObservation } from "./observations.js";
 
 export type NodeHealth =
   /** Seen renewing its Lease (or, without a Lease, Ready), and Ready. */
@@ -12,7 +12,8 @@ export type NodeHealth =
    * blindness, or a peer's return), and not silent long enough to be lost: no evidence either way.
    */
   | { state: "unobserved"; reason: string }
-  | { state: "unhealthy"; reason: string };
+  /** `poweredOff`: lost because its fence driver read it off during a silence (early-power.ts). */
+  | { state: "unhealthy"; reason: string; poweredOff?: true };
 
 /**
  * Unhealthy when this controller has seen no Lease renewal for more than `unhealthyAfterMs`. A node
@@ -20,7 +21,9 @@ export type NodeHealth =
  * node lifecycle controller's own guess (it stops counting renewals whose renewTime goes backwards,
  * as after a kubelet clock step) and Ready=False is the kubelet itself speaking. Such a node is
  * "suspect". Only a node without a Lease is judged by Ready (not True for that long). A node not
- * observed at all is healthy (nothing will act on it before it is observed).
+ * observed at all is healthy (nothing will act on it before it is observed). A node whose fence
+ * driver read its power off after it missed a renewal (and that has not renewed since) is lost at
+ * once: a node that is off runs nothing (early-power.ts).
  */
 export function assessNode(
   observation: Readonly<NodeObservation> | undefined,
@@ -32,6 +35,14 @@ export function assessNode(
   const silentForMs = hasLease ? nowMs - observation.lastSignAt : undefined;
   const notReadyForMs =
     observation.notReadySinceAt === undefined ? undefined : nowMs - observation.notReadySinceAt;
+  const off = poweredOffNow(observation);
+  if (off !== undefined && silentForMs !== undefined) {
+    return {
+      state: "unhealthy",
+      reason: `Lease not renewed for ${Math.round(silentForMs / 1000)}s and ${off.driver} reports its power off`,
+      poweredOff: true,
+    };
+  }
   if (silentForMs !== undefined && silentForMs > unhealthyAfterMs) {
     return { state: "unhealthy", reason: `Lease not renewed for ${Math.round(silentForMs / 1000)}s` };
   }

@@ -3,8 +3,11 @@
 // secondary rate for nodes in a partially disrupted zone or silent together with others. Time is
 // the controller's monotonic clock, so a stepped system clock cannot refill a bucket.
 
-/** Which rate a fence start is counted against. */
-export type FenceRateClass = "primary" | "secondary";
+/**
+ * Which rate a fence start is counted against; "unmetered": none (a node its driver read off: the
+ * rate limits power-offs, and that fence powers nothing off).
+ */
+export type FenceRateClass = "primary" | "secondary" | "unmetered";
 
 /** A token bucket: `perMinute` tokens a minute, at most `burst` saved up; starts full. */
 export class TokenBucket {
@@ -65,6 +68,7 @@ export class FenceRateLimiter {
 
   /** Takes what a fence start of `rate` needs, all or nothing. */
   take(rate: FenceRateClass, nowMs: number): RateTake {
+    if (rate === "unmetered") return { taken: true };
     const buckets = rate === "secondary" ? [this.#primary, this.#secondary] : [this.#primary];
     const waitMs = Math.max(...buckets.map((b) => b.waitMs(nowMs)));
     if (waitMs > 0) {

@@ -32,6 +32,7 @@ const OPTIONS = {
   "metrics-bind-address": { type: "string" },
   "metrics-port": { type: "string" },
   "power-on-after-fence": { type: "boolean", default: false },
+  "no-early-power-read": { type: "boolean", default: false },
   "leader-elect": { type: "boolean", default: false },
   "install-crd": { type: "boolean", default: false },
   "healthy-before-unfence": { type: "string" },
@@ -174,6 +175,7 @@ export function controllerSettings(
       : {}),
     ...fleetSettingsFrom(values),
     powerOnAfterFence: values["power-on-after-fence"],
+    earlyPowerRead: !values["no-early-power-read"],
   };
   // Blindness must be told before a silence is a loss: a short --unhealthy-after shortens the default.
   if (values["watch-stale-after"] === undefined) {

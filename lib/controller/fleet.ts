@@ -99,8 +99,17 @@ export function silentTogether(name: string, view: FleetView, settings: FleetSet
     .map(([peer]) => peer);
 }
 
-/** May lost node `name`, which the guard allows, be fenced now, and at which rate? */
-export function fleetDecision(name: string, view: FleetView, settings: FleetSettings): FleetDecision {
+/**
+ * May lost node `name`, which the guard allows, be fenced now, and at which rate? `poweredOff`: its
+ * driver read it off (early-power.ts): no partition can look like that, so neither a silence shared
+ * with others nor the rate holds it; only a fully disrupted fleet does.
+ */
+export function fleetDecision(
+  name: string,
+  view: FleetView,
+  settings: FleetSettings,
+  poweredOff = false,
+): FleetDecision {
   const node = view.nodes.get(name);
   const zone = node?.zone ?? "";
   const zoneView = view.zones.get(zone);
@@ -111,6 +120,7 @@ export function fleetDecision(name: string, view: FleetView, settings: FleetSett
       message: `every zone is fully disrupted (${[...view.zones.values()].reduce((n, z) => n + z.notReady, 0)} nodes not ready): the cause is likelier the network than the nodes`,
     };
   }
+  if (poweredOff) return { allowed: true, rate: "unmetered", why: "its fence driver reads it off" };
   const peers = silentTogether(name, view, settings);
   if (peers.length > 0 && node?.silentSinceAt !== undefined) {
     const lastSilentAt = Math.max(

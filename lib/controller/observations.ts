@@ -38,6 +38,38 @@ export interface NodeObservation {
   ready: string | undefined;
   /** When this controller first saw Ready not True in the current spell (restarted like lastSignAt). */
   notReadySinceAt: number | undefined;
+  /**
+   * The node's fence driver reported its power off during a silence (early-power.ts): evidence for
+   * as long as `renewTime` is still the one it was read at (a renewal ends it).
+   */
+  poweredOff?: PowerOffEvidence;
+}
+
+/** A power read that found a silent node off. */
+export interface PowerOffEvidence {
+  /** The Lease renewTime when the read started: the evidence holds while it is unchanged. */
+  renewTime: string | undefined;
+  /** When the read answered (this controller's monotonic clock). */
+  atMs: number;
+  /** The driver that read it. */
+  driver: string;
+}
+
+/** The evidence of `observation`'s power read, if it still holds (no renewal since). */
+export function poweredOffNow(
+  observation: Readonly<NodeObservation> | undefined,
+): PowerOffEvidence | undefined {
+  const evidence = observation?.poweredOff;
+  if (evidence === undefined || observation?.renewTime === undefined) return undefined;
+  return evidence.renewTime === observation.renewTime ? evidence : undefined;
+}
+
+/**
+ * How long a node may be silent before it has missed a Lease renewal: its renewal interval plus
+ * the kubelet's jitter (up to 4 %, taken as 10 %) or two checks, whichever is longer.
+ */
+export function missedRenewalAfterMs(renewIntervalMs: number, checkIntervalMs: number): number {
+  return renewIntervalMs + Math.max(renewIntervalMs / 10, 2 * checkIntervalMs);
 }
 
 /** A node seen renewing after a silence: the start and end of the silence, on this controller's clock. */
@@ -171,6 +203,22 @@ export class NodeObservations {
   /** The node's observation, once the node has been seen. */
   get(node: string): Readonly<NodeObservation> | undefined {
     return this.#nodes.get(node);
+  }
+
+  /**
+   * Records that `node`'s driver read its power off while its Lease still had `renewTime` (ignored
+   * if the node renewed or was replaced since the read started).
+   */
+  recordPowerOff(
+    node: string,
+    renewTime: string | undefined,
+    evidence: Omit<PowerOffEvidence, "renewTime">,
+  ): boolean {
+    const observation = this.#nodes.get(node);
+    if (observation === undefined || renewTime === undefined || observation.renewTime !== renewTime)
+      return false;
+    observation.poweredOff = { renewTime, ...evidence };
+    return true;
   }
 
   /** Time since the node last gave a sign of life (this controller's clock). */

@@ -36,6 +36,18 @@ function nodeName(node: { metadata?: { name?: string } }): string {
   return node.metadata?.name ?? "";
 }
 
+/** Each snapshot's nodes by name, built once: a pass plans every node, so a linear lookup is quadratic. */
+const nodesByName = new WeakMap<Snapshot["nodes"], Map<string, Snapshot["nodes"][number]>>();
+
+function nodeNamed(snapshot: Pick<Snapshot, "nodes">, name: string): Snapshot["nodes"][number] | undefined {
+  let byName = nodesByName.get(snapshot.nodes);
+  if (byName === undefined) {
+    byName = new Map(snapshot.nodes.map((n) => [nodeName(n), n]));
+    nodesByName.set(snapshot.nodes, byName);
+  }
+  return byName.get(name);
+}
+
 export function assessNodes(
   snapshot: Pick<Snapshot, "nodes">,
   observations: NodeObservations,
@@ -86,7 +98,7 @@ export function planNode(
   fleet?: { view: FleetView; settings: FleetSettings },
 ): NodePlan {
   const nodeHealth = health.get(name) ?? { state: "healthy" };
-  const node = snapshot.nodes.find((n) => nodeName(n) === name);
+  const node = nodeNamed(snapshot, name);
   const fence = snapshot.fences.get(name);
   if (fence?.metadata.deletionTimestamp) return { kind: "release", fence };
   if (fence && node && !fenceOwnsNode(fence, node) && !isFinished(fence.status)) {
@@ -94,13 +106,18 @@ export function planNode(
   }
   if (fence && !isFinished(fence.status)) return { kind: "progress", fence, health: nodeHealth };
   if (nodeHealth.state !== "unhealthy") return { kind: "none", healthy: nodeHealth.state === "healthy" };
-  const waiting = possiblyLostTogether(
-    observations.get(name),
-    guard
-      .filter((g) => g.name !== name && !g.controlPlane)
-      .map((g) => ({ name: g.name, observation: observations.get(g.name), unhealthy: g.unhealthy })),
-    config.checkIntervalMs,
-  );
+  // Peers are waited for so that nodes lost together are counted together; a node read off is
+  // fenced as it is read (its fence powers nothing off), each counted by the guard as it comes.
+  const poweredOff = nodeHealth.poweredOff === true;
+  const waiting = poweredOff
+    ? []
+    : possiblyLostTogether(
+        observations.get(name),
+        guard
+          .filter((g) => g.name !== name && !g.controlPlane)
+          .map((g) => ({ name: g.name, observation: observations.get(g.name), unhealthy: g.unhealthy })),
+        config.checkIntervalMs,
+      );
   if (waiting.length > 0) return { kind: "wait-for-peers", waiting };
   const decision = guardDecision(name, {
     nodes: guard,
@@ -115,9 +132,10 @@ export function planNode(
       lostBecause: nodeHealth.reason,
     };
   }
-  const mass = fleet ? fleetDecision(name, fleet.view, fleet.settings) : undefined;
+  const mass = fleet ? fleetDecision(name, fleet.view, fleet.settings, poweredOff) : undefined;
   if (mass?.allowed === false) {
     return { kind: "hold", reason: mass.reason, message: mass.message, lostBecause: nodeHealth.reason };
   }
-  return { kind: "fence", lostBecause: nodeHealth.reason, previous: fence, rate: mass?.rate ?? "primary" };
+  const rate = mass?.rate ?? (poweredOff ? "unmetered" : "primary");
+  return { kind: "fence", lostBecause: nodeHealth.reason, previous: fence, rate };
 }

@@ -3,6 +3,7 @@
 // resolved against what actually happened (a late node-unknown shifts everything after it) or
 // chained from the fault to predict the whole timeline (`nominalWindows`).
 import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
+import { missedRenewalAfterMs } from "../controller/observations.js";
 import { WATCH_SKEW_MS, windowMaker, type ExpectedMilestone, type WindowFn } from "./windows.js";
 
 export { nominalWindows, type ExpectedMilestone, type NominalWindow } from "./windows.js";
@@ -267,6 +268,27 @@ export interface ControllerTimingSettings {
   fenceMs: number;
   /** Force deletion of the node's pods and VolumeAttachments after the out-of-service taint. */
   cleanupMs: number;
+  /**
+   * The controller reads a silent node's power at its first missed renewal (ControllerConfig's
+   * earlyPowerRead): a node powered off is judged lost then, not after unhealthyAfter. Default false.
+   */
+  earlyPowerRead?: boolean;
+}
+
+/**
+ * When the controller judges a powered-off node lost, from the fault, if it reads power early: at
+ * its first missed renewal (lib/controller/observations.ts), seen at a check, the read answered by
+ * the next. Undefined: it waits unhealthyAfter (no early read, or a renewal interval too long for
+ * one to come first).
+ */
+export function earlyDetectionBounds(
+  renewMs: number,
+  c: Pick<ControllerTimingSettings, "earlyPowerRead" | "checkIntervalMs" | "unhealthyAfterMs">,
+): { minMs: number; maxMs: number } | undefined {
+  if (c.earlyPowerRead !== true) return undefined;
+  const missedMs = missedRenewalAfterMs(renewMs, c.checkIntervalMs);
+  if (missedMs >= c.unhealthyAfterMs) return undefined;
+  return { minMs: Math.max(0, missedMs - renewMs), maxMs: missedMs + 3 * c.checkIntervalMs };
 }
 
 export interface ControllerExpectationOptions extends Omit<NodeLossExpectationOptions, "mode"> {
@@ -282,10 +304,12 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
   const k = knobs(options);
   const c = options.controller;
   const { window, renewMs, podStartMs } = k;
-  const taintMin = Math.max(0, c.unhealthyAfterMs - renewMs);
   // The controller's clock starts when it sees the last renewal (up to one check after it happened),
   // and it notices the silence at a check: two check intervals on top of unhealthyAfter at worst.
-  const taintMax = c.unhealthyAfterMs + 2 * c.checkIntervalMs + c.fenceMs;
+  // A node it reads off early (a stop, not a partition) is judged lost at its first missed renewal.
+  const early = earlyDetectionBounds(renewMs, c);
+  const taintMin = early?.minMs ?? Math.max(0, c.unhealthyAfterMs - renewMs);
+  const taintMax = (early?.maxMs ?? c.unhealthyAfterMs + 2 * c.checkIntervalMs) + c.fenceMs;
   // Deployment: controller path (taint + cleanup) or eviction path (Unknown + toleration), the earlier.
   const evictMin = k.graceMs - renewMs + k.toleranceMs;
   const evictMax = k.graceMs + k.periodMs + k.evictionGapMs + k.toleranceMs + 1000;

@@ -10,6 +10,7 @@ import {
   RELEASED_BY_HAND_MILESTONE,
 } from "./by-hand.js";
 import {
+  earlyDetectionBounds,
   OUT_OF_SERVICE_MILESTONE,
   UNREACHABLE_MILESTONE,
   type ControllerTimingSettings,
@@ -83,7 +84,10 @@ export function controllerTaintBounds(
   c: ControllerTimingSettings,
 ): { minMs: number; maxMs: number } {
   // Its clock starts when it sees the last renewal (up to one check after it), and it notices the
-  // silence at a check: two check intervals on top of unhealthyAfter at worst (as model.ts).
+  // silence at a check: two check intervals on top of unhealthyAfter at worst (as model.ts). A
+  // stopped node that its driver reads off early is judged lost at its first missed renewal.
+  const early = s.fault === "stop" ? earlyDetectionBounds(s.knobs.renewMs, c) : undefined;
+  if (early !== undefined) return { minMs: early.minMs, maxMs: early.maxMs + c.fenceMs };
   return {
     minMs: Math.max(0, c.unhealthyAfterMs - s.knobs.renewMs),
     maxMs: c.unhealthyAfterMs + 2 * c.checkIntervalMs + c.fenceMs,

@@ -3,6 +3,7 @@
 import { leaseRenewIntervalMs } from "../cluster/profiles.js";
 import type { ControllerConfig } from "../controller/config.js";
 import {
+  earlyDetectionBounds,
   expectedNodeLossWithController,
   OUT_OF_SERVICE_MILESTONE,
   type ControllerTimingSettings,
@@ -109,11 +110,14 @@ export function expectedControllerRecovery(
   inputs: ExpectationInputs,
   options: { frozen?: boolean } = {},
 ): ExpectedMilestone[] {
-  const powerOffMs = options.frozen === true ? (inputs.latencies.frozenPowerOffMs ?? 0) : 0;
-  return expectedNodeLossWithController({
-    ...nodeLossModelInputs(inputs),
-    controller: controllerTiming(inputs.controller, powerOffMs),
-  });
+  const frozen = options.frozen === true;
+  const powerOffMs = frozen ? (inputs.latencies.frozenPowerOffMs ?? 0) : 0;
+  // A frozen node reads on: no early power read finds it off.
+  const controller = {
+    ...controllerTiming(inputs.controller, powerOffMs),
+    ...(frozen ? { earlyPowerRead: false } : {}),
+  };
+  return expectedNodeLossWithController({ ...nodeLossModelInputs(inputs), controller });
 }
 
 /** The controller's part of the expected timeline, from its settings and the driver's power-off time. */
@@ -124,6 +128,7 @@ export function controllerTiming(config: ControllerConfig, powerOffMs = 0): Cont
     // A fence driver that powers off at once is confirmed at the next check.
     fenceMs: config.checkIntervalMs * 2 + powerOffMs,
     cleanupMs: config.detachGraceMs + config.checkIntervalMs * 2,
+    earlyPowerRead: config.earlyPowerRead,
   };
 }
 
@@ -135,9 +140,21 @@ export function leaseRenewMs(inputs: ExpectationInputs): number {
 /**
  * The controller's detection window: no renewal seen for unhealthyAfter, noticed at a check. Its
  * clock starts when it sees the last renewal, up to one check interval after the renewal itself.
+ * `poweredOff`: the fault powers the node off (a stop), so a controller that reads power early
+ * judges it lost at its first missed renewal (model.ts earlyDetectionBounds).
  */
-export function detectionWindow(inputs: ExpectationInputs): { minMs: number; maxMs: number } {
+export function detectionWindow(
+  inputs: ExpectationInputs,
+  options: { poweredOff?: boolean } = {},
+): { minMs: number; maxMs: number } {
   const c = inputs.controller;
+  const early = options.poweredOff === true ? earlyDetectionBounds(leaseRenewMs(inputs), c) : undefined;
+  if (early !== undefined) {
+    return {
+      minMs: Math.max(0, early.minMs - inputs.slackMs),
+      maxMs: early.maxMs + c.checkIntervalMs + inputs.slackMs,
+    };
+  }
   return {
     minMs: Math.max(0, c.unhealthyAfterMs - leaseRenewMs(inputs) - inputs.slackMs),
     maxMs: c.unhealthyAfterMs + 3 * c.checkIntervalMs + inputs.slackMs,

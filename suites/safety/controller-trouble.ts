@@ -63,7 +63,7 @@ export const driverHangsTwoReplicas = defineScenario({
   usesController: true,
   expected: (inputs) => {
     const c = inputs.controller;
-    const detect = detectionWindow(inputs);
+    const detect = detectionWindow(inputs, { poweredOff: true });
     return [
       ...safetyExpectations(1),
       never(LEADER_CHANGED, "the standby never takes over: the Lease is renewed on its own timer"),

@@ -3,6 +3,7 @@ import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { checkTimeline, timelineMismatch, TimelineMismatchError } from "../../lib/expect/assert.js";
 import {
   expectedNodeLoss,
+  earlyDetectionBounds,
   expectedNodeLossWithController,
   nominalWindows,
   OUT_OF_SERVICE_MILESTONE,
@@ -286,6 +287,23 @@ describe("expected-timeline model with the recovery controller", function () {
       slackMs: 0,
     });
     expect(window("deployment:recovered", nominalWindows(expected)).maxMs).to.be.below(40_000);
+  });
+
+  it("default profile, early power read: a stopped node is tainted by its first missed renewal", function () {
+    const expected = expectedNodeLossWithController({
+      profile: TIMING_PROFILES.default,
+      ...SIM_LATENCIES,
+      controller: { ...controller, earlyPowerRead: true },
+      slackMs: 0,
+    });
+    const taint = window(OUT_OF_SERVICE_MILESTONE, nominalWindows(expected));
+    // Missed at 10 s + max(1 s, 2 checks) = 12 s after the last renewal (0–10 s before the fault),
+    // seen at a check, read by the next: 12 + 3 s, plus the fence.
+    expect(taint).to.deep.include({ minMs: 2_000, maxMs: 15_000 + controller.fenceMs });
+    expect(earlyDetectionBounds(10_000, { ...controller, earlyPowerRead: false })).to.equal(undefined);
+    expect(
+      earlyDetectionBounds(10_000, { ...controller, earlyPowerRead: true, unhealthyAfterMs: 12_000 }),
+    ).to.equal(undefined);
   });
 
   it("fast profile: the taint manager's eviction can come first, and the window allows it", function () {

@@ -1,0 +1,154 @@
+// Faster when power loss can be confirmed (issue 25, item 7). A node that has missed a Lease
+// renewal may be off or only cut off from the API server; silence alone cannot tell, so the
+// controller waits unhealthyAfter. Its fence driver often can tell: when it reads the node's power
+// OFF, the node runs nothing and is already fenced, so it is lost at once (detect.ts) and its fence,
+// taint and cleanup follow without waiting for unhealthyAfter, for nodes silent with it, or for the
+// fleet-wide rate (plan.ts, fleet.ts): none of those guards against anything for a node that is off.
+// A node read ON (a partition, a hung kubelet) keeps the normal path. One read per missed renewal
+// per node, by the leader only, never awaited by a pass: a slow BMC delays nothing.
+import { errorMessage } from "../errors.js";
+import { boundedSignal } from "../util/abort.js";
+import { untilAborted } from "../util/time.js";
+import type { ActionContext } from "./action-context.js";
+import { MANUAL_DRIVER_NAME } from "./drivers/manual.js";
+import type { PowerState } from "./drivers/types.js";
+import type { GuardNode } from "./guard.js";
+import { missedRenewalAfterMs, type NodeObservations } from "./observations.js";
+
+/** An early read's answer: the state and the driver that read it. */
+export interface EarlyPowerAnswer {
+  state: PowerState;
+  driver: string;
+}
+
+export interface EarlyPowerReadsOptions {
+  observations: NodeObservations;
+  checkIntervalMs: number;
+  unhealthyAfterMs: number;
+  /**
+   * Reads the node's power through its fence driver, bounded by the driver timeout; undefined when
+   * its driver cannot be asked early (the manual driver: a person's word is asked for by a fence).
+   */
+  read: (node: string) => Promise<EarlyPowerAnswer | undefined>;
+  log: (message: string) => void;
+  /** This controller's monotonic clock (ms). */
+  now: () => number;
+}
+
+/** Which missed renewal a read was for: a node is read again only after it misses another. */
+interface ReadKey {
+  renewTime: string;
+  missed: number;
+}
+
+export class EarlyPowerReads {
+  readonly #options: EarlyPowerReadsOptions;
+  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #lastRead = new Map<string, ReadKey>();
+
+  constructor(options: EarlyPowerReadsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * How many renewals `node` has missed by `nowMs` (0: none, or not a node renewing a Lease, or one
+   * whose unhealthyAfter comes before its first missed renewal would).
+   */
+  missedRenewals(node: string, nowMs: number): number {
+    const observation = this.#options.observations.get(node);
+    const interval = observation?.renewIntervalMs;
+    if (observation?.renewTime === undefined || interval === undefined || interval <= 0) return 0;
+    const missedAfter = missedRenewalAfterMs(interval, this.#options.checkIntervalMs);
+    if (missedAfter >= this.#options.unhealthyAfterMs) return 0;
+    const silentForMs = nowMs - observation.lastSignAt;
+    return silentForMs < missedAfter ? 0 : 1 + Math.floor((silentForMs - missedAfter) / interval);
+  }
+
+  /**
+   * Starts a read for each candidate (silent nodes with no fence under way that the guard would
+   * consider) that missed a renewal since its last read; returns at once.
+   */
+  launch(candidates: readonly string[], nowMs: number): void {
+    for (const name of candidates) {
+      if (this.#inFlight.has(name)) continue;
+      const observation = this.#options.observations.get(name);
+      const renewTime = observation?.renewTime;
+      if (renewTime === undefined || observation?.poweredOff?.renewTime === renewTime) continue;
+      const missed = this.missedRenewals(name, nowMs);
+      if (missed === 0) continue;
+      const last = this.#lastRead.get(name);
+      if (last?.renewTime === renewTime && last.missed >= missed) continue;
+      this.#lastRead.set(name, { renewTime, missed });
+      const read = this.#readOne(name, renewTime, missed).finally(() => this.#inFlight.delete(name));
+      this.#inFlight.set(name, read);
+    }
+  }
+
+  /** Forgets nodes no longer in the cluster. */
+  retain(nodes: ReadonlySet<string>): void {
+    for (const name of [...this.#lastRead.keys()]) if (!nodes.has(name)) this.#lastRead.delete(name);
+  }
+
+  /** Waits for the reads under way (they end at the driver timeout, or when the controller stops). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#inFlight.values()]);
+  }
+
+  async #readOne(node: string, renewTime: string, missed: number): Promise<void> {
+    const { read, observations, log, now } = this.#options;
+    let answer: Awaited<ReturnType<typeof read>>;
+    try {
+      answer = await read(node);
+    } catch (error) {
+      log(
+        `${node} missed ${missed} Lease renewal(s); its power could not be read early: ${errorMessage(error)}`,
+      );
+      return;
+    }
+    if (answer === undefined || answer.state !== "off") return;
+    if (observations.recordPowerOff(node, renewTime, { atMs: now(), driver: answer.driver })) {
+      log(
+        `${node} missed ${missed} Lease renewal(s) and ${answer.driver} reports its power off: lost now, without waiting for unhealthyAfter`,
+      );
+    }
+  }
+}
+
+/**
+ * Reads a node's power through its fence driver for an early read: bounded by the driver timeout
+ * and by `signal` (the controller stopping, or its leadership ending), never by a pass, which
+ * does not wait for it. The manual driver is not asked (undefined). Failures are counted.
+ */
+export function driverPowerReader(
+  context: Pick<ActionContext, "driver" | "metrics">,
+  signal: () => AbortSignal,
+  timeoutMs: () => number,
+): (node: string) => Promise<EarlyPowerAnswer | undefined> {
+  return async (node) => {
+    const { driver, target } = await context.driver(node);
+    if (driver.name === MANUAL_DRIVER_NAME) return undefined;
+    const bounded = boundedSignal(signal(), timeoutMs(), `the early power read of ${node}`);
+    try {
+      return {
+        state: await untilAborted(driver.powerState(target, bounded.signal), bounded.signal),
+        driver: driver.name,
+      };
+    } catch (error) {
+      context.metrics.driverError(driver.name, error);
+      throw error;
+    } finally {
+      bounded.dispose();
+    }
+  };
+}
+
+/**
+ * The nodes a pass may read early: not lost yet, no fence under way, and ones the guard would
+ * consider (not control-plane, excluded or unselected). None while paused.
+ */
+export function earlyReadCandidates(guard: readonly GuardNode[], paused: boolean): string[] {
+  if (paused) return [];
+  return guard
+    .filter((g) => !g.controlPlane && !g.excluded && g.unselected !== true && !g.fencing && !g.unhealthy)
+    .map((g) => g.name);
+}

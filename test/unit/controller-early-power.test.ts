@@ -1,0 +1,220 @@
+// The early power read (issue 25, item 7): a node that missed a renewal and whose driver reads it
+// off is lost at once; one read on is left to the normal path. Fake clock and a scripted driver.
+import { expect } from "chai";
+import { assessNode } from "../../lib/controller/detect.js";
+import { EarlyPowerReads, earlyReadCandidates } from "../../lib/controller/early-power.js";
+import type { PowerState } from "../../lib/controller/drivers/types.js";
+import { fleetDecision, fleetView } from "../../lib/controller/fleet.js";
+import { FenceRateLimiter } from "../../lib/controller/fence-rate.js";
+import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
+import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
+import { missedRenewalAfterMs } from "../../lib/controller/observations.js";
+import { assessNodes, guardNodes, planNode } from "../../lib/controller/plan.js";
+import type { Snapshot } from "../../lib/controller/snapshot.js";
+import { observations, replay, snapshotAt, type ScriptedNode } from "../support/node-history.js";
+
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+const s = (seconds: number) => T0 + seconds * 1000;
+const UNHEALTHY_AFTER_MS = 20_000;
+const CHECK_MS = 1_000;
+
+/** Three workers of one zone renewing every 10 s (phases 0, 3, 6 s); `stopsAt` silences some. */
+function cluster(stopsAt: Record<string, number>, until: number) {
+  const nodes: ScriptedNode[] = ["a", "b", "c"].map((name, i) => ({
+    name,
+    zone: "z",
+    phaseMs: [0, 3_000, 6_000][i] ?? 0,
+    alive: (t: number) => stopsAt[name] === undefined || t < stopsAt[name],
+  }));
+  const o = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
+  replay(o, nodes, { from: s(0), to: until });
+  const snapshot: Snapshot = { ...snapshotAt(nodes, until, s(0)), fences: new Map(), paused: false };
+  return { o, snapshot };
+}
+
+/** A driver that answers `states[node]` (default on) and counts its reads. */
+function scriptedReads(states: Record<string, PowerState>) {
+  const reads: string[] = [];
+  return {
+    reads,
+    read: (node: string) => {
+      reads.push(node);
+      return Promise.resolve({ state: states[node] ?? "on", driver: "scripted" });
+    },
+  };
+}
+
+describe("controller: early power read", function () {
+  it("a missed renewal is the renewal interval plus the kubelet's jitter or two checks", function () {
+    expect(missedRenewalAfterMs(10_000, 500)).to.equal(11_000);
+    expect(missedRenewalAfterMs(10_000, 1_000)).to.equal(12_000);
+    expect(missedRenewalAfterMs(2_000, 500)).to.equal(3_000);
+  });
+
+  it("reads a node once per missed renewal, and one read off makes it lost at once", async function () {
+    // a renewed last at 50 s (stopped at 55 s): at 62 s it has missed one renewal, not unhealthyAfter.
+    const now = s(62);
+    const { o } = cluster({ a: s(55) }, now);
+    const driver = scriptedReads({ a: "off" });
+    const early = new EarlyPowerReads({
+      observations: o,
+      checkIntervalMs: CHECK_MS,
+      unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+      read: driver.read,
+      log: () => undefined,
+      now: () => now,
+    });
+    expect(early.missedRenewals("a", now)).to.equal(1);
+    expect(early.missedRenewals("b", now)).to.equal(0);
+    expect(assessNode(o.get("a"), now, UNHEALTHY_AFTER_MS).state, "before the read").to.not.equal(
+      "unhealthy",
+    );
+    early.launch(["a", "b", "c"], now);
+    early.launch(["a", "b", "c"], now + 500);
+    await early.settle();
+    expect(driver.reads).to.deep.equal(["a"]);
+    const health = assessNode(o.get("a"), now, UNHEALTHY_AFTER_MS);
+    expect(health).to.deep.equal({
+      state: "unhealthy",
+      reason: "Lease not renewed for 12s and scripted reports its power off",
+      poweredOff: true,
+    });
+    // The next missed renewal would read again, but a node known off is not read again.
+    early.launch(["a"], s(72));
+    await early.settle();
+    expect(driver.reads).to.deep.equal(["a"]);
+  });
+
+  it("a node read on keeps the normal path, and is read again at its next missed renewal", async function () {
+    const { o } = cluster({ a: s(55) }, s(62));
+    const driver = scriptedReads({});
+    const early = new EarlyPowerReads({
+      observations: o,
+      checkIntervalMs: CHECK_MS,
+      unhealthyAfterMs: 30_000,
+      read: driver.read,
+      log: () => undefined,
+      now: () => s(62),
+    });
+    early.launch(["a"], s(62));
+    await early.settle();
+    expect(assessNode(o.get("a"), s(62), 30_000).state).to.not.equal("unhealthy");
+    early.launch(["a"], s(70));
+    await early.settle();
+    expect(driver.reads, "the same missed renewal").to.deep.equal(["a"]);
+    early.launch(["a"], s(72));
+    await early.settle();
+    expect(driver.reads, "the second missed renewal").to.deep.equal(["a", "a"]);
+  });
+
+  it("evidence ends with a renewal: a node that renews after the read is not lost", async function () {
+    const { o } = cluster({ a: s(55) }, s(62));
+    const early = new EarlyPowerReads({
+      observations: o,
+      checkIntervalMs: CHECK_MS,
+      unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+      read: scriptedReads({ a: "off" }).read,
+      log: () => undefined,
+      now: () => s(62),
+    });
+    early.launch(["a"], s(62));
+    await early.settle();
+    // Powered back on: it renews at 63 s.
+    const nodes: ScriptedNode[] = [
+      { name: "a", zone: "z", alive: (t) => t < s(55) || t >= s(63), phaseMs: 3_000 },
+    ];
+    o.record(snapshotAt(nodes, s(63), s(0)), s(63));
+    expect(assessNode(o.get("a"), s(63), UNHEALTHY_AFTER_MS).state).to.not.equal("unhealthy");
+  });
+
+  it("no early read when unhealthyAfter comes before a missed renewal would", function () {
+    const { o } = cluster({ a: s(55) }, s(62));
+    const early = new EarlyPowerReads({
+      observations: o,
+      checkIntervalMs: CHECK_MS,
+      unhealthyAfterMs: 11_000,
+      read: scriptedReads({}).read,
+      log: () => undefined,
+      now: () => s(62),
+    });
+    expect(early.missedRenewals("a", s(62))).to.equal(0);
+  });
+
+  it("a node read off skips the wait for its peers and the correlated-silence hold, not the guard", async function () {
+    // a and b stopped together at 55 s; a is read off at 62 s, b not yet read.
+    const now = s(62);
+    const { o, snapshot } = cluster({ a: s(55), b: s(55) }, now);
+    const early = new EarlyPowerReads({
+      observations: o,
+      checkIntervalMs: CHECK_MS,
+      unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+      read: scriptedReads({ a: "off" }).read,
+      log: () => undefined,
+      now: () => now,
+    });
+    early.launch(["a"], now);
+    await early.settle();
+    const health = assessNodes(snapshot, o, now, UNHEALTHY_AFTER_MS);
+    const guard = guardNodes(snapshot, health, "rekindle.dev/exclude");
+    const settings = {
+      ...DEFAULT_CONTROLLER_CONFIG,
+      checkIntervalMs: CHECK_MS,
+      unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+      maxUnhealthy: "100%",
+    };
+    const fleet = { view: fleetView(guard, health, o, now, settings), settings };
+    const plan = planNode("a", snapshot, o, health, guard, settings, fleet);
+    expect(plan).to.deep.include({ kind: "fence", rate: "unmetered" });
+    const paused = { ...snapshot, paused: true };
+    expect(planNode("a", paused, o, health, guard, settings, fleet)).to.deep.include({
+      kind: "hold",
+      reason: "Paused",
+    });
+    const budget = planNode("a", snapshot, o, health, guard, { ...settings, maxUnhealthy: "0" }, fleet);
+    expect(budget).to.deep.include({ kind: "hold" });
+  });
+
+  it("a fully disrupted fleet still holds a node read off", function () {
+    const view = {
+      zones: new Map(),
+      allDisrupted: true,
+      nodes: new Map(),
+      nowMs: 0,
+    };
+    const decision = fleetDecision("a", view, { ...DEFAULT_CONTROLLER_CONFIG }, true);
+    expect(decision).to.deep.include({ allowed: false, reason: "AllZonesDisrupted" });
+  });
+
+  it("an unmetered fence start takes no token of the fleet-wide rate", function () {
+    const rate = new FenceRateLimiter({
+      fenceRatePerMinute: 1,
+      secondaryFenceRatePerMinute: 1,
+      fenceBurst: 1,
+    });
+    expect(rate.take("unmetered", 0).taken).to.equal(true);
+    expect(rate.take("unmetered", 0).taken).to.equal(true);
+    expect(rate.take("primary", 0).taken).to.equal(true);
+    expect(rate.take("primary", 0).taken).to.equal(false);
+  });
+
+  it("reads only nodes the guard would consider, none while paused", function () {
+    const node = { zone: "z", controlPlane: false, excluded: false, unhealthy: false, fencing: false };
+    const guard = [
+      { ...node, name: "ok" },
+      { ...node, name: "cp", controlPlane: true },
+      { ...node, name: "excluded", excluded: true },
+      { ...node, name: "unselected", unselected: true },
+      { ...node, name: "fencing", fencing: true },
+      { ...node, name: "lost", unhealthy: true },
+    ];
+    expect(earlyReadCandidates(guard, false)).to.deep.equal(["ok"]);
+    expect(earlyReadCandidates(guard, true)).to.deep.equal([]);
+  });
+
+  it("is on by default, off with --no-early-power-read", function () {
+    expect(DEFAULT_CONTROLLER_CONFIG.earlyPowerRead).to.equal(true);
+    const config = (...args: string[]) => controllerSettings(parseControllerFlags(args)).config;
+    expect(config().earlyPowerRead).to.equal(true);
+    expect(config("--no-early-power-read").earlyPowerRead).to.equal(false);
+  });
+});
