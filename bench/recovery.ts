@@ -1,29 +1,40 @@
 // Benchmark: node loss → replacement Ready for a Deployment, a StatefulSet and one with an RWO volume,
 // baseline vs release by hand (out-of-service taint, force delete, drain) vs the recovery
-// controller, on the sim provider.
-// Usage: npx tsx bench/recovery.ts [--profile fast|default] [--repeat 5] [--scenario TEXT]
-// Writes bench/results/recovery-<profile>-<date>.json and prints p50/max per scenario.
+// controller, on the sim provider or on a kind cluster rekindle makes (or reuses, by name).
+// Usage: npx tsx bench/recovery.ts [--provider sim|kind] [--cluster-name rekindle] [--image auto]
+//          [--profile fast|default] [--repeat 5] [--scenario TEXT]
+// Writes bench/results/recovery-[kind-]<profile>[-<scenario>]-<date>.json and prints p50/max per scenario.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { RekindleError } from "../lib/errors.js";
 import { runConformance } from "../lib/run/runner.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { benchProvenance } from "./provenance.js";
 
 const { values } = parseArgs({
   options: {
+    provider: { type: "string", default: "sim" },
+    "cluster-name": { type: "string" },
+    image: { type: "string" },
     profile: { type: "string", default: "fast" },
     repeat: { type: "string", default: "5" },
     scenario: { type: "string" },
   },
 });
+const provider = values.provider;
+if (provider !== "sim" && provider !== "kind") {
+  throw RekindleError.invalidInput("--provider", provider, "sim or kind");
+}
 // Taken before the run: the sha and tree state the measured code came from.
 const provenance = benchProvenance();
 const date = provenance.date;
 const reportDir = join(PROJECT_ROOT, "reports", `bench-recovery-${values.profile}-${Date.now()}`);
 const result = await runConformance({
-  provider: "sim",
+  provider,
+  ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
+  ...(values.image !== undefined ? { kindImage: values.image } : {}),
   suites: ["node-loss"],
   profile: values.profile,
   repeat: Number(values.repeat),
@@ -46,7 +57,7 @@ const rows = result.summary.scenarios.map((s) => ({
 const out = {
   ...provenance,
   machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
-  provider: "sim",
+  provider,
   profile: values.profile,
   repeat: Number(values.repeat),
   reportDir,
@@ -57,7 +68,8 @@ mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
 const subset = values.scenario
   ? `-${values.scenario.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}`
   : "";
-const file = join(PROJECT_ROOT, "bench", "results", `recovery-${values.profile}${subset}-${date}.json`);
+const kind = provider === "kind" ? "kind-" : "";
+const file = join(PROJECT_ROOT, "bench", "results", `recovery-${kind}${values.profile}${subset}-${date}.json`);
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 const s = (v: { p50: number; max: number } | null) =>
   v ? `p50 ${(v.p50 / 1000).toFixed(1)}s max ${(v.max / 1000).toFixed(1)}s` : "never";

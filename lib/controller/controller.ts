@@ -93,6 +93,8 @@ export class RecoveryController {
   /** Power reads of silent nodes (early-power.ts). */
   readonly #early: EarlyPowerReads;
   readonly #stopped = new AbortController();
+  /** Ends the wait for the next pass early (an early power read found a node off). */
+  #wake = new AbortController();
   #loop: Promise<void> | undefined;
   #lastPassAt: number | undefined;
   #lastPassError: string | undefined;
@@ -173,6 +175,9 @@ export class RecoveryController {
       ),
       log,
       now: monotonic,
+      onPoweredOff: () => {
+        this.#wake.abort();
+      },
     });
   }
 
@@ -184,6 +189,8 @@ export class RecoveryController {
     const signal = this.#stopped.signal;
     this.#loop = (async () => {
       while (!signal.aborted) {
+        // Renewed before the pass: a read that finds a node off during it cuts the next wait short.
+        this.#wake = new AbortController();
         try {
           await this.reconcileOnce();
           this.#lastPassError = undefined;
@@ -197,9 +204,9 @@ export class RecoveryController {
           }
         }
         try {
-          await sleep(this.#options.config.checkIntervalMs, signal);
+          await sleep(this.#options.config.checkIntervalMs, AbortSignal.any([signal, this.#wake.signal]));
         } catch {
-          break;
+          if (this.#stopped.signal.aborted) break;
         }
       }
     })();

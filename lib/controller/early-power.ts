@@ -33,6 +33,8 @@ export interface EarlyPowerReadsOptions {
   log: (message: string) => void;
   /** This controller's monotonic clock (ms). */
   now: () => number;
+  /** Called when a read finds a node off (the controller starts its next pass at once). Default: nothing. */
+  onPoweredOff?: () => void;
 }
 
 /** Which missed renewal a read was for: a node is read again only after it misses another. */
@@ -110,6 +112,7 @@ export class EarlyPowerReads {
       log(
         `${node} missed ${missed} Lease renewal(s) and ${answer.driver} reports its power off: lost now, without waiting for unhealthyAfter`,
       );
+      this.#options.onPoweredOff?.();
     }
   }
 }

@@ -104,18 +104,19 @@ export function nodeLossModelInputs(inputs: ExpectationInputs) {
 
 /**
  * The node-loss timeline with the recovery controller at its scenario settings; `frozen`: the lost
- * node is partitioned (frozen), which some providers' fence drivers take longer to power off.
+ * node is partitioned (frozen), which some providers' fence drivers take longer to power off;
+ * `earlyReadFails`: the controller's early power read gets no answer, so it waits unhealthyAfter.
  */
 export function expectedControllerRecovery(
   inputs: ExpectationInputs,
-  options: { frozen?: boolean } = {},
+  options: { frozen?: boolean; earlyReadFails?: boolean } = {},
 ): ExpectedMilestone[] {
   const frozen = options.frozen === true;
   const powerOffMs = frozen ? (inputs.latencies.frozenPowerOffMs ?? 0) : 0;
-  // A frozen node reads on: no early power read finds it off.
+  // A frozen node reads on, and a read that fails finds nothing: no early power read finds it off.
   const controller = {
     ...controllerTiming(inputs.controller, powerOffMs),
-    ...(frozen ? { earlyPowerRead: false } : {}),
+    ...(frozen || options.earlyReadFails === true ? { earlyPowerRead: false } : {}),
   };
   return expectedNodeLossWithController({ ...nodeLossModelInputs(inputs), controller });
 }

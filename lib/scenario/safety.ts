@@ -65,13 +65,17 @@ function trackConfirmedFence(confirmed: Set<string>, node: string, t: Transition
 
 /**
  * The unsafe moments, from the recorded transitions: a FenceStarted Event for a node the recorder saw
- * renew within half of unhealthyAfter (or two renewal intervals, the shorter) before it, and an
+ * renew within half of unhealthyAfter (or two renewal intervals, one with the early power read, the
+ * shorter) before it, and an
  * out-of-service taint added to a node whose fence had not reached power-management/done.
  */
 export function deriveUnsafe(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
   const out: Milestone[] = [];
   const renewMs = leaseRenewIntervalMs(context.inputs.profile);
-  const recentMs = Math.min(2 * renewMs, context.inputs.controller.unhealthyAfterMs / 2);
+  // A node read off early is fenced once it missed one renewal: one that renewed within one
+  // renewal interval missed none, so it was reachable.
+  const renewals = context.inputs.controller.earlyPowerRead ? 1 : 2;
+  const recentMs = Math.min(renewals * renewMs, context.inputs.controller.unhealthyAfterMs / 2);
   const lastRenewal = new Map<string, number>();
   const confirmed = new Set<string>();
   const add = (name: string, t: Transition) => {

@@ -18,8 +18,13 @@ import {
 } from "./controller-trouble.js";
 import { nodeReregisteredMidFence, poweredOnBeforeCleanup, poweredOnBeforeTaint } from "./held-controller.js";
 import { manualSecondIncident } from "./manual-fence.js";
-import { zoneNodesLostTogether, zoneNodesSilentTogetherHealed } from "./mass-silence.js";
+import {
+  zoneNodesLostTogether,
+  zoneNodesPoweredOffTogether,
+  zoneNodesSilentTogetherHealed,
+} from "./mass-silence.js";
 import { powerOffHangsWhileAnotherRenews } from "./present.js";
+import { earlyPowerReadHangs } from "./early-power.js";
 import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-fence.js";
 
 export {
@@ -65,4 +70,6 @@ export const scenarios = [
   poweredOffAfterRenewal,
   zoneNodesSilentTogetherHealed,
   zoneNodesLostTogether,
+  zoneNodesPoweredOffTogether,
+  earlyPowerReadHangs,
 ];

@@ -7,7 +7,10 @@
 // The sim runs 3 workers in 2 zones, and built-in scenarios cannot ask for more. So both put the
 // three workers in one zone (labels restored afterwards) and cut two of them: the smallest "several
 // nodes of a zone". maxUnhealthy is raised to 2 so the guard's budget (40 % of 3 allows 1) does not
-// hold them first: the hold under test is the only thing between them and a power-off.
+// hold them first: the hold under test is the only thing between them and a power-off. The nodes lost
+// for good are stopped, so the controller's early power read would find them off and fence them
+// without any hold (lib/controller/early-power.ts): that scenario turns it off, as for a driver
+// that cannot read power, and a third one, with it on, shows two nodes read off fenced at once.
 import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
 import { renewTimeOf } from "../../lib/controller/observations.js";
@@ -15,8 +18,10 @@ import { k8s } from "../../lib/kube/client.js";
 import { ZONE_LABEL } from "../../lib/kube/queries.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 import type { Transition } from "../../lib/observe/types.js";
+import type { ControllerConfig } from "../../lib/controller/config.js";
 import {
   deployWebAndDb,
+  detectionWindow,
   never,
   noFence,
   nodeLossWorkloads,
@@ -182,10 +187,48 @@ export const zoneNodesSilentTogetherHealed = defineScenario({
   derive,
 });
 
+/**
+ * The StatefulSet's node and another worker, all workers in one zone, the counted controller
+ * started with `config`; then the pair is stopped at once. Returns the pair.
+ */
+async function stopPairTogether(
+  context: ScenarioContext<"lifecycle" | "fencing">,
+  config: Partial<ControllerConfig>,
+): Promise<string[]> {
+  const { statefulSetNode } = await deployWebAndDb(context);
+  const workers = await occupyEveryWorker(context);
+  const pair = [statefulSetNode, workers.find((w) => w !== statefulSetNode) ?? ""];
+  await oneZone(context, workers);
+  await startSafetyController(context, { count: 0 }, { config });
+  for (const node of pair) registerWaitBack(context, node);
+  await context.steps.step(`stop ${pair.join(", ")} together`, () =>
+    context.faults.inject({
+      action: { kind: "stop" },
+      nodes: pair,
+      concurrent: true,
+      onFirstEffect: () => {
+        context.faultStarts(pair);
+      },
+    }),
+  );
+  return pair;
+}
+
+/** Both StatefulSets back, then the pair powered on and nothing of the controller's left. */
+async function recoveredThenBack(
+  context: ScenarioContext<"lifecycle">,
+  pair: readonly string[],
+): Promise<void> {
+  await context.awaitMilestone("statefulset:recovered");
+  await context.awaitMilestone("statefulset-plain:recovered");
+  for (const node of pair) await powerBackOn(context, node);
+  await checkNothingLeftBehind(context);
+}
+
 export const zoneNodesLostTogether = defineScenario({
   id: "safety/zone-nodes-lost-together",
   title:
-    "two nodes of a zone lost together for good: held for node-monitor-grace-period, then fenced one per secondary-rate interval, and their StatefulSets recover",
+    "two nodes of a zone lost together for good, their power unreadable: held for node-monitor-grace-period, then fenced one per secondary-rate interval, and their StatefulSets recover",
   requires: ["lifecycle", "fencing"],
   usesController: true,
   expected: (inputs) => {
@@ -227,28 +270,59 @@ export const zoneNodesLostTogether = defineScenario({
   note: (inputs) =>
     `3 workers in one zone, 2 lost; node-monitor-grace-period ${inputs.controller.nodeMonitorGracePeriodMs / 1000}s, then ${inputs.controller.secondaryFenceRatePerMinute} fence/min; maxUnhealthy ${CONTROLLER.maxUnhealthy}`,
   async run(context) {
-    const { statefulSetNode } = await deployWebAndDb(context);
-    const workers = await occupyEveryWorker(context);
-    const pair = [statefulSetNode, workers.find((w) => w !== statefulSetNode) ?? ""];
-    await oneZone(context, workers);
-    await startSafetyController(context, { count: 0 }, { config: CONTROLLER });
-    for (const node of pair) registerWaitBack(context, node);
-    await context.steps.step(`stop ${pair.join(", ")} together`, () =>
-      context.faults.inject({
-        action: { kind: "stop" },
-        nodes: pair,
-        concurrent: true,
-        onFirstEffect: () => {
-          context.faultStarts(pair);
-        },
-      }),
-    );
+    // A driver that cannot read power (early reads off): silence is all the controller has.
+    const pair = await stopPairTogether(context, { ...CONTROLLER, earlyPowerRead: false });
     await context.awaitMilestone(HELD_ALL);
     await context.awaitMilestone(fenceStarted(2));
-    await context.awaitMilestone("statefulset:recovered");
-    await context.awaitMilestone("statefulset-plain:recovered");
-    for (const node of pair) await powerBackOn(context, node);
-    await checkNothingLeftBehind(context);
+    await recoveredThenBack(context, pair);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, /^fence-started:\d+$/],
+  derive,
+});
+
+export const zoneNodesPoweredOffTogether = defineScenario({
+  id: "safety/zone-nodes-powered-off-together",
+  title:
+    "two nodes of a zone powered off together, their driver reads them off: no hold, each fenced at its first missed renewal, their StatefulSets recover",
+  requires: ["lifecycle", "fencing"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    const detect = detectionWindow(inputs, { poweredOff: true });
+    return [
+      ...safetyExpectations(2),
+      never(
+        HELD_ALL,
+        "nodes read off are no network event: the correlated-silence hold is for silence alone",
+      ),
+      ...[1, 2].map((n) =>
+        inputs.within({
+          name: fenceStarted(n),
+          after: "fault-injected",
+          ...detect,
+          why: "each is read off at its first missed renewal and fenced then, without the hold or the secondary rate",
+        }),
+      ),
+      never(fenceStarted(3), "one fence per lost node"),
+      ...["statefulset", "statefulset-plain"].map((id) =>
+        inputs.within({
+          name: `${id}:recovered`,
+          after: "fault-injected",
+          minMs: detect.minMs,
+          maxMs: detect.maxMs + c.detachGraceMs + 30_000,
+          why: "released by its node's fence",
+        }),
+      ),
+    ];
+  },
+  workloads: nodeLossWorkloads,
+  recoveryOf: ["statefulset", "statefulset-plain"],
+  note: (inputs) =>
+    `3 workers in one zone, 2 powered off; node-monitor-grace-period ${inputs.controller.nodeMonitorGracePeriodMs / 1000}s is not waited for; maxUnhealthy ${CONTROLLER.maxUnhealthy}`,
+  async run(context) {
+    const pair = await stopPairTogether(context, CONTROLLER);
+    await context.awaitMilestone(fenceStarted(2));
+    await recoveredThenBack(context, pair);
   },
   ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, /^fence-started:\d+$/],
   derive,
