@@ -166,6 +166,7 @@ export class RecoveryController {
       observations: this.#observations,
       checkIntervalMs: config.checkIntervalMs,
       unhealthyAfterMs: config.unhealthyAfterMs,
+      maxConcurrent: config.nodeConcurrency,
       // Not bounded by a pass (none waits for these reads): by the driver timeout, and by the
       // controller stopping or its leadership ending.
       read: driverPowerReader(

@@ -26,6 +26,11 @@ export interface EarlyPowerReadsOptions {
   checkIntervalMs: number;
   unhealthyAfterMs: number;
   /**
+   * At most this many reads under way at once (a partition silences a whole rack: its BMCs, or a
+   * fence agent's processes, are not all asked at once); the rest wait for a later pass.
+   */
+  maxConcurrent: number;
+  /**
    * Reads the node's power through its fence driver, bounded by the driver timeout; undefined when
    * its driver cannot be asked early (the manual driver: a person's word is asked for by a fence).
    */
@@ -72,6 +77,7 @@ export class EarlyPowerReads {
    */
   launch(candidates: readonly string[], nowMs: number): void {
     for (const name of candidates) {
+      if (this.#inFlight.size >= this.#options.maxConcurrent) return;
       if (this.#inFlight.has(name)) continue;
       const observation = this.#options.observations.get(name);
       const renewTime = observation?.renewTime;

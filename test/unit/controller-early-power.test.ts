@@ -60,6 +60,7 @@ describe("controller: early power read", function () {
       observations: o,
       checkIntervalMs: CHECK_MS,
       unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+      maxConcurrent: 8,
       read: driver.read,
       log: () => undefined,
       now: () => now,
@@ -92,6 +93,7 @@ describe("controller: early power read", function () {
       observations: o,
       checkIntervalMs: CHECK_MS,
       unhealthyAfterMs: 30_000,
+      maxConcurrent: 8,
       read: driver.read,
       log: () => undefined,
       now: () => s(62),
@@ -113,6 +115,7 @@ describe("controller: early power read", function () {
       observations: o,
       checkIntervalMs: CHECK_MS,
       unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+      maxConcurrent: 8,
       read: scriptedReads({ a: "off" }).read,
       log: () => undefined,
       now: () => s(62),
@@ -127,12 +130,44 @@ describe("controller: early power read", function () {
     expect(assessNode(o.get("a"), s(63), UNHEALTHY_AFTER_MS).state).to.not.equal("unhealthy");
   });
 
+  it("reads at most maxConcurrent nodes at once; the rest at a later pass", async function () {
+    // Silent since 50, 53 and 46 s: at 66 s each has missed a renewal.
+    const now = s(66);
+    const { o } = cluster({ a: s(55), b: s(55), c: s(55) }, now);
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const reads: string[] = [];
+    const early = new EarlyPowerReads({
+      observations: o,
+      checkIntervalMs: CHECK_MS,
+      unhealthyAfterMs: 30_000,
+      maxConcurrent: 2,
+      read: async (node) => {
+        reads.push(node);
+        await gate;
+        return { state: "on", driver: "scripted" };
+      },
+      log: () => undefined,
+      now: () => now,
+    });
+    early.launch(["a", "b", "c"], now);
+    expect(reads).to.deep.equal(["a", "b"]);
+    release();
+    await early.settle();
+    early.launch(["a", "b", "c"], now + 500);
+    await early.settle();
+    expect(reads).to.deep.equal(["a", "b", "c"]);
+  });
+
   it("no early read when unhealthyAfter comes before a missed renewal would", function () {
     const { o } = cluster({ a: s(55) }, s(62));
     const early = new EarlyPowerReads({
       observations: o,
       checkIntervalMs: CHECK_MS,
       unhealthyAfterMs: 11_000,
+      maxConcurrent: 8,
       read: scriptedReads({}).read,
       log: () => undefined,
       now: () => s(62),
@@ -148,6 +183,7 @@ describe("controller: early power read", function () {
       observations: o,
       checkIntervalMs: CHECK_MS,
       unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+      maxConcurrent: 8,
       read: scriptedReads({ a: "off" }).read,
       log: () => undefined,
       now: () => now,
