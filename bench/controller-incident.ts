@@ -13,7 +13,7 @@ import {
 import type { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { RekindleError } from "../lib/errors.js";
 import { k8s } from "../lib/kube/client.js";
-import { pollUntil } from "../lib/util/time.js";
+import { pollUntil, sleep } from "../lib/util/time.js";
 import type { ControllerEvents } from "./controller-events.js";
 import {
   attributeDecisions,
@@ -107,6 +107,32 @@ async function lastRenewals(
   });
 }
 
+/** Waits until every one of `nodes` renewed its Lease since `sinceMs`, and the controller had two checks to see it. */
+async function waitForRenewals(
+  context: IncidentContext,
+  nodes: readonly string[],
+  sinceMs: number,
+): Promise<void> {
+  const api = context.kc.makeApiClient(k8s.CoordinationV1Api);
+  const wanted = new Set(nodes);
+  await pollUntil(
+    async () => {
+      const leases = (await api.listNamespacedLease({ namespace: "kube-node-lease" })).items;
+      const renewed = leases.filter(
+        (l) => wanted.has(l.metadata?.name ?? "") && new Date(l.spec?.renewTime ?? 0).getTime() >= sinceMs,
+      );
+      return renewed.length === wanted.size || undefined;
+    },
+    {
+      what: "the returned nodes to renew their Leases",
+      timeoutMs: context.timeouts.restoredMs,
+      intervalMs: 1000,
+      signal: context.signal,
+    },
+  );
+  await sleep(2 * context.rules.checkIntervalMs, context.signal);
+}
+
 /** Stops `nodes` (one after another, as fast as the sim allows), measures, restores. */
 export async function runIncident(
   context: IncidentContext,
@@ -164,6 +190,7 @@ export async function runIncident(
       signal,
     },
   );
+  const startedAt = Date.now();
   for (const node of nodes) await cluster.startNode(node);
   progress(`${what}: nodes started again; waiting for every fence to finish and every node to renew`);
   await pollUntil(async () => (await nodeFences(kc)).every((f) => isFinished(f.status)) || undefined, {
@@ -172,6 +199,7 @@ export async function runIncident(
     intervalMs: 1000,
     signal,
   });
+  await waitForRenewals(context, nodes, startedAt);
   await cluster.waitForZonesNormal(signal);
   await waitForObserved(context, timeouts.restoredMs);
   const usage = window.stop();

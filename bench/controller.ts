@@ -36,7 +36,7 @@ import {
 import { bootSimInChild, destroySim, simController, type SimShape } from "./controller-sim.js";
 import { summarizeDecisions } from "./decisions.js";
 import { groupUsage } from "./process-usage.js";
-import { measureRest } from "./process-window.js";
+import { measureRest, memoryAfterGc } from "./process-window.js";
 import { benchProvenance } from "./provenance.js";
 import { installRequestCounter } from "./request-counter.js";
 
@@ -190,7 +190,7 @@ async function measureSize(
       logFile,
     );
     // This process before the controller runs (its modules loaded): what the controller adds is above it.
-    const before = process.memoryUsage();
+    const before = memoryAfterGc();
     await using _controller = controller;
     controller.start();
     const rules = { unhealthyAfterMs: config.unhealthyAfterMs, checkIntervalMs: config.checkIntervalMs };
@@ -218,7 +218,10 @@ async function measureSize(
     await waitForObserved(context, timeouts.restoredMs);
     await sleep(opts.warmupSeconds * 1000, signal);
     progress(`${workers} workers: measuring the controller at rest for ${opts.restSeconds} s`);
+    memoryAfterGc();
     const rest = await simUsageOver(cluster, () => measureRest(counter, opts.restSeconds, signal));
+    // What the controller keeps, its garbage collected (RSS in the window includes garbage not yet collected).
+    const restAfterGc = memoryAfterGc();
     progress(
       `${workers} workers: at rest ${rest.result.cpuPercentOfOneCore} % of a core, RSS ${rest.result.rssMB} MB, LIST ${rest.result.requestsPerSecond.LIST}/s, WATCH ${rest.result.requestsPerSecond.WATCH}/s, ${rest.result.bytesPerSecond} B/s`,
     );
@@ -244,9 +247,10 @@ async function measureSize(
       leaseRenewIntervalMs: leaseRenewIntervalMs(timingProfile(opts.profile)),
       rest: {
         warmupSeconds: opts.warmupSeconds,
-        rssBeforeControllerMB: Math.round(before.rss / 1_000_000),
-        heapUsedBeforeControllerMB: Math.round(before.heapUsed / 1_000_000),
+        rssBeforeControllerMB: before.rssMB,
+        heapUsedBeforeControllerMB: before.heapUsedMB,
         ...rest.result,
+        afterGc: restAfterGc,
         simProcesses: rest.sim,
       },
       singleLoss: {
@@ -272,6 +276,7 @@ const NOTES = [
   "The controller runs in the bench process: CPU and RSS are that process's (the controller plus the bench's bookkeeping: during incidents also its Event watch and its sim calls). The sim cluster boots in a child process and runs as separate daemons: none of its cost is counted as the controller's (simProcesses shows it).",
   "Decision = the first of the node's NodeUnhealthy/FenceStarted or hold Events (FenceGuardHeld, FenceHeld*, FenceRateLimited, NothingToRelease), timed when this bench's watch received it (after the Event's POST and the watch's delivery: an upper bound). fromRenewalMs runs from the Lease's last renewTime; afterThresholdMs subtracts unhealthyAfter, or for a node its driver read off ('reports its power off') the missed-renewal time (renewal interval + max(10 %, 2 checks)).",
   "One-node losses stop a worker with filler pods outside zone-a; the zone outage stops every worker of zone-a (a third of 3 zones) one after another as fast as the sim allows (stopSpreadMs). Requests at rest are counted by kind: WATCH, LIST (a GET of a collection), GET (one object), WRITE.",
+  "The bench runs under tsx (TypeScript transformed in process), which with client-node and the rest of lib/ loaded accounts for rssBeforeControllerMB: a compiled controller in a pod starts smaller. afterGc is the process after a full collection at the end of the rest window: what the controller keeps.",
   "1000 workers not measured: booting and running it takes too long on this 2-core machine (issue 24's measurement on a quiet machine is pending).",
 ];
 

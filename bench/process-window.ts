@@ -2,6 +2,8 @@
 // second, and the API requests it sends (request-counter.ts). The cluster's own processes are
 // separate (sim daemons), so the CPU and memory read here are the controller's plus the bench's
 // own bookkeeping.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { sleep } from "../lib/util/time.js";
 import type { RequestCounter, RequestCounts, RequestKind } from "./request-counter.js";
 
@@ -23,8 +25,21 @@ export interface RequestRates {
   requests: Record<string, number>;
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
 const mb = (bytes: number) => Math.round(bytes / 1_000_000);
+
+// A full collection on demand, so a reading of RSS is not of garbage left by what ran before
+// (module loading, tsx's transforms): --expose-gc set at run time, gc() taken from a fresh context.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+/** This process's RSS and V8 heap in use (MB) right after a full collection. */
+export function memoryAfterGc(): { rssMB: number; heapUsedMB: number } {
+  gc();
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rssMB: mb(rss), heapUsedMB: mb(heapUsed) };
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Measures CPU and RSS from now until stop() (RSS sampled every second meanwhile). */
 export function startWindow(): { stop(): WindowUsage } {

@@ -137,11 +137,16 @@ function p50p99(stats: unknown): string {
 function controllerNumbers(content: Json): string[] {
   const rest = isRecord(content.rest) ? content.rest : {};
   const rates = isRecord(rest.requestsPerSecond) ? rest.requestsPerSecond : {};
+  const afterGc = isRecord(rest.afterGc) ? rest.afterGc : {};
   const rows: string[][] = [
     ["at rest: CPU (% of one core)", String(rest.cpuPercentOfOneCore)],
     [
-      "at rest: RSS (before the controller started)",
-      `${String(rest.rssMB)} MB (${String(rest.rssBeforeControllerMB)} MB)`,
+      "at rest: RSS at the window's end / after a full GC / before the controller started (after a GC)",
+      `${String(rest.rssMB)} / ${String(afterGc.rssMB)} / ${String(rest.rssBeforeControllerMB)} MB`,
+    ],
+    [
+      "at rest: V8 heap used after a full GC / before the controller started",
+      `${String(afterGc.heapUsedMB)} / ${String(rest.heapUsedBeforeControllerMB)} MB`,
     ],
     [
       "at rest: requests per second",

@@ -10,6 +10,7 @@ import {
   type ReceivedEvent,
 } from "../../bench/decisions.js";
 import { requestKind } from "../../bench/request-counter.js";
+import { measurementsPage } from "../../lib/report/measurements.js";
 
 describe("bench:controller request kinds", () => {
   it("tells a WATCH, a LIST of a collection, a GET of one object and a write apart", () => {
@@ -138,5 +139,44 @@ describe("bench:controller decision latency", () => {
     expect(summary.undecided).to.deep.equal(["w2"]);
     expect(summary.byReason).to.deep.equal({ FenceGuardHeld: 1 });
     expect(summary.afterThresholdMs).to.deep.equal({ n: 1, p50: 1000, p99: 1000, max: 1000 });
+  });
+});
+
+describe("bench:controller on the measurements page", () => {
+  it("renders the controller at rest and each incident's decision latency", () => {
+    const content = {
+      command: "npx tsx bench/controller.ts --workers 100",
+      date: "2026-11-25",
+      gitSha: "0123456789abcdef0123456789abcdef01234567",
+      machine: { cores: 2, memoryGiB: 24, node: "v20.20.2" },
+      runs: { rest: 1, singleLoss: 3, zoneOutage: 1 },
+      workers: 100,
+      podsPerNode: 20,
+      rest: {
+        cpuPercentOfOneCore: 1.5,
+        rssMB: 170,
+        rssBeforeControllerMB: 160,
+        heapUsedBeforeControllerMB: 48,
+        afterGc: { rssMB: 165, heapUsedMB: 60 },
+        requestsPerSecond: { WATCH: 0.4, LIST: 0, GET: 0, WRITE: 0 },
+        bytesPerSecond: 4000,
+      },
+      singleLoss: {
+        summary: {
+          lost: 3,
+          byReason: { NodeUnhealthy: 3 },
+          fromRenewalMs: { n: 3, p50: 13_200, p99: 13_700, max: 13_700 },
+          afterThresholdMs: { n: 3, p50: 1200, p99: 1700, max: 1700 },
+        },
+      },
+    };
+    const page = measurementsPage([{ name: "controller-100w-2026-11-25.json", content }]);
+    expect(page).to.include("- runs: rest 1, singleLoss 3, zoneOutage 1");
+    expect(page).to.include("| at rest: CPU (% of one core) | 1.5 |");
+    expect(page).to.include("| at rest: requests per second | WATCH 0.4, LIST 0, GET 0, WRITE 0 |");
+    expect(page).to.include(
+      "| one node lost (3 nodes): decision after the rule's threshold, p50 / p99 | 1.2 s / 1.7 s (n 3) |",
+    );
+    expect(page).not.to.include("zone outage (");
   });
 });
