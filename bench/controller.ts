@@ -8,7 +8,7 @@
 //
 //   npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large]
 //       [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60]
-//       [--controller-args '--unhealthy-after 20s'] [--no-zone-outage]
+//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage]
 //
 // Writes bench/results/controller-<workers>w-<date>.json per size. Not a test: numbers vary by
 // machine and load (recorded). Progress goes to stderr; the controller's log to
@@ -16,8 +16,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { CONTROLLER_USAGE } from "../lib/cli/controller-command.js";
 import { exitCodeForError } from "../lib/cli/exit-codes.js";
+import { controllerSettings, parseControllerFlags } from "../lib/controller/flags.js";
 import { leaseRenewIntervalMs, timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { kwokProcesses } from "../lib/cluster/sim/state.js";
@@ -52,12 +54,38 @@ interface Options {
   zoneOutage: boolean;
 }
 
+const USAGE =
+  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage]";
+
 /** A third of the workers share a zone: zone-a of three. */
 const ZONES = 3;
 const OUTAGE_ZONE = "zone-a";
 
+/** node:util's parseArgs, its refusals as bad input (exit 2) with the usage. */
+function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new RekindleError("INVALID_INPUT", errorMessage(error), { hint: USAGE });
+  }
+}
+
+/** `rekindle controller`'s flags, checked before any cluster boots. */
+function checkedControllerArgs(text: string): string[] {
+  const args = text.split(/\s+/).filter((a) => a !== "");
+  try {
+    controllerSettings(parseControllerFlags(["--sim-cluster", "checked", ...args]));
+  } catch (error) {
+    if (error instanceof RekindleError) throw error;
+    throw new RekindleError("INVALID_INPUT", `--controller-args: ${errorMessage(error)}`, {
+      hint: CONTROLLER_USAGE,
+    });
+  }
+  return args;
+}
+
 function options(): Options {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     options: {
       workers: { type: "string", default: "100,300" },
       "pods-per-node": { type: "string", default: "20" },
@@ -83,9 +111,19 @@ function options(): Options {
     singleLosses: parseCountIn("--single-losses", values["single-losses"], { min: 0, max: 50 }),
     warmupSeconds: parseCountIn("--warmup", values.warmup, { min: 0, max: 600 }),
     restSeconds: parseCountIn("--rest-seconds", values["rest-seconds"], { min: 5, max: 3600 }),
-    controllerArgs: values["controller-args"].split(/\s+/).filter((a) => a !== ""),
+    controllerArgs: checkedControllerArgs(values["controller-args"]),
     zoneOutage: !values["no-zone-outage"],
   };
+}
+
+/** The controller flags in a results file's name ("-no-early-power-read"), so runs with other flags keep their own file. */
+function argsSlug(args: readonly string[]): string {
+  const slug = args
+    .join("-")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return slug === "" ? "" : `-${slug}`;
 }
 
 const progress = (message: string) =>
@@ -286,15 +324,23 @@ try {
   const opts = options();
   mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
   for (const workers of opts.workers) {
+    const startedAt = Date.now();
     const measured = await measureSize(workers, opts, scope.signal);
     const result = {
       ...provenance,
       machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
       profile: opts.profile,
       ...measured,
+      /** The whole measurement of this size, boot and teardown included. */
+      totalMs: Date.now() - startedAt,
       notes: NOTES,
     };
-    const out = join(PROJECT_ROOT, "bench", "results", `controller-${workers}w-${provenance.date}.json`);
+    const out = join(
+      PROJECT_ROOT,
+      "bench",
+      "results",
+      `controller-${workers}w${argsSlug(opts.controllerArgs)}-${provenance.date}.json`,
+    );
     writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
     progress(`written to ${out}`);
   }
