@@ -105,7 +105,8 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
   const values = parseControllerFlags(args);
   const inCluster = (process.env["KUBERNETES_SERVICE_HOST"] ?? "") !== "";
   const namespace = inCluster ? podNamespace() : undefined;
-  const sim = values["sim-cluster"] !== undefined ? await simControllerTarget(values["sim-cluster"]) : undefined;
+  const sim =
+    values["sim-cluster"] !== undefined ? await simControllerTarget(values["sim-cluster"]) : undefined;
   const { config, metrics } = controllerSettings(values, {
     inCluster,
     ...(namespace !== undefined ? { namespace } : {}),
