@@ -2,6 +2,7 @@
 // decision on each (its Events), read their last Lease renewals, let the fences it started reach
 // recovery, start the nodes again and wait until every fence has finished and every node renews,
 // so the next incident starts from a calm cluster. The process's CPU and RSS are measured over it.
+import { loadavg } from "node:os";
 import type { RecoveryController } from "../lib/controller/controller.js";
 import {
   isFinished,
@@ -53,6 +54,8 @@ export interface IncidentContext {
 export interface IncidentResult {
   what: string;
   nodes: string[];
+  /** The machine's 1-minute load average when the incident began (other work skews the timings). */
+  loadAverage: number;
   /** From the first stop to the last. */
   stopSpreadMs: number;
   /** The process over the whole incident: stops, decisions, fences, return and recovery. */
@@ -142,6 +145,7 @@ export async function runIncident(
   const { cluster, kc, events, rules, timeouts, progress, signal } = context;
   await cluster.waitForZonesNormal(signal);
   await waitForObserved(context, timeouts.restoredMs);
+  const loadAverage = Math.round((loadavg()[0] ?? 0) * 10) / 10;
   const window = startWindow();
   const stoppedAt = new Map<string, number>();
   const firstStopAt = Date.now();
@@ -206,6 +210,7 @@ export async function runIncident(
   return {
     what,
     nodes: [...nodes],
+    loadAverage,
     stopSpreadMs,
     usage,
     lost,
