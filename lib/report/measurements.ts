@@ -127,10 +127,10 @@ function rowsOf(content: Json, key: string): Json[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 
-/** "p50 / p99 (n)" of a latency summary in seconds, "—" without one. */
+/** "p50 / p99 ms (n)" of a latency summary, "—" without one. */
 function p50p99(stats: unknown): string {
   if (!isRecord(stats)) return "—";
-  return `${sec(stats.p50)} / ${sec(stats.p99)} (n ${String(stats.n)})`;
+  return `${String(stats.p50)} / ${String(stats.p99)} ms (n ${String(stats.n)})`;
 }
 
 /** bench/controller.ts's file: the controller at rest and its decision latency per incident. */
@@ -166,6 +166,10 @@ function controllerNumbers(content: Json): string[] {
     rows.push(
       [`${label}: decision after the last renewal, p50 / p99`, p50p99(summary.fromRenewalMs)],
       [`${label}: decision after the rule's threshold, p50 / p99`, p50p99(summary.afterThresholdMs)],
+      [
+        `${label}: in the controller's log, power read off / decided, after the last renewal, p50 / p99`,
+        `${p50p99(summary.readOffFromRenewalMs)}; ${p50p99(summary.decidedInProcessFromRenewalMs)}`,
+      ],
       [`${label}: decisions`, cell(summary.byReason)],
     );
   }

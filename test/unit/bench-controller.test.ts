@@ -175,7 +175,7 @@ describe("bench:controller on the measurements page", () => {
     expect(page).to.include("| at rest: CPU (% of one core) | 1.5 |");
     expect(page).to.include("| at rest: requests per second | WATCH 0.4, LIST 0, GET 0, WRITE 0 |");
     expect(page).to.include(
-      "| one node lost (3 nodes): decision after the rule's threshold, p50 / p99 | 1.2 s / 1.7 s (n 3) |",
+      "| one node lost (3 nodes): decision after the rule's threshold, p50 / p99 | 1200 / 1700 ms (n 3) |",
     );
     expect(page).not.to.include("zone outage (");
   });
