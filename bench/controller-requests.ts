@@ -7,8 +7,6 @@
 //
 //   npx tsx bench/controller-requests.ts --kubeconfig K [--base-lib DIR] [--runs 3] [--warmup 15]
 //       [--seconds 60] [--check-interval 1s] [--machine TEXT] [--out bench/results/F.json]
-import http from "node:http";
-import https from "node:https";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -17,36 +15,10 @@ import { installNodeFenceCrd, nodeFenceCrdServed } from "../lib/controller/crd.j
 import { parseDurationMs } from "../lib/util/duration.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { benchProvenance } from "./provenance.js";
+import { measureRest } from "./process-window.js";
+import { installRequestCounter } from "./request-counter.js";
 
-interface Counts {
-  requests: Map<string, number>;
-  bytes: number;
-}
-
-const counts: Counts = { requests: new Map(), bytes: 0 };
-let counting = false;
-
-/** Wraps `request` of node's http or https module: counts each request and its response bytes. */
-function countRequests(module: typeof http | typeof https): void {
-  const original = module.request.bind(module) as (...args: unknown[]) => http.ClientRequest;
-  (module as { request: unknown }).request = (...args: unknown[]): http.ClientRequest => {
-    const request = original(...args);
-    if (counting) {
-      const watch = request.path.includes("watch=true");
-      const path = request.path.split("?")[0] ?? "";
-      const key = `${watch ? "WATCH" : request.method} ${path}`;
-      counts.requests.set(key, (counts.requests.get(key) ?? 0) + 1);
-    }
-    request.on("response", (response: http.IncomingMessage) => {
-      response.on("data", (chunk: Buffer) => {
-        if (counting) counts.bytes += chunk.length;
-      });
-    });
-    return request;
-  };
-}
-countRequests(http);
-countRequests(https);
+const counter = installRequestCounter();
 
 interface Measurement {
   controller: "base" | "this";
@@ -87,30 +59,19 @@ async function measure(libDir: string, label: "base" | "this", options: Options)
   controller.start();
   try {
     await new Promise((r) => setTimeout(r, options.warmupMs));
-    counts.requests.clear();
-    counts.bytes = 0;
-    const cpuBefore = process.cpuUsage();
-    const startedAt = performance.now();
-    counting = true;
-    await new Promise((r) => setTimeout(r, options.seconds * 1000));
-    counting = false;
-    const seconds = (performance.now() - startedAt) / 1000;
-    const cpu = process.cpuUsage(cpuBefore);
-    const total = [...counts.requests.values()].reduce((a, b) => a + b, 0);
-    const watches = [...counts.requests]
-      .filter(([k]) => k.startsWith("WATCH"))
-      .reduce((a, [, n]) => a + n, 0);
+    const rest = await measureRest(counter, options.seconds);
+    const { WATCH: watches, LIST: lists, GET: gets, WRITE: writes } = rest.requestsPerSecond;
     const round = (n: number) => Math.round(n * 100) / 100;
     return {
       controller: label,
-      seconds: round(seconds),
-      requestsPerSecond: round(total / seconds),
-      listsAndGetsPerSecond: round((total - watches) / seconds),
-      watchesPerSecond: round(watches / seconds),
-      bytesPerSecond: Math.round(counts.bytes / seconds),
-      cpuPercentOfOneCore: round(((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100),
-      rssMB: Math.round(process.memoryUsage().rss / 1_000_000),
-      requests: Object.fromEntries([...counts.requests].sort()),
+      seconds: rest.seconds,
+      requestsPerSecond: round(watches + lists + gets + writes),
+      listsAndGetsPerSecond: round(lists + gets),
+      watchesPerSecond: watches,
+      bytesPerSecond: rest.bytesPerSecond,
+      cpuPercentOfOneCore: rest.cpuPercentOfOneCore,
+      rssMB: rest.rssMB,
+      requests: rest.requests,
     };
   } finally {
     await controller.stop();

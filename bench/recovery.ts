@@ -69,7 +69,12 @@ const subset = values.scenario
   ? `-${values.scenario.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}`
   : "";
 const kind = provider === "kind" ? "kind-" : "";
-const file = join(PROJECT_ROOT, "bench", "results", `recovery-${kind}${values.profile}${subset}-${date}.json`);
+const file = join(
+  PROJECT_ROOT,
+  "bench",
+  "results",
+  `recovery-${kind}${values.profile}${subset}-${date}.json`,
+);
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 const s = (v: { p50: number; max: number } | null) =>
   v ? `p50 ${(v.p50 / 1000).toFixed(1)}s max ${(v.max / 1000).toFixed(1)}s` : "never";

@@ -70,8 +70,11 @@ export function podNamespace(file = SERVICE_ACCOUNT_NAMESPACE_FILE): string | un
   }
 }
 
-/** The sim cluster named by --sim-cluster (its state directory or name): its fence driver and kubeconfig. */
-async function simCluster(
+/**
+ * The sim cluster named by --sim-cluster (its state directory or name): its fence driver and
+ * kubeconfig. Exported for bench/controller.ts, which runs the controller on a sim as this does.
+ */
+export async function simControllerTarget(
   nameOrRoot: string,
 ): Promise<{ driver: FenceDriver; kubeconfig: string; nodeMonitorGracePeriodMs: number }> {
   // Loaded only for a sim cluster: the sim runtime stays out of an in-cluster controller.
@@ -88,7 +91,8 @@ async function simCluster(
   };
 }
 
-function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistry): FenceConfig {
+/** The fence configuration of --fence-config, or of --sim-cluster (every node fenced by the sim driver). */
+export function fenceConfiguration(values: ControllerFlags, drivers: FenceDriverRegistry): FenceConfig {
   if (values["fence-config"] !== undefined) return loadFenceConfig(values["fence-config"], drivers);
   if (values["sim-cluster"] !== undefined)
     return { templates: { sim: { driver: "sim" } }, defaultTemplate: "sim" };
@@ -101,7 +105,8 @@ export async function controllerCommand(args: string[], signal: AbortSignal): Pr
   const values = parseControllerFlags(args);
   const inCluster = (process.env["KUBERNETES_SERVICE_HOST"] ?? "") !== "";
   const namespace = inCluster ? podNamespace() : undefined;
-  const sim = values["sim-cluster"] !== undefined ? await simCluster(values["sim-cluster"]) : undefined;
+  const sim =
+    values["sim-cluster"] !== undefined ? await simControllerTarget(values["sim-cluster"]) : undefined;
   const { config, metrics } = controllerSettings(values, {
     inCluster,
     ...(namespace !== undefined ? { namespace } : {}),

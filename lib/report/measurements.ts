@@ -127,8 +127,68 @@ function rowsOf(content: Json, key: string): Json[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 
+/** "p50 / p99 ms (n)" of a latency summary, "—" without one. */
+function p50p99(stats: unknown): string {
+  if (!isRecord(stats)) return "—";
+  return `${String(stats.p50)} / ${String(stats.p99)} ms (n ${String(stats.n)})`;
+}
+
+/** bench/controller.ts's file: the controller at rest and its decision latency per incident. */
+function controllerNumbers(content: Json): string[] {
+  const rest = isRecord(content.rest) ? content.rest : {};
+  const rates = isRecord(rest.requestsPerSecond) ? rest.requestsPerSecond : {};
+  const afterGc = isRecord(rest.afterGc) ? rest.afterGc : {};
+  const rows: string[][] = [
+    ["at rest: CPU (% of one core)", String(rest.cpuPercentOfOneCore)],
+    [
+      "at rest: RSS at the window's end / after a full GC / before the controller started (after a GC)",
+      `${String(rest.rssMB)} / ${String(afterGc.rssMB)} / ${String(rest.rssBeforeControllerMB)} MB`,
+    ],
+    [
+      "at rest: V8 heap used after a full GC / before the controller started",
+      `${String(afterGc.heapUsedMB)} / ${String(rest.heapUsedBeforeControllerMB)} MB`,
+    ],
+    [
+      "at rest: requests per second",
+      Object.entries(rates)
+        .map(([kind, n]) => `${kind} ${String(n)}`)
+        .join(", "),
+    ],
+    ["at rest: response bytes per second", String(rest.bytesPerSecond)],
+  ];
+  const incidents: [string, unknown][] = [
+    ["one node lost", isRecord(content.singleLoss) ? content.singleLoss.summary : undefined],
+    ["zone outage", isRecord(content.zoneOutage) ? content.zoneOutage.summary : undefined],
+  ];
+  for (const [what, summary] of incidents) {
+    if (!isRecord(summary)) continue;
+    const label = `${what} (${String(summary.lost)} nodes)`;
+    rows.push(
+      [`${label}: decision after the last renewal, p50 / p99`, p50p99(summary.fromRenewalMs)],
+      [`${label}: decision after the rule's threshold, p50 / p99`, p50p99(summary.afterThresholdMs)],
+      [
+        `${label}: in the controller's log, power read off / decided, after the last renewal, p50 / p99`,
+        `${p50p99(summary.readOffFromRenewalMs)}; ${p50p99(summary.decidedInProcessFromRenewalMs)}`,
+      ],
+      [`${label}: decisions`, cell(summary.byReason)],
+    );
+  }
+  const outage =
+    isRecord(content.zoneOutage) && isRecord(content.zoneOutage.usage) ? content.zoneOutage.usage : undefined;
+  if (outage)
+    rows.push([
+      "zone outage: CPU (% of one core), peak RSS",
+      `${String(outage.cpuPercentOfOneCore)} %, ${String(outage.peakRssMB)} MB over ${sec(Number(outage.seconds) * 1000)}`,
+    ]);
+  return table(
+    [`${String(content.workers)} workers, ${String(content.podsPerNode)} pods per node`, "value"],
+    rows,
+  );
+}
+
 /** The numbers of one file, by the bench script that wrote it (its name's prefix). */
 function numbers(name: string, content: Json): string[] {
+  if (/^controller-\d+w-/.test(name)) return controllerNumbers(content);
   if (name.startsWith("recovery-"))
     return table(
       [

@@ -1,0 +1,357 @@
+// `npm run bench:controller` (issue 25 item 8): the recovery controller on sim clusters of the
+// sizes given. For each: its CPU and RSS at rest and during incidents, the API requests and bytes
+// per second it causes at rest (LIST and WATCH apart: reads at rest should come from watches only),
+// and its detection-to-decision latency for one node lost (several runs) and for a zone outage of
+// a third of the nodes (zone-a of 3 zones). The controller runs in this process (its requests are
+// counted, its CPU and RSS read); the cluster boots in a child process and runs as separate
+// daemons (controller-sim.ts), so their cost is not the controller's.
+//
+//   npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large]
+//       [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60]
+//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage]
+//
+// Writes bench/results/controller-<workers>w-<date>.json per size. Not a test: numbers vary by
+// machine and load (recorded). Progress goes to stderr; the controller's log to
+// reports/bench/controller-<workers>w.log. Every cluster is torn down, also on failure or Ctrl-C.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { format, resolveConfig } from "prettier";
+import { CONTROLLER_USAGE } from "../lib/cli/controller-command.js";
+import { exitCodeForError } from "../lib/cli/exit-codes.js";
+import { controllerSettings, parseControllerFlags } from "../lib/controller/flags.js";
+import { leaseRenewIntervalMs, timingProfile } from "../lib/cluster/profiles.js";
+import { SimCluster } from "../lib/cluster/sim/cluster.js";
+import { kwokProcesses } from "../lib/cluster/sim/state.js";
+import { errorMessage, RekindleError } from "../lib/errors.js";
+import { interruptScope } from "../lib/util/cleanup.js";
+import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { parseCountIn } from "../lib/util/parse-count.js";
+import { sleep } from "../lib/util/time.js";
+import { ControllerEvents } from "./controller-events.js";
+import {
+  runIncident,
+  waitForObserved,
+  type IncidentContext,
+  type IncidentResult,
+} from "./controller-incident.js";
+import { bootSimInChild, destroySim, simController, type SimShape } from "./controller-sim.js";
+import { summarizeDecisions } from "./decisions.js";
+import { groupUsage } from "./process-usage.js";
+import { measureRest, memoryAfterGc } from "./process-window.js";
+import { benchProvenance } from "./provenance.js";
+import { installRequestCounter } from "./request-counter.js";
+
+interface Options {
+  workers: number[];
+  podsPerNode: number;
+  profile: string;
+  ownKwoks: number;
+  singleLosses: number;
+  warmupSeconds: number;
+  restSeconds: number;
+  controllerArgs: string[];
+  zoneOutage: boolean;
+}
+
+const USAGE =
+  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage]";
+
+/** A third of the workers share a zone: zone-a of three. */
+const ZONES = 3;
+const OUTAGE_ZONE = "zone-a";
+
+/** node:util's parseArgs, its refusals as bad input (exit 2) with the usage. */
+function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new RekindleError("INVALID_INPUT", errorMessage(error), { hint: USAGE });
+  }
+}
+
+/** `rekindle controller`'s flags, checked before any cluster boots. */
+function checkedControllerArgs(text: string): string[] {
+  const args = text.split(/\s+/).filter((a) => a !== "");
+  try {
+    controllerSettings(parseControllerFlags(["--sim-cluster", "checked", ...args]));
+  } catch (error) {
+    if (error instanceof RekindleError) throw error;
+    throw new RekindleError("INVALID_INPUT", `--controller-args: ${errorMessage(error)}`, {
+      hint: CONTROLLER_USAGE,
+    });
+  }
+  return args;
+}
+
+function options(): Options {
+  const { values } = parseFlags({
+    options: {
+      workers: { type: "string", default: "100,300" },
+      "pods-per-node": { type: "string", default: "20" },
+      profile: { type: "string", default: "large" },
+      "own-kwoks": { type: "string", default: "3" },
+      "single-losses": { type: "string", default: "3" },
+      warmup: { type: "string", default: "15" },
+      "rest-seconds": { type: "string", default: "60" },
+      "controller-args": { type: "string", default: "" },
+      "no-zone-outage": { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  const workers = values.workers
+    .split(",")
+    .map((w) => parseCountIn("--workers", w.trim(), { min: ZONES, max: 1000 }));
+  timingProfile(values.profile); // Refuses an unknown one, naming the valid ones.
+  return {
+    workers,
+    podsPerNode: parseCountIn("--pods-per-node", values["pods-per-node"], { min: 0, max: 100 }),
+    profile: values.profile,
+    ownKwoks: parseCountIn("--own-kwoks", values["own-kwoks"], { min: 0, max: Math.min(...workers) }),
+    singleLosses: parseCountIn("--single-losses", values["single-losses"], { min: 0, max: 50 }),
+    warmupSeconds: parseCountIn("--warmup", values.warmup, { min: 0, max: 600 }),
+    restSeconds: parseCountIn("--rest-seconds", values["rest-seconds"], { min: 5, max: 3600 }),
+    controllerArgs: checkedControllerArgs(values["controller-args"]),
+    zoneOutage: !values["no-zone-outage"],
+  };
+}
+
+/** The controller flags in a results file's name ("-no-early-power-read"), so runs with other flags keep their own file. */
+function argsSlug(args: readonly string[]): string {
+  const slug = args
+    .join("-")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return slug === "" ? "" : `-${slug}`;
+}
+
+const progress = (message: string) =>
+  process.stderr.write(`[bench:controller ${new Date().toISOString()}] ${message}\n`);
+const counter = installRequestCounter();
+
+/** The nodes of one-node losses: workers with filler pods (shared kwok) outside the outage zone, spread over the rest. */
+function singleLossNodes(cluster: SimCluster, count: number): string[] {
+  const nodes = cluster.status().nodes.filter((n) => n.zone !== OUTAGE_ZONE);
+  const fleet = nodes.filter((n) => n.group !== undefined);
+  const pool = fleet.length >= count ? fleet : nodes;
+  return pool.slice(-count).map((n) => n.name);
+}
+
+/** CPU (cores) and RSS (MiB) of the sim's own processes over `run`. */
+async function simUsageOver<T>(
+  cluster: SimCluster,
+  run: () => Promise<T>,
+): Promise<{ result: T; sim: Record<string, { cores: number; rssMiB: number }> }> {
+  const state = cluster.state;
+  const parts: [string, number[]][] = [
+    ...state.components.map((c): [string, number[]] => [c.name, [c.pid]]),
+    ["kwoks", kwokProcesses(state).map((p) => p.pid)],
+  ];
+  const leaders = parts.flatMap(([, pids]) => pids);
+  const before = groupUsage(leaders);
+  const startedAt = performance.now();
+  const result = await run();
+  const seconds = (performance.now() - startedAt) / 1000;
+  const after = groupUsage(leaders);
+  const sum = (pids: number[], f: (p: number) => number) => pids.reduce((s, p) => s + f(p), 0);
+  const sim = Object.fromEntries(
+    parts.map(([name, pids]) => [
+      name,
+      {
+        cores:
+          Math.round(
+            (sum(pids, (p) => (after.get(p)?.cpuSeconds ?? 0) - (before.get(p)?.cpuSeconds ?? 0)) / seconds) *
+              1000,
+          ) / 1000,
+        rssMiB: Math.round(sum(pids, (p) => after.get(p)?.rssMiB ?? 0)),
+      },
+    ]),
+  );
+  return { result, sim };
+}
+
+/** The one-node losses, then the zone outage (its fences leave zone-a's nodes without their pods). */
+async function incidents(
+  context: IncidentContext,
+  workers: number,
+  opts: Options,
+): Promise<{ singles: IncidentResult[]; outage: IncidentResult | undefined }> {
+  const { cluster } = context;
+  const singles: IncidentResult[] = [];
+  for (const [i, node] of singleLossNodes(cluster, opts.singleLosses).entries()) {
+    singles.push(
+      await runIncident(context, `one node lost (${i + 1}/${opts.singleLosses}: ${node})`, [node]),
+    );
+    progress(
+      `${workers} workers: ${node} decided ${JSON.stringify(singles.at(-1)?.decisions[0] ?? "never")}`,
+    );
+  }
+  const outageNodes = cluster
+    .status()
+    .nodes.filter((n) => n.zone === OUTAGE_ZONE)
+    .map((n) => n.name);
+  const outage = opts.zoneOutage
+    ? await runIncident(context, `zone outage (${OUTAGE_ZONE}, ${outageNodes.length} nodes)`, outageNodes)
+    : undefined;
+  if (outage) progress(`${workers} workers: zone outage ${JSON.stringify(outage.summary)}`);
+  return { singles, outage };
+}
+
+async function measureSize(
+  workers: number,
+  opts: Options,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const shape: SimShape = {
+    name: `bench-ctl-${workers}w`,
+    root: join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w`),
+    workers,
+    zones: ZONES,
+    podsPerNode: opts.podsPerNode,
+    ownKwoks: opts.ownKwoks,
+    profile: opts.profile,
+  };
+  const loadAtStart = Math.round((loadavg()[0] ?? 0) * 10) / 10;
+  const bootStartedAt = Date.now();
+  progress(
+    `${workers} workers: booting the sim cluster (${opts.podsPerNode} pods per shared-kwok worker, profile ${opts.profile})`,
+  );
+  try {
+    await bootSimInChild(shape, signal);
+    const bootMs = Date.now() - bootStartedAt;
+    await using cluster = SimCluster.open(shape.root);
+    const logFile = join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w.log`);
+    const { kc, controller, config, logLines } = await simController(
+      shape.root,
+      opts.controllerArgs,
+      logFile,
+    );
+    // This process before the controller runs (its modules loaded): what the controller adds is above it.
+    const before = memoryAfterGc();
+    await using _controller = controller;
+    controller.start();
+    const rules = { unhealthyAfterMs: config.unhealthyAfterMs, checkIntervalMs: config.checkIntervalMs };
+    const events = new ControllerEvents(kc);
+    await using _events = events;
+    const timeouts = {
+      decisionsMs: config.unhealthyAfterMs + config.nodeMonitorGracePeriodMs + 60_000,
+      fencedMs: 300_000,
+      restoredMs: 300_000,
+    };
+    const context: IncidentContext = {
+      cluster,
+      kc,
+      controller,
+      events,
+      logLines,
+      rules,
+      timeouts,
+      progress,
+      signal,
+    };
+    progress(
+      `${workers} workers: up in ${Math.round(bootMs / 1000)} s; controller started, waiting until it has seen every node renew`,
+    );
+    await waitForObserved(context, timeouts.restoredMs);
+    await sleep(opts.warmupSeconds * 1000, signal);
+    progress(`${workers} workers: measuring the controller at rest for ${opts.restSeconds} s`);
+    memoryAfterGc();
+    const rest = await simUsageOver(cluster, () => measureRest(counter, opts.restSeconds, signal));
+    // What the controller keeps, its garbage collected (RSS in the window includes garbage not yet collected).
+    const restAfterGc = memoryAfterGc();
+    progress(
+      `${workers} workers: at rest ${rest.result.cpuPercentOfOneCore} % of a core, RSS ${rest.result.rssMB} MB, LIST ${rest.result.requestsPerSecond.LIST}/s, WATCH ${rest.result.requestsPerSecond.WATCH}/s, ${rest.result.bytesPerSecond} B/s`,
+    );
+    // Started after the rest window: its own requests and CPU are not the controller's at rest.
+    await events.start();
+    const { singles, outage } = await incidents(context, workers, opts);
+    return {
+      workers,
+      zones: ZONES,
+      podsPerNode: opts.podsPerNode,
+      ownKwoks: opts.ownKwoks,
+      runs: { rest: 1, singleLoss: singles.length, zoneOutage: outage ? 1 : 0 },
+      loadAverageAtStart: loadAtStart,
+      bootMs,
+      controller: {
+        flags: opts.controllerArgs,
+        unhealthyAfterMs: config.unhealthyAfterMs,
+        checkIntervalMs: config.checkIntervalMs,
+        earlyPowerRead: config.earlyPowerRead,
+        nodeMonitorGracePeriodMs: config.nodeMonitorGracePeriodMs,
+        maxUnhealthy: config.maxUnhealthy,
+      },
+      leaseRenewIntervalMs: leaseRenewIntervalMs(timingProfile(opts.profile)),
+      rest: {
+        warmupSeconds: opts.warmupSeconds,
+        rssBeforeControllerMB: before.rssMB,
+        heapUsedBeforeControllerMB: before.heapUsedMB,
+        ...rest.result,
+        afterGc: restAfterGc,
+        simProcesses: rest.sim,
+      },
+      singleLoss: {
+        summary: summarizeDecisions(
+          singles.flatMap((s) => s.lost),
+          singles.flatMap((s) => s.decisions),
+        ),
+        incidents: singles,
+      },
+      ...(outage ? { zoneOutage: { zone: OUTAGE_ZONE, ...outage } } : {}),
+    };
+  } finally {
+    progress(`${workers} workers: tearing the cluster down`);
+    await destroySim(shape.root).catch((error: unknown) => {
+      progress(
+        `teardown of ${shape.root} failed: ${errorMessage(error)} (stop it with: rekindle sim down --name ${shape.name})`,
+      );
+    });
+  }
+}
+
+const NOTES = [
+  "The controller runs in the bench process: CPU and RSS are that process's (the controller plus the bench's bookkeeping: during incidents also its Event watch and its sim calls). The sim cluster boots in a child process and runs as separate daemons: none of its cost is counted as the controller's (simProcesses shows it).",
+  "Decision = the first of the node's NodeUnhealthy/FenceStarted or hold Events (FenceGuardHeld, FenceHeld*, FenceRateLimited, NothingToRelease), timed when this bench's watch received it (after the Event's POST and the watch's delivery: an upper bound). fromRenewalMs runs from the Lease's last renewTime; afterThresholdMs subtracts unhealthyAfter, or for a node its driver read off ('reports its power off') the missed-renewal time (renewal interval + max(10 %, 2 checks)).",
+  "One-node losses stop a worker with filler pods outside zone-a; the zone outage stops every worker of zone-a (a third of 3 zones) one after another as fast as the sim allows (stopSpreadMs). Requests at rest are counted by kind: WATCH, LIST (a GET of a collection), GET (one object), WRITE.",
+  "The bench runs under tsx (TypeScript transformed in process), which with client-node and the rest of lib/ loaded accounts for rssBeforeControllerMB: a compiled controller in a pod starts smaller. afterGc is the process after a full collection at the end of the rest window: what the controller keeps.",
+  "1000 workers not measured: booting and running it takes too long on this 2-core machine (issue 24's measurement on a quiet machine is pending).",
+];
+
+const provenance = benchProvenance();
+using scope = interruptScope("bench:controller", { budgetMs: 120_000 });
+try {
+  const opts = options();
+  mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
+  for (const workers of opts.workers) {
+    const startedAt = Date.now();
+    const measured = await measureSize(workers, opts, scope.signal);
+    const result = {
+      ...provenance,
+      machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+      profile: opts.profile,
+      ...measured,
+      /** The whole measurement of this size, boot and teardown included. */
+      totalMs: Date.now() - startedAt,
+      notes: NOTES,
+    };
+    const out = join(
+      PROJECT_ROOT,
+      "bench",
+      "results",
+      `controller-${workers}w${argsSlug(opts.controllerArgs)}-${provenance.date}.json`,
+    );
+    // As the repository's lint formats JSON, so a new results file passes `npm run lint` as written.
+    writeFileSync(
+      out,
+      await format(JSON.stringify(result, null, 2), { ...(await resolveConfig(out)), parser: "json" }),
+    );
+    progress(`written to ${out}`);
+  }
+  scope.settle(0);
+} catch (error) {
+  process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
+  process.exitCode = exitCodeForError(error);
+  scope.settle(process.exitCode);
+}
