@@ -5,6 +5,7 @@
 // (cluster-caches.ts), what it sees of the nodes is in observations.ts, the policy in
 // plan.ts, the steps in actions.ts and cleanup.ts, the NodeFence objects in node-fence-store.ts,
 // the clean-ups of what no fence owns any more in orphans.ts.
+import { setMaxListeners } from "node:events";
 import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import { boundedSignal } from "../util/abort.js";
@@ -103,6 +104,8 @@ export class RecoveryController {
 
   constructor(options: RecoveryControllerOptions) {
     this.#options = options;
+    // The pass, the early power reads and the loop's wait all listen (see pass-bounds.ts).
+    setMaxListeners(0, this.#stopped.signal);
     this.metrics = options.metrics ?? new ControllerMetrics();
     const { kc, config, fenceConfig, drivers, leader } = options;
     this.metrics.leaderFrom(() => leader?.isLeader ?? true);

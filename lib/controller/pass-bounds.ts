@@ -3,6 +3,7 @@
 // up again from the NodeFence. Each API and driver call ends at its own timeout, at the end of the
 // pass, or, for a leader, before any standby could take over, whichever comes first: a call that
 // outlived the term could act on a cluster another replica already acts on.
+import { setMaxListeners } from "node:events";
 import type { ControllerConfig } from "./config.js";
 import type { LeaderElector } from "./leader.js";
 
@@ -29,6 +30,9 @@ export class PassBounds {
     const { passTimeoutMs } = this.#options.config;
     const { stopped } = this.#options;
     const controller = new AbortController();
+    // Every call of the pass under way listens (up to nodeConcurrency nodes, several calls each):
+    // more than Node's default of 10 is by design, and each listener goes when its call ends.
+    setMaxListeners(0, controller.signal);
     const onStop = () => {
       controller.abort(stopped.reason);
     };

@@ -159,6 +159,25 @@ describe("a pass's bounds", function () {
     expect(standbyBounds.apiTimeoutMs()).to.equal(10_000);
   });
 
+  it("lets every call of a pass listen to its signal without Node's listener-leak warning", async function () {
+    const bounds = new PassBounds({ config, now: () => 0, stopped: new AbortController().signal });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      bounds.begin();
+      const listeners = Array.from({ length: 40 }, () => () => undefined);
+      for (const l of listeners) bounds.signal.addEventListener("abort", l);
+      // Warnings are emitted on the next tick.
+      await sleep(10);
+      for (const l of listeners) bounds.signal.removeEventListener("abort", l);
+    } finally {
+      process.off("warning", onWarning);
+      bounds.end();
+    }
+    expect(warnings).to.not.include("MaxListenersExceededWarning");
+  });
+
   it("aborts the pass's signal at its deadline, or when the controller stops", async function () {
     const stop = new AbortController();
     const bounds = new PassBounds({
