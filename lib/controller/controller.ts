@@ -219,6 +219,7 @@ export class RecoveryController {
   async stop(): Promise<void> {
     this.#stopped.abort(new Error("controller stopped"));
     await this.#loop;
+    this.#early.stop();
     await this.#early.settle();
     await this.#options.leader?.stop();
     await this.#caches.stop();
@@ -277,7 +278,7 @@ export class RecoveryController {
     if (this.#options.leader && !this.#options.leader.isLeader) return;
     await sweepOrphans(this.#context, snapshot);
     const guard = guardNodes(snapshot, health, config.excludeLabel, config.nodeSelector);
-    if (config.earlyPowerRead) this.#early.launch(earlyReadCandidates(guard, snapshot.paused), now);
+    if (config.earlyPowerRead) this.#early.launch(earlyReadCandidates(guard, snapshot.paused));
     const fleet = { view: fleetView(guard, health, this.#observations, now, config), settings: config };
     const plans = snapshot.nodes.map((node) => {
       const name = node.metadata?.name ?? "";

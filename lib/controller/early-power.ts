@@ -52,6 +52,9 @@ export class EarlyPowerReads {
   readonly #options: EarlyPowerReadsOptions;
   readonly #inFlight = new Map<string, Promise<void>>();
   readonly #lastRead = new Map<string, ReadKey>();
+  /** Candidates of the last launch not read yet, in order. */
+  #waiting: string[] = [];
+  #stopped = false;
 
   constructor(options: EarlyPowerReadsOptions) {
     this.#options = options;
@@ -72,12 +75,28 @@ export class EarlyPowerReads {
   }
 
   /**
-   * Starts a read for each candidate (silent nodes with no fence under way that the guard would
-   * consider) that missed a renewal since its last read; returns at once.
+   * Reads each candidate (silent nodes with no fence under way that the guard would consider) that
+   * missed a renewal since its last read: up to maxConcurrent at once, the next one as soon as a
+   * read ends (not at the next pass: a zone's worth of reads would take one pass per batch). The
+   * candidates replace those of the last call. Returns at once.
    */
-  launch(candidates: readonly string[], nowMs: number): void {
-    for (const name of candidates) {
-      if (this.#inFlight.size >= this.#options.maxConcurrent) return;
+  launch(candidates: readonly string[]): void {
+    if (this.#stopped) return;
+    this.#waiting = [...candidates];
+    this.#pump();
+  }
+
+  /** Starts no read any more (the controller stops); `settle()` then waits for those under way. */
+  stop(): void {
+    this.#stopped = true;
+    this.#waiting = [];
+  }
+
+  #pump(): void {
+    const nowMs = this.#options.now();
+    while (!this.#stopped && this.#inFlight.size < this.#options.maxConcurrent) {
+      const name = this.#waiting.shift();
+      if (name === undefined) return;
       if (this.#inFlight.has(name)) continue;
       const observation = this.#options.observations.get(name);
       const renewTime = observation?.renewTime;
@@ -87,7 +106,10 @@ export class EarlyPowerReads {
       const last = this.#lastRead.get(name);
       if (last?.renewTime === renewTime && last.missed >= missed) continue;
       this.#lastRead.set(name, { renewTime, missed });
-      const read = this.#readOne(name, renewTime, missed).finally(() => this.#inFlight.delete(name));
+      const read = this.#readOne(name, renewTime, missed).finally(() => {
+        this.#inFlight.delete(name);
+        this.#pump();
+      });
       this.#inFlight.set(name, read);
     }
   }
@@ -97,9 +119,9 @@ export class EarlyPowerReads {
     for (const name of [...this.#lastRead.keys()]) if (!nodes.has(name)) this.#lastRead.delete(name);
   }
 
-  /** Waits for the reads under way (they end at the driver timeout, or when the controller stops). */
+  /** Waits for the reads under way, and those they start (they end at the driver timeout, or when the controller stops). */
   async settle(): Promise<void> {
-    await Promise.allSettled([...this.#inFlight.values()]);
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
   }
 
   async #readOne(node: string, renewTime: string, missed: number): Promise<void> {

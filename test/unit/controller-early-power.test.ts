@@ -53,7 +53,7 @@ describe("controller: early power read", function () {
 
   it("reads a node once per missed renewal, and one read off makes it lost at once", async function () {
     // a renewed last at 50 s (stopped at 55 s): at 62 s it has missed one renewal, not unhealthyAfter.
-    const now = s(62);
+    let now = s(62);
     const { o } = cluster({ a: s(55) }, now);
     const driver = scriptedReads({ a: "off" });
     const early = new EarlyPowerReads({
@@ -70,8 +70,8 @@ describe("controller: early power read", function () {
     expect(assessNode(o.get("a"), now, UNHEALTHY_AFTER_MS).state, "before the read").to.not.equal(
       "unhealthy",
     );
-    early.launch(["a", "b", "c"], now);
-    early.launch(["a", "b", "c"], now + 500);
+    early.launch(["a", "b", "c"]);
+    early.launch(["a", "b", "c"]);
     await early.settle();
     expect(driver.reads).to.deep.equal(["a"]);
     const health = assessNode(o.get("a"), now, UNHEALTHY_AFTER_MS);
@@ -81,13 +81,15 @@ describe("controller: early power read", function () {
       poweredOff: true,
     });
     // The next missed renewal would read again, but a node known off is not read again.
-    early.launch(["a"], s(72));
+    now = s(72);
+    early.launch(["a"]);
     await early.settle();
     expect(driver.reads).to.deep.equal(["a"]);
   });
 
   it("a node read on keeps the normal path, and is read again at its next missed renewal", async function () {
-    const { o } = cluster({ a: s(55) }, s(62));
+    let now = s(62);
+    const { o } = cluster({ a: s(55) }, now);
     const driver = scriptedReads({});
     const early = new EarlyPowerReads({
       observations: o,
@@ -96,15 +98,17 @@ describe("controller: early power read", function () {
       maxConcurrent: 8,
       read: driver.read,
       log: () => undefined,
-      now: () => s(62),
+      now: () => now,
     });
-    early.launch(["a"], s(62));
+    early.launch(["a"]);
     await early.settle();
     expect(assessNode(o.get("a"), s(62), 30_000).state).to.not.equal("unhealthy");
-    early.launch(["a"], s(70));
+    now = s(70);
+    early.launch(["a"]);
     await early.settle();
     expect(driver.reads, "the same missed renewal").to.deep.equal(["a"]);
-    early.launch(["a"], s(72));
+    now = s(72);
+    early.launch(["a"]);
     await early.settle();
     expect(driver.reads, "the second missed renewal").to.deep.equal(["a", "a"]);
   });
@@ -120,7 +124,7 @@ describe("controller: early power read", function () {
       log: () => undefined,
       now: () => s(62),
     });
-    early.launch(["a"], s(62));
+    early.launch(["a"]);
     await early.settle();
     // Powered back on: it renews at 63 s.
     const nodes: ScriptedNode[] = [
@@ -130,7 +134,7 @@ describe("controller: early power read", function () {
     expect(assessNode(o.get("a"), s(63), UNHEALTHY_AFTER_MS).state).to.not.equal("unhealthy");
   });
 
-  it("reads at most maxConcurrent nodes at once; the rest at a later pass", async function () {
+  it("reads at most maxConcurrent nodes at once, the next as soon as one ends", async function () {
     // Silent since 50, 53 and 46 s: at 66 s each has missed a renewal.
     const now = s(66);
     const { o } = cluster({ a: s(55), b: s(55), c: s(55) }, now);
@@ -152,13 +156,14 @@ describe("controller: early power read", function () {
       log: () => undefined,
       now: () => now,
     });
-    early.launch(["a", "b", "c"], now);
+    early.launch(["a", "b", "c"]);
     expect(reads).to.deep.equal(["a", "b"]);
     release();
     await early.settle();
-    early.launch(["a", "b", "c"], now + 500);
-    await early.settle();
-    expect(reads).to.deep.equal(["a", "b", "c"]);
+    expect(reads, "c read without another launch").to.deep.equal(["a", "b", "c"]);
+    early.stop();
+    early.launch(["a", "b", "c"]);
+    expect(reads, "none after stop").to.have.length(3);
   });
 
   it("no early read when unhealthyAfter comes before a missed renewal would", function () {
@@ -188,7 +193,7 @@ describe("controller: early power read", function () {
       log: () => undefined,
       now: () => now,
     });
-    early.launch(["a"], now);
+    early.launch(["a"]);
     await early.settle();
     const health = assessNodes(snapshot, o, now, UNHEALTHY_AFTER_MS);
     const guard = guardNodes(snapshot, health, "rekindle.dev/exclude");
