@@ -29,7 +29,7 @@ import { simClusterRoot, validateSimOptions, type SimClusterOptions } from "./op
 import { SimSession } from "./session.js";
 import { reregisterSimNode, type Reregistration } from "./reregister.js";
 import { readSimState, type SimClusterState } from "./state.js";
-import { simClusterStatus, type SimClusterStatus } from "./status.js";
+import { nodeProcessRunning, simClusterStatus, type SimClusterStatus } from "./status.js";
 import { stopSimProcesses } from "./teardown.js";
 import { readyPollIntervalMs, scaledTimeoutMs, SIM_TIMEOUTS } from "./timeouts.js";
 
@@ -151,6 +151,17 @@ export class SimCluster implements AsyncDisposable {
   status(): SimClusterStatus {
     this.#session.reload();
     return simClusterStatus(this.#session.state, this.layout);
+  }
+
+  /**
+   * Whether the kwok that plays `nodeName` runs (its "power"), from the state as opened; undefined
+   * for a node the cluster does not have. One node only: status() looks at every process, which a
+   * fence driver asked for one node at a time on a large cluster cannot afford.
+   */
+  nodeRunning(nodeName: string): boolean | undefined {
+    const { state } = this.#session;
+    const node = state.nodes.find((n) => n.name === nodeName);
+    return node === undefined ? undefined : nodeProcessRunning(state, node);
   }
 
   /** Node loss: SIGKILL the node's kwok (or release it from its shared kwok). Its Lease stops renewing; its pods are left as they are. */

@@ -20,10 +20,8 @@ export class SimFenceDriver implements FenceDriver {
   }
 
   powerState(target: FenceTarget): Promise<PowerState> {
-    const node = SimCluster.open(this.#clusterRoot)
-      .status()
-      .nodes.find((n) => n.name === target.node);
-    if (!node) return Promise.resolve("unknown");
-    return Promise.resolve(node.processRunning ? "on" : "off");
+    const running = SimCluster.open(this.#clusterRoot).nodeRunning(target.node);
+    if (running === undefined) return Promise.resolve("unknown");
+    return Promise.resolve(running ? "on" : "off");
   }
 }
