@@ -24,6 +24,7 @@ import {
   type FenceStatus,
   type NodeFence,
 } from "./fence-state.js";
+import type { BoundedSignal } from "../util/abort.js";
 import { untilAborted } from "../util/time.js";
 
 /** The controller's own taint while it fences a node: nothing new lands there meanwhile. */
@@ -356,13 +357,16 @@ export async function readPowerState(context: ActionContext, node: string): Prom
   }
 }
 
-/** One driver call, bounded by the driver signal even if the driver ignores it; failures are counted. */
-async function driverCall<T>(
-  context: ActionContext,
+/**
+ * One driver call, bounded even if the driver ignores it (by `bounded`, default the driver signal
+ * of the pass); failures are counted. `bounded` is disposed when the call ends.
+ */
+export async function driverCall<T>(
+  context: Pick<ActionContext, "driverSignal" | "metrics">,
   driver: string,
   call: (signal: AbortSignal) => Promise<T>,
+  bounded: BoundedSignal = context.driverSignal(),
 ): Promise<T> {
-  const bounded = context.driverSignal();
   try {
     return await untilAborted(call(bounded.signal), bounded.signal);
   } catch (error) {

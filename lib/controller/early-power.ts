@@ -8,8 +8,8 @@
 // per node, by the leader only, never awaited by a pass: a slow BMC delays nothing.
 import { errorMessage } from "../errors.js";
 import { boundedSignal } from "../util/abort.js";
-import { untilAborted } from "../util/time.js";
 import type { ActionContext } from "./action-context.js";
+import { driverCall } from "./actions.js";
 import { MANUAL_DRIVER_NAME } from "./drivers/manual.js";
 import type { PowerState } from "./drivers/types.js";
 import type { GuardNode } from "./guard.js";
@@ -151,7 +151,7 @@ export class EarlyPowerReads {
  * does not wait for it. The manual driver is not asked (undefined). Failures are counted.
  */
 export function driverPowerReader(
-  context: Pick<ActionContext, "driver" | "metrics">,
+  context: Pick<ActionContext, "driver" | "driverSignal" | "metrics">,
   signal: () => AbortSignal,
   timeoutMs: () => number,
 ): (node: string) => Promise<EarlyPowerAnswer | undefined> {
@@ -159,17 +159,8 @@ export function driverPowerReader(
     const { driver, target } = await context.driver(node);
     if (driver.name === MANUAL_DRIVER_NAME) return undefined;
     const bounded = boundedSignal(signal(), timeoutMs(), `the early power read of ${node}`);
-    try {
-      return {
-        state: await untilAborted(driver.powerState(target, bounded.signal), bounded.signal),
-        driver: driver.name,
-      };
-    } catch (error) {
-      context.metrics.driverError(driver.name, error);
-      throw error;
-    } finally {
-      bounded.dispose();
-    }
+    const state = await driverCall(context, driver.name, (s) => driver.powerState(target, s), bounded);
+    return { state, driver: driver.name };
   };
 }
 

@@ -2,13 +2,17 @@
 // off is lost at once; one read on is left to the normal path. Fake clock and a scripted driver.
 import { expect } from "chai";
 import { assessNode } from "../../lib/controller/detect.js";
-import { EarlyPowerReads, earlyReadCandidates } from "../../lib/controller/early-power.js";
+import {
+  EarlyPowerReads,
+  earlyReadCandidates,
+  type EarlyPowerReadsOptions,
+} from "../../lib/controller/early-power.js";
 import type { PowerState } from "../../lib/controller/drivers/types.js";
 import { fleetDecision, fleetView } from "../../lib/controller/fleet.js";
 import { FenceRateLimiter } from "../../lib/controller/fence-rate.js";
 import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
-import { missedRenewalAfterMs } from "../../lib/controller/observations.js";
+import { missedRenewalAfterMs, type NodeObservations } from "../../lib/controller/observations.js";
 import { assessNodes, guardNodes, planNode } from "../../lib/controller/plan.js";
 import type { Snapshot } from "../../lib/controller/snapshot.js";
 import { observations, replay, snapshotAt, type ScriptedNode } from "../support/node-history.js";
@@ -44,6 +48,21 @@ function scriptedReads(states: Record<string, PowerState>) {
   };
 }
 
+/** Early reads over `o` with this file's check interval; the rest as given. */
+function earlyReads(
+  o: NodeObservations,
+  options: Pick<EarlyPowerReadsOptions, "read" | "now"> & Partial<EarlyPowerReadsOptions>,
+): EarlyPowerReads {
+  return new EarlyPowerReads({
+    observations: o,
+    checkIntervalMs: CHECK_MS,
+    unhealthyAfterMs: UNHEALTHY_AFTER_MS,
+    maxConcurrent: 8,
+    log: () => undefined,
+    ...options,
+  });
+}
+
 describe("controller: early power read", function () {
   it("a missed renewal is the renewal interval plus the kubelet's jitter or two checks", function () {
     expect(missedRenewalAfterMs(10_000, 500)).to.equal(11_000);
@@ -56,13 +75,8 @@ describe("controller: early power read", function () {
     let now = s(62);
     const { o } = cluster({ a: s(55) }, now);
     const driver = scriptedReads({ a: "off" });
-    const early = new EarlyPowerReads({
-      observations: o,
-      checkIntervalMs: CHECK_MS,
-      unhealthyAfterMs: UNHEALTHY_AFTER_MS,
-      maxConcurrent: 8,
+    const early = earlyReads(o, {
       read: driver.read,
-      log: () => undefined,
       now: () => now,
     });
     expect(early.missedRenewals("a", now)).to.equal(1);
@@ -91,13 +105,9 @@ describe("controller: early power read", function () {
     let now = s(62);
     const { o } = cluster({ a: s(55) }, now);
     const driver = scriptedReads({});
-    const early = new EarlyPowerReads({
-      observations: o,
-      checkIntervalMs: CHECK_MS,
+    const early = earlyReads(o, {
       unhealthyAfterMs: 30_000,
-      maxConcurrent: 8,
       read: driver.read,
-      log: () => undefined,
       now: () => now,
     });
     early.launch(["a"]);
@@ -115,13 +125,8 @@ describe("controller: early power read", function () {
 
   it("evidence ends with a renewal: a node that renews after the read is not lost", async function () {
     const { o } = cluster({ a: s(55) }, s(62));
-    const early = new EarlyPowerReads({
-      observations: o,
-      checkIntervalMs: CHECK_MS,
-      unhealthyAfterMs: UNHEALTHY_AFTER_MS,
-      maxConcurrent: 8,
+    const early = earlyReads(o, {
       read: scriptedReads({ a: "off" }).read,
-      log: () => undefined,
       now: () => s(62),
     });
     early.launch(["a"]);
@@ -143,9 +148,7 @@ describe("controller: early power read", function () {
       release = resolve;
     });
     const reads: string[] = [];
-    const early = new EarlyPowerReads({
-      observations: o,
-      checkIntervalMs: CHECK_MS,
+    const early = earlyReads(o, {
       unhealthyAfterMs: 30_000,
       maxConcurrent: 2,
       read: async (node) => {
@@ -153,7 +156,6 @@ describe("controller: early power read", function () {
         await gate;
         return { state: "on", driver: "scripted" };
       },
-      log: () => undefined,
       now: () => now,
     });
     early.launch(["a", "b", "c"]);
@@ -168,13 +170,9 @@ describe("controller: early power read", function () {
 
   it("no early read when unhealthyAfter comes before a missed renewal would", function () {
     const { o } = cluster({ a: s(55) }, s(62));
-    const early = new EarlyPowerReads({
-      observations: o,
-      checkIntervalMs: CHECK_MS,
+    const early = earlyReads(o, {
       unhealthyAfterMs: 11_000,
-      maxConcurrent: 8,
       read: scriptedReads({}).read,
-      log: () => undefined,
       now: () => s(62),
     });
     expect(early.missedRenewals("a", s(62))).to.equal(0);
@@ -184,13 +182,8 @@ describe("controller: early power read", function () {
     // a and b stopped together at 55 s; a is read off at 62 s, b not yet read.
     const now = s(62);
     const { o, snapshot } = cluster({ a: s(55), b: s(55) }, now);
-    const early = new EarlyPowerReads({
-      observations: o,
-      checkIntervalMs: CHECK_MS,
-      unhealthyAfterMs: UNHEALTHY_AFTER_MS,
-      maxConcurrent: 8,
+    const early = earlyReads(o, {
       read: scriptedReads({ a: "off" }).read,
-      log: () => undefined,
       now: () => now,
     });
     early.launch(["a"]);
