@@ -179,6 +179,7 @@ export class RecoveryController {
       ),
       log,
       now: monotonic,
+      current: currentNode,
       onPoweredOff: () => {
         this.#wake.abort();
       },

@@ -14,6 +14,7 @@ import { MANUAL_DRIVER_NAME } from "./drivers/manual.js";
 import type { PowerState } from "./drivers/types.js";
 import type { GuardNode } from "./guard.js";
 import { missedRenewalAfterMs, type NodeObservations } from "./observations.js";
+import type { CurrentNodeReader } from "./present.js";
 
 /** An early read's answer: the state and the driver that read it. */
 export interface EarlyPowerAnswer {
@@ -40,6 +41,25 @@ export interface EarlyPowerReadsOptions {
   now: () => number;
   /** Called when a read finds a node off (the controller starts its next pass at once). Default: nothing. */
   onPoweredOff?: () => void;
+  /**
+   * The node's state now (the controller's watch caches). A candidate that comes due between passes
+   * is judged on the last pass's observations; one whose Lease has a new renewTime by now renewed
+   * meanwhile and is not read. Default: no such check (every due candidate is read).
+   */
+  current?: CurrentNodeReader;
+  /**
+   * Runs `callback` after `delayMs` and returns its cancel (test seam). Default: an unref'd
+   * setTimeout: a pending wake-up keeps no process alive.
+   */
+  schedule?: (callback: () => void, delayMs: number) => () => void;
+}
+
+function scheduleTimer(callback: () => void, delayMs: number): () => void {
+  const timer = setTimeout(callback, delayMs);
+  timer.unref();
+  return () => {
+    clearTimeout(timer);
+  };
 }
 
 /** Which missed renewal a read was for: a node is read again only after it misses another. */
@@ -54,6 +74,8 @@ export class EarlyPowerReads {
   readonly #lastRead = new Map<string, ReadKey>();
   /** Candidates of the last launch not read yet, in order. */
   #waiting: string[] = [];
+  /** Cancels the wake-up at the next waiting candidate's due time. */
+  #cancelWake: (() => void) | undefined;
   #stopped = false;
 
   constructor(options: EarlyPowerReadsOptions) {
@@ -77,8 +99,9 @@ export class EarlyPowerReads {
   /**
    * Reads each candidate (silent nodes with no fence under way that the guard would consider) that
    * missed a renewal since its last read: up to maxConcurrent at once, the next one as soon as a
-   * read ends (not at the next pass: a zone's worth of reads would take one pass per batch). The
-   * candidates replace those of the last call. Returns at once.
+   * read ends, and one that is not due yet when it comes due (not at the next pass: a zone's worth
+   * of reads would take one pass per batch, and a long pass would hold back a renewal missed
+   * during it). The candidates replace those of the last call. Returns at once.
    */
   launch(candidates: readonly string[]): void {
     if (this.#stopped) return;
@@ -90,28 +113,71 @@ export class EarlyPowerReads {
   stop(): void {
     this.#stopped = true;
     this.#waiting = [];
+    this.#cancelWake?.();
+    this.#cancelWake = undefined;
+  }
+
+  /**
+   * When `node` is due for its next read on the monotonic clock: its next missed renewal since the
+   * last read; undefined when it is never read early (no Lease, already read off for this renewal,
+   * or unhealthyAfter comes first).
+   */
+  #dueAt(node: string): number | undefined {
+    const observation = this.#options.observations.get(node);
+    if (observation === undefined) return undefined;
+    const { renewTime, renewIntervalMs: interval } = observation;
+    if (renewTime === undefined || interval === undefined || interval <= 0) return undefined;
+    if (observation.poweredOff?.renewTime === renewTime) return undefined;
+    const missedAfter = missedRenewalAfterMs(interval, this.#options.checkIntervalMs);
+    if (missedAfter >= this.#options.unhealthyAfterMs) return undefined;
+    const last = this.#lastRead.get(node);
+    const readFor = last?.renewTime === renewTime ? last.missed : 0;
+    return observation.lastSignAt + missedAfter + readFor * interval;
   }
 
   #pump(): void {
-    const nowMs = this.#options.now();
-    while (!this.#stopped && this.#inFlight.size < this.#options.maxConcurrent) {
-      const name = this.#waiting.shift();
-      if (name === undefined) return;
+    this.#cancelWake?.();
+    this.#cancelWake = undefined;
+    if (this.#stopped) return;
+    const { now, maxConcurrent, checkIntervalMs } = this.#options;
+    const nowMs = now();
+    const notDue: string[] = [];
+    let nextDueAt = Infinity;
+    let index = 0;
+    for (; index < this.#waiting.length && this.#inFlight.size < maxConcurrent; index += 1) {
+      const name = this.#waiting[index] ?? "";
       if (this.#inFlight.has(name)) continue;
-      const observation = this.#options.observations.get(name);
-      const renewTime = observation?.renewTime;
-      if (renewTime === undefined || observation?.poweredOff?.renewTime === renewTime) continue;
-      const missed = this.missedRenewals(name, nowMs);
-      if (missed === 0) continue;
-      const last = this.#lastRead.get(name);
-      if (last?.renewTime === renewTime && last.missed >= missed) continue;
-      this.#lastRead.set(name, { renewTime, missed });
-      const read = this.#readOne(name, renewTime, missed).finally(() => {
-        this.#inFlight.delete(name);
-        this.#pump();
-      });
-      this.#inFlight.set(name, read);
+      const dueAt = this.#dueAt(name);
+      if (dueAt === undefined) continue;
+      if (dueAt > nowMs) {
+        notDue.push(name);
+        nextDueAt = Math.min(nextDueAt, dueAt);
+        continue;
+      }
+      this.#start(name, nowMs);
     }
+    // Past a full house the rest wait for a read to end, which pumps again.
+    this.#waiting = [...notDue, ...this.#waiting.slice(index)];
+    if (this.#inFlight.size >= maxConcurrent || !Number.isFinite(nextDueAt)) return;
+    // In a large fleet some node is always about to miss a renewal it will make: wake at most
+    // four times a check interval, each wake a walk over the candidates.
+    const delayMs = Math.max(nextDueAt - nowMs, checkIntervalMs / 4);
+    const schedule = this.#options.schedule ?? scheduleTimer;
+    this.#cancelWake = schedule(() => {
+      this.#cancelWake = undefined;
+      this.#pump();
+    }, delayMs);
+  }
+
+  #start(name: string, nowMs: number): void {
+    const renewTime = this.#options.observations.get(name)?.renewTime ?? "";
+    const missed = this.missedRenewals(name, nowMs);
+    this.#lastRead.set(name, { renewTime, missed });
+    const read = this.#readOne(name, renewTime, missed).finally(() => {
+      this.#inFlight.delete(name);
+      this.#pump();
+    });
+    this.#inFlight.set(name, read);
   }
 
   /** Forgets nodes no longer in the cluster. */
@@ -124,8 +190,20 @@ export class EarlyPowerReads {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
   }
 
+  /** Has `node` renewed nothing since the observation its read is for? Unreadable: not read now, read again later. */
+  async #stillSilent(node: string, renewTime: string, current: CurrentNodeReader): Promise<boolean> {
+    try {
+      const state = await current(node);
+      return state?.renewTime === renewTime;
+    } catch {
+      this.#lastRead.delete(node);
+      return false;
+    }
+  }
+
   async #readOne(node: string, renewTime: string, missed: number): Promise<void> {
-    const { read, observations, log, now } = this.#options;
+    const { read, observations, log, now, current } = this.#options;
+    if (current && !(await this.#stillSilent(node, renewTime, current))) return;
     let answer: Awaited<ReturnType<typeof read>>;
     try {
       answer = await read(node);

@@ -59,8 +59,30 @@ function earlyReads(
     unhealthyAfterMs: UNHEALTHY_AFTER_MS,
     maxConcurrent: 8,
     log: () => undefined,
+    // No real timer: a test that wants the wake-up at a due time passes `wakeUps().schedule`.
+    schedule: () => () => undefined,
     ...options,
   });
+}
+
+/** A scheduler the test fires by hand: the delays asked for, and `fire()` runs the live ones. */
+function wakeUps() {
+  let pending: { callback: () => void; delayMs: number; cancelled: boolean }[] = [];
+  return {
+    delays: () => pending.filter((p) => !p.cancelled).map((p) => p.delayMs),
+    schedule: (callback: () => void, delayMs: number) => {
+      const entry = { callback, delayMs, cancelled: false };
+      pending.push(entry);
+      return () => {
+        entry.cancelled = true;
+      };
+    },
+    fire: () => {
+      const live = pending.filter((p) => !p.cancelled);
+      pending = [];
+      for (const p of live) p.callback();
+    },
+  };
 }
 
 describe("controller: early power read", function () {
@@ -166,6 +188,57 @@ describe("controller: early power read", function () {
     early.stop();
     early.launch(["a", "b", "c"]);
     expect(reads, "none after stop").to.have.length(3);
+  });
+
+  it("a candidate that misses its renewal between passes is read then, not at the next pass", async function () {
+    // a renewed last at 50 s: its renewal is missed at 62 s (interval + two checks); b at 65 s.
+    let now = s(58);
+    const { o } = cluster({ a: s(55), b: s(55) }, now);
+    const driver = scriptedReads({ a: "off" });
+    const wake = wakeUps();
+    const early = earlyReads(o, { read: driver.read, now: () => now, schedule: wake.schedule });
+    early.launch(["a", "b", "c"]);
+    expect(driver.reads, "none due at launch").to.deep.equal([]);
+    expect(wake.delays(), "woken at a's due time").to.deep.equal([4_000]);
+    now = s(62);
+    wake.fire();
+    await early.settle();
+    expect(driver.reads).to.deep.equal(["a"]);
+    expect(assessNode(o.get("a"), now, UNHEALTHY_AFTER_MS).state).to.equal("unhealthy");
+    expect(wake.delays(), "then at b's").to.deep.equal([3_000]);
+    now = s(64_990 / 1000);
+    wake.fire();
+    expect(wake.delays(), "never more than four wake-ups a check interval").to.deep.equal([CHECK_MS / 4]);
+    early.stop();
+    expect(wake.delays(), "stop cancels the wake-up").to.deep.equal([]);
+  });
+
+  it("a candidate that cannot be read now is read later; one whose Lease was renewed since the pass is not read", async function () {
+    let now = s(62);
+    const { o } = cluster({ a: s(55) }, now);
+    const driver = scriptedReads({});
+    const seen = o.get("a")?.renewTime;
+    let current: () => Promise<{ renewTime: string | undefined }> = () =>
+      Promise.reject(new Error("blind: the Lease watch is stale"));
+    const early = earlyReads(o, {
+      unhealthyAfterMs: 30_000,
+      read: driver.read,
+      now: () => now,
+      current: () => current(),
+    });
+    early.launch(["a"]);
+    await early.settle();
+    expect(driver.reads, "its state unreadable").to.deep.equal([]);
+    current = () => Promise.resolve({ renewTime: "2026-01-01T00:01:01.000000Z" });
+    early.launch(["a"]);
+    await early.settle();
+    expect(driver.reads, "renewed meanwhile").to.deep.equal([]);
+    // The pass did not see that renewal (the test's observations stay): at the next missed one it is read.
+    current = () => Promise.resolve({ renewTime: seen });
+    now = s(72);
+    early.launch(["a"]);
+    await early.settle();
+    expect(driver.reads, "still silent").to.deep.equal(["a"]);
   });
 
   it("no early read when unhealthyAfter comes before a missed renewal would", function () {
