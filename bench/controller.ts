@@ -2,13 +2,15 @@
 // sizes given. For each: its CPU and RSS at rest and during incidents, the API requests and bytes
 // per second it causes at rest (LIST and WATCH apart: reads at rest should come from watches only),
 // and its detection-to-decision latency for one node lost (several runs) and for a zone outage of
-// a third of the nodes (zone-a of 3 zones). The controller runs in this process (its requests are
-// counted, its CPU and RSS read); the cluster boots in a child process and runs as separate
-// daemons (controller-sim.ts), so their cost is not the controller's.
+// a third of the nodes (zone-a of 3 zones). First (unless --no-shipped) the shipped controller,
+// compiled and in its own process, is measured at rest alone (controller-shipped.ts). Then the
+// controller runs in this process (its requests are counted, its CPU and RSS read); the cluster
+// boots in a child process and runs as separate daemons (controller-sim.ts), so their cost is not
+// the controller's.
 //
 //   npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large]
 //       [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60]
-//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage]
+//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage] [--no-shipped]
 //
 // Writes bench/results/controller-<workers>w-<date>.json per size. Not a test: numbers vary by
 // machine and load (recorded). Progress goes to stderr; the controller's log to
@@ -40,6 +42,7 @@ import { bootSimInChild, destroySim, simController, type SimShape } from "./cont
 import { summarizeDecisions } from "./decisions.js";
 import { groupUsage } from "./process-usage.js";
 import { measureRest, memoryAfterGc } from "./process-window.js";
+import { buildDist, measureShippedAtRest, type ShippedRest } from "./controller-shipped.js";
 import { benchProvenance } from "./provenance.js";
 import { installRequestCounter } from "./request-counter.js";
 
@@ -53,10 +56,15 @@ interface Options {
   restSeconds: number;
   controllerArgs: string[];
   zoneOutage: boolean;
+  /** Measure the shipped controller (compiled, its own process) at rest first. */
+  shipped: boolean;
 }
 
+/** The shipped controller's warm-up before its rest window: its watches listed and settled. */
+const SHIPPED_WARMUP_SECONDS = 30;
+
 const USAGE =
-  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage]";
+  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage] [--no-shipped]";
 
 /** A third of the workers share a zone: zone-a of three. */
 const ZONES = 3;
@@ -97,6 +105,7 @@ function options(): Options {
       "rest-seconds": { type: "string", default: "60" },
       "controller-args": { type: "string", default: "" },
       "no-zone-outage": { type: "boolean", default: false },
+      "no-shipped": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -114,6 +123,7 @@ function options(): Options {
     restSeconds: parseCountIn("--rest-seconds", values["rest-seconds"], { min: 5, max: 3600 }),
     controllerArgs: checkedControllerArgs(values["controller-args"]),
     zoneOutage: !values["no-zone-outage"],
+    shipped: !values["no-shipped"],
   };
 }
 
@@ -199,6 +209,28 @@ async function incidents(
   return { singles, outage };
 }
 
+/** The shipped controller alone at rest (controller-shipped.ts), before the in-process one starts. */
+async function shippedAtRest(
+  workers: number,
+  root: string,
+  opts: Options,
+  signal: AbortSignal,
+): Promise<ShippedRest> {
+  const shipped = await measureShippedAtRest({
+    root,
+    controllerArgs: opts.controllerArgs,
+    warmupSeconds: SHIPPED_WARMUP_SECONDS,
+    restSeconds: opts.restSeconds,
+    logFile: join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w-shipped.log`),
+    signal,
+    progress: (line) => progress(`${workers} workers: ${line}`),
+  });
+  progress(
+    `${workers} workers: the shipped controller at rest ${shipped.cpuPercentOfOneCore} % of a core, RSS ${shipped.rssMB} MB (peak ${shipped.peakRssMB} MB)`,
+  );
+  return shipped;
+}
+
 async function measureSize(
   workers: number,
   opts: Options,
@@ -223,6 +255,7 @@ async function measureSize(
     const bootMs = Date.now() - bootStartedAt;
     await using cluster = SimCluster.open(shape.root);
     const logFile = join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w.log`);
+    const shipped = opts.shipped ? await shippedAtRest(workers, shape.root, opts, signal) : undefined;
     const { kc, controller, config, logLines } = await simController(
       shape.root,
       opts.controllerArgs,
@@ -291,6 +324,7 @@ async function measureSize(
         ...rest.result,
         afterGc: restAfterGc,
         simProcesses: rest.sim,
+        ...(shipped ? { shipped } : {}),
       },
       singleLoss: {
         summary: summarizeDecisions(
@@ -316,7 +350,7 @@ const NOTES = [
   "Decision = the first of the node's NodeUnhealthy/FenceStarted or hold Events (FenceGuardHeld, FenceHeld*, FenceRateLimited, NothingToRelease), timed when this bench's watch received it (after the Event's POST and the watch's delivery: an upper bound). fromRenewalMs runs from the Lease's last renewTime; afterThresholdMs subtracts unhealthyAfter, or for a node its driver read off ('reports its power off') the missed-renewal time (renewal interval + max(10 %, 2 checks)).",
   "One-node losses stop a worker with filler pods outside zone-a; the zone outage stops every worker of zone-a (a third of 3 zones) one after another as fast as the sim allows (stopSpreadMs). Requests at rest are counted by kind: WATCH, LIST (a GET of a collection), GET (one object), WRITE.",
   "The bench runs under tsx (TypeScript transformed in process), which with client-node and the rest of lib/ loaded accounts for rssBeforeControllerMB: a compiled controller in a pod starts smaller. afterGc is the process after a full collection at the end of the rest window: what the controller keeps.",
-  "1000 workers not measured: booting and running it takes too long on this 2-core machine (issue 24's measurement on a quiet machine is pending).",
+  "rest.shipped is the shipped controller measured first, alone: `node bin/rekindle.js controller --sim-cluster` running the compiled dist/ of this tree (built by the bench) as its own process, CPU and RSS read from /proc over the same rest window after a 30 s warm-up; it exits before the in-process controller starts.",
 ];
 
 const provenance = benchProvenance();
@@ -324,6 +358,10 @@ using scope = interruptScope("bench:controller", { budgetMs: 120_000 });
 try {
   const opts = options();
   mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
+  if (opts.shipped) {
+    progress("building dist/ (the shipped controller is measured compiled)");
+    await buildDist(scope.signal);
+  }
   for (const workers of opts.workers) {
     const startedAt = Date.now();
     const measured = await measureSize(workers, opts, scope.signal);

@@ -156,6 +156,13 @@ function controllerNumbers(content: Json): string[] {
     ],
     ["at rest: response bytes per second", String(rest.bytesPerSecond)],
   ];
+  const shipped = isRecord(rest.shipped) ? rest.shipped : undefined;
+  if (shipped) {
+    rows.unshift([
+      "at rest, the shipped controller alone (compiled, its own process): CPU (% of one core) / RSS at the end / peak",
+      `${String(shipped.cpuPercentOfOneCore)} / ${String(shipped.rssMB)} / ${String(shipped.peakRssMB)} MB`,
+    ]);
+  }
   const incidents: [string, unknown][] = [
     ["one node lost", isRecord(content.singleLoss) ? content.singleLoss.summary : undefined],
     ["zone outage", isRecord(content.zoneOutage) ? content.zoneOutage.summary : undefined],
