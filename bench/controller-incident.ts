@@ -11,7 +11,7 @@ import {
   NODE_FENCE_VERSION,
   type NodeFence,
 } from "../lib/controller/fence-state.js";
-import type { SimCluster } from "../lib/cluster/sim/cluster.js";
+import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { RekindleError } from "../lib/errors.js";
 import { k8s } from "../lib/kube/client.js";
 import { pollUntil, sleep } from "../lib/util/time.js";
@@ -63,6 +63,54 @@ export interface IncidentResult {
   lost: LostNode[];
   decisions: Decision[];
   summary: DecisionSummary;
+  /**
+   * Nodes the bench had to power on again after they returned: the controller fenced them once
+   * more because they were silent past unhealthyAfter after their return (on a loaded machine a
+   * shared kwok re-takes hundreds of returned nodes late). An operator would power them on; the
+   * bench does, so the next incident starts calm. Empty when none.
+   */
+  poweredOnAgain: string[];
+}
+
+/** How often the wait for the fences to finish powers on nodes fenced after their return. */
+const POWER_ON_AGAIN_EVERY_MS = 30_000;
+
+/**
+ * Waits until every NodeFence has finished; meanwhile, every POWER_ON_AGAIN_EVERY_MS, powers on
+ * the incident's nodes whose fence is unfinished and whose power is off (see poweredOnAgain).
+ */
+async function untilFencesFinish(
+  context: IncidentContext,
+  what: string,
+  nodes: readonly string[],
+): Promise<string[]> {
+  const { cluster, kc, timeouts, progress, signal } = context;
+  const ours = new Set(nodes);
+  const poweredOnAgain = new Set<string>();
+  let lastPowerOnAt = Date.now();
+  await pollUntil(
+    async () => {
+      const unfinished = (await nodeFences(kc)).filter((f) => !isFinished(f.status));
+      if (unfinished.length === 0) return true;
+      if (Date.now() - lastPowerOnAt >= POWER_ON_AGAIN_EVERY_MS) {
+        lastPowerOnAt = Date.now();
+        for (const fence of unfinished) {
+          const node = fence.spec.node;
+          // Opened afresh: the state as the controller's driver left it (this context's copy is older).
+          const running = SimCluster.open(cluster.layout.root).nodeRunning(node);
+          if (!ours.has(node) || running !== false) continue;
+          progress(
+            `${what}: ${node} was fenced after its return (${fence.status?.message ?? ""}); powering it on`,
+          );
+          await cluster.startNode(node);
+          poweredOnAgain.add(node);
+        }
+      }
+      return undefined;
+    },
+    { what: `the fences of ${what} to finish`, timeoutMs: timeouts.restoredMs, intervalMs: 1000, signal },
+  );
+  return [...poweredOnAgain].sort();
 }
 
 async function nodeFences(kc: k8s.KubeConfig): Promise<NodeFence[]> {
@@ -197,12 +245,7 @@ export async function runIncident(
   const startedAt = Date.now();
   for (const node of nodes) await cluster.startNode(node);
   progress(`${what}: nodes started again; waiting for every fence to finish and every node to renew`);
-  await pollUntil(async () => (await nodeFences(kc)).every((f) => isFinished(f.status)) || undefined, {
-    what: `the fences of ${what} to finish`,
-    timeoutMs: timeouts.restoredMs,
-    intervalMs: 1000,
-    signal,
-  });
+  const poweredOnAgain = await untilFencesFinish(context, what, nodes);
   await waitForRenewals(context, nodes, startedAt);
   await cluster.waitForZonesNormal(signal);
   await waitForObserved(context, timeouts.restoredMs);
@@ -216,5 +259,6 @@ export async function runIncident(
     lost,
     decisions,
     summary: summarizeDecisions(lost, decisions),
+    poweredOnAgain,
   };
 }

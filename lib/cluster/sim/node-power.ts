@@ -20,9 +20,10 @@ export async function stopSimNode(session: SimSession, nodeName: string): Promis
     signalDaemon(node.process, "SIGKILL");
     untrackProcess(node.name);
   }
-  node.process = undefined;
-  node.power = "stopped";
-  session.save();
+  session.commitNode(nodeName, (n) => {
+    n.process = undefined;
+    n.power = "stopped";
+  });
   session.progress.info(
     `node ${nodeName}: stopped (${node.group === undefined ? "kwok killed" : `released from kwok ${node.group}`})`,
   );
@@ -43,19 +44,22 @@ export async function startSimNode(session: SimSession, nodeName: string): Promi
   if (node.group !== undefined) {
     if (node.power === "running") return;
     await setGroupLabel(session, node, node.group);
-    node.power = "running";
-    session.save();
+    session.commitNode(nodeName, (n) => {
+      n.power = "running";
+    });
     session.progress.info(`node ${nodeName}: started (kwok ${node.group} plays it again)`);
     return;
   }
   if (node.process && isDaemonRunning(node.process)) return;
-  if (!node.kwok)
-    throw new RekindleError("INTERNAL", `node ${nodeName} has neither its own kwok nor a group`);
+  const kwok = node.kwok;
+  if (!kwok) throw new RekindleError("INTERNAL", `node ${nodeName} has neither its own kwok nor a group`);
   await releaseLease(session, nodeName);
-  node.process = session.spawn(node.kwok, node.name);
-  node.power = "running";
-  session.save();
-  session.progress.info(`node ${nodeName}: started (kwok pid ${node.process.pid})`);
+  const kwokProcess = session.spawn(kwok, nodeName);
+  session.commitNode(nodeName, (n) => {
+    n.process = kwokProcess;
+    n.power = "running";
+  });
+  session.progress.info(`node ${nodeName}: started (kwok pid ${kwokProcess.pid})`);
 }
 
 /** A partition that can heal: SIGSTOP freezes the node's kwok, or its shared kwok lets go of it. */
@@ -72,8 +76,9 @@ export async function partitionSimNode(session: SimSession, nodeName: string): P
   } else if (!node.process || !signalDaemon(node.process, "SIGSTOP")) {
     throw cannot();
   }
-  node.power = "partitioned";
-  session.save();
+  session.commitNode(nodeName, (n) => {
+    n.power = "partitioned";
+  });
   session.progress.info(
     `node ${nodeName}: partitioned (${node.group === undefined ? "kwok stopped with SIGSTOP" : `released from kwok ${node.group}`})`,
   );
@@ -87,8 +92,9 @@ export async function healSimNode(session: SimSession, nodeName: string): Promis
   }
   if (node.group !== undefined) await setGroupLabel(session, node, node.group);
   else if (node.process) signalDaemon(node.process, "SIGCONT");
-  node.power = "running";
-  session.save();
+  session.commitNode(nodeName, (n) => {
+    n.power = "running";
+  });
   session.progress.info(
     `node ${nodeName}: healed (${node.group === undefined ? "kwok continued" : `kwok ${node.group} plays it again`})`,
   );

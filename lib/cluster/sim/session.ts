@@ -51,6 +51,18 @@ export class SimSession {
   }
 
   /**
+   * Changes one node's record as the state file holds it now: reload, change, save, with no await
+   * in between. Whoever awaited an API call since its own reload (a fence driver powering off one
+   * node while the harness starts another, in this process or another) would otherwise save a
+   * stale copy over the other's change.
+   */
+  commitNode(nodeName: string, change: (node: SimNodeState) => void): void {
+    this.reload();
+    change(this.node(nodeName));
+    this.save();
+  }
+
+  /**
    * Takes what other processes change from the state file: nodes (stopped, started), shared kwoks, helper
    * components (the clock webhook), clock skews and an apiserver pause.
    */
