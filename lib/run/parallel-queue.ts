@@ -30,6 +30,7 @@ export function queueOrder(scenarios: readonly QueuedScenario[]): string[] {
 export class ScenarioQueue {
   readonly #pending: string[];
   readonly #taken = new Map<string, number>();
+  #closed = false;
 
   constructor(scenarios: readonly QueuedScenario[]) {
     this.#pending = queueOrder(scenarios);
@@ -37,13 +38,14 @@ export class ScenarioQueue {
 
   /** The next scenario for cluster `slot`, or undefined when none is left. */
   take(slot: number): string | undefined {
+    if (this.#closed) return undefined;
     const id = this.#pending.shift();
     if (id !== undefined) this.#taken.set(id, slot);
     return id;
   }
 
   close(): void {
-    this.#pending.length = 0;
+    this.#closed = true;
   }
 
   /** The scenarios not taken by any cluster (after an interrupt, or when every cluster broke). */

@@ -92,10 +92,12 @@ describe("--parallel N|auto", function () {
 describe("--parallel auto", function () {
   const roomy = { cores: 64, freeMemoryBytes: 512 * GIB };
 
-  it("on 2 cores with plenty of memory: limited by the cores (2 × 0.75 / 0.5 = 3)", function () {
+  it("on 2 cores with plenty of memory: limited by the cores, 2 clusters (2 × 0.4 / 0.35)", function () {
     const { clusters, why } = autoParallel({ cores: 2, freeMemoryBytes: 20 * GIB }, 27);
-    expect(clusters).to.equal(Math.floor((2 * 0.75) / CLUSTER_COST.cores));
+    expect(clusters).to.equal(2);
     expect(why).to.include("2 cores");
+    expect(autoParallel({ cores: 4, freeMemoryBytes: 20 * GIB }, 27).clusters).to.equal(4);
+    expect(autoParallel({ cores: 8, freeMemoryBytes: 64 * GIB }, 27).clusters).to.equal(9);
   });
 
   it("limited by free memory less the reserve", function () {
@@ -129,20 +131,20 @@ describe("--parallel's work queue", function () {
     expect(order).to.deep.equal(["b", "d", "a", "c"]);
   });
 
-  it("hands each scenario to one cluster once, records who took it, and nothing after close()", function () {
+  it("hands each scenario to one cluster once, records who took it, and nothing after close() (what is left is reported as not run)", function () {
     const queue = new ScenarioQueue(["a", "b", "c"].map((id, i) => ({ id, expectedMs: i })));
     expect(queue.take(1)).to.equal("c");
     expect(queue.take(2)).to.equal("b");
     queue.close();
     expect(queue.take(1)).to.equal(undefined);
-    expect(queue.left).to.deep.equal([]);
+    expect(queue.left).to.deep.equal(["a"]);
     expect([...queue.taken]).to.deep.equal([
       ["c", 1],
       ["b", 2],
     ]);
   });
 
-  it("a free cluster takes the next: two long scenarios start on two clusters, the short ones fill in", async function () {
+  it("a free cluster takes the next: two long scenarios start on two clusters, the short ones fill in", function () {
     // Simulated clock: each cluster runs its scenario for its expected length, then asks again.
     const lengths: Record<string, number> = { long1: 400, long2: 390, s1: 30, s2: 30, s3: 20, s4: 10 };
     const queue = new ScenarioQueue(Object.entries(lengths).map(([id, expectedMs]) => ({ id, expectedMs })));
