@@ -73,7 +73,7 @@ export function autoParallel(machine: MachineFacts, selected: number): { cluster
   const byMemory = Math.floor((machine.freeMemoryBytes - MEMORY_RESERVE_BYTES) / CLUSTER_COST.memoryBytes);
   const clusters = Math.max(1, Math.min(byCores, byMemory, selected, MAX_PARALLEL));
   const gib = (b: number) => `${(b / 1024 ** 3).toFixed(1)} GiB`;
-  const why = `${machine.cores} cores × ${CORE_SHARE} / ${CLUSTER_COST.cores} core per cluster = ${byCores}; (${gib(machine.freeMemoryBytes)} free − ${gib(MEMORY_RESERVE_BYTES)}) / ${gib(CLUSTER_COST.memoryBytes)} per cluster = ${byMemory}; ${selected} scenario(s)`;
+  const why = `auto: ${machine.cores} cores × ${CORE_SHARE} / ${CLUSTER_COST.cores} core per cluster = ${byCores}; (${gib(machine.freeMemoryBytes)} free − ${gib(MEMORY_RESERVE_BYTES)}) / ${gib(CLUSTER_COST.memoryBytes)} per cluster = ${byMemory}${selected < Math.min(byCores, byMemory) ? `; only ${selected} scenario(s)` : ""}`;
   return { clusters, why };
 }
 

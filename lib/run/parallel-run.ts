@@ -148,7 +148,7 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
   progress.info(
-    `parallel: ${clusters} sim cluster(s) (${why}); ${selection.length} scenario(s), longest expected first`,
+    `parallel: ${clusters} sim cluster(s) for ${selection.length} scenario(s), longest expected first (${why})`,
   );
   // Built once here, not by every cluster at once (a cold build takes tens of minutes).
   await ensureSimBinaries({ progress, signal });
