@@ -178,6 +178,8 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
     for (const slot of slots) slot.abort();
   };
   signal.addEventListener("abort", onAbort, { once: true });
+  // Interrupted while the binaries were checked: the clusters start only to write their reports.
+  if (signal.aborted) onAbort();
   const exits = await Promise.all(
     slots.map(async (slot) => ({ index: slot.index, exit: await slot.exited })),
   );

@@ -82,6 +82,23 @@ describe("--parallel N|auto", function () {
     }
   });
 
+  it("refuses an empty selection (exit 2) before any report directory or cluster", async function () {
+    const dir = "/nonexistent/never-written";
+    const result = await cli([
+      "run",
+      "--provider",
+      "sim",
+      "--parallel",
+      "2",
+      "--scenario",
+      "^nothing-matches$",
+      "--report-dir",
+      dir,
+    ]);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include("the selection is empty");
+  });
+
   it("refuses --keep-cluster with --parallel (it would keep every cluster)", async function () {
     const result = await cli(["run", "--provider", "sim", "--parallel", "2", "--keep-cluster"]);
     expect(result.code).to.equal(2);
