@@ -453,13 +453,17 @@ async function runMocha(
   addScenarioSuites(mocha.suite, groups, context);
   const { signal } = context;
   try {
+    // Removed after the run: a --parallel cluster runs mocha once per scenario on one signal.
+    let abortRunner = (): void => undefined;
     const failures = await new Promise<number>((resolve) => {
       const runner = mocha.run((count) => {
         resolve(count);
       });
-      signal.addEventListener("abort", () => runner.abort(), { once: true });
+      abortRunner = () => runner.abort();
+      signal.addEventListener("abort", abortRunner, { once: true });
     });
     mocha.dispose();
+    signal.removeEventListener("abort", abortRunner);
     return failures;
   } finally {
     Mocha.reporters.Base.consoleLog = consoleLog;
