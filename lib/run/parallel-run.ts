@@ -29,7 +29,7 @@ import {
   type RunOptions,
   type RunResult,
 } from "./runner.js";
-import { selectedScenarioIds } from "./shard-run.js";
+import { selectedScenarioIds, shardLine } from "./shard-run.js";
 import { startSlot, type SlotExit } from "./slot-process.js";
 
 type Validated = ReturnType<typeof validateRunOptions>;
@@ -147,6 +147,7 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
   const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
+  if (v.shard !== undefined) progress.info(shardLine(v.shard));
   progress.info(
     `parallel: ${clusters} sim cluster(s) for ${selection.length} scenario(s), longest expected first (${why})`,
   );
