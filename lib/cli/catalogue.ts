@@ -1,23 +1,12 @@
 // The scenario catalogue as a markdown page (`rekindle list --markdown`, committed as
 // docs/scenarios.md): every scenario's expected windows and the reason for each, computed by the
 // same model `rekindle list` prints, so the page cannot drift from the code.
-import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
-import { expectationInputs, type ExpectationInputs } from "../scenario/harness.js";
+import { listExpectationInputs } from "../run/expected-length.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 
-/** The inputs `rekindle list` resolves windows with: the sim provider's (kind differs only in pod start and attach latency). */
-export function listExpectationInputs(profile: TimingProfile): ExpectationInputs {
-  return expectationInputs({
-    profile,
-    eviction: profile.simKubelet,
-    latencies: SIM_DEFAULT_LATENCIES,
-    volumeAttachRequired: true,
-    // The sim's kube-controller-manager log is read for forced detaches.
-    controllerManagerLogged: true,
-  });
-}
+export { listExpectationInputs };
 
 /** One expected milestone as listed: a window from the fault, or one after another milestone. */
 export interface CatalogueRow {

@@ -1,12 +1,13 @@
 // `rekindle merge`: the shards of a CI matrix (`rekindle run --shard k/n`) joined into one report
 // directory — summary.json, junit.xml, signoff.html/.md and charts/ — as one serial run writes them.
-import { cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { RekindleError } from "../errors.js";
 import { mergeShardSummaries, readShardSummary, type ShardSummary } from "../report/merge.js";
+import { chartsOf } from "../report/parallel-join.js";
 import type { RunSummary } from "../report/summary.js";
-import { writeRunReports } from "../run/run-reports.js";
+import { copyAllureResults, writeRunReports } from "../run/run-reports.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress } from "../util/progress.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat } from "./args.js";
@@ -34,25 +35,6 @@ export function mergedExitCode(summary: RunSummary): number {
   if (summary.error != null) return EXIT_CODES.infrastructure;
   const failed = summary.scenarios.filter((s) => s.outcome === "failed").length;
   return failed > 0 || summary.scenarios.length === 0 ? EXIT_CODES.failed : EXIT_CODES.passed;
-}
-
-/** Each scenario's first run's timeline chart, as summary.json carries it. */
-function chartsOf(summary: RunSummary): { id: string; chart: string }[] {
-  return summary.scenarios.flatMap((s) => {
-    const chart: unknown = (s.runs[0] as { chart?: unknown } | undefined)?.chart;
-    return typeof chart === "string" ? [{ id: s.id, chart }] : [];
-  });
-}
-
-/** The shards' allure-results/ in one (their files have unique names), so one Allure report shows them all. */
-function copyAllureResults(shards: readonly ShardSummary[], out: string): void {
-  for (const { path } of shards) {
-    const results = join(dirname(path), "allure-results");
-    if (!existsSync(results)) continue;
-    mkdirSync(join(out, "allure-results"), { recursive: true });
-    for (const name of readdirSync(results))
-      cpSync(join(results, name), join(out, "allure-results", name), { recursive: true });
-  }
 }
 
 /** --out must not be a shard's own report directory (its summary.json would be overwritten). */
@@ -84,7 +66,10 @@ export function mergeCommand(args: string[]): number {
   mkdirSync(join(out, "charts"), { recursive: true });
   const progress = consoleProgress();
   writeRunReports(out, summary, chartsOf(summary), progress);
-  copyAllureResults(shards, out);
+  copyAllureResults(
+    shards.map((s) => dirname(s.path)),
+    out,
+  );
   const result = { summary, reportDir: out, failed: 0 };
   process.stdout.write(format === "json" ? runResultJson(result) : mergedText(result));
   return mergedExitCode(summary);

@@ -3,7 +3,9 @@ import { parseArgs } from "node:util";
 import { CATALOGUE_PROFILE_NAMES, timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
-import { PROVIDERS, runConformance, SUITE_FAMILIES } from "../run/runner.js";
+import { PROVIDERS, SUITE_FAMILIES, type RunOptions } from "../run/runner.js";
+import { MAX_PARALLEL } from "../run/parallel-count.js";
+import { runSerialOrParallel } from "../run/parallel-run.js";
 import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rails.js";
 import { parseDurationMs } from "../util/duration.js";
 import { agentFaults } from "./existing-agent.js";
@@ -24,7 +26,7 @@ import { RekindleError } from "../errors.js";
 import { simSizeFlags } from "./sim-size-flags.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--scenario REGEX] [--shard k/n] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
+             [--scenario REGEX] [--shard k/n] [--parallel N|auto] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
              [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
              [--storage-class SC] [--fence-config FILE [--controller-image IMAGE]]
@@ -39,6 +41,10 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 round-robin, so a scenario's shard depends only on the selection and n, never on the
                 provider or machine (rekindle list --shard k/n shows a share); a shard whose share is
                 empty starts no cluster, writes its reports and exits 0; an empty selection exits 2
+      --parallel N|auto: sim only: run the selection on N sim clusters at once (1..${MAX_PARALLEL}), each
+                taking the next scenario, longest expected first, whenever it is free; one set of
+                reports as a serial run writes (each cluster's own under cluster-<k>/); auto: from the
+                cores and free memory (docs/user.md); with --shard, the shard's share runs in parallel
       -f, --file: scenario files (docs/scenario-files.md) or directories of them, instead of the
                 families; their spec.cluster (provider, profile, knobs) applies, and must agree with
                 --provider/--profile when both are given; --repeat overrides each file's repeat
@@ -92,6 +98,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
       "allure-history": { type: "string" },
       scenario: { type: "string" },
       shard: { type: "string" },
+      parallel: { type: "string" },
       "cluster-name": { type: "string" },
       image: { type: "string" },
       kubeconfig: { type: "string" },
@@ -115,7 +122,7 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
   // Bad input fails before anything starts (no report directory, no engine, no cluster).
   if (values.image !== undefined) checkNodeImageChoice(values.image);
   const output = outputFormat(values.output);
-  const result = await runConformance({
+  const options: RunOptions = {
     ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
     ...(values.image !== undefined ? { kindImage: values.image } : {}),
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
@@ -140,7 +147,8 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values.shard !== undefined ? { shard: parseShard(values.shard) } : {}),
     ...(output === "json" ? { testLog: "stderr" as const } : {}),
     signal,
-  });
+  };
+  const result = await runSerialOrParallel(options, values.parallel);
   return finishRun(result, output);
 }
 

@@ -288,6 +288,17 @@ function numbers(name: string, content: Json): string[] {
         typeof r.conditions === "string" ? r.conditions : "",
       ]),
     );
+  if (name.startsWith("parallel-"))
+    return table(
+      ["run", "clusters", "outcome", "wall time", "conditions"],
+      rowsOf(content, "rows").map((r) => [
+        String(r.run),
+        String(r.clusters),
+        String(r.outcome),
+        minutes(r.totalMs),
+        typeof r.conditions === "string" ? r.conditions : "",
+      ]),
+    );
   return ["(no renderer for this kind of results file: see the file itself)"];
 }
 

@@ -4,13 +4,14 @@ import { join } from "node:path";
 import type { BudgetResult } from "../expect/budgets.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { RunEnvironment } from "./environment.js";
+import type { ParallelRecord } from "./parallel-join.js";
 import type { MergedRecord, ShardRecord } from "./shard.js";
 import { summarizeBudgets, type SummaryBudget } from "./summary-budgets.js";
 
 /**
  * summary.json's shape version (docs/summary.schema.json). 1: before it was stated (no
  * schemaVersion, environment or error). 2: adds those three; every field of 1 kept as it was.
- * Optional fields added since (a scenario's and a run's `budgets`, a run's `shard` and `merged`) keep it 2: a reader of 2 that
+ * Optional fields added since (a scenario's and a run's `budgets`, a run's `shard`, `merged` and `parallel`) keep it 2: a reader of 2 that
  * does not know them loses nothing it read before.
  */
 export const SUMMARY_SCHEMA_VERSION = 2;
@@ -94,6 +95,8 @@ export interface RunSummary {
   shard?: ShardRecord;
   /** Set by `rekindle merge`: the shards this summary joins. */
   merged?: MergedRecord;
+  /** Set by `rekindle run --parallel`: the clusters the selection ran on side by side. */
+  parallel?: ParallelRecord;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

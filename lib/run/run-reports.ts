@@ -1,7 +1,7 @@
 // The files every `rekindle run` leaves, whatever happened: summary.json, junit.xml, one SVG
 // timeline per scenario, signoff.html and signoff.md (also appended to $GITHUB_STEP_SUMMARY). A
 // run whose harness broke gets the same files, with the failure as the run's `error`.
-import { writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage, RekindleError } from "../errors.js";
 import { writeJunit } from "../report/junit.js";
@@ -94,4 +94,15 @@ export function writeRunReports(
   if (signoff.stepSummary !== undefined) progress.info(`sign-off appended to ${signoff.stepSummary}`);
   if (signoff.stepSummaryError !== undefined)
     progress.info(`could not append the sign-off to $GITHUB_STEP_SUMMARY: ${signoff.stepSummaryError}`);
+}
+
+/** The allure-results/ of several report directories in `out`'s (their files have unique names), so one Allure report shows them all. */
+export function copyAllureResults(reportDirs: readonly string[], out: string): void {
+  for (const dir of reportDirs) {
+    const results = join(dir, "allure-results");
+    if (!existsSync(results)) continue;
+    mkdirSync(join(out, "allure-results"), { recursive: true });
+    for (const name of readdirSync(results))
+      cpSync(join(results, name), join(out, "allure-results", name), { recursive: true });
+  }
 }

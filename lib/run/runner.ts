@@ -4,7 +4,7 @@
 // on failure; the reports are written also when the harness itself broke, and say so.
 import AllureMochaReporter from "allure-mocha";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
@@ -23,7 +23,8 @@ import type {
   ProviderName,
 } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
-import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
+import { resolveAllureHistory } from "../report/allure-history.js";
+import { generateAllureHtml } from "./allure-html.js";
 import { clusterVersions } from "../report/cluster-versions.js";
 import { rekindleBuild, runEnvironment, type ClusterFacts } from "../report/environment.js";
 import {
@@ -33,12 +34,12 @@ import {
   type RunSummary,
 } from "../report/summary.js";
 import { SUITE_FAMILIES, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
-import { runCommand } from "../util/command.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { failedScenarios, harnessFailure, summaryError, writeRunReports } from "./run-reports.js";
 import type { ShardRecord, ShardSpec } from "../report/shard.js";
 import { planShard, shardGroups, startShard } from "./shard-run.js";
+import { drainQueue, type ScenarioSource } from "./parallel-queue.js";
 import { checkProvider, planScenarioFiles, type FilePlan } from "../scenario-file/plan.js";
 import { prepareFileScenarios, type PreparedFileScenario } from "../scenario-file/scenarios.js";
 import {
@@ -104,6 +105,11 @@ export interface RunOptions {
   /** Run only shard `index` of `count` of the selection (lib/report/shard.ts deals it). Default: the whole selection. */
   shard?: ShardSpec;
   /**
+   * One cluster of `--parallel` (lib/run/parallel-run.ts): run the scenarios this hands out, one at
+   * a time, until it has none left. Default: the whole selection in one go.
+   */
+  scenarioSource?: ScenarioSource;
+  /**
    * Where mocha's per-test lines go: "stdout" (default), or "stderr" when stdout carries a
    * machine-readable result (`rekindle run -o json`).
    */
@@ -117,6 +123,8 @@ export interface RunResult {
   reportDir: string;
   /** Failed scenarios (at least 1 when none ran, or mocha counted failures outside them). */
   failed: number;
+  /** Mocha's own failure count (a scenario that threw before it was recorded counts here only). */
+  testFailures?: number;
   /**
    * Set when the harness or its infrastructure broke (HARNESS_FAILED, exit 3), or when what
    * broke was the user's input found only on opening the cluster (INVALID_INPUT, exit 2). The
@@ -128,7 +136,7 @@ export interface RunResult {
 /** Thrown past the cluster's start when a shard has nothing to run (caught right there). */
 const NOTHING_TO_RUN = new Error("this shard has nothing to run");
 
-function newRunId(): string {
+export function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
@@ -297,7 +305,12 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
       preflight(progress, cluster, groups, options.grep);
       const context: RunContext = { cluster, repeat, progress, signal, scenarios, skipped };
-      mochaFailures = await runMocha(groups, context, reportDir, options.grep, options.testLog);
+      const run = (some: ScenarioGroup[]) =>
+        runMocha(some, context, reportDir, options.grep, options.testLog);
+      mochaFailures =
+        options.scenarioSource === undefined
+          ? await run(groups)
+          : await drainQueue(options.scenarioSource, groups, run, signal);
       await readProviderImages(cluster, facts);
     } finally {
       if (options.keepCluster === true) progress.info(`cluster kept: ${cluster.keepHint()}`);
@@ -327,6 +340,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     summary,
     reportDir,
     failed: Math.max(failed, mochaFailures),
+    testFailures: mochaFailures,
     ...(harnessError !== undefined ? { harnessError } : {}),
   };
 }
@@ -372,7 +386,7 @@ function clusterChoice(
   };
 }
 
-function interrupted(signal: AbortSignal): RekindleError {
+export function interrupted(signal: AbortSignal): RekindleError {
   return new RekindleError("ABORTED", "rekindle run was interrupted", { cause: signal.reason });
 }
 
@@ -439,45 +453,19 @@ async function runMocha(
   addScenarioSuites(mocha.suite, groups, context);
   const { signal } = context;
   try {
+    // Removed after the run: a --parallel cluster runs mocha once per scenario on one signal.
+    let abortRunner = (): void => undefined;
     const failures = await new Promise<number>((resolve) => {
       const runner = mocha.run((count) => {
         resolve(count);
       });
-      signal.addEventListener("abort", () => runner.abort(), { once: true });
+      abortRunner = () => runner.abort();
+      signal.addEventListener("abort", abortRunner, { once: true });
     });
     mocha.dispose();
+    signal.removeEventListener("abort", abortRunner);
     return failures;
   } finally {
     Mocha.reporters.Base.consoleLog = consoleLog;
-  }
-}
-
-/** allure-commandline needs Java; without it the raw allure-results stay and a note says why. */
-async function generateAllureHtml(
-  reportDir: string,
-  progress: Progress,
-  historyFrom: string | undefined,
-): Promise<void> {
-  const history =
-    historyFrom !== undefined ? resolveAllureHistory(historyFrom) : previousAllureHistory(reportDir);
-  if (history !== undefined && carryAllureHistory(history, reportDir) !== undefined)
-    progress.info(`Allure history carried over from ${history}`);
-  const allure = join(PROJECT_ROOT, "node_modules", ".bin", "allure");
-  if (!existsSync(allure)) {
-    progress.info(
-      "allure-commandline is not installed: skipping the HTML report (allure-results/ is written)",
-    );
-    return;
-  }
-  const phase = progress.phase("generating the Allure HTML report");
-  try {
-    await runCommand(
-      allure,
-      ["generate", join(reportDir, "allure-results"), "-o", join(reportDir, "allure-report"), "--clean"],
-      { timeoutMs: 180_000 },
-    );
-    phase.end(join(reportDir, "allure-report", "index.html"));
-  } catch (error) {
-    phase.end(`skipped: ${error instanceof Error ? error.message : String(error)} (is Java installed?)`);
   }
 }

@@ -81,4 +81,28 @@ describe("measurements page", function () {
       missing: ["git sha"],
     });
   });
+
+  it("renders a parallel run's rows: command, clusters, outcome, wall time, conditions", function () {
+    const page = measurementsPage([
+      {
+        name: "parallel-fast-2026-11-25.json",
+        content: {
+          command: "rekindle run --provider sim --profile fast --parallel 2",
+          machine: COMPLETE.machine,
+          gitSha: COMPLETE.gitSha,
+          runs: 1,
+          rows: [
+            {
+              run: "--parallel 2",
+              clusters: 2,
+              outcome: "3 passed",
+              totalMs: 105_000,
+              conditions: "load 11",
+            },
+          ],
+        },
+      },
+    ]);
+    expect(page).to.include("| --parallel 2 | 2 | 3 passed | 1 min 45 s | load 11 |");
+  });
 });
