@@ -8,7 +8,7 @@ import { k8s, isNotFound } from "../kube/client.js";
 import { waitUntil, withTimeout } from "../util/time.js";
 import { NODE_FENCE_CRD } from "../controller/crd.js";
 import { Background, ZONE_LABEL, type BackgroundCounts, type BackgroundOptions } from "./background.js";
-import { TransitionLog, type TransitionIndex, type TransitionListener } from "./transition-log.js";
+import { TransitionLog, type TransitionHistory, type TransitionListener } from "./transition-log.js";
 import { transitionsOf } from "./transitions.js";
 import type { Transition, WatchedKind } from "./types.js";
 import { ResourceWatcher, type ChangeType } from "./watcher.js";
@@ -95,7 +95,7 @@ export class TimelineRecorder implements AsyncDisposable {
   }
 
   /** The stored transitions, indexed; its generation moves with every one stored. */
-  get index(): TransitionIndex & { readonly generation: number } {
+  get index(): TransitionHistory {
     return this.#log;
   }
 

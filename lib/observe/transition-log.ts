@@ -19,6 +19,14 @@ export interface TransitionIndex {
   ofObject(kind: WatchedKind, name: string, namespace?: string): readonly Transition[];
 }
 
+/** A growing index: its generation moves with every transition stored, and any past prefix can be read. */
+export interface TransitionHistory extends TransitionIndex {
+  /** Equal generations, equal contents. */
+  readonly generation: number;
+  /** The transitions up to and including `atMs`, as an index. */
+  until(atMs: number): TransitionIndex;
+}
+
 const NONE: readonly Transition[] = Object.freeze([]);
 
 /** The index of the first transition at or after `atMs` in a list in time order. */
@@ -62,7 +70,7 @@ function objectKey(kind: WatchedKind, name: string, namespace: string | undefine
 export type TransitionListener = (transition: Transition) => void;
 
 /** An indexed, growing set of transitions in time order (see the file comment). */
-export class TransitionLog implements TransitionIndex {
+export class TransitionLog implements TransitionHistory {
   readonly #all: Transition[] = [];
   readonly #byName = new Map<TransitionName, Transition[]>();
   readonly #byNode = new Map<string, Transition[]>();
