@@ -26,6 +26,8 @@ export interface TimelineRecorderOptions {
    * Event, a fence, a VolumeAttachment). Default false: every transition is stored.
    */
   countBackground?: boolean | BackgroundOptions;
+  /** The clock of receive times (default Date.now; tests). */
+  now?: () => number;
 }
 
 interface WatchSpec {
@@ -87,6 +89,28 @@ export class TimelineRecorder implements AsyncDisposable {
       throw error;
     }
     return recorder;
+  }
+
+  /**
+   * A recorder that watches nothing: fed with observe(), as the watches feed a started one (tests,
+   * replays of recorded objects).
+   */
+  static offline(options: TimelineRecorderOptions = {}): TimelineRecorder {
+    return new TimelineRecorder(new k8s.KubeConfig(), options);
+  }
+
+  /**
+   * Records one change as a watch reports it: `previous` is the last version seen (undefined when
+   * new); `initial` when it is part of the first list.
+   */
+  observe(
+    kind: WatchedKind,
+    type: ChangeType,
+    object: k8s.KubernetesObject,
+    previous?: k8s.KubernetesObject,
+    initial = false,
+  ): void {
+    this.#record(kind, type, object, previous, "watch", initial);
   }
 
   /** The stored transitions, in time order. */
@@ -227,7 +251,7 @@ export class TimelineRecorder implements AsyncDisposable {
     source: "watch" | "relist",
     initial: boolean,
   ): void {
-    const atMs = Date.now();
+    const atMs = (this.#options.now ?? Date.now)();
     const before = type === "ADDED" ? undefined : previous;
     const after = type === "DELETED" ? undefined : object;
     const transitions = transitionsOf(
