@@ -151,6 +151,22 @@ describe("waiting woken by events (waitUntil)", function () {
     expect(events.listeners).to.equal(0);
   });
 
+  it("ends with the error a check throws, and unsubscribes", async function () {
+    const events = source();
+    let calls = 0;
+    const waiting = waitUntil(
+      () => {
+        calls += 1;
+        if (calls > 1) throw new Error("undeclared milestone");
+        return undefined;
+      },
+      { what: "x", timeoutMs: 5_000, subscribe: events.subscribe },
+    ).catch((e: unknown) => e);
+    events.fire();
+    expect(((await waiting) as Error).message).to.equal("undeclared milestone");
+    expect(events.listeners).to.equal(0);
+  });
+
   it("checks again on its recheck interval for what nothing announces", async function () {
     let value: string | undefined;
     setTimeout(() => (value = "late"), 30);
