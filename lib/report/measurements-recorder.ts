@@ -37,6 +37,8 @@ export function recorderNumbers(content: Json): string[] {
   return [
     `${text(content.workers)} workers in ${text(content.zones)} zones, ${text(content.label)} code; the bench process before the recorder: ${text(before.rssMB)} MB RSS, ${text(before.heapUsedMB)} MB heap. Node lost: ${text(loss.node)}, Ready=Unknown at ${text(loss.nodeReadyUnknownMs)} ms, Ready again at ${text(loss.nodeReadyAgainMs)} ms.`,
     "",
+    "Stored, counted and derivations are totals since the recorder started, at the end of each phase; — is a number the code measured did not keep.",
+    "",
     "| phase | length | CPU (one core) | RSS / heap after GC | stored transitions | counted renewals | milestone derivations |",
     "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map((r) => `| ${r.join(" | ")} |`),
