@@ -50,6 +50,11 @@ export class ForcedDetachLog {
     this.#follower = logPath ? new LogFollower(logPath) : undefined;
   }
 
+  /** Whether a log is followed (else there are never any). */
+  get followed(): boolean {
+    return this.#follower !== undefined;
+  }
+
   milestones(faultAtMs: number, lostNode: string, untilMs = Infinity): Milestone[] {
     if (this.#follower) this.#seen.push(...forcedDetachesIn(this.#follower.readLines()));
     const out: Milestone[] = [];

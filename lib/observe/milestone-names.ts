@@ -1,9 +1,10 @@
 // The names the recorder can produce, whatever the scenario: what deriveNodeLossMilestones
 // (milestones.ts) derives for the lost node and each watched workload, what the harness adds for
 // every scenario (conditions, kubelet terminations, any fence), and forced detaches read from
-// kube-controller-manager's log (forced-detach.ts). A scenario's own marks and derived
-// milestones come on top (ScenarioDefinition.ownMilestones). An expected window naming anything
-// else could never be met, or a "must not happen" could never fail.
+// kube-controller-manager's log (forced-detach.ts). When the fault hit several nodes, each one's
+// node milestones come again qualified by the node, "<name>@<node>" (node-ready-unknown@worker-2).
+// A scenario's own marks and derived milestones come on top (ScenarioDefinition.ownMilestones). An
+// expected window naming anything else could never be met, or a "must not happen" could never fail.
 
 const FIXED = new Set([
   "fault-injected",
@@ -60,9 +61,43 @@ const PATTERNS: readonly RegExp[] = [
   /^forced-detach:(timeout|out-of-service)$/,
 ];
 
+/** The milestones each fault node gets of its own, qualified by it, when the fault hit several. */
+const PER_NODE_FIXED = new Set([
+  "last-lease-renewal",
+  "node-ready-unknown",
+  "node-not-ready",
+  "node-ready-again",
+  "volumes-in-use-changed",
+  "volumes-in-use-cleared",
+  "va-detach-started",
+  "va-gone",
+  "va-attached-elsewhere",
+]);
+
+/** Of PATTERNS, those of one node: taints, its Events, its fence, its conditions, its forced detaches. */
+const PER_NODE_PATTERNS: readonly RegExp[] = PATTERNS.filter(
+  (pattern) => !pattern.test("evicted:x") && !pattern.test("terminated:x"),
+);
+
+/** A Kubernetes node name (an RFC 1123 subdomain). */
+const NODE_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** One fault node's own milestone: "<name>@<node>" (see the file comment). */
+export function qualifiedMilestone(name: string, node: string): string {
+  return `${name}@${node}`;
+}
+
+function isPerNodeName(name: string): boolean {
+  const at = name.lastIndexOf("@");
+  if (at <= 0 || !NODE_NAME.test(name.slice(at + 1))) return false;
+  const base = name.slice(0, at);
+  return PER_NODE_FIXED.has(base) || PER_NODE_PATTERNS.some((pattern) => pattern.test(base));
+}
+
 /** Whether the recorder can produce `name` for a scenario watching these workloads. */
 export function isRecordedMilestoneName(name: string, workloadIds: readonly string[]): boolean {
   if (FIXED.has(name) || PATTERNS.some((pattern) => pattern.test(name))) return true;
+  if (isPerNodeName(name)) return true;
   const separator = name.lastIndexOf(":");
   const workload = name.slice(0, separator);
   const suffix = name.slice(separator + 1);

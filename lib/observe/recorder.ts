@@ -1,10 +1,14 @@
 // Records the whole recovery chain of a scenario: watches Nodes, Leases, VolumeAttachments, (when
 // the CRD exists) NodeFences, and in the scenario's namespaces Pods, PersistentVolumeClaims,
 // EndpointSlices and Events (Events of "default" too), and turns every change into named
-// transitions with the local receive time and the API's own timestamps.
+// transitions with the local receive time and the API's own timestamps, stored in an indexed log
+// (transition-log.ts). With countBackground, the Lease renewals of nodes nothing concerns are
+// counted instead (background.ts).
 import { k8s, isNotFound } from "../kube/client.js";
-import { pollUntil, withTimeout } from "../util/time.js";
+import { waitUntil, withTimeout } from "../util/time.js";
 import { NODE_FENCE_CRD } from "../controller/crd.js";
+import { Background, ZONE_LABEL, type BackgroundCounts, type BackgroundOptions } from "./background.js";
+import { TransitionLog, type TransitionHistory, type TransitionListener } from "./transition-log.js";
 import { transitionsOf } from "./transitions.js";
 import type { Transition, WatchedKind } from "./types.js";
 import { ResourceWatcher, type ChangeType } from "./watcher.js";
@@ -12,9 +16,18 @@ import { ResourceWatcher, type ChangeType } from "./watcher.js";
 export interface TimelineRecorderOptions {
   /** Record pods, claims, EndpointSlices and events of these namespaces only (default: all namespaces). */
   namespaces?: string[];
-  /** Called for every transition as it is recorded (progress, live logs). */
+  /** Called for every transition as it is recorded, counted ones included (progress, live logs). */
   onTransition?: (transition: Transition) => void;
   onError?: (kind: WatchedKind, error: unknown) => void;
+  /**
+   * Count, do not store, the Lease renewals of nodes nothing concerns (background.ts): a node's
+   * renewals are stored once it is focused (the fault's nodes), has a pod of the watched
+   * namespaces, or any change of its own after the initial lists (a condition, a taint, an
+   * Event, a fence, a VolumeAttachment). Default false: every transition is stored.
+   */
+  countBackground?: boolean | BackgroundOptions;
+  /** The clock of receive times (default Date.now; tests). */
+  now?: () => number;
 }
 
 interface WatchSpec {
@@ -54,12 +67,16 @@ export class TimelineRecorder implements AsyncDisposable {
   readonly #kc: k8s.KubeConfig;
   readonly #options: TimelineRecorderOptions;
   readonly #abort = new AbortController();
-  readonly #transitions: Transition[] = [];
+  readonly #log = new TransitionLog();
+  readonly #background: Background | undefined;
   readonly #watchers: { kind: WatchedKind; watcher: ResourceWatcher; done: Promise<void> }[] = [];
 
   private constructor(kc: k8s.KubeConfig, options: TimelineRecorderOptions) {
     this.#kc = kc;
     this.#options = options;
+    const background = options.countBackground ?? false;
+    this.#background =
+      background === false ? undefined : new Background(background === true ? {} : background);
   }
 
   /** Starts every watch and resolves once each has done its initial list. */
@@ -74,8 +91,54 @@ export class TimelineRecorder implements AsyncDisposable {
     return recorder;
   }
 
+  /**
+   * A recorder that watches nothing: fed with observe(), as the watches feed a started one (tests,
+   * replays of recorded objects).
+   */
+  static offline(options: TimelineRecorderOptions = {}): TimelineRecorder {
+    return new TimelineRecorder(new k8s.KubeConfig(), options);
+  }
+
+  /**
+   * Records one change as a watch reports it: `previous` is the last version seen (undefined when
+   * new); `initial` when it is part of the first list.
+   */
+  observe(
+    kind: WatchedKind,
+    type: ChangeType,
+    object: k8s.KubernetesObject,
+    previous?: k8s.KubernetesObject,
+    initial = false,
+  ): void {
+    this.#record(kind, type, object, previous, "watch", initial);
+  }
+
+  /** The stored transitions, in time order. */
   get transitions(): readonly Transition[] {
-    return this.#transitions;
+    return this.#log.all;
+  }
+
+  /** The stored transitions, indexed; its generation moves with every one stored. */
+  get index(): TransitionHistory {
+    return this.#log;
+  }
+
+  /** Calls `listener` with every transition stored from now on; returns its removal. */
+  subscribe(listener: TransitionListener): () => void {
+    return this.#log.subscribe(listener);
+  }
+
+  /**
+   * Stores every renewal of these nodes from now on, and their recent ones kept aside (the fault's
+   * nodes, named once the fault starts). Nothing changes without countBackground.
+   */
+  focus(nodes: readonly string[]): void {
+    for (const node of nodes) this.#promote(node);
+  }
+
+  /** What was counted instead of stored; undefined without countBackground. */
+  background(): BackgroundCounts | undefined {
+    return this.#background?.counts();
   }
 
   /** Watch re-establishments after expiry or errors, per kind (evidence that gaps were bridged). */
@@ -83,18 +146,27 @@ export class TimelineRecorder implements AsyncDisposable {
     return Object.fromEntries(this.#watchers.map((w) => [w.kind, w.watcher.relists]));
   }
 
-  /** Resolves with the first recorded transition (past or future) that matches. */
+  /**
+   * Resolves with the first stored transition (past or future) that matches, as it is stored;
+   * throws TIMEOUT after `timeoutMs`, ABORTED when `signal` aborts.
+   */
   async waitFor(
     what: string,
     predicate: (t: Transition) => boolean,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<Transition> {
-    const found = () => this.#transitions.find(predicate);
-    return pollUntil(async () => Promise.resolve(found()), {
+    let found = this.#log.all.find(predicate);
+    return waitUntil(() => found, {
       what,
       timeoutMs,
-      intervalMs: 50,
+      subscribe: (wake) =>
+        this.#log.subscribe((t) => {
+          if (found === undefined && predicate(t)) {
+            found = t;
+            wake();
+          }
+        }),
       ...(signal ? { signal } : {}),
     });
   }
@@ -158,7 +230,7 @@ export class TimelineRecorder implements AsyncDisposable {
         ...(spec.namespace ? { namespace: spec.namespace } : {}),
         signal: this.#abort.signal,
         onChange: (type, object, previous, source) => {
-          this.#record(spec.kind, type, object, previous, source);
+          this.#record(spec.kind, type, object, previous, source, !watcher.hasListed);
         },
         onError: (error) => this.#options.onError?.(spec.kind, error),
       });
@@ -177,18 +249,49 @@ export class TimelineRecorder implements AsyncDisposable {
     object: k8s.KubernetesObject,
     previous: k8s.KubernetesObject | undefined,
     source: "watch" | "relist",
+    initial: boolean,
   ): void {
-    const atMs = Date.now();
+    const atMs = (this.#options.now ?? Date.now)();
     const before = type === "ADDED" ? undefined : previous;
     const after = type === "DELETED" ? undefined : object;
-    for (const transition of transitionsOf(
+    const transitions = transitionsOf(
       { kind, atMs, source },
       before ?? (type === "DELETED" ? object : undefined),
       after,
-    )) {
-      this.#transitions.push(transition);
+    );
+    if (this.#background !== undefined && kind === "Node") {
+      const node = object.metadata?.name ?? "";
+      this.#background.zone(node, object.metadata?.labels?.[ZONE_LABEL]);
+      if (type === "MODIFIED" && transitions.length === 0) this.#background.heartbeat(node, atMs);
+    }
+    for (const transition of transitions) {
+      this.#store(transition, initial);
       this.#options.onTransition?.(transition);
     }
+  }
+
+  /** Stores a transition, or counts it as background (see countBackground). */
+  #store(t: Transition, initial: boolean): void {
+    const background = this.#background;
+    const node = t.node ?? "";
+    if (background !== undefined && node !== "") {
+      if (t.name === "lease-renewed") {
+        if (!background.isPromoted(node)) {
+          background.renewal(t);
+          return;
+        }
+        background.storedRenewal(t);
+      } else if (!initial || t.subject.kind === "Pod" || t.subject.kind === "NodeFence") {
+        // Every node has conditions and Events in the initial lists: only later changes make it matter.
+        this.#promote(node);
+      }
+    }
+    this.#log.add(t);
+  }
+
+  /** Makes `node` matter: its recent renewals are stored (in time order), and every later one. */
+  #promote(node: string): void {
+    for (const renewal of this.#background?.promote(node) ?? []) this.#log.add(renewal);
   }
 
   async #crdExists(name: string): Promise<boolean> {

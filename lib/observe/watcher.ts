@@ -26,6 +26,14 @@ export interface ResourceWatcherOptions {
   signal: AbortSignal;
 }
 
+/**
+ * Drops metadata.managedFields, which no transition reads: the last version of every object is
+ * kept (a Node's field managers are most of its size, times every node of a large cluster).
+ */
+function withoutManagedFields(object: k8s.KubernetesObject): void {
+  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+}
+
 interface WatchEnd {
   expired: boolean;
 }
@@ -39,6 +47,8 @@ export class ResourceWatcher {
   relists = 0;
   /** Resolves once the first list has been reported. */
   readonly listed: Promise<void>;
+  /** Whether the first list has been reported (a change reported while false is part of it). */
+  hasListed = false;
   #markListed!: () => void;
   #connection: AbortController | undefined;
   #interrupted = false;
@@ -62,6 +72,7 @@ export class ResourceWatcher {
         if (needList) {
           await this.#relist();
           needList = false;
+          this.hasListed = true;
           this.#markListed();
         }
         if (this.#hold) {
@@ -125,6 +136,7 @@ export class ResourceWatcher {
     this.#resourceVersion = list.metadata?.resourceVersion ?? "";
     const seen = new Set<string>();
     for (const object of list.items) {
+      withoutManagedFields(object);
       const uid = object.metadata?.uid ?? "";
       seen.add(uid);
       const previous = this.#known.get(uid);
@@ -164,6 +176,7 @@ export class ResourceWatcher {
             const rv = object.metadata?.resourceVersion;
             if (rv) this.#resourceVersion = rv;
             if (type === "BOOKMARK") return;
+            withoutManagedFields(object);
             const uid = object.metadata?.uid ?? "";
             const previous = this.#known.get(uid);
             if (type === "DELETED") this.#known.delete(uid);

@@ -66,33 +66,35 @@ export function workloadVolumeMilestones(
   workload: WorkloadRef,
   lostPods: ReadonlySet<string | undefined>,
 ): void {
-  const { transitions, after, onFaulted, add } = d;
+  const { index, after, onFaulted, add } = d;
   const { id, namespace } = workload;
-  const { claims, uids, names } = podsAndClaims(transitions, workload, lostPods);
+  const { claims, uids, names } = podsAndClaims(index.ofKind("Pod"), workload, lostPods);
   add(
     `${id}:multi-attach`,
-    after.find((t) => {
+    after("event").find((t) => {
       if (!isMultiAttachEvent(t) || t.detail?.["involvedNamespace"] !== namespace) return false;
       const uid = t.detail["involvedUid"] ?? "";
       return uid !== "" ? uids.has(uid) : names.has(t.detail["involvedName"] ?? "");
     }),
   );
-  const volumes = boundVolumes(transitions, namespace, claims, d.context.faultAtMs);
+  const volumes = boundVolumes(index.named("pvc-bound"), namespace, claims, d.context.faultAtMs);
   const ofVolumes = (t: Transition) => volumes.has(t.detail?.["volume"] ?? "");
   // A VolumeAttachment with no finalizer goes in one step: its deletion is the detach's start then.
   add(
     `${id}:va-detach-started`,
-    after.find(
-      (t) => (t.name === "va-deletion-requested" || t.name === "va-gone") && onFaulted(t) && ofVolumes(t),
-    ),
+    d
+      .afterOfKind("VolumeAttachment")
+      .find(
+        (t) => (t.name === "va-deletion-requested" || t.name === "va-gone") && onFaulted(t) && ofVolumes(t),
+      ),
   );
-  const vaGone = after.find((t) => t.name === "va-gone" && onFaulted(t) && ofVolumes(t));
+  const vaGone = after("va-gone").find((t) => onFaulted(t) && ofVolumes(t));
   add(`${id}:va-gone`, vaGone);
   if (vaGone) {
     const volume = vaGone.detail?.["volume"];
     add(
       `${id}:va-attached-elsewhere`,
-      after.find((t) => t.name === "va-attached" && !onFaulted(t) && t.detail?.["volume"] === volume),
+      after("va-attached").find((t) => !onFaulted(t) && t.detail?.["volume"] === volume),
     );
   }
 }

@@ -2,6 +2,7 @@
 // published only with what makes it reproducible and comparable: the command that produced it, the
 // machine, the date, the git sha and the run count. A file missing any of them is listed with what
 // it lacks instead of its numbers.
+import { recorderNumbers } from "./measurements-recorder.js";
 
 /** A results file as read from bench/results/: its base name and parsed JSON. */
 export interface ResultsFile {
@@ -196,6 +197,7 @@ function controllerNumbers(content: Json): string[] {
 /** The numbers of one file, by the bench script that wrote it (its name's prefix). */
 function numbers(name: string, content: Json): string[] {
   if (/^controller-\d+w-/.test(name)) return controllerNumbers(content);
+  if (/^recorder-\d+w-/.test(name)) return recorderNumbers(content);
   if (name.startsWith("recovery-"))
     return table(
       [

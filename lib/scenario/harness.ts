@@ -271,6 +271,8 @@ async function openScenario<R extends NodeCapability>(parts: ScenarioContextPart
     TimelineRecorder.start(kc, {
       // The scenario's namespace, and any other its workloads live in (workloads already deployed).
       namespaces: [...new Set([namespace, ...definition.workloads(namespace).map((w) => w.namespace)])],
+      // Nodes nothing concerns renew as counts; the fault's nodes are focused by faultStarts.
+      countBackground: true,
       onTransition: (transition) => {
         const warning = volumeWarningLine(transition);
         if (warning !== undefined) progress.info(`${definition.id}: [event] ${warning}`);

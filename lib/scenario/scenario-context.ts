@@ -11,7 +11,7 @@ import { waitForNodeBack } from "../kube/queries.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { LineTail } from "../util/line-tail.js";
 import type { Progress } from "../util/progress.js";
-import { pollUntil } from "../util/time.js";
+import { waitUntil } from "../util/time.js";
 import { withControllerTail } from "./controller-tail.js";
 import type { ExpectationInputs, ScenarioContext, ScenarioDefinition } from "./harness.js";
 import { startScenarioController } from "./scenario-controller.js";
@@ -41,7 +41,10 @@ export interface ScenarioContextParts<R extends NodeCapability> {
   controllerTail: LineTail;
 }
 
-/** Waits for a milestone; the timeout defaults to its expected window's upper bound plus a minute. */
+/**
+ * Waits for a milestone, woken by the timeline (each transition stored, mark, the fault), not on a
+ * poll; the timeout defaults to its expected window's upper bound plus a minute.
+ */
 function awaitMilestone<R extends NodeCapability>(
   parts: ScenarioContextParts<R>,
   name: string,
@@ -50,8 +53,9 @@ function awaitMilestone<R extends NodeCapability>(
   const { definition, steps, progress, signal, timeline } = parts;
   const budget = timeoutMs ?? (parts.nominal.find((w) => w.name === name)?.maxMs ?? 540_000) + 60_000;
   return steps.step(`await ${name}`, () =>
-    pollUntil(async () => Promise.resolve(timeline.milestones().find((m) => m.name === name)), {
+    waitUntil(() => timeline.milestones().find((m) => m.name === name), {
       what: `milestone ${name}`,
+      subscribe: (wake) => timeline.subscribe(wake),
       reportEveryMs: 30_000,
       onWait: (elapsedMs) => {
         progress.info(
@@ -59,7 +63,6 @@ function awaitMilestone<R extends NodeCapability>(
         );
       },
       timeoutMs: budget,
-      intervalMs: 100,
       ...(signal ? { signal } : {}),
     }).catch((error: unknown) => {
       throw withControllerTail(error, parts.controllerTail.lines());

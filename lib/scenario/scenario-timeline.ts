@@ -1,22 +1,38 @@
 // One scenario run's timeline: the fault instant and nodes, the scenario's own marks, the recorder,
 // and the milestones computed from them (base, forced detaches from kube-controller-manager's log,
-// marks, the scenario's derive), in time order.
+// marks, the scenario's derive), in time order. What is derived from transitions is cached: it is
+// derived again only once the recorder stored something new or the fault changed (a recorder
+// that counts the background stores nothing while the cluster is at rest). Waiters subscribe and
+// are woken by each stored transition, mark and fault instead of polling.
 import { ForcedDetachLog } from "../observe/forced-detach.js";
+import { qualifiedMilestone } from "../observe/milestone-names.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { TimelineRecorder } from "../observe/recorder.js";
+import {
+  TransitionLog,
+  untilTime,
+  type TransitionHistory,
+  type TransitionIndex,
+} from "../observe/transition-log.js";
 import type { Transition } from "../observe/types.js";
 import { baseMilestones } from "./base-milestones.js";
 import type { DeriveContext, ExpectationInputs, ScenarioDefinition } from "./harness.js";
 import { isOwnMilestone, undeclaredMilestone } from "./own-milestones.js";
+
+/** How often a waiter reads kube-controller-manager's log (a file: nothing announces its lines). */
+const CONTROLLER_MANAGER_LOG_EVERY_MS = 1_000;
 
 export class ScenarioTimeline {
   /** Date.now() at the fault; 0 before it. */
   faultAtMs = 0;
   /** The nodes the fault hit, the first one primary. */
   faultNodes: string[] = [];
-  recorder: TimelineRecorder | undefined;
+  #recorder: TimelineRecorder | undefined;
   private readonly marks: Milestone[] = [];
   private readonly controllerManagerLog: ForcedDetachLog;
+  readonly #listeners = new Set<() => void>();
+  #cached: { key: string; milestones: Milestone[] } | undefined;
+  #derivations = 0;
 
   /** Reads kube-controller-manager's log (when the provider has it on this machine) from now on. */
   constructor(
@@ -28,23 +44,63 @@ export class ScenarioTimeline {
     this.controllerManagerLog = new ForcedDetachLog(controllerManagerLogPath);
   }
 
+  get recorder(): TimelineRecorder | undefined {
+    return this.#recorder;
+  }
+
+  set recorder(recorder: TimelineRecorder | undefined) {
+    this.#recorder = recorder;
+    this.#cached = undefined;
+  }
+
+  /** How many times the milestones were derived from the transitions (not served from the cache). */
+  get derivations(): number {
+    return this.#derivations;
+  }
+
   faultStarts(nodes: string[]): void {
     this.faultAtMs = Date.now();
     this.faultNodes = nodes;
+    this.#recorder?.focus(nodes);
+    this.#wake();
   }
 
   mark(name: string): void {
     if (!isOwnMilestone(this.definition, name)) throw undeclaredMilestone(this.definition, name);
     this.marks.push({ name, atMs: Date.now() - this.faultAtMs });
+    this.#wake();
   }
 
   sinceFaultMs(): number {
     return this.faultAtMs === 0 ? 0 : Date.now() - this.faultAtMs;
   }
 
+  /**
+   * Calls `wake` whenever the milestones may have changed: a transition stored, a mark, the fault;
+   * and every second while kube-controller-manager's log is followed. Returns its removal.
+   */
+  subscribe(wake: () => void): () => void {
+    this.#listeners.add(wake);
+    const fromRecorder = this.#recorder?.subscribe(() => {
+      wake();
+    });
+    const timer = this.controllerManagerLog.followed
+      ? setInterval(wake, CONTROLLER_MANAGER_LOG_EVERY_MS)
+      : undefined;
+    return () => {
+      this.#listeners.delete(wake);
+      fromRecorder?.();
+      if (timer) clearInterval(timer);
+    };
+  }
+
   /** Every milestone so far. */
   milestones(): Milestone[] {
-    return this.milestonesOf(this.recorder?.transitions ?? []);
+    if (this.faultAtMs === 0) return [];
+    const index = this.#index();
+    const key = `${index.generation}:${this.faultAtMs}:${this.faultNodes.join(",")}`;
+    if (this.#cached?.key !== key) this.#cached = { key, milestones: this.#fromTransitions(index) };
+    return this.#combine(this.#cached.milestones);
   }
 
   /**
@@ -52,17 +108,17 @@ export class ScenarioTimeline {
    * judged), plus the node coming back during the undo, which is reported.
    */
   observedUntil(observedUntilMs: number): Milestone[] {
-    const observed = this.milestonesOf(this.transitionsUntil(observedUntilMs), observedUntilMs);
-    const readyAgain = this.milestonesOf(this.recorder?.transitions ?? []).find(
-      (m) => m.name === "node-ready-again",
-    );
+    if (this.faultAtMs === 0) return [];
+    const index = this.#index();
+    const observed = this.#combine(this.#fromTransitions(index.until(observedUntilMs)), observedUntilMs);
+    const readyAgain = this.milestones().find((m) => m.name === "node-ready-again");
     if (readyAgain && !observed.some((m) => m.name === "node-ready-again")) observed.push(readyAgain);
     return observed;
   }
 
   /** The recorded transitions up to the end of the scenario's own steps (the undo's are not judged). */
-  transitionsUntil(observedUntilMs: number): Transition[] {
-    return (this.recorder?.transitions ?? []).filter((t) => t.atMs <= observedUntilMs);
+  transitionsUntil(observedUntilMs: number): readonly Transition[] {
+    return untilTime(this.#index().all, observedUntilMs);
   }
 
   /** What `derive` and `budgets` are told of the run. */
@@ -75,14 +131,31 @@ export class ScenarioTimeline {
     };
   }
 
-  private milestonesOf(transitions: readonly Transition[], untilMs = Infinity): Milestone[] {
-    if (this.faultAtMs === 0) return [];
-    return [
-      ...baseMilestones(this.definition, transitions, this.deriveContext()),
-      ...this.controllerManagerLog.milestones(this.faultAtMs, this.faultNodes[0] ?? "", untilMs),
-      ...this.marks,
-      ...this.derived(transitions),
-    ].sort((a, b) => a.atMs - b.atMs);
+  #index(): TransitionHistory {
+    return this.#recorder?.index ?? EMPTY;
+  }
+
+  #wake(): void {
+    for (const wake of this.#listeners) wake();
+  }
+
+  /** The milestones derived from transitions: base, and the scenario's derive. */
+  #fromTransitions(index: TransitionIndex): Milestone[] {
+    this.#derivations += 1;
+    return [...baseMilestones(this.definition, index, this.deriveContext()), ...this.derived(index.all)];
+  }
+
+  /** With the forced detaches read from the log and the marks, in time order. */
+  #combine(fromTransitions: readonly Milestone[], untilMs = Infinity): Milestone[] {
+    const [first, ...others] = this.faultNodes;
+    const detaches = this.controllerManagerLog.milestones(this.faultAtMs, first ?? "", untilMs);
+    if (others.length > 0) {
+      for (const node of this.faultNodes) {
+        for (const m of this.controllerManagerLog.milestones(this.faultAtMs, node, untilMs))
+          detaches.push({ ...m, name: qualifiedMilestone(m.name, node) });
+      }
+    }
+    return [...fromTransitions, ...detaches, ...this.marks].sort((a, b) => a.atMs - b.atMs);
   }
 
   /** The scenario's own derived milestones, each one it declared. */
@@ -93,3 +166,5 @@ export class ScenarioTimeline {
     return out;
   }
 }
+
+const EMPTY = new TransitionLog();

@@ -102,3 +102,102 @@ export async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal):
     if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }
+
+export interface WakeOptions {
+  /** What is awaited, for progress and the timeout message. */
+  what: string;
+  timeoutMs: number;
+  /** Registers `wake` with whatever announces changes; returns its removal. */
+  subscribe: (wake: () => void) => () => void;
+  /** Also checks this often, for changes nothing announces (default: only when woken). */
+  recheckEveryMs?: number;
+  signal?: AbortSignal;
+  /** Called with the elapsed time every `reportEveryMs` while waiting. */
+  onWait?: (elapsedMs: number) => void;
+  /** Default 10 000 ms. */
+  reportEveryMs?: number;
+}
+
+/**
+ * Calls `check` now and again each time the subscription wakes it (wakes within one turn of the
+ * event loop count once), until it returns a value other than undefined; throws TIMEOUT naming
+ * `what` after `timeoutMs`, ABORTED when the signal aborts. An error thrown by `check` ends the wait.
+ */
+export function waitUntil<T>(check: () => T | undefined, options: WakeOptions): Promise<T> {
+  const { signal, what, timeoutMs } = options;
+  const started = Date.now();
+  return new Promise<T>((resolve, reject) => {
+    const cleanups: (() => void)[] = [];
+    const state = { done: false };
+    const finish = (error: Error | undefined, value?: T) => {
+      if (state.done) return;
+      state.done = true;
+      for (const cleanup of cleanups) cleanup();
+      if (error === undefined) resolve(value as T);
+      else reject(error);
+    };
+    const run = () => {
+      if (state.done) return;
+      try {
+        const value = check();
+        if (value !== undefined) finish(undefined, value);
+      } catch (error) {
+        finish(error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+    const aborted = () =>
+      new RekindleError("ABORTED", `aborted while waiting for ${what}`, { cause: signal?.reason });
+    if (signal?.aborted) {
+      finish(aborted());
+      return;
+    }
+    run();
+    if (state.done) return;
+    let scheduled: NodeJS.Immediate | undefined;
+    cleanups.push(
+      options.subscribe(() => {
+        scheduled ??= setImmediate(() => {
+          scheduled = undefined;
+          run();
+        });
+      }),
+      () => {
+        if (scheduled) clearImmediate(scheduled);
+      },
+    );
+    const timeout = setTimeout(() => {
+      finish(
+        new RekindleError("TIMEOUT", `timed out after ${timeoutMs} ms waiting for ${what}`, {
+          details: { what, timeoutMs },
+        }),
+      );
+    }, timeoutMs);
+    cleanups.push(() => {
+      clearTimeout(timeout);
+    });
+    const { onWait } = options;
+    if (onWait) {
+      const report = setInterval(() => {
+        onWait(Date.now() - started);
+      }, options.reportEveryMs ?? 10_000);
+      cleanups.push(() => {
+        clearInterval(report);
+      });
+    }
+    if (options.recheckEveryMs !== undefined) {
+      const recheck = setInterval(run, options.recheckEveryMs);
+      cleanups.push(() => {
+        clearInterval(recheck);
+      });
+    }
+    if (signal) {
+      const onAbort = () => {
+        finish(aborted());
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      cleanups.push(() => {
+        signal.removeEventListener("abort", onAbort);
+      });
+    }
+  });
+}

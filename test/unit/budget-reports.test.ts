@@ -19,6 +19,7 @@ import {
 } from "../../lib/report/summary.js";
 import { runEnvironment } from "../../lib/report/environment.js";
 import type { TimelineRecorder } from "../../lib/observe/recorder.js";
+import { TransitionLog } from "../../lib/observe/transition-log.js";
 import type { Transition } from "../../lib/observe/types.js";
 import {
   expectationInputs,
@@ -144,9 +145,8 @@ describe("the harness hands budgets() the judged run", function () {
     const t = new ScenarioTimeline(definition, "ns", inputs, undefined);
     t.faultAtMs = faultAtMs;
     t.faultNodes = ["n1"];
-    t.recorder = {
-      transitions: [transition(900), transition(1_500), transition(2_500)],
-    } as unknown as TimelineRecorder;
+    const log = TransitionLog.of([transition(900), transition(1_500), transition(2_500)]);
+    t.recorder = { transitions: log.all, index: log } as unknown as TimelineRecorder;
     return t;
   }
 

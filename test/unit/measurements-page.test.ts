@@ -105,4 +105,37 @@ describe("measurements page", function () {
     ]);
     expect(page).to.include("| --parallel 2 | 2 | 3 passed | 1 min 45 s | load 11 |");
   });
+
+  it("shows bench:recorder's phases: CPU, memory after GC, stored and counted, derivations", function () {
+    const phase = (cpu: number, stored: number, counted?: number) => ({
+      usage: { seconds: 60, cpuPercentOfOneCore: cpu },
+      afterGc: { rssMB: 210, heapUsedMB: 60 },
+      storedTransitions: stored,
+      storedLeaseRenewals: 3,
+      ...(counted === undefined ? {} : { countedLeaseRenewals: counted, milestoneDerivations: 4 }),
+    });
+    const { rows: _rows, repeat: _repeat, ...facts } = COMPLETE;
+    const content = {
+      ...facts,
+      runs: { rest: 1, nodeLoss: 1, waiting: 1 },
+      workers: 300,
+      zones: 3,
+      label: "before",
+      beforeRecorder: { rssMB: 200, heapUsedMB: 55 },
+      rest: phase(0.9, 2100, 2059),
+      nodeLoss: {
+        node: "worker-300",
+        nodeReadyUnknownMs: 54437,
+        nodeReadyAgainMs: 54498,
+        ...phase(0.8, 2117),
+      },
+      waiting: phase(0.7, 2126, 5389),
+    };
+    const page = measurementsPage([{ name: "recorder-300w-large-before-2026-11-25.json", content }]);
+    expect(page).to.include("300 workers in 3 zones, before code");
+    expect(page).to.include("| at rest | 60 s | 0.9 % | 210 / 60 MB | 2100 (3 renewals) | 2059 | 4 |");
+    expect(page).to.include(
+      "| one node lost and back | 60 s | 0.8 % | 210 / 60 MB | 2117 (3 renewals) | — | — |",
+    );
+  });
 });
