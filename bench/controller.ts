@@ -270,7 +270,7 @@ async function measureSize(
     await using _events = events;
     const timeouts = {
       decisionsMs: config.unhealthyAfterMs + config.nodeMonitorGracePeriodMs + 60_000,
-      fencedMs: 300_000,
+      fencedMs: 120_000,
       restoredMs: 300_000,
     };
     const context: IncidentContext = {
