@@ -6,6 +6,7 @@ import { createWriteStream, existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { execa } from "execa";
+import { errorMessage } from "../lib/errors.js";
 import { fenceConfiguration, simControllerTarget } from "../lib/cli/controller-command.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { simLayout } from "../lib/cluster/sim/layout.js";
@@ -50,6 +51,16 @@ export async function bootSimInChild(shape: SimShape, signal: AbortSignal): Prom
 /** Stops every process of the cluster at `root` if it has state there (a boot that failed cleans itself). */
 export async function destroySim(root: string): Promise<void> {
   if (existsSync(simLayout(root).stateFile)) await SimCluster.open(root).destroy();
+}
+
+/** Tears a bench's cluster down; a failure is said, with how to stop it by hand, not thrown. */
+export async function tearDownSim(shape: SimShape, progress: (message: string) => void): Promise<void> {
+  progress(`${shape.workers} workers: tearing the cluster down`);
+  await destroySim(shape.root).catch((error: unknown) => {
+    progress(
+      `teardown of ${shape.root} failed: ${errorMessage(error)} (stop it with: rekindle sim down --name ${shape.name})`,
+    );
+  });
 }
 
 export interface BenchController {

@@ -15,11 +15,10 @@
 // Writes bench/results/controller-<workers>w-<date>.json per size. Not a test: numbers vary by
 // machine and load (recorded). Progress goes to stderr; the controller's log to
 // reports/bench/controller-<workers>w.log. Every cluster is torn down, also on failure or Ctrl-C.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { format, resolveConfig } from "prettier";
 import { CONTROLLER_USAGE } from "../lib/cli/controller-command.js";
 import { exitCodeForError } from "../lib/cli/exit-codes.js";
 import { controllerSettings, parseControllerFlags } from "../lib/controller/flags.js";
@@ -38,7 +37,8 @@ import {
   type IncidentContext,
   type IncidentResult,
 } from "./controller-incident.js";
-import { bootSimInChild, destroySim, simController, type SimShape } from "./controller-sim.js";
+import { bootSimInChild, simController, tearDownSim, type SimShape } from "./controller-sim.js";
+import { benchMachine, writeResultsFile } from "./results-file.js";
 import { summarizeDecisions } from "./decisions.js";
 import { groupUsage } from "./process-usage.js";
 import { measureRest, memoryAfterGc } from "./process-window.js";
@@ -336,12 +336,7 @@ async function measureSize(
       ...(outage ? { zoneOutage: { zone: OUTAGE_ZONE, ...outage } } : {}),
     };
   } finally {
-    progress(`${workers} workers: tearing the cluster down`);
-    await destroySim(shape.root).catch((error: unknown) => {
-      progress(
-        `teardown of ${shape.root} failed: ${errorMessage(error)} (stop it with: rekindle sim down --name ${shape.name})`,
-      );
-    });
+    await tearDownSim(shape, progress);
   }
 }
 
@@ -368,7 +363,7 @@ try {
     const measured = await measureSize(workers, opts, scope.signal);
     const result = {
       ...provenance,
-      machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+      machine: benchMachine(),
       profile: opts.profile,
       ...measured,
       /** The whole measurement of this size, boot and teardown included. */
@@ -381,11 +376,7 @@ try {
       "results",
       `controller-${workers}w${argsSlug(opts.controllerArgs)}-${provenance.date}.json`,
     );
-    // As the repository's lint formats JSON, so a new results file passes `npm run lint` as written.
-    writeFileSync(
-      out,
-      await format(JSON.stringify(result, null, 2), { ...(await resolveConfig(out)), parser: "json" }),
-    );
+    await writeResultsFile(out, result);
     progress(`written to ${out}`);
   }
   scope.settle(0);

@@ -14,11 +14,10 @@
 // the harness had before the recorder was indexed are required, so the same file measures the
 // previous code (a checkout of it, --label before). Progress goes to stderr. Not a test: numbers
 // vary by machine and load (recorded). Every cluster is torn down, also on failure or Ctrl-C.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { format, resolveConfig } from "prettier";
 import { exitCodeForError } from "../lib/cli/exit-codes.js";
 import { leaseRenewIntervalMs, timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
@@ -35,7 +34,8 @@ import { LineTail } from "../lib/util/line-tail.js";
 import { silentProgress } from "../lib/util/progress.js";
 import { sleep } from "../lib/util/time.js";
 import { ensureNamespace } from "../lib/workloads/deploy.js";
-import { bootSimInChild, destroySim, type SimShape } from "./controller-sim.js";
+import { bootSimInChild, tearDownSim, type SimShape } from "./controller-sim.js";
+import { benchMachine, writeResultsFile } from "./results-file.js";
 import { memoryAfterGc, startWindow, type WindowUsage } from "./process-window.js";
 import { benchProvenance } from "./provenance.js";
 
@@ -251,12 +251,7 @@ async function measureSize(
       await recorder.stop();
     }
   } finally {
-    progress(`${workers} workers: tearing the cluster down`);
-    await destroySim(shape.root).catch((error: unknown) => {
-      progress(
-        `teardown of ${shape.root} failed: ${errorMessage(error)} (stop it with: rekindle sim down --name ${shape.name})`,
-      );
-    });
+    await tearDownSim(shape, progress);
   }
 }
 
@@ -277,7 +272,7 @@ try {
     const measured = await measureSize(workers, opts, scope.signal);
     const result = {
       ...provenance,
-      machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+      machine: benchMachine(),
       profile: opts.profile,
       loadAverageAtStart: loadAtStart,
       ...measured,
@@ -291,10 +286,7 @@ try {
       "results",
       `recorder-${workers}w-${opts.profile}${label}-${provenance.date}.json`,
     );
-    writeFileSync(
-      out,
-      await format(JSON.stringify(result, null, 2), { ...(await resolveConfig(out)), parser: "json" }),
-    );
+    await writeResultsFile(out, result);
     progress(`written to ${out}`);
   }
   scope.settle(0);
