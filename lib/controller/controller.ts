@@ -9,6 +9,7 @@ import { setMaxListeners } from "node:events";
 import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import { boundedSignal } from "../util/abort.js";
+import { forEachBounded } from "../util/bounded-parallel.js";
 import { clockFrom, type Clock } from "../util/clock.js";
 import { sleep } from "../util/time.js";
 import { boundedKubeConfig } from "../kube/bounded-client.js";
@@ -30,8 +31,7 @@ import { PassBounds } from "./pass-bounds.js";
 import { controllerLiveness } from "./liveness.js";
 import { checkFenceStart } from "./fence-start.js";
 import { lostNow, type CurrentNodeReader } from "./present.js";
-import { releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
-import { decidingFirst, forEachNode } from "./pass-order.js";
+import { cancelledByHand, clearCancelled, releaseFence, supersedeFence, sweepOrphans } from "./orphans.js";
 import type { NodeHealth } from "./detect.js";
 import { guardDecision, type GuardNode } from "./guard.js";
 import { FenceRateLimiter, type FenceRateClass } from "./fence-rate.js";
@@ -273,7 +273,7 @@ export class RecoveryController {
   }
 
   async #pass(): Promise<void> {
-    const { config } = this.#context;
+    const { config, log } = this.#context;
     const { snapshot, health, now } = await this.#observe();
     // A standby keeps observing (so its clocks are warm when it takes over) but never acts.
     if (this.#options.leader && !this.#options.leader.isLeader) return;
@@ -289,25 +289,21 @@ export class RecoveryController {
         plan: planNode(name, snapshot, this.#observations, health, guard, config, fleet),
       };
     });
-    // Every node's decision first, then the steps of fences (pass-order.ts).
-    const { deciding, stepping: later } = decidingFirst(plans);
-    const started: { name: string; fence: NodeFence }[] = [];
-    await forEachNode(this.#context, health, deciding, async ({ node, name, plan }) => {
-      const fence = await this.#act(node, plan, guard, now, snapshot.paused);
-      if (fence) started.push({ name, fence });
+    await forEachBounded(plans, config.nodeConcurrency, async ({ node, name, plan }) => {
+      try {
+        // A cancellation by hand lasts until the node has been healthy (kept on the Node: restarts too).
+        if (health.get(name)?.state === "healthy" && cancelledByHand(node)) {
+          await clearCancelled(this.#context, node).catch((error: unknown) => {
+            countFailure(this.#context, error);
+            log(`${name}: cancellation by hand not cleared: ${errorMessage(error)}`);
+          });
+        }
+        await this.#act(node, plan, guard, now, snapshot.paused);
+      } catch (error) {
+        countFailure(this.#context, error);
+        log(`node ${name}: ${errorMessage(error)}`);
+      }
     });
-    const stepping = [
-      ...started.map(({ name, fence }) => ({
-        name,
-        run: () => this.#progress(name, fence, "unhealthy", 0, guard, snapshot.paused),
-      })),
-      ...later.map(({ node, name, plan }) => ({
-        name,
-        node,
-        run: () => this.#act(node, plan, guard, now, snapshot.paused),
-      })),
-    ];
-    await forEachNode(this.#context, health, stepping, ({ run }) => run());
   }
 
   /**
@@ -361,7 +357,7 @@ export class RecoveryController {
     guard: GuardNode[],
     now: number,
     paused: boolean,
-  ): Promise<NodeFence | undefined> {
+  ): Promise<void> {
     const { log } = this.#context;
     const name = node.metadata?.name ?? "";
     switch (plan.kind) {
@@ -398,9 +394,11 @@ export class RecoveryController {
           FLEET_HOLD_EVENTS[plan.reason] ?? EVENT_REASONS.guardHeld,
         );
         break;
-      case "fence":
-        // Its steps follow in the pass's second part (#pass).
-        return this.#fence(node, plan.lostBecause, plan.previous, plan.rate);
+      case "fence": {
+        const fence = await this.#fence(node, plan.lostBecause, plan.previous, plan.rate);
+        if (fence) await this.#progress(name, fence, "unhealthy", 0, guard, paused);
+        break;
+      }
       case "none":
         this.#lastHold.delete(name);
         if (plan.healthy) this.#nothingToRelease.delete(name);
