@@ -26,6 +26,8 @@ import type { LeaderElector } from "./leader.js";
 import { ControllerMetrics } from "./metrics.js";
 import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
+import { FenceStepRunner, stepRunContext } from "./fence-steps.js";
+import { HoldNotices } from "./hold-notices.js";
 import { driverPowerReader, EarlyPowerReads, earlyReadCandidates } from "./early-power.js";
 import { PassBounds } from "./pass-bounds.js";
 import { controllerLiveness } from "./liveness.js";
@@ -83,16 +85,16 @@ export class RecoveryController {
   readonly #caches: ClusterCaches;
   readonly #clock: Clock;
   readonly #bounds: PassBounds;
-  /** Per node, the last reason it was held (log and Event once per reason, not every pass). */
-  readonly #lastHold = new Map<string, string>();
-  /** Lost nodes already reported as having nothing to release (one Event per outage). */
-  readonly #nothingToRelease = new Set<string>();
+  /** Holds and "nothing to release", said once (hold-notices.ts). */
+  readonly #holds: HoldNotices;
   /** Per node, since when this controller has seen it healthy without a break. */
   readonly #healthySince = new Map<string, number>();
   /** The fleet-wide fence rate (fence-rate.ts), on the monotonic clock. */
   readonly #rate: FenceRateLimiter;
   /** Power reads of silent nodes (early-power.ts). */
   readonly #early: EarlyPowerReads;
+  /** The steps of fences under way, beside the passes (fence-steps.ts). */
+  readonly #steps: FenceStepRunner;
   readonly #stopped = new AbortController();
   /** Ends the wait for the next pass early (an early power read found a node off). */
   #wake = new AbortController();
@@ -112,6 +114,7 @@ export class RecoveryController {
     const log = options.log ?? (() => undefined);
     this.#clock = clockFrom(options.now);
     this.#rate = new FenceRateLimiter(config);
+    this.#steps = new FenceStepRunner({ limit: config.nodeConcurrency });
     const monotonic = this.#clock.monotonicMs;
     this.#bounds = new PassBounds({ config, leader, now: monotonic, stopped: this.#stopped.signal });
     this.#observations = new NodeObservations({
@@ -165,6 +168,7 @@ export class RecoveryController {
           unhealthyAfterMs: config.unhealthyAfterMs,
         }),
     };
+    this.#holds = new HoldNotices(this.#context);
     this.#early = new EarlyPowerReads({
       observations: this.#observations,
       checkIntervalMs: config.checkIntervalMs,
@@ -197,7 +201,8 @@ export class RecoveryController {
         // Renewed before the pass: a read that finds a node off during it cuts the next wait short.
         this.#wake = new AbortController();
         try {
-          await this.reconcileOnce();
+          // Not waiting for the fence steps it started: they run beside the next passes.
+          await this.#boundedPass();
           this.#lastPassError = undefined;
         } catch (error) {
           const wasBlind = this.#lastPassError?.startsWith("blind: ") === true;
@@ -220,6 +225,7 @@ export class RecoveryController {
   async stop(): Promise<void> {
     this.#stopped.abort(new Error("controller stopped"));
     await this.#loop;
+    await this.#steps.settle();
     this.#early.stop();
     await this.#early.settle();
     await this.#options.leader?.stop();
@@ -259,11 +265,18 @@ export class RecoveryController {
   }
 
   /**
-   * One pass: read, then each node's plan, carried out for up to nodeConcurrency nodes at once, all
-   * within passTimeout (pass-bounds.ts). The plans are made first, from one read: the guard's
-   * counts do not depend on the order (a node it lets fence is already counted as unhealthy).
+   * One pass, and the fence steps it started, awaited (tests, one-shot use). A pass reads, then
+   * carries out each node's plan for up to nodeConcurrency nodes at once, within passTimeout
+   * (pass-bounds.ts); the plans are made first, from one read: the guard's counts do not depend on
+   * the order (a node it lets fence is already counted as unhealthy). The steps of fences run
+   * beside it (fence-steps.ts), each run within passTimeout of its own.
    */
   async reconcileOnce(): Promise<void> {
+    await this.#boundedPass();
+    await this.#steps.settle();
+  }
+
+  async #boundedPass(): Promise<void> {
     this.#bounds.begin();
     try {
       await this.#pass();
@@ -358,36 +371,30 @@ export class RecoveryController {
     now: number,
     paused: boolean,
   ): Promise<void> {
-    const { log } = this.#context;
     const name = node.metadata?.name ?? "";
+    // A node's fence steps under way (or waiting for a slot) are left to finish: the first pass
+    // after them decides again on what it reads then.
+    if (plan.kind !== "none" && plan.kind !== "hold" && this.#steps.busy(name)) return;
     switch (plan.kind) {
       case "release":
-        await releaseFence(this.#context, plan.fence);
+        this.#launchSteps(name, (context) => releaseFence(context, plan.fence));
         break;
       case "supersede":
-        await supersedeFence(this.#context, plan.fence);
+        this.#launchSteps(name, (context) => supersedeFence(context, plan.fence));
         break;
       case "progress": {
         const healthySince = this.#healthySince.get(name);
-        await this.#progress(
-          name,
-          plan.fence,
-          plan.health.state,
-          healthySince === undefined ? 0 : now - healthySince,
-          guard,
-          paused,
+        const healthyForMs = healthySince === undefined ? 0 : now - healthySince;
+        this.#launchSteps(name, (context) =>
+          this.#progress(context, name, plan.fence, plan.health.state, healthyForMs, guard, paused),
         );
         break;
       }
-      case "wait-for-peers": {
-        const waiting = plan.waiting.join(", ");
-        if (this.#holdChanged(name, `waiting:${waiting}`)) {
-          log(`${name} lost; waiting for ${waiting} to renew or be judged lost too`);
-        }
+      case "wait-for-peers":
+        this.#holds.waitingForPeers(name, plan.waiting);
         break;
-      }
       case "hold":
-        await this.#hold(
+        await this.#holds.hold(
           name,
           plan.reason,
           `not fencing ${name} (${plan.lostBecause}): ${plan.message}`,
@@ -396,18 +403,47 @@ export class RecoveryController {
         break;
       case "fence": {
         const fence = await this.#fence(node, plan.lostBecause, plan.previous, plan.rate);
-        if (fence) await this.#progress(name, fence, "unhealthy", 0, guard, paused);
+        if (fence) {
+          this.#launchSteps(name, (context) =>
+            this.#progress(context, name, fence, "unhealthy", 0, guard, paused),
+          );
+        }
         break;
       }
       case "none":
-        this.#lastHold.delete(name);
-        if (plan.healthy) this.#nothingToRelease.delete(name);
+        this.#holds.clear(name, plan.healthy);
         break;
     }
   }
 
+  /**
+   * Runs `steps` for `name` beside the passes (fence-steps.ts), with a context whose side effects
+   * end passTimeout after the run starts, when the controller stops, or when its term ends.
+   */
+  #launchSteps(name: string, steps: (context: ActionContext) => Promise<unknown>): void {
+    const { config, log } = this.#context;
+    const leader = this.#options.leader;
+    this.#steps.run(name, async () => {
+      const stopped = this.#stopped.signal;
+      const parent = leader ? AbortSignal.any([stopped, leader.signal]) : stopped;
+      const run = stepRunContext(this.#context, name, parent, {
+        runMs: config.passTimeoutMs,
+        driverTimeoutMs: () => this.#bounds.driverTimeoutMs(),
+      });
+      try {
+        await steps(run.context);
+      } catch (error) {
+        countFailure(run.context, error);
+        log(`node ${name}: ${errorMessage(error)}`);
+      } finally {
+        run.dispose();
+      }
+    });
+  }
+
   /** The next steps of a fence under way (as many as can follow at once: progressFenceSteps). */
   async #progress(
+    context: ActionContext,
     name: string,
     fence: NodeFence,
     health: NodeHealth["state"],
@@ -415,32 +451,12 @@ export class RecoveryController {
     guard: GuardNode[],
     paused: boolean,
   ): Promise<void> {
-    const { maxUnhealthy } = this.#context.config;
-    await progressFenceSteps(this.#context, fence, { health, healthyForMs }, this.#options.haltBefore, {
+    const { maxUnhealthy } = context.config;
+    await progressFenceSteps(context, fence, { health, healthyForMs }, this.#options.haltBefore, {
       // Fences under way, hand-made ones too, pass the guard before every power action.
       decide: () => guardDecision(name, { nodes: guard, maxUnhealthy, paused }),
-      held: (reason, message) => this.#hold(name, reason, message),
+      held: (reason, message) => this.#holds.hold(name, reason, message),
     });
-  }
-
-  /** True (and remembered) when `node` is held for another reason than last time. */
-  #holdChanged(node: string, reason: string): boolean {
-    if (this.#lastHold.get(node) === reason) return false;
-    this.#lastHold.set(node, reason);
-    return true;
-  }
-
-  /** Logs, counts and records (once per reason) why a lost node is not fenced. */
-  async #hold(
-    node: string,
-    reason: string,
-    message: string,
-    eventReason: EventReason = EVENT_REASONS.guardHeld,
-  ) {
-    if (!this.#holdChanged(node, reason)) return;
-    this.metrics.guardHold(reason);
-    this.#context.log(`holds ${node}: ${message}`);
-    await this.#context.event(node, eventReason, message, "Warning");
   }
 
   /**
@@ -456,20 +472,13 @@ export class RecoveryController {
     const name = node.metadata?.name ?? "";
     const check = await checkFenceStart(this.#context, node, lostBecause, previous);
     if (!check.start && check.nothingToRelease === true) {
-      // Said once per outage.
-      if (this.#nothingToRelease.has(name)) return undefined;
-      this.#nothingToRelease.add(name);
-      this.#context.log(
-        `${name} lost (${lostBecause}), but it holds no running pods and no attached volumes: not fencing`,
-      );
-      const message = `not fencing ${name} (${lostBecause}): no running pods and no attached volumes to release`;
-      await this.#context.event(name, EVENT_REASONS.nothingToRelease, message);
+      await this.#holds.nothingToRelease(name, lostBecause);
       return undefined;
     }
     // It holds something again (a cancellation by hand is checked before what it holds).
-    if (check.start || check.reason !== "CancelledByHand") this.#nothingToRelease.delete(name);
+    if (check.start || check.reason !== "CancelledByHand") this.#holds.holdsSomething(name);
     if (!check.start) {
-      await this.#hold(name, check.reason, check.message, check.event);
+      await this.#holds.hold(name, check.reason, check.message, check.event);
       return undefined;
     }
     const { driverName, held } = check;
@@ -477,10 +486,10 @@ export class RecoveryController {
     const taken = this.#rate.take(rate, this.#clock.monotonicMs());
     if (!taken.taken) {
       const message = `not fencing ${name} (${lostBecause}) yet: ${taken.message}`;
-      await this.#hold(name, "FleetRate", message, EVENT_REASONS.fleetRateHeld);
+      await this.#holds.hold(name, "FleetRate", message, EVENT_REASONS.fleetRateHeld);
       return undefined;
     }
-    this.#lastHold.delete(name);
+    this.#holds.clear(name);
     this.#context.log(`${name} holds ${describeHeld(held)}: fencing it releases them`);
     return startFence(this.#context, node, lostBecause, driverName, previous);
   }

@@ -1,0 +1,95 @@
+// The steps of fences under way run beside the reconcile passes, not inside them. A fence's steps
+// (driver calls, the taint, the cleanup) take seconds; taken inside a pass, a zone's worth of them
+// kept every later decision waiting for the pass's end (bench:controller, 1000 workers, a third lost
+// at once: decisions 8.5/13.1 s p50/p99 past the threshold, while each read took 0.2 s). A pass now
+// decides for every node and hands the steps of each fence here: at most one run per node at once
+// (a pass skips a node whose steps are under way or queued), at most `limit` runs at once, each run
+// bounded on its own (the controller gives it passTimeout).
+import { boundedSignal } from "../util/abort.js";
+import type { ActionContext } from "./action-context.js";
+export interface FenceStepRunnerOptions {
+  /** Runs under way at once; the rest wait in order. */
+  limit: number;
+}
+
+interface Queued {
+  node: string;
+  work: () => Promise<void>;
+}
+
+export class FenceStepRunner {
+  readonly #limit: number;
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #queued: Queued[] = [];
+
+  constructor(options: FenceStepRunnerOptions) {
+    this.#limit = Math.max(1, Math.floor(options.limit));
+  }
+
+  /** Are `node`'s steps under way or waiting for a slot? */
+  busy(node: string): boolean {
+    return this.#running.has(node) || this.#queued.some((q) => q.node === node);
+  }
+
+  /**
+   * Runs `work` for `node` when a slot is free, unless the node's steps are already under way or
+   * queued (false: the next pass decides again once they end). `work` must not throw: a failure is
+   * the caller's to count and log.
+   */
+  run(node: string, work: () => Promise<void>): boolean {
+    if (this.busy(node)) return false;
+    this.#queued.push({ node, work });
+    this.#pump();
+    return true;
+  }
+
+  /** Nodes whose steps are under way or queued. */
+  get size(): number {
+    return this.#running.size + this.#queued.length;
+  }
+
+  /** Waits until no steps are under way or queued (those started meanwhile included). */
+  async settle(): Promise<void> {
+    while (this.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  #pump(): void {
+    while (this.#running.size < this.#limit) {
+      const next = this.#queued.shift();
+      if (next === undefined) return;
+      const { node, work } = next;
+      const running = work()
+        .catch(() => undefined)
+        .finally(() => {
+          this.#running.delete(node);
+          this.#pump();
+        });
+      this.#running.set(node, running);
+    }
+  }
+}
+
+/**
+ * The context of one run of `node`'s steps: its side effects end `runMs` after it starts or when
+ * `parent` aborts (the controller stops, its term ends), and each driver call at its own timeout
+ * too. Dispose of it when the run ends.
+ */
+export function stepRunContext(
+  base: ActionContext,
+  node: string,
+  parent: AbortSignal,
+  bounds: { runMs: number; driverTimeoutMs: () => number },
+): { context: ActionContext; dispose: () => void } {
+  const run = boundedSignal(parent, bounds.runMs, `the fence steps of ${node}`);
+  const context: ActionContext = {
+    ...base,
+    acting: () => run.signal,
+    driverSignal: () => boundedSignal(run.signal, bounds.driverTimeoutMs(), "the fence driver call"),
+  };
+  return {
+    context,
+    dispose: () => {
+      run.dispose();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// What the controller says about lost nodes it does not fence, said once, not on every pass: each
+// hold once per reason (a log line, the hold counter and an Event), and "nothing to release" once
+// per outage.
+import type { ActionContext } from "./action-context.js";
+import { EVENT_REASONS, type EventReason } from "./events.js";
+
+export class HoldNotices {
+  readonly #context: Pick<ActionContext, "log" | "event" | "metrics">;
+  /** Per node, the last reason it was held. */
+  readonly #lastHold = new Map<string, string>();
+  /** Lost nodes already reported as having nothing to release. */
+  readonly #nothingToRelease = new Set<string>();
+
+  constructor(context: Pick<ActionContext, "log" | "event" | "metrics">) {
+    this.#context = context;
+  }
+
+  /** True (and remembered) when `node` is held for another reason than last time. */
+  #changed(node: string, reason: string): boolean {
+    if (this.#lastHold.get(node) === reason) return false;
+    this.#lastHold.set(node, reason);
+    return true;
+  }
+
+  /** Logs (once per set of peers) that lost `node` waits for peers silent with it. */
+  waitingForPeers(node: string, peers: readonly string[]): void {
+    const waiting = peers.join(", ");
+    if (this.#changed(node, `waiting:${waiting}`)) {
+      this.#context.log(`${node} lost; waiting for ${waiting} to renew or be judged lost too`);
+    }
+  }
+
+  /** Logs, counts and records (once per reason) why a lost node is not fenced. */
+  async hold(
+    node: string,
+    reason: string,
+    message: string,
+    eventReason: EventReason = EVENT_REASONS.guardHeld,
+  ): Promise<void> {
+    if (!this.#changed(node, reason)) return;
+    this.#context.metrics.guardHold(reason);
+    this.#context.log(`holds ${node}: ${message}`);
+    await this.#context.event(node, eventReason, message, "Warning");
+  }
+
+  /** `node` is not held any more (its fence starts, or it is not lost); `healthy`: its outage is over. */
+  clear(node: string, healthy = false): void {
+    this.#lastHold.delete(node);
+    if (healthy) this.#nothingToRelease.delete(node);
+  }
+
+  /** Says (once per outage) that lost `node` is not fenced: it holds nothing to release. */
+  async nothingToRelease(node: string, lostBecause: string): Promise<void> {
+    if (this.#nothingToRelease.has(node)) return;
+    this.#nothingToRelease.add(node);
+    this.#context.log(
+      `${node} lost (${lostBecause}), but it holds no running pods and no attached volumes: not fencing`,
+    );
+    const message = `not fencing ${node} (${lostBecause}): no running pods and no attached volumes to release`;
+    await this.#context.event(node, EVENT_REASONS.nothingToRelease, message);
+  }
+
+  /** `node` holds something to release again: a later outage of nothing to release is said again. */
+  holdsSomething(node: string): void {
+    this.#nothingToRelease.delete(node);
+  }
+}
