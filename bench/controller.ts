@@ -10,7 +10,7 @@
 //
 //   npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large]
 //       [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60]
-//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage] [--no-shipped]
+//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage] [--no-shipped] [--node-options='--max-semi-space-size=1']
 //
 // Writes bench/results/controller-<workers>w-<date>.json per size. Not a test: numbers vary by
 // machine and load (recorded). Progress goes to stderr; the controller's log to
@@ -44,6 +44,7 @@ import { groupUsage } from "./process-usage.js";
 import { measureRest, memoryAfterGc } from "./process-window.js";
 import { buildDist, measureShippedAtRest, type ShippedRest } from "./controller-shipped.js";
 import { benchProvenance } from "./provenance.js";
+import { shippedControllerSettings } from "../lib/controller/shipped-deployment.js";
 import { installRequestCounter } from "./request-counter.js";
 
 interface Options {
@@ -58,13 +59,15 @@ interface Options {
   zoneOutage: boolean;
   /** Measure the shipped controller (compiled, its own process) at rest first. */
   shipped: boolean;
+  /** NODE_OPTIONS of the shipped controller's process. Default: those of fixtures/controller/deployment.yaml. */
+  nodeOptions: string;
 }
 
 /** The shipped controller's warm-up before its rest window: its watches listed and settled. */
 const SHIPPED_WARMUP_SECONDS = 30;
 
 const USAGE =
-  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage] [--no-shipped]";
+  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage] [--no-shipped] [--node-options=<V8 flags of the shipped controller; default: deployment.yaml's NODE_OPTIONS>]";
 
 /** A third of the workers share a zone: zone-a of three. */
 const ZONES = 3;
@@ -106,6 +109,7 @@ function options(): Options {
       "controller-args": { type: "string", default: "" },
       "no-zone-outage": { type: "boolean", default: false },
       "no-shipped": { type: "boolean", default: false },
+      "node-options": { type: "string" },
     },
     strict: true,
   });
@@ -124,6 +128,7 @@ function options(): Options {
     controllerArgs: checkedControllerArgs(values["controller-args"]),
     zoneOutage: !values["no-zone-outage"],
     shipped: !values["no-shipped"],
+    nodeOptions: values["node-options"] ?? shippedControllerSettings().nodeOptions,
   };
 }
 
@@ -219,6 +224,7 @@ async function shippedAtRest(
   const shipped = await measureShippedAtRest({
     root,
     controllerArgs: opts.controllerArgs,
+    nodeOptions: opts.nodeOptions,
     warmupSeconds: SHIPPED_WARMUP_SECONDS,
     restSeconds: opts.restSeconds,
     logFile: join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w-shipped.log`),

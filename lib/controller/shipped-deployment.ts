@@ -20,6 +20,8 @@ export interface ShippedControllerSettings {
   config: ControllerConfig;
   leaderElect: boolean;
   replicas: number;
+  /** The container's NODE_OPTIONS (the V8 flags that keep its memory small); "" when it sets none. */
+  nodeOptions: string;
 }
 
 interface DeploymentShape {
@@ -27,8 +29,23 @@ interface DeploymentShape {
   metadata?: { name?: unknown };
   spec?: {
     replicas?: unknown;
-    template?: { spec?: { containers?: { name?: unknown; image?: unknown; args?: unknown }[] } };
+    template?: {
+      spec?: {
+        containers?: {
+          name?: unknown;
+          image?: unknown;
+          args?: unknown;
+          env?: { name?: unknown; value?: unknown }[];
+        }[];
+      };
+    };
   };
+}
+
+/** A container's plain env value (`value:`, not `valueFrom:`), "" when it has none. */
+function envValue(env: readonly { name?: unknown; value?: unknown }[] | undefined, name: string): string {
+  const value = env?.find((e) => e.name === name)?.value;
+  return typeof value === "string" ? value : "";
 }
 
 /** The controller's settings as the shipped Deployment (or `text`, a manifest like it) runs it. */
@@ -55,5 +72,6 @@ export function shippedControllerSettings(
     config: controllerSettings(flags).config,
     leaderElect: flags["leader-elect"],
     replicas: typeof deployment?.spec?.replicas === "number" ? deployment.spec.replicas : 1,
+    nodeOptions: envValue(container?.env, "NODE_OPTIONS"),
   };
 }

@@ -11,6 +11,8 @@ describe("the shipped controller Deployment's settings", function () {
     // The manifest says --unhealthy-after 20s; the rest are the controller's defaults.
     expect(shipped.config.unhealthyAfterMs).to.equal(20_000);
     expect(shipped.config.checkIntervalMs).to.equal(1_000);
+    // The V8 flags bench:controller runs the shipped controller with.
+    expect(shipped.nodeOptions).to.include("--max-semi-space-size=");
   });
 
   it("follow a changed manifest", function () {
@@ -26,7 +28,7 @@ spec:
           args: [controller, --unhealthy-after, 45s, --check-interval, 2s]
 `;
     const shipped = shippedControllerSettings(manifest, "edited.yaml");
-    expect(shipped).to.deep.include({ leaderElect: false, replicas: 3 });
+    expect(shipped).to.deep.include({ leaderElect: false, replicas: 3, nodeOptions: "" });
     expect(shipped.config.unhealthyAfterMs).to.equal(45_000);
     expect(shipped.config.checkIntervalMs).to.equal(2_000);
   });
