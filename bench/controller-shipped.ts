@@ -16,8 +16,8 @@ export interface ShippedRestOptions {
   root: string;
   /** Flags given to `rekindle controller` after `--sim-cluster`. */
   controllerArgs: readonly string[];
-  /** The process's NODE_OPTIONS (the shipped Deployment's V8 flags); "" for none. */
-  nodeOptions: string;
+  /** Node/V8 flags before the script (the shipped Deployment's command gives them). */
+  nodeFlags: readonly string[];
   warmupSeconds: number;
   restSeconds: number;
   /** Where the controller's stdout and stderr go. */
@@ -61,11 +61,10 @@ export async function measureShippedAtRest(options: ShippedRestOptions): Promise
   ];
   const log = createWriteStream(options.logFile, { flags: "a" });
   // Its own process group, so groupUsage reads it (and only it) by its pid.
-  const child = execa(process.execPath, args, {
+  const child = execa(process.execPath, [...options.nodeFlags, ...args], {
     cwd: PROJECT_ROOT,
     detached: true,
     reject: false,
-    env: { NODE_OPTIONS: options.nodeOptions },
     cancelSignal: options.signal,
     forceKillAfterDelay: 10_000,
   });
@@ -94,7 +93,7 @@ export async function measureShippedAtRest(options: ShippedRestOptions): Promise
     const after = usage();
     const seconds = (performance.now() - startedAt) / 1000;
     return {
-      command: `${options.nodeOptions === "" ? "" : `NODE_OPTIONS='${options.nodeOptions}' `}node ${args.map((a) => (a.startsWith(PROJECT_ROOT) ? a.slice(PROJECT_ROOT.length + 1) : a)).join(" ")}`,
+      command: `node ${[...options.nodeFlags, ...args].map((a) => (a.startsWith(PROJECT_ROOT) ? a.slice(PROJECT_ROOT.length + 1) : a)).join(" ")}`,
       warmupSeconds: options.warmupSeconds,
       seconds: round2(seconds),
       cpuPercentOfOneCore: round2(((after.cpuSeconds - before.cpuSeconds) / seconds) * 100),

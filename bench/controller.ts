@@ -10,7 +10,7 @@
 //
 //   npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large]
 //       [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60]
-//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage] [--no-shipped] [--node-options='--max-semi-space-size=1']
+//       [--controller-args='--unhealthy-after 20s'] [--no-zone-outage] [--no-shipped] [--node-flags='--max-semi-space-size=1']
 //
 // Writes bench/results/controller-<workers>w-<date>.json per size. Not a test: numbers vary by
 // machine and load (recorded). Progress goes to stderr; the controller's log to
@@ -59,15 +59,15 @@ interface Options {
   zoneOutage: boolean;
   /** Measure the shipped controller (compiled, its own process) at rest first. */
   shipped: boolean;
-  /** NODE_OPTIONS of the shipped controller's process. Default: those of fixtures/controller/deployment.yaml. */
-  nodeOptions: string;
+  /** Node/V8 flags of the shipped controller's process. Default: fixtures/controller/deployment.yaml's command's. */
+  nodeFlags: string[];
 }
 
 /** The shipped controller's warm-up before its rest window: its watches listed and settled. */
 const SHIPPED_WARMUP_SECONDS = 30;
 
 const USAGE =
-  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage] [--no-shipped] [--node-options=<V8 flags of the shipped controller; default: deployment.yaml's NODE_OPTIONS>]";
+  "npx tsx bench/controller.ts [--workers 100,300] [--pods-per-node 20] [--profile large] [--own-kwoks 3] [--single-losses 3] [--warmup 15] [--rest-seconds 60] [--controller-args='--no-early-power-read'] [--no-zone-outage] [--no-shipped] [--node-flags=<node flags of the shipped controller; default: deployment.yaml's command's>]";
 
 /** A third of the workers share a zone: zone-a of three. */
 const ZONES = 3;
@@ -109,7 +109,7 @@ function options(): Options {
       "controller-args": { type: "string", default: "" },
       "no-zone-outage": { type: "boolean", default: false },
       "no-shipped": { type: "boolean", default: false },
-      "node-options": { type: "string" },
+      "node-flags": { type: "string" },
     },
     strict: true,
   });
@@ -128,7 +128,10 @@ function options(): Options {
     controllerArgs: checkedControllerArgs(values["controller-args"]),
     zoneOutage: !values["no-zone-outage"],
     shipped: !values["no-shipped"],
-    nodeOptions: values["node-options"] ?? shippedControllerSettings().nodeOptions,
+    nodeFlags:
+      values["node-flags"] === undefined
+        ? shippedControllerSettings().nodeFlags
+        : values["node-flags"].split(" ").filter((f) => f !== ""),
   };
 }
 
@@ -224,7 +227,7 @@ async function shippedAtRest(
   const shipped = await measureShippedAtRest({
     root,
     controllerArgs: opts.controllerArgs,
-    nodeOptions: opts.nodeOptions,
+    nodeFlags: opts.nodeFlags,
     warmupSeconds: SHIPPED_WARMUP_SECONDS,
     restSeconds: opts.restSeconds,
     logFile: join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w-shipped.log`),

@@ -20,8 +20,11 @@ export interface ShippedControllerSettings {
   config: ControllerConfig;
   leaderElect: boolean;
   replicas: number;
-  /** The container's NODE_OPTIONS (the V8 flags that keep its memory small); "" when it sets none. */
-  nodeOptions: string;
+  /**
+   * The Node/V8 flags the container's command gives node before the script (the flags that keep
+   * its memory small); [] when it runs the image's entrypoint.
+   */
+  nodeFlags: string[];
 }
 
 interface DeploymentShape {
@@ -35,17 +38,17 @@ interface DeploymentShape {
           name?: unknown;
           image?: unknown;
           args?: unknown;
-          env?: { name?: unknown; value?: unknown }[];
+          command?: unknown;
         }[];
       };
     };
   };
 }
 
-/** A container's plain env value (`value:`, not `valueFrom:`), "" when it has none. */
-function envValue(env: readonly { name?: unknown; value?: unknown }[] | undefined, name: string): string {
-  const value = env?.find((e) => e.name === name)?.value;
-  return typeof value === "string" ? value : "";
+/** The flags of a `[node, ...flags, script]` command; [] for any other command or none. */
+function nodeFlagsOf(command: unknown): string[] {
+  if (!Array.isArray(command) || command[0] !== "node") return [];
+  return command.slice(1).filter((part): part is string => typeof part === "string" && part.startsWith("--"));
 }
 
 /** The controller's settings as the shipped Deployment (or `text`, a manifest like it) runs it. */
@@ -72,6 +75,6 @@ export function shippedControllerSettings(
     config: controllerSettings(flags).config,
     leaderElect: flags["leader-elect"],
     replicas: typeof deployment?.spec?.replicas === "number" ? deployment.spec.replicas : 1,
-    nodeOptions: envValue(container?.env, "NODE_OPTIONS"),
+    nodeFlags: nodeFlagsOf(container?.command),
   };
 }

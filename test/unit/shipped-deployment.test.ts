@@ -12,7 +12,7 @@ describe("the shipped controller Deployment's settings", function () {
     expect(shipped.config.unhealthyAfterMs).to.equal(20_000);
     expect(shipped.config.checkIntervalMs).to.equal(1_000);
     // The V8 flags bench:controller runs the shipped controller with.
-    expect(shipped.nodeOptions).to.include("--max-semi-space-size=");
+    expect(shipped.nodeFlags).to.include.members(["--max-semi-space-size=1", "--optimize-for-size"]);
   });
 
   it("follow a changed manifest", function () {
@@ -28,7 +28,7 @@ spec:
           args: [controller, --unhealthy-after, 45s, --check-interval, 2s]
 `;
     const shipped = shippedControllerSettings(manifest, "edited.yaml");
-    expect(shipped).to.deep.include({ leaderElect: false, replicas: 3, nodeOptions: "" });
+    expect(shipped).to.deep.include({ leaderElect: false, replicas: 3, nodeFlags: [] });
     expect(shipped.config.unhealthyAfterMs).to.equal(45_000);
     expect(shipped.config.checkIntervalMs).to.equal(2_000);
   });
