@@ -83,7 +83,8 @@ export async function startFence(
  */
 export interface PowerGuard {
   decide: () => GuardDecision;
-  held: (reason: string, message: string) => Promise<void>;
+  /** Says why the power action waits (once per reason; its Event is written in the background). */
+  held: (reason: string, message: string) => void;
 }
 
 /** The guard's holds that count nodes (checked when a fence starts), not the node itself. */
@@ -120,7 +121,7 @@ export async function progressFence(
   const budget = decision?.allowed === false && BUDGET_REASONS.has(decision.reason);
   if (decision !== undefined && !decision.allowed && !(started && budget)) {
     const message = `held by the guard before ${action} (${decision.reason}): ${decision.message}`;
-    await guard?.held(decision.reason, message);
+    guard?.held(decision.reason, message);
     if (status.message !== message) {
       assertActing(context);
       await context.store.writeStatus(fence, { ...status, message });

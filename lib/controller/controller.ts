@@ -9,7 +9,7 @@ import { setMaxListeners } from "node:events";
 import { errorMessage } from "../errors.js";
 import type { k8s } from "../kube/client.js";
 import { boundedSignal } from "../util/abort.js";
-import { forEachBounded } from "../util/bounded-parallel.js";
+import { BackgroundTasks, forEachBounded } from "../util/bounded-parallel.js";
 import { clockFrom, type Clock } from "../util/clock.js";
 import { sleep } from "../util/time.js";
 import { boundedKubeConfig } from "../kube/bounded-client.js";
@@ -93,8 +93,10 @@ export class RecoveryController {
   readonly #rate: FenceRateLimiter;
   /** Power reads of silent nodes (early-power.ts). */
   readonly #early: EarlyPowerReads;
-  /** The steps of fences under way, beside the passes (fence-steps.ts). */
+  /** The steps of fences, their starts included, beside the passes (fence-steps.ts). */
   readonly #steps: FenceStepRunner;
+  /** Event writes of holds, beside the passes (hold-notices.ts): cheap, so more at once than steps. */
+  readonly #writes = new BackgroundTasks(16);
   readonly #stopped = new AbortController();
   /** Ends the wait for the next pass early (an early power read found a node off). */
   #wake = new AbortController();
@@ -168,7 +170,7 @@ export class RecoveryController {
           unhealthyAfterMs: config.unhealthyAfterMs,
         }),
     };
-    this.#holds = new HoldNotices(this.#context);
+    this.#holds = new HoldNotices(this.#context, this.#writes);
     this.#early = new EarlyPowerReads({
       observations: this.#observations,
       checkIntervalMs: config.checkIntervalMs,
@@ -226,6 +228,7 @@ export class RecoveryController {
     this.#stopped.abort(new Error("controller stopped"));
     await this.#loop;
     await this.#steps.settle();
+    await this.#writes.settle();
     this.#early.stop();
     await this.#early.settle();
     await this.#options.leader?.stop();
@@ -274,6 +277,7 @@ export class RecoveryController {
   async reconcileOnce(): Promise<void> {
     await this.#boundedPass();
     await this.#steps.settle();
+    await this.#writes.settle();
   }
 
   async #boundedPass(): Promise<void> {
@@ -311,7 +315,7 @@ export class RecoveryController {
             log(`${name}: cancellation by hand not cleared: ${errorMessage(error)}`);
           });
         }
-        await this.#act(node, plan, guard, now, snapshot.paused);
+        this.#act(node, plan, guard, now, snapshot.paused);
       } catch (error) {
         countFailure(this.#context, error);
         log(`node ${name}: ${errorMessage(error)}`);
@@ -364,13 +368,7 @@ export class RecoveryController {
   }
 
   /** Carries out one node's plan for this pass. */
-  async #act(
-    node: k8s.V1Node,
-    plan: NodePlan,
-    guard: GuardNode[],
-    now: number,
-    paused: boolean,
-  ): Promise<void> {
+  #act(node: k8s.V1Node, plan: NodePlan, guard: GuardNode[], now: number, paused: boolean): void {
     const name = node.metadata?.name ?? "";
     // A node's fence steps under way (or waiting for a slot) are left to finish: the first pass
     // after them decides again on what it reads then.
@@ -394,7 +392,7 @@ export class RecoveryController {
         this.#holds.waitingForPeers(name, plan.waiting);
         break;
       case "hold":
-        await this.#holds.hold(
+        this.#holds.hold(
           name,
           plan.reason,
           `not fencing ${name} (${plan.lostBecause}): ${plan.message}`,
@@ -402,12 +400,12 @@ export class RecoveryController {
         );
         break;
       case "fence": {
-        const fence = await this.#fence(node, plan.lostBecause, plan.previous, plan.rate);
-        if (fence) {
-          this.#launchSteps(name, (context) =>
-            this.#progress(context, name, fence, "unhealthy", 0, guard, paused),
-          );
-        }
+        // Its start too: the checks and the NodeFence's creation are API calls, and a zone's
+        // worth of them would hold the pass back as its steps did.
+        this.#launchSteps(name, async (context) => {
+          const fence = await this.#fence(context, node, plan.lostBecause, plan.previous, plan.rate);
+          if (fence) await this.#progress(context, name, fence, "unhealthy", 0, guard, paused);
+        });
         break;
       }
       case "none":
@@ -455,7 +453,9 @@ export class RecoveryController {
     await progressFenceSteps(context, fence, { health, healthyForMs }, this.#options.haltBefore, {
       // Fences under way, hand-made ones too, pass the guard before every power action.
       decide: () => guardDecision(name, { nodes: guard, maxUnhealthy, paused }),
-      held: (reason, message) => this.#holds.hold(name, reason, message),
+      held: (reason, message) => {
+        this.#holds.hold(name, reason, message);
+      },
     });
   }
 
@@ -464,21 +464,22 @@ export class RecoveryController {
    * fence, or it was fenced too often lately.
    */
   async #fence(
+    context: ActionContext,
     node: k8s.V1Node,
     lostBecause: string,
     previous: NodeFence | undefined,
     rate: FenceRateClass,
   ): Promise<NodeFence | undefined> {
     const name = node.metadata?.name ?? "";
-    const check = await checkFenceStart(this.#context, node, lostBecause, previous);
+    const check = await checkFenceStart(context, node, lostBecause, previous);
     if (!check.start && check.nothingToRelease === true) {
-      await this.#holds.nothingToRelease(name, lostBecause);
+      this.#holds.nothingToRelease(name, lostBecause);
       return undefined;
     }
     // It holds something again (a cancellation by hand is checked before what it holds).
     if (check.start || check.reason !== "CancelledByHand") this.#holds.holdsSomething(name);
     if (!check.start) {
-      await this.#holds.hold(name, check.reason, check.message, check.event);
+      this.#holds.hold(name, check.reason, check.message, check.event);
       return undefined;
     }
     const { driverName, held } = check;
@@ -486,11 +487,11 @@ export class RecoveryController {
     const taken = this.#rate.take(rate, this.#clock.monotonicMs());
     if (!taken.taken) {
       const message = `not fencing ${name} (${lostBecause}) yet: ${taken.message}`;
-      await this.#holds.hold(name, "FleetRate", message, EVENT_REASONS.fleetRateHeld);
+      this.#holds.hold(name, "FleetRate", message, EVENT_REASONS.fleetRateHeld);
       return undefined;
     }
     this.#holds.clear(name);
     this.#context.log(`${name} holds ${describeHeld(held)}: fencing it releases them`);
-    return startFence(this.#context, node, lostBecause, driverName, previous);
+    return startFence(context, node, lostBecause, driverName, previous);
   }
 }

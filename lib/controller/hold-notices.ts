@@ -1,18 +1,23 @@
 // What the controller says about lost nodes it does not fence, said once, not on every pass: each
 // hold once per reason (a log line, the hold counter and an Event), and "nothing to release" once
-// per outage.
+// per outage. Events are written in the background (BackgroundTasks): a pass that holds a zone's
+// worth of nodes does not wait for hundreds of Event writes before it decides for the next node.
+import type { BackgroundTasks } from "../util/bounded-parallel.js";
 import type { ActionContext } from "./action-context.js";
 import { EVENT_REASONS, type EventReason } from "./events.js";
 
 export class HoldNotices {
   readonly #context: Pick<ActionContext, "log" | "event" | "metrics">;
+  readonly #writes: BackgroundTasks;
   /** Per node, the last reason it was held. */
   readonly #lastHold = new Map<string, string>();
   /** Lost nodes already reported as having nothing to release. */
   readonly #nothingToRelease = new Set<string>();
 
-  constructor(context: Pick<ActionContext, "log" | "event" | "metrics">) {
+  /** `writes`: where the Events are written (the controller settles it when it stops). */
+  constructor(context: Pick<ActionContext, "log" | "event" | "metrics">, writes: BackgroundTasks) {
     this.#context = context;
+    this.#writes = writes;
   }
 
   /** True (and remembered) when `node` is held for another reason than last time. */
@@ -30,17 +35,17 @@ export class HoldNotices {
     }
   }
 
-  /** Logs, counts and records (once per reason) why a lost node is not fenced. */
-  async hold(
+  /** Logs, counts and records (once per reason, its Event in the background) why a lost node is not fenced. */
+  hold(
     node: string,
     reason: string,
     message: string,
     eventReason: EventReason = EVENT_REASONS.guardHeld,
-  ): Promise<void> {
+  ): void {
     if (!this.#changed(node, reason)) return;
     this.#context.metrics.guardHold(reason);
     this.#context.log(`holds ${node}: ${message}`);
-    await this.#context.event(node, eventReason, message, "Warning");
+    this.#writes.push(() => this.#context.event(node, eventReason, message, "Warning"));
   }
 
   /** `node` is not held any more (its fence starts, or it is not lost); `healthy`: its outage is over. */
@@ -50,14 +55,14 @@ export class HoldNotices {
   }
 
   /** Says (once per outage) that lost `node` is not fenced: it holds nothing to release. */
-  async nothingToRelease(node: string, lostBecause: string): Promise<void> {
+  nothingToRelease(node: string, lostBecause: string): void {
     if (this.#nothingToRelease.has(node)) return;
     this.#nothingToRelease.add(node);
     this.#context.log(
       `${node} lost (${lostBecause}), but it holds no running pods and no attached volumes: not fencing`,
     );
     const message = `not fencing ${node} (${lostBecause}): no running pods and no attached volumes to release`;
-    await this.#context.event(node, EVENT_REASONS.nothingToRelease, message);
+    this.#writes.push(() => this.#context.event(node, EVENT_REASONS.nothingToRelease, message));
   }
 
   /** `node` holds something to release again: a later outage of nothing to release is said again. */

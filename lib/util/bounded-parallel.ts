@@ -28,3 +28,46 @@ export async function forEachBounded<T>(
   await Promise.all(Array.from({ length: slots }, slot));
   if (errors.length > 0) throw errors[0];
 }
+
+/**
+ * Tasks run in the background, in the order pushed, at most `limit` at once; the pusher does not
+ * wait. A task's failure is its own to report: it is swallowed here. `settle()` waits until none
+ * is under way or waiting (those pushed meanwhile included).
+ */
+export class BackgroundTasks {
+  readonly #limit: number;
+  readonly #waiting: (() => Promise<unknown>)[] = [];
+  readonly #running = new Set<Promise<unknown>>();
+
+  constructor(limit: number) {
+    this.#limit = Math.max(1, Math.floor(limit));
+  }
+
+  push(task: () => Promise<unknown>): void {
+    this.#waiting.push(task);
+    this.#pump();
+  }
+
+  /** Tasks under way or waiting. */
+  get size(): number {
+    return this.#running.size + this.#waiting.length;
+  }
+
+  async settle(): Promise<void> {
+    while (this.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  #pump(): void {
+    while (this.#running.size < this.#limit) {
+      const task = this.#waiting.shift();
+      if (task === undefined) return;
+      const running: Promise<unknown> = task()
+        .catch(() => undefined)
+        .finally(() => {
+          this.#running.delete(running);
+          this.#pump();
+        });
+      this.#running.add(running);
+    }
+  }
+}

@@ -159,7 +159,6 @@ describe("controller: no dead ends", function () {
       decide: () => ({ allowed: false, reason: "Paused", message: "the controller is paused" }),
       held: (reason) => {
         calls.push(reason);
-        return Promise.resolve();
       },
     });
 
@@ -183,7 +182,6 @@ describe("controller: no dead ends", function () {
         decide: () => ({ allowed: false, reason: "ZoneBudget", message: "2 of 3 nodes in zone a" }),
         held: (reason) => {
           held.push(reason);
-          return Promise.resolve();
         },
       };
       const f = fence({ phase: "new" });

@@ -1,7 +1,9 @@
 // The fence step runner (lib/controller/fence-steps.ts): one run per node at once, at most `limit`
-// runs at once, the rest in order, and settle() waits for all of them.
+// runs at once, the rest in order, and settle() waits for all of them. And the background tasks
+// the holds' Events are written with (lib/util/bounded-parallel.ts).
 import { expect } from "chai";
 import { FenceStepRunner } from "../../lib/controller/fence-steps.js";
+import { BackgroundTasks } from "../../lib/util/bounded-parallel.js";
 
 /** A run that ends when its release is called; what started and ended, in order. */
 function gate(log: string[], name: string) {
@@ -64,5 +66,24 @@ describe("fence steps beside the passes", function () {
     await runner.settle();
     expect(ranB).to.equal(true);
     expect(runner.busy("a")).to.equal(false);
+  });
+});
+
+describe("background tasks (the holds' Event writes)", function () {
+  it("the pusher does not wait; at most `limit` run at once, in order; failures are swallowed; settle waits", async function () {
+    const tasks = new BackgroundTasks(2);
+    const log: string[] = [];
+    const gates = ["a", "b", "c"].map((name) => ({ name, ...gate(log, name) }));
+    tasks.push(() => Promise.reject(new Error("API server away")));
+    for (const g of gates) tasks.push(g.work);
+    // The failed task freed its slot: a and b run, c waits.
+    await tick();
+    expect(log).to.deep.equal(["start a", "start b"]);
+    expect(tasks.size).to.equal(3);
+    for (const g of gates) g.release();
+    await tasks.settle();
+    expect(log.indexOf("start c")).to.be.above(log.indexOf("end a"));
+    expect(log.filter((l) => l.startsWith("end"))).to.have.members(["end a", "end b", "end c"]);
+    expect(tasks.size).to.equal(0);
   });
 });
