@@ -2,7 +2,9 @@
 // Sim only; a scenario file's spec.cluster says the same or nothing (one run has one cluster).
 import type { ClusterChoiceOptions } from "../cluster/create.js";
 import { RekindleError } from "../errors.js";
+import type { TimingProfile } from "../cluster/profiles.js";
 import type { FilePlan } from "../scenario-file/plan.js";
+import { scenarioTestTitle, type ScenarioGroup } from "./suite.js";
 
 export interface SimSizeRequest {
   provider?: string;
@@ -57,4 +59,25 @@ export function sizeChoice(
     ...(request.zones === undefined ? {} : { zones: request.zones }),
     ...(request.podsPerNode === undefined ? {} : { podsPerNode: request.podsPerNode }),
   };
+}
+
+/**
+ * The sim workers the selected scenarios need (ScenarioDefinition.minWorkers, the most of them),
+ * when more than the default 3; undefined: the default does. `grep` selects as --scenario does
+ * (mocha's full title, "<group> <id> — <title>").
+ */
+export function scenarioWorkers(
+  groups: readonly ScenarioGroup[],
+  profile: TimingProfile,
+  grep?: string,
+): number | undefined {
+  const pattern = grep === undefined ? undefined : new RegExp(grep);
+  let most = 3;
+  for (const group of groups) {
+    for (const { definition } of group.scenarios) {
+      if (pattern && !pattern.test(`${group.name} ${scenarioTestTitle(definition)}`)) continue;
+      most = Math.max(most, definition.minWorkers?.(profile) ?? 0);
+    }
+  }
+  return most > 3 ? most : undefined;
 }

@@ -92,6 +92,12 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
    * A missed one fails the scenario with its own verdict line. Called once the fault happened.
    */
   budgets?(context: BudgetContext): BudgetResult[];
+  /**
+   * The fewest workers the scenario runs on at this profile (zones it carves out of them). `rekindle
+   * run` sizes a sim cluster to the most any selected scenario needs, unless --workers or a
+   * scenario file sizes it; a cluster with fewer workers skips the scenario. Default: any size.
+   */
+  minWorkers?(profile: TimingProfile): number;
 }
 
 /** What a scenario's budgets are checked against: the run as it is judged. */
