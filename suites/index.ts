@@ -10,7 +10,7 @@ import * as nodePressure from "./node-pressure.js";
 import * as partition from "./partition.js";
 import * as preflight from "./preflight.js";
 import * as safety from "./safety/index.js";
-import * as zoneDisruption from "./zone-disruption.js";
+import * as zoneDisruption from "./zone-disruption/index.js";
 import * as zoneOutage from "./zone-outage.js";
 
 export const SUITE_FAMILIES = [

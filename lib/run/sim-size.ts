@@ -63,8 +63,10 @@ export function sizeChoice(
 
 /**
  * The sim workers the selected scenarios need (ScenarioDefinition.minWorkers, the most of them),
- * when more than the default 3; undefined: the default does. `grep` selects as --scenario does
- * (mocha's full title, "<group> <id> — <title>").
+ * when every selected scenario names its size and one needs more than the default 3; undefined:
+ * the default. A selection that mixes in scenarios written for the default 3 workers in 2 zones
+ * keeps that layout (their budgets and zones assume it): the larger ones are skipped, saying why.
+ * `grep` selects as --scenario does (mocha's full title, "<group> <id> — <title>").
  */
 export function scenarioWorkers(
   groups: readonly ScenarioGroup[],
@@ -76,7 +78,9 @@ export function scenarioWorkers(
   for (const group of groups) {
     for (const { definition } of group.scenarios) {
       if (pattern && !pattern.test(`${group.name} ${scenarioTestTitle(definition)}`)) continue;
-      most = Math.max(most, definition.minWorkers?.(profile) ?? 0);
+      const needs = definition.minWorkers?.(profile);
+      if (needs === undefined) return undefined;
+      most = Math.max(most, needs);
     }
   }
   return most > 3 ? most : undefined;

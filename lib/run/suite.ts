@@ -61,7 +61,10 @@ export async function workerShortfall(
   if (needed === undefined) return undefined;
   const workers = (await cluster.workerNodes()).length;
   if (workers >= needed) return undefined;
-  const how = cluster.provider === "sim" ? ` (rekindle run sizes the sim to it without --workers)` : "";
+  const how =
+    cluster.provider === "sim"
+      ? ` (run it apart from scenarios written for the default size, e.g. --suite ${definition.id.split("/")[0] ?? ""}: rekindle run then sizes the sim to it; or --workers ${needed})`
+      : "";
   return `it needs ${needed} workers at profile ${cluster.profile.name}, the cluster has ${workers}${how}`;
 }
 

@@ -196,6 +196,51 @@ export async function awaitUnreachableTaints(
   );
 }
 
+/** One group of nodes stopped at once; a later group is marked at its stop, once `before` returned. */
+export interface LossStep {
+  nodes: readonly string[];
+  mark?: string;
+  before?: () => Promise<void>;
+}
+
+/**
+ * Stops the groups one after another under one fault handle (the fault instant is the first stop;
+ * faultStarts lists every node, the judged ones last), each awaited undone by the undo.
+ */
+export async function loseInSteps(
+  context: ScenarioContext<"lifecycle" | "controller-manager-flags">,
+  groups: readonly LossStep[],
+): Promise<void> {
+  const { steps } = context;
+  const all = groups.flatMap((g) => g.nodes);
+  steps.registerUndo(`wait until ${all.join(", ")} are back`, async () => {
+    for (const node of all) await context.waitNodeBack(node);
+  });
+  const outage = await context.faults.begin({
+    action: { kind: "stop" },
+    nodesHint: all,
+    onFirstEffect: () => {
+      context.faultStarts(all);
+    },
+  });
+  for (const group of groups) {
+    if (group.before) await group.before();
+    if (group.mark !== undefined) context.mark(group.mark);
+    await steps.step(`stop ${group.nodes.join(", ")} at once`, () =>
+      outage.apply(group.nodes, { concurrent: true }),
+    );
+  }
+}
+
+/** Awaits the zone's PartialDisruption, as a step. */
+export function partialReached(context: ScenarioContext, zone: string): () => Promise<void> {
+  return async () => {
+    await context.steps.step(`zone ${zone} PartialDisruption`, () =>
+      context.awaitMilestone(`zone-state:${zone}:PartialDisruption`),
+    );
+  };
+}
+
 /** The judged nodes: the last `count` of the fault's nodes (faultStarts lists them last). */
 export function judgedNodes(context: DeriveContext, count: number): string[] {
   return context.faultNodes.slice(-count);
