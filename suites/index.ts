@@ -10,6 +10,7 @@ import * as nodePressure from "./node-pressure.js";
 import * as partition from "./partition.js";
 import * as preflight from "./preflight.js";
 import * as safety from "./safety/index.js";
+import * as zoneDisruption from "./zone-disruption/index.js";
 import * as zoneOutage from "./zone-outage.js";
 
 export const SUITE_FAMILIES = [
@@ -18,6 +19,7 @@ export const SUITE_FAMILIES = [
   "node-pressure",
   "partition",
   "zone-outage",
+  "zone-disruption",
   "controller-failover",
   "graceful-shutdown",
   "safety",
@@ -40,6 +42,7 @@ export const SCENARIOS: Readonly<Record<SuiteFamily, readonly ScenarioDefinition
   "node-pressure": nodePressure.scenarios,
   partition: partition.scenarios,
   "zone-outage": zoneOutage.scenarios,
+  "zone-disruption": zoneDisruption.scenarios,
   "controller-failover": controllerFailover.scenarios,
   "graceful-shutdown": gracefulShutdown.scenarios,
   safety: safety.scenarios,

@@ -187,6 +187,9 @@ export async function readExistingKnobs(
     ["nodeMonitorGracePeriodSeconds", profile.nodeMonitorGracePeriodSeconds],
     ["nodeMonitorPeriodSeconds", profile.nodeMonitorPeriodSeconds],
     ["nodeEvictionRate", profile.nodeEvictionRate],
+    ["secondaryNodeEvictionRate", profile.secondaryNodeEvictionRate],
+    ["unhealthyZoneThreshold", profile.unhealthyZoneThreshold],
+    ["largeClusterSizeThreshold", profile.largeClusterSizeThreshold],
     ["defaultNotReadyTolerationSeconds", profile.defaultNotReadyTolerationSeconds],
     ["defaultUnreachableTolerationSeconds", profile.defaultUnreachableTolerationSeconds],
   ] as const)

@@ -41,6 +41,16 @@ export interface TimingProfile {
   nodeStartupGracePeriodSeconds: number;
   /** KCM --node-eviction-rate (nodes tainted per second in a healthy zone). Upstream: 0.1. */
   nodeEvictionRate: number;
+  /**
+   * KCM --secondary-node-eviction-rate: the taint rate in a PartialDisruption zone larger than
+   * largeClusterSizeThreshold (a smaller such zone gets none). Upstream: 0.01. Never exactly 1 (see
+   * nodeEvictionRate's note in the fast profile).
+   */
+  secondaryNodeEvictionRate: number;
+  /** KCM --unhealthy-zone-threshold: the not-Ready share (> 2 nodes) that makes a zone PartialDisruption. Upstream: 0.55. */
+  unhealthyZoneThreshold: number;
+  /** KCM --large-cluster-size-threshold: a zone of more nodes than this keeps the secondary rate when partially disrupted. Upstream: 50. */
+  largeClusterSizeThreshold: number;
   /** apiserver --default-not-ready-toleration-seconds. Upstream: 300. */
   defaultNotReadyTolerationSeconds: number;
   /** apiserver --default-unreachable-toleration-seconds. Upstream: 300. */
@@ -77,6 +87,9 @@ const DEFAULT_PROFILE: TimingProfile = {
   nodeMonitorPeriodSeconds: 5,
   nodeStartupGracePeriodSeconds: 60,
   nodeEvictionRate: 0.1,
+  secondaryNodeEvictionRate: 0.01,
+  unhealthyZoneThreshold: 0.55,
+  largeClusterSizeThreshold: 50,
   defaultNotReadyTolerationSeconds: 300,
   defaultUnreachableTolerationSeconds: 300,
   slackMs: 3_000,
@@ -101,6 +114,12 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
     // and a swap to exactly 1 is a no-op against its "never" limiter (which reports QPS 1): no
     // NoExecute taint would ever be added again (shared/notes/kind-offline.md).
     nodeEvictionRate: 2,
+    // One node every 5 s in a large partially disrupted zone (upstream: every 100 s), and a zone is
+    // large past 10 nodes (upstream: 50), so the zone-disruption scenarios need 12 workers, not 52.
+    // Not 1 either: a swap back from 0 to exactly 1 is the same no-op.
+    secondaryNodeEvictionRate: 0.2,
+    unhealthyZoneThreshold: 0.55,
+    largeClusterSizeThreshold: 10,
     defaultNotReadyTolerationSeconds: 5,
     defaultUnreachableTolerationSeconds: 5,
     slackMs: 3_000,

@@ -1,7 +1,7 @@
 // The names the recorder can produce, whatever the scenario: what deriveNodeLossMilestones
 // (milestones.ts) derives for the lost node and each watched workload, what the harness adds for
 // every scenario (conditions, kubelet terminations, any fence), and forced detaches read from
-// kube-controller-manager's log (forced-detach.ts). When the fault hit several nodes, each one's
+// kube-controller-manager's log (forced-detach.ts) with the zone states (zone-states.ts). When the fault hit several nodes, each one's
 // node milestones come again qualified by the node, "<name>@<node>" (node-ready-unknown@worker-2).
 // A scenario's own marks and derived milestones come on top (ScenarioDefinition.ownMilestones). An
 // expected window naming anything else could never be met, or a "must not happen" could never fail.
@@ -59,6 +59,9 @@ const PATTERNS: readonly RegExp[] = [
   // Pods the kubelet ended itself, by reason and app label.
   /^(evicted|terminated):[a-z0-9-]+$/,
   /^forced-detach:(timeout|out-of-service)$/,
+  // The node lifecycle controller's zone states, from the same log (zone-states.ts).
+  /^zone-state:[A-Za-z0-9_.-]*:(Initial|Normal|PartialDisruption|FullDisruption)$/,
+  /^disruption-mode:(entered|exited)$/,
 ];
 
 /** The milestones each fault node gets of its own, qualified by it, when the fault hit several. */
@@ -76,7 +79,10 @@ const PER_NODE_FIXED = new Set([
 
 /** Of PATTERNS, those of one node: taints, its Events, its fence, its conditions, its forced detaches. */
 const PER_NODE_PATTERNS: readonly RegExp[] = PATTERNS.filter(
-  (pattern) => !pattern.test("evicted:x") && !pattern.test("terminated:x"),
+  (pattern) =>
+    !["evicted:x", "terminated:x", "zone-state:x:Normal", "disruption-mode:entered"].some((name) =>
+      pattern.test(name),
+    ),
 );
 
 /** A Kubernetes node name (an RFC 1123 subdomain). */

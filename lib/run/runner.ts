@@ -13,7 +13,7 @@ import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
 import type { FaultRailsRequest } from "../cluster/existing-rails.js";
 import { checkRunRails } from "./run-rails.js";
-import { checkSimSize, sizeChoice } from "./sim-size.js";
+import { checkSimSize, scenarioWorkers, sizeChoice } from "./sim-size.js";
 import type { ExistingAgent } from "../cluster/existing.js";
 import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
 import type {
@@ -287,6 +287,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     if (nothingToRun) throw NOTHING_TO_RUN;
     await using cluster = await openClusterUnderTest(provider, {
       ...clusterChoice(options),
+      ...scenarioSize(provider, options, filePlan, suites, shard, profile),
       ...sizeChoice(options),
       ...fileClusterChoice(filePlan),
       profile,
@@ -418,6 +419,20 @@ function fileGroup(prepared: readonly PreparedFileScenario[]): ScenarioGroup {
 /** summary.json's `repeat`: --repeat's, or the most any scenario file asks for. */
 function summaryRepeat(plan: FilePlan | undefined, repeat: number): number {
   return plan?.maxRepeat ?? repeat;
+}
+
+/** A sim cluster sized to the selected families' scenarios (minWorkers), when no flag or file sizes it. */
+function scenarioSize(
+  provider: ProviderName,
+  options: RunOptions,
+  plan: FilePlan | undefined,
+  suites: readonly SuiteFamily[],
+  shard: ShardRecord | undefined,
+  profile: TimingProfile,
+): Pick<ClusterChoiceOptions, "workers"> {
+  if (provider !== "sim" || plan !== undefined || options.workers !== undefined) return {};
+  const workers = scenarioWorkers(shardGroups(familyGroups(suites), shard), profile, options.grep);
+  return workers === undefined ? {} : { workers };
 }
 
 /** The cluster the files ask for: sim workers and zones, kind's config. */

@@ -2,7 +2,9 @@
 // Sim only; a scenario file's spec.cluster says the same or nothing (one run has one cluster).
 import type { ClusterChoiceOptions } from "../cluster/create.js";
 import { RekindleError } from "../errors.js";
+import type { TimingProfile } from "../cluster/profiles.js";
 import type { FilePlan } from "../scenario-file/plan.js";
+import { scenarioTestTitle, type ScenarioGroup } from "./suite.js";
 
 export interface SimSizeRequest {
   provider?: string;
@@ -57,4 +59,29 @@ export function sizeChoice(
     ...(request.zones === undefined ? {} : { zones: request.zones }),
     ...(request.podsPerNode === undefined ? {} : { podsPerNode: request.podsPerNode }),
   };
+}
+
+/**
+ * The sim workers the selected scenarios need (ScenarioDefinition.minWorkers, the most of them),
+ * when every selected scenario names its size and one needs more than the default 3; undefined:
+ * the default. A selection that mixes in scenarios written for the default 3 workers in 2 zones
+ * keeps that layout (their budgets and zones assume it): the larger ones are skipped, saying why.
+ * `grep` selects as --scenario does (mocha's full title, "<group> <id> — <title>").
+ */
+export function scenarioWorkers(
+  groups: readonly ScenarioGroup[],
+  profile: TimingProfile,
+  grep?: string,
+): number | undefined {
+  const pattern = grep === undefined ? undefined : new RegExp(grep);
+  let most = 3;
+  for (const group of groups) {
+    for (const { definition } of group.scenarios) {
+      if (pattern && !pattern.test(`${group.name} ${scenarioTestTitle(definition)}`)) continue;
+      const needs = definition.minWorkers?.(profile);
+      if (needs === undefined) return undefined;
+      most = Math.max(most, needs);
+    }
+  }
+  return most > 3 ? most : undefined;
 }

@@ -52,6 +52,22 @@ export function skipReason(cluster: ClusterUnderTest, definition: ScenarioDefini
   return undefined;
 }
 
+/** Why the cluster has too few workers for the scenario (minWorkers); undefined when it has enough. */
+export async function workerShortfall(
+  cluster: ClusterUnderTest,
+  definition: ScenarioDefinition,
+): Promise<string | undefined> {
+  const needed = definition.minWorkers?.(cluster.profile);
+  if (needed === undefined) return undefined;
+  const workers = (await cluster.workerNodes()).length;
+  if (workers >= needed) return undefined;
+  const how =
+    cluster.provider === "sim"
+      ? ` (run it apart from scenarios written for the default size, e.g. --suite ${definition.id.split("/")[0] ?? ""}: rekindle run then sizes the sim to it; or --workers ${needed})`
+      : "";
+  return `it needs ${needed} workers at profile ${cluster.profile.name}, the cluster has ${workers}${how}`;
+}
+
 /** A namespace name unique to this run of the scenario. */
 export function scenarioNamespace(id: string, run: number): string {
   const slug = id.replace(/[^a-z0-9]+/g, "-").slice(0, 40);
@@ -92,7 +108,8 @@ function scenarioTest(
   repeat = context.repeat,
 ): Mocha.Test {
   return new Mocha.Test(scenarioTestTitle(definition), async function (this: Mocha.Context) {
-    const reason = skipReason(context.cluster, definition);
+    const reason =
+      skipReason(context.cluster, definition) ?? (await workerShortfall(context.cluster, definition));
     if (reason !== undefined) {
       context.skipped.set(definition.id, reason);
       context.progress.info(`${definition.id}: skipped — ${reason}`);

@@ -92,6 +92,13 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
    * A missed one fails the scenario with its own verdict line. Called once the fault happened.
    */
   budgets?(context: BudgetContext): BudgetResult[];
+  /**
+   * The fewest workers the scenario runs on at this profile (zones it carves out of them). When every
+   * selected scenario names one, `rekindle run` sizes a sim cluster to the most of them, unless
+   * --workers or a scenario file sizes it; a cluster with fewer workers skips the scenario.
+   * Default: none named (the scenario is written for the default 3 workers in 2 zones).
+   */
+  minWorkers?(profile: TimingProfile): number;
 }
 
 /** What a scenario's budgets are checked against: the run as it is judged. */

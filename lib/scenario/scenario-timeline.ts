@@ -1,10 +1,11 @@
 // One scenario run's timeline: the fault instant and nodes, the scenario's own marks, the recorder,
 // and the milestones computed from them (base, forced detaches from kube-controller-manager's log,
-// marks, the scenario's derive), in time order. What is derived from transitions is cached: it is
+// zone states from the same log, marks, the scenario's derive), in time order. What is derived from transitions is cached: it is
 // derived again only once the recorder stored something new or the fault changed (a recorder
 // that counts the background stores nothing while the cluster is at rest). Waiters subscribe and
 // are woken by each stored transition, mark and fault instead of polling.
 import { ForcedDetachLog } from "../observe/forced-detach.js";
+import { ZoneStateLog } from "../observe/zone-states.js";
 import { qualifiedMilestone } from "../observe/milestone-names.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { TimelineRecorder } from "../observe/recorder.js";
@@ -30,6 +31,7 @@ export class ScenarioTimeline {
   #recorder: TimelineRecorder | undefined;
   private readonly marks: Milestone[] = [];
   private readonly controllerManagerLog: ForcedDetachLog;
+  private readonly zoneStates: ZoneStateLog;
   readonly #listeners = new Set<() => void>();
   #cached: { key: string; milestones: Milestone[] } | undefined;
   #derivations = 0;
@@ -42,6 +44,7 @@ export class ScenarioTimeline {
     controllerManagerLogPath: string | undefined,
   ) {
     this.controllerManagerLog = new ForcedDetachLog(controllerManagerLogPath);
+    this.zoneStates = new ZoneStateLog(controllerManagerLogPath);
   }
 
   get recorder(): TimelineRecorder | undefined {
@@ -145,7 +148,7 @@ export class ScenarioTimeline {
     return [...baseMilestones(this.definition, index, this.deriveContext()), ...this.derived(index.all)];
   }
 
-  /** With the forced detaches read from the log and the marks, in time order. */
+  /** With the forced detaches and zone states read from the log and the marks, in time order. */
   #combine(fromTransitions: readonly Milestone[], untilMs = Infinity): Milestone[] {
     const [first, ...others] = this.faultNodes;
     const detaches = this.controllerManagerLog.milestones(this.faultAtMs, first ?? "", untilMs);
@@ -155,7 +158,8 @@ export class ScenarioTimeline {
           detaches.push({ ...m, name: qualifiedMilestone(m.name, node) });
       }
     }
-    return [...fromTransitions, ...detaches, ...this.marks].sort((a, b) => a.atMs - b.atMs);
+    const zones = this.zoneStates.milestones(this.faultAtMs, untilMs);
+    return [...fromTransitions, ...detaches, ...zones, ...this.marks].sort((a, b) => a.atMs - b.atMs);
   }
 
   /** The scenario's own derived milestones, each one it declared. */

@@ -92,6 +92,9 @@ describe("kind provider", function () {
         "node-monitor-grace-period": "10s",
         "node-monitor-period": "1s",
         "node-eviction-rate": String(fast.nodeEvictionRate),
+        "secondary-node-eviction-rate": "0.2",
+        "unhealthy-zone-threshold": "0.55",
+        "large-cluster-size-threshold": "10",
       });
       expect(cluster.apiServer.extraArgs).to.deep.equal({
         "default-not-ready-toleration-seconds": "5",
@@ -131,6 +134,9 @@ describe("kind provider", function () {
         { name: "v", value: "2" },
         { name: "node-monitor-grace-period", value: "10s" },
         { name: "node-eviction-rate", value: String(TIMING_PROFILES.fast.nodeEvictionRate) },
+        { name: "secondary-node-eviction-rate", value: "0.2" },
+        { name: "unhealthy-zone-threshold", value: "0.55" },
+        { name: "large-cluster-size-threshold", value: "10" },
       ]);
     });
 

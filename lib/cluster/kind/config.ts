@@ -61,6 +61,9 @@ export function profileFlags(profile: TimingProfile): {
       "node-monitor-grace-period": `${profile.nodeMonitorGracePeriodSeconds}s`,
       "node-monitor-period": `${profile.nodeMonitorPeriodSeconds}s`,
       "node-eviction-rate": String(profile.nodeEvictionRate),
+      "secondary-node-eviction-rate": String(profile.secondaryNodeEvictionRate),
+      "unhealthy-zone-threshold": String(profile.unhealthyZoneThreshold),
+      "large-cluster-size-threshold": String(profile.largeClusterSizeThreshold),
     },
     apiServer: {
       "default-not-ready-toleration-seconds": String(profile.defaultNotReadyTolerationSeconds),
@@ -127,8 +130,8 @@ function renderPatch(patch: string, profile: TimingProfile): string {
 }
 
 /**
- * kind-config.yaml text with `profile`'s knobs substituted: controller-manager node-monitor-*
- * and node-eviction-rate, apiserver default-*-toleration-seconds, kubelet nodeLeaseDurationSeconds.
+ * kind-config.yaml text with `profile`'s knobs substituted: controller-manager node-monitor-*,
+ * the eviction rates and the zone thresholds, apiserver default-*-toleration-seconds, kubelet nodeLeaseDurationSeconds.
  * A config that has no ClusterConfiguration or KubeletConfiguration patch gets a cluster-wide one.
  */
 export function renderKindConfig(

@@ -101,6 +101,9 @@ export function controllerManagerSpec(
       `--node-monitor-period=${profile.nodeMonitorPeriodSeconds}s`,
       `--node-startup-grace-period=${profile.nodeStartupGracePeriodSeconds}s`,
       `--node-eviction-rate=${profile.nodeEvictionRate}`,
+      `--secondary-node-eviction-rate=${profile.secondaryNodeEvictionRate}`,
+      `--unhealthy-zone-threshold=${profile.unhealthyZoneThreshold}`,
+      `--large-cluster-size-threshold=${profile.largeClusterSizeThreshold}`,
       ...(profile.controllerManagerClient
         ? [
             `--kube-api-qps=${profile.controllerManagerClient.qps}`,

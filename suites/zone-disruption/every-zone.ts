@@ -1,0 +1,136 @@
+// Every zone fully disrupted: master disruption mode.
+import { RekindleError } from "../../lib/errors.js";
+import { normalEvictionByMs, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
+import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
+import { k8s } from "../../lib/kube/client.js";
+import { defineScenario } from "../../lib/scenario/harness.js";
+import {
+  awaitUnreachableTaints,
+  carveZone,
+  deployWebOn,
+  firstWorkers,
+  JUDGED_MILESTONES,
+  judgedMilestones,
+  loseInSteps,
+  partialReached,
+  sortedWorkers,
+  taintsLifted,
+  zoneWorkloads,
+} from "../../lib/scenario/zone-carve.js";
+import { sleep } from "../../lib/util/time.js";
+import { LAST_ZONE, SIM_MAX_LIFTED, lastZonePlan, partialWindow } from "./shared.js";
+
+export const everyZoneFull = defineScenario({
+  id: "zone-disruption/every-zone-full",
+  title: "every zone fully disrupted: the taints put are lifted, no node tainted and no pod evicted",
+  requires: ["lifecycle", "controller-manager-flags"],
+  minWorkers: (profile) => lastZonePlan(profile).size + 1,
+  note: (inputs) => {
+    const plan = lastZonePlan(inputs.profile);
+    return `every worker but ${plan.judged} of a zone of ${plan.size} lost (the zone PartialDisruption, the others FullDisruption and tainted at the normal rate), then those ${plan.judged}`;
+  },
+  expected: (inputs) => {
+    const { profile } = inputs;
+    const plan = lastZonePlan(profile);
+    const unknown = unknownAfterStopMs(profile);
+    const qps = profile.controllerManagerClient?.qps ?? 20;
+    const liftMs = 1000 + Math.ceil(((2 * SIM_MAX_LIFTED) / qps) * 1000);
+    const windows: ExpectedMilestone[] = [
+      partialWindow(
+        inputs,
+        LAST_ZONE,
+        `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${profile.unhealthyZoneThreshold}`,
+      ),
+    ];
+    for (let i = 1; i <= plan.judged; i++)
+      windows.push(
+        inputs.within({
+          name: `judged-unknown-${i}`,
+          after: "second-loss",
+          ...unknown,
+          why: "seen Unknown like any lost node",
+        }),
+      );
+    return [
+      ...windows,
+      inputs.within({
+        name: "disruption-mode:entered",
+        after: `judged-unknown-${plan.judged}`,
+        minMs: 0,
+        maxMs: profile.nodeMonitorPeriodSeconds * 1000,
+        why: "the last Ready node gone: every zone FullDisruption (master disruption mode), at the same monitor pass",
+      }),
+      inputs.within({
+        name: "taints-lifted",
+        after: "disruption-mode:entered",
+        minMs: 0,
+        maxMs: liftMs,
+        why: `the entering pass lifts every NoExecute taint its node list shows (two calls a node at kube-controller-manager's ${qps} QPS)`,
+      }),
+      never(
+        "judged-taint-1",
+        `${LAST_ZONE} PartialDisruption (rate 0), then every zone FullDisruption (rate 0 everywhere)`,
+      ),
+      never(
+        "deployment:pod-deletion-requested",
+        "no NoExecute taint on the judged nodes: their pods are never evicted",
+      ),
+    ];
+  },
+  workloads: zoneWorkloads,
+  recoveryOf: [],
+  ownMilestones: ["second-loss", "taints-lifted", ...JUDGED_MILESTONES],
+  derive: (transitions, context) => {
+    const judged = lastZonePlan(context.inputs.profile).judged;
+    return [
+      ...judgedMilestones(transitions, context, judged),
+      ...taintsLifted(transitions, context, context.faultNodes.slice(0, -judged)),
+    ];
+  },
+  async run(context) {
+    const { inputs, steps } = context;
+    const plan = lastZonePlan(inputs.profile);
+    const workers = await sortedWorkers(context);
+    const nodes = await context.kc.makeApiClient(k8s.CoreV1Api).listNode();
+    const others = nodes.items.map((n) => n.metadata?.name ?? "").filter((n) => !workers.includes(n));
+    if (others.length > 0)
+      throw new RekindleError(
+        "UNSUPPORTED",
+        `nodes other than the workers stay Ready (${others.join(", ")}): no full disruption of every zone`,
+        { hint: "run it on the sim, whose control plane is no node" },
+      );
+    const zone = await firstWorkers(context, plan.size);
+    const judged = zone.slice(plan.firstLoss);
+    const first = workers.filter((w) => !judged.includes(w));
+    const elsewhere = first.filter((w) => !zone.includes(w));
+    await deployWebOn(context, judged);
+    await carveZone(context, LAST_ZONE, zone);
+    const periodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
+    // The other zones FullDisruption while this one is not: tainted at the normal rate. Their taints
+    // must be in the controller's node list when every zone goes (it lifts what that list shows).
+    await loseInSteps(context, [
+      { nodes: first },
+      {
+        nodes: judged,
+        mark: "second-loss",
+        before: async () => {
+          await partialReached(context, LAST_ZONE)();
+          await steps.step(`the ${elsewhere.length} nodes of the other zones tainted`, async () => {
+            await awaitUnreachableTaints(
+              context,
+              elsewhere,
+              elsewhere.length * taintGapMs(inputs.profile.nodeEvictionRate) + 30_000,
+            );
+            await sleep(2 * periodMs, context.signal);
+          });
+        },
+      },
+    ]);
+    await context.awaitMilestone("disruption-mode:entered");
+    await context.awaitMilestone("taints-lifted");
+    const watchMs = normalEvictionByMs(inputs.profile) + inputs.slackMs;
+    await steps.step(`watch ${watchMs / 1000}s: at the normal rate pods would be evicted by then`, () =>
+      sleep(watchMs, context.signal),
+    );
+  },
+});

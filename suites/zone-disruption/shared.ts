@@ -1,0 +1,51 @@
+// What the zone-disruption scenarios share: their zones, plans from the profile's knobs, windows.
+import type { TimingProfile } from "../../lib/cluster/profiles.js";
+import { RekindleError } from "../../lib/errors.js";
+import {
+  largeZonePlan,
+  smallZonePlan,
+  unknownAfterStopMs,
+  type ZonePlan,
+} from "../../lib/expect/zone-disruption.js";
+import type { ExpectedMilestone } from "../../lib/expect/windows.js";
+import type { ExpectationInputs } from "../../lib/scenario/harness.js";
+
+export const SMALL_ZONE = "zd-small";
+export const LARGE_ZONE = "zd-large";
+export const LAST_ZONE = "zd-last";
+export const RETURN_ZONE = "zd-return";
+/** The most NoExecute taints the entering pass lifts, for its window: every sim worker of a scenario-sized cluster. */
+export const SIM_MAX_LIFTED = 60;
+/** The scenario stops its judged nodes once it reads the zone's state (kube-controller-manager's log, read each second). */
+export const SECOND_LOSS_AFTER_MS = 2_000;
+
+function planOrThrow(plan: ZonePlan | undefined, what: string, profile: TimingProfile): ZonePlan {
+  if (plan !== undefined) return plan;
+  throw new RekindleError(
+    "INVALID_INPUT",
+    `profile ${profile.name}: no ${what} zone can be made of its zone knobs`,
+    {
+      hint: "unhealthyZoneThreshold below 1, largeClusterSizeThreshold of 5 or more",
+    },
+  );
+}
+
+export const smallPlan = (profile: TimingProfile) => planOrThrow(smallZonePlan(profile), "small", profile);
+export const largePlan = (profile: TimingProfile) => planOrThrow(largeZonePlan(profile), "large", profile);
+
+/** The window of the zone's state change: the last of the first loss's nodes seen Unknown. */
+export function partialWindow(inputs: ExpectationInputs, zone: string, why: string): ExpectedMilestone {
+  const unknown = unknownAfterStopMs(inputs.profile);
+  return inputs.within({
+    name: `zone-state:${zone}:PartialDisruption`,
+    after: "fault-injected",
+    ...unknown,
+    why,
+  });
+}
+
+/** The zone lost last in the every-zone scenario: a small zone with two judged nodes, the last one making it FullDisruption. */
+export function lastZonePlan(profile: TimingProfile): ZonePlan {
+  const plan = smallPlan(profile);
+  return { ...plan, judged: plan.size - plan.firstLoss };
+}
