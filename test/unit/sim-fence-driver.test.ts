@@ -11,13 +11,15 @@ import { RekindleError } from "../../lib/errors.js";
 
 /** One shared kwok (this test's own process, so it runs) playing worker-1 and worker-2. */
 function stateAt(root: string, power: Record<string, "running" | "stopped">): SimClusterState {
+  const group = "kwok-zone-a";
   const node = (name: string) => ({
     name,
     zone: "zone-a",
-    group: "kwok-zone-a",
+    group,
     process: undefined,
     power: power[name] ?? "running",
   });
+  const kwok = { name: group, command: "kwok", args: [], logPath: join(root, "kwok.log") };
   return {
     formatVersion: 1,
     name: "driver-test",
@@ -30,8 +32,15 @@ function stateAt(root: string, power: Record<string, "running" | "stopped">): Si
     ports: {} as SimClusterState["ports"],
     components: [],
     nodes: [node("worker-1"), node("worker-2")],
-    kwokGroups: [{ name: "kwok-zone-a", process: { pid: process.pid, startTicks: 0 } }],
-  } as SimClusterState;
+    kwokGroups: [
+      {
+        name: group,
+        zone: "zone-a",
+        kwok,
+        process: { ...kwok, pid: process.pid, startTicks: 0, startedAt: new Date(0).toISOString() },
+      },
+    ],
+  };
 }
 
 describe("sim fence driver: power reads", function () {
