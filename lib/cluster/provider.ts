@@ -264,6 +264,13 @@ export interface ClusterUnderTest extends AsyncDisposable {
   /** Container start and attach latency the timeline model assumes on this provider. */
   readonly latencies: ProviderLatencies;
   /**
+   * Its node stop leaves the machine's power on (the existing provider's agent stops the kubelet
+   * and the container runtime): a fence driver reads the node on, so no early power read finds it
+   * off and the controller waits unhealthyAfter. Absent: a stop powers the node off (kind's
+   * container, the sim's kwok).
+   */
+  readonly stopLeavesPowerOn?: boolean;
+  /**
    * Waits until the cluster is fit for the next fault; the harness calls it before each scenario.
    * The sim with shared-kwok workers: every zone Normal (every running node Ready), since a zone
    * still partly disrupted would change the node lifecycle controller's eviction rate. Absent:

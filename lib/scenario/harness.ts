@@ -51,6 +51,8 @@ export interface ExpectationInputs {
   within(window: ExpectedMilestone): ExpectedMilestone;
   /** kube-controller-manager's log is readable here, so forced detaches are milestones. */
   controllerManagerLogged: boolean;
+  /** A node stop leaves the power on here (ClusterUnderTest.stopLeavesPowerOn). Default false. */
+  stopLeavesPowerOn?: boolean;
 }
 
 /**
@@ -221,6 +223,7 @@ export interface ExpectationFacts {
   latencies: ProviderLatencies;
   volumeAttachRequired: boolean;
   controllerManagerLogged: boolean;
+  stopLeavesPowerOn?: boolean;
 }
 
 export function expectationInputs(facts: ExpectationFacts): ExpectationInputs {
@@ -241,6 +244,7 @@ export function clusterExpectationInputs(cluster: ClusterUnderTest): Expectation
     latencies: cluster.latencies,
     volumeAttachRequired: cluster.storage?.attachRequired ?? true,
     controllerManagerLogged: cluster.capabilities["controller-manager-flags"] !== undefined,
+    stopLeavesPowerOn: cluster.stopLeavesPowerOn === true,
   });
 }
 

@@ -53,7 +53,15 @@ export function nodeLossSituation(inputs: ExpectationInputs, recovery: NodeLossR
     fault: "stop",
     knobs: k,
     eviction: inputs.eviction,
-    ...(recovery.mode === "controller" ? { controller: controllerTiming(recovery.controller) } : {}),
+    // A stop that leaves the power on reads on: no early power read finds the node off.
+    ...(recovery.mode === "controller"
+      ? {
+          controller: {
+            ...controllerTiming(recovery.controller),
+            ...(inputs.stopLeavesPowerOn === true ? { earlyPowerRead: false } : {}),
+          },
+        }
+      : {}),
     ...(recovery.mode === "manual-out-of-service"
       ? { operator: { action: "out-of-service" as const, afterMs: pastEvictionMs(k) } }
       : {}),

@@ -115,6 +115,27 @@ describe("node-loss scenarios: windows from the workload model", function () {
     }
   }
 
+  it("a stop that leaves the power on (the existing provider's agent): the in-cluster controller's taint waits unhealthyAfter, not an early power read", function () {
+    const facts = {
+      profile: TIMING_PROFILES.fast,
+      eviction: TIMING_PROFILES.fast.simKubelet,
+      latencies: SHAPES[0].latencies,
+      volumeAttachRequired: true,
+      controllerManagerLogged: false,
+    };
+    const inCluster = scenarios.find((s) => s.id === "node-loss/controller-in-cluster");
+    const taint = (stopLeavesPowerOn: boolean) =>
+      inCluster
+        ?.expected(expectationInputs({ ...facts, stopLeavesPowerOn }))
+        .find((w) => w.name === "taint-added:node.kubernetes.io/out-of-service");
+    const unhealthyAfterMs = shippedControllerSettings().config.unhealthyAfterMs;
+    // Measured on existing kind (test/full/existing-kind.test.ts, 2026-11-25): tainted 19.3 s after the stop.
+    expect(taint(true)?.maxMs).to.be.at.least(unhealthyAfterMs);
+    expect(taint(true)?.minMs).to.be.at.most(19_300);
+    // A stop that powers the node off is read off at its first missed renewal: earlier.
+    expect(taint(false)?.maxMs).to.be.below(unhealthyAfterMs);
+  });
+
   it("the scenario as defined expects what the model gives (before a run: every pod on the lost node)", function () {
     const inputs = expectationInputs({
       profile: TIMING_PROFILES.fast,
