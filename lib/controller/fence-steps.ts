@@ -1,12 +1,14 @@
-// The steps of fences under way run beside the reconcile passes, not inside them. A fence's steps
-// (driver calls, the taint, the cleanup) take seconds; taken inside a pass, a zone's worth of them
-// kept every later decision waiting for the pass's end (bench:controller, 1000 workers, a third lost
-// at once: decisions 8.5/13.1 s p50/p99 past the threshold, while each read took 0.2 s). A pass now
-// decides for every node and hands the steps of each fence here: at most one run per node at once
-// (a pass skips a node whose steps are under way or queued), at most `limit` runs at once, each run
-// bounded on its own (the controller gives it passTimeout).
+// A fence's start and its steps run beside the reconcile passes, not inside them. They take API and
+// driver calls (the claim, the NodeFence, the power-off, the taint, the cleanup): taken inside a
+// pass, a zone's worth of them kept every later decision waiting for the pass's end
+// (bench:controller, 1000 workers, a third lost at once: decisions 8.5/13.1 s p50/p99 past the
+// threshold, while each power read took 0.2 s). A pass decides for every node and hands each
+// fence's work here: at most one run per node at once (a pass skips a node whose run is under way
+// or queued), at most `limit` runs at once, each run bounded on its own (stepRunContext: the
+// controller gives it passTimeout).
 import { boundedSignal } from "../util/abort.js";
 import type { ActionContext } from "./action-context.js";
+
 export interface FenceStepRunnerOptions {
   /** Runs under way at once; the rest wait in order. */
   limit: number;
