@@ -7,6 +7,7 @@
 // or queued), at most `limit` runs at once, each run bounded on its own (stepRunContext: the
 // controller gives it passTimeout).
 import { boundedSignal } from "../util/abort.js";
+import { BackgroundTasks } from "../util/bounded-parallel.js";
 import type { ActionContext } from "./action-context.js";
 
 export interface FenceStepRunnerOptions {
@@ -14,23 +15,19 @@ export interface FenceStepRunnerOptions {
   limit: number;
 }
 
-interface Queued {
-  node: string;
-  work: () => Promise<void>;
-}
-
+/** BackgroundTasks keyed by node: one run per node at once, queued ones counted as busy. */
 export class FenceStepRunner {
-  readonly #limit: number;
-  readonly #running = new Map<string, Promise<void>>();
-  readonly #queued: Queued[] = [];
+  readonly #tasks: BackgroundTasks;
+  /** Nodes whose run is under way or queued. */
+  readonly #busy = new Set<string>();
 
   constructor(options: FenceStepRunnerOptions) {
-    this.#limit = Math.max(1, Math.floor(options.limit));
+    this.#tasks = new BackgroundTasks(options.limit);
   }
 
   /** Are `node`'s steps under way or waiting for a slot? */
   busy(node: string): boolean {
-    return this.#running.has(node) || this.#queued.some((q) => q.node === node);
+    return this.#busy.has(node);
   }
 
   /**
@@ -39,35 +36,24 @@ export class FenceStepRunner {
    * the caller's to count and log.
    */
   run(node: string, work: () => Promise<void>): boolean {
-    if (this.busy(node)) return false;
-    this.#queued.push({ node, work });
-    this.#pump();
+    if (this.#busy.has(node)) return false;
+    this.#busy.add(node);
+    this.#tasks.push(() =>
+      work().finally(() => {
+        this.#busy.delete(node);
+      }),
+    );
     return true;
   }
 
   /** Nodes whose steps are under way or queued. */
   get size(): number {
-    return this.#running.size + this.#queued.length;
+    return this.#busy.size;
   }
 
   /** Waits until no steps are under way or queued (those started meanwhile included). */
   async settle(): Promise<void> {
-    while (this.size > 0) await Promise.allSettled([...this.#running.values()]);
-  }
-
-  #pump(): void {
-    while (this.#running.size < this.#limit) {
-      const next = this.#queued.shift();
-      if (next === undefined) return;
-      const { node, work } = next;
-      const running = work()
-        .catch(() => undefined)
-        .finally(() => {
-          this.#running.delete(node);
-          this.#pump();
-        });
-      this.#running.set(node, running);
-    }
+    await this.#tasks.settle();
   }
 }
 

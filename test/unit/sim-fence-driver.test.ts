@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { SimFenceDriver } from "../../lib/cluster/sim/fence-driver.js";
 import { writeSimState, type SimClusterState } from "../../lib/cluster/sim/state.js";
 import { RekindleError } from "../../lib/errors.js";
+import { simStateAt } from "../support/sim-state.js";
 
 /** One shared kwok (this test's own process, so it runs) playing worker-1 and worker-2. */
 function stateAt(root: string, power: Record<string, "running" | "stopped">): SimClusterState {
@@ -20,19 +21,10 @@ function stateAt(root: string, power: Record<string, "running" | "stopped">): Si
     power: power[name] ?? "running",
   });
   const kwok = { name: group, command: "kwok", args: [], logPath: join(root, "kwok.log") };
-  return {
-    formatVersion: 1,
-    name: "driver-test",
-    runId: "driver-test-1",
-    profile: "fast",
-    createdAt: new Date(0).toISOString(),
+  return simStateAt(
     root,
-    apiserverUrl: "https://127.0.0.1:1",
-    binaries: {} as SimClusterState["binaries"],
-    ports: {} as SimClusterState["ports"],
-    components: [],
-    nodes: [node("worker-1"), node("worker-2")],
-    kwokGroups: [
+    [node("worker-1"), node("worker-2")],
+    [
       {
         name: group,
         zone: "zone-a",
@@ -40,7 +32,7 @@ function stateAt(root: string, power: Record<string, "running" | "stopped">): Si
         process: { ...kwok, pid: process.pid, startTicks: 0, startedAt: new Date(0).toISOString() },
       },
     ],
-  };
+  );
 }
 
 describe("sim fence driver: power reads", function () {

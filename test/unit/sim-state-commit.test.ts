@@ -9,22 +9,11 @@ import { join } from "node:path";
 import { SimSession } from "../../lib/cluster/sim/session.js";
 import { readSimState, writeSimState, type SimClusterState } from "../../lib/cluster/sim/state.js";
 import { silentProgress } from "../../lib/util/progress.js";
+import { simStateAt } from "../support/sim-state.js";
 
 function stateAt(root: string): SimClusterState {
   const node = (name: string) => ({ name, zone: "zone-a", process: undefined, power: "running" as const });
-  return {
-    formatVersion: 1,
-    name: "commit-test",
-    runId: "commit-test-1",
-    profile: "fast",
-    createdAt: new Date(0).toISOString(),
-    root,
-    apiserverUrl: "https://127.0.0.1:1",
-    binaries: {} as SimClusterState["binaries"],
-    ports: {} as SimClusterState["ports"],
-    components: [],
-    nodes: [node("worker-1"), node("worker-2")],
-  };
+  return simStateAt(root, [node("worker-1"), node("worker-2")]);
 }
 
 describe("sim state: node changes commit on the file as it is", function () {
