@@ -143,7 +143,7 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
     }
   });
 
-  it("refuses storage a volume cannot move on: rekindle-shared named (exit 2); the default local-path skips, saying why", async function () {
+  it("refuses storage a volume cannot move on: rekindle-shared named (exit 2); the cluster's default rekindle-csi, served only inside a kind run, skips, saying why", async function () {
     allowFor(this, 300_000);
     const named = await cli(
       runArgs(mkdtempSync(join(tmpdir(), "existing-it-")), ["--storage-class", "rekindle-shared"]),
@@ -161,7 +161,7 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
       {
         id: SCENARIO,
         reason:
-          "its StatefulSet's volume must be able to follow the pod to another node: StorageClass standard (rancher.io/local-path) keeps each volume on the node that first used it, so a StatefulSet pod with a volume could never move (the cluster's default class; name a class whose volumes can follow a pod to another node with --storage-class (or mark one rekindle.dev/node-local: \"false\"))",
+          "its StatefulSet's volume must be able to follow the pod to another node: StorageClass rekindle-csi is provisioned only inside a `rekindle run --provider kind` process (shared.csi.rekindle.dev), which does not run for an existing cluster, and there is no Available PersistentVolume of the class: its claims would stay Pending (the cluster's default class; name a class whose volumes can follow a pod to another node with --storage-class (or mark one rekindle.dev/node-local: \"false\"))",
       },
     ]);
     expect(await runNamespaces(), "namespaces of a run").to.deep.equal([]);
