@@ -184,7 +184,7 @@ async function waitForRenewals(
   await sleep(2 * context.rules.checkIntervalMs, context.signal);
 }
 
-/** Stops `nodes` (one after another, as fast as the sim allows), measures, restores. */
+/** Stops `nodes` (in one batch), measures, restores. */
 export async function runIncident(
   context: IncidentContext,
   what: string,
@@ -197,10 +197,9 @@ export async function runIncident(
   const window = startWindow();
   const stoppedAt = new Map<string, number>();
   const firstStopAt = Date.now();
-  for (const node of nodes) {
-    await cluster.stopNode(node);
-    stoppedAt.set(node, Date.now());
-  }
+  // In one batch (a zone outage is one event): one node after another took about a minute for a
+  // third of a thousand-node sim, and spread the zone's decisions over that minute.
+  await cluster.stopNodes(nodes, { onEach: (node) => stoppedAt.set(node, Date.now()) });
   const stopSpreadMs = Date.now() - firstStopAt;
   progress(
     `${what}: stopped ${nodes.length} node(s) in ${stopSpreadMs} ms; waiting for the controller's decisions`,
@@ -248,7 +247,7 @@ export async function runIncident(
     progress(`${what}: ${error.message}; the nodes return with fences not in recovery (held by the guard)`);
   });
   const startedAt = Date.now();
-  for (const node of nodes) await cluster.startNode(node);
+  await cluster.startNodes(nodes);
   progress(`${what}: nodes started again; waiting for every fence to finish and every node to renew`);
   const poweredOnAgain = await untilFencesFinish(context, what, nodes);
   await waitForRenewals(context, nodes, startedAt);

@@ -4,6 +4,7 @@
 import { expect } from "chai";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
+import { RekindleError } from "../../lib/errors.js";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
 import { SIM_FILLER_NAMESPACE } from "../../lib/cluster/sim/filler.js";
 import { SIM_KWOK_GROUP_LABEL } from "../../lib/cluster/sim/kwok-groups.js";
@@ -132,5 +133,54 @@ describe("sim provider: fleet workers in shared kwoks (fast profile)", function 
       power: "running",
       processRunning: true,
     });
+  });
+
+  it("stops a zone's nodes in one batch (fleet and own-kwok nodes alike) and starts them in one; a bad name touches nothing", async function () {
+    const zone = ["worker-1", "worker-3", "worker-5", "worker-7"]; // zone-a: worker-1 has its own kwok
+    const neighbour = "worker-9"; // zone-a too, left running
+    const bad = await cluster!.stopNodes(["worker-3", "worker-99"]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(bad, "a batch with an unknown node").to.be.instanceOf(RekindleError);
+    expect((bad as RekindleError).message).to.include("worker-99");
+    expect(cluster!.status().nodes.find((n) => n.name === "worker-3")).to.include({ power: "running" });
+
+    const told: string[] = [];
+    await cluster!.stopNodes(zone, { onEach: (node) => told.push(node) });
+    const stoppedAt = Date.now();
+    expect([...told].sort()).to.deep.equal([...zone].sort());
+    for (const node of zone)
+      expect(
+        cluster!.status().nodes.find((n) => n.name === node),
+        node,
+      ).to.include({
+        power: "stopped",
+        processRunning: false,
+      });
+    await pollUntil(
+      async () => ((await Promise.all(zone.map(ready))).every((r) => r === "Unknown") ? true : undefined),
+      { what: "the zone's stopped nodes Ready=Unknown", timeoutMs: LOST_WITHIN_MS },
+    );
+    expect(await ready(neighbour)).to.equal("True");
+    expect(await renewedAt(neighbour)).to.be.greaterThan(stoppedAt);
+
+    const startedAt = Date.now();
+    await cluster!.startNodes(zone);
+    await pollUntil(
+      async () => ((await Promise.all(zone.map(ready))).every((r) => r === "True") ? true : undefined),
+      { what: "the zone's nodes Ready again", timeoutMs: BACK_WITHIN_MS },
+    );
+    for (const node of zone) {
+      expect(await renewedAt(node), node).to.be.greaterThan(startedAt - 1000);
+      expect(
+        cluster!.status().nodes.find((n) => n.name === node),
+        node,
+      ).to.include({
+        power: "running",
+        processRunning: true,
+      });
+    }
+    await cluster!.waitForZonesNormal();
   });
 });

@@ -62,6 +62,14 @@ export class SimSession {
     this.save();
   }
 
+  /** commitNode for several nodes at once: one reload, one save (nothing to save for none). */
+  commitNodes(nodeNames: readonly string[], change: (node: SimNodeState) => void): void {
+    if (nodeNames.length === 0) return;
+    this.reload();
+    for (const name of nodeNames) change(this.node(name));
+    this.save();
+  }
+
   /**
    * Takes what other processes change from the state file: nodes (stopped, started), shared kwoks, helper
    * components (the clock webhook), clock skews and an apiserver pause.
