@@ -100,6 +100,11 @@ function isPerNodeName(name: string): boolean {
   return PER_NODE_FIXED.has(base) || PER_NODE_PATTERNS.some((pattern) => pattern.test(base));
 }
 
+/** The node of a fault node's own milestone ("node-ready-unknown@worker-2" → "worker-2"), else undefined. */
+export function nodeOfQualified(name: string): string | undefined {
+  return isPerNodeName(name) ? name.slice(name.lastIndexOf("@") + 1) : undefined;
+}
+
 /** Whether the recorder can produce `name` for a scenario watching these workloads. */
 export function isRecordedMilestoneName(name: string, workloadIds: readonly string[]): boolean {
   if (FIXED.has(name) || PATTERNS.some((pattern) => pattern.test(name))) return true;

@@ -8,6 +8,11 @@ export interface Milestone {
   /** The API's own timestamp for the same change, ms since the fault, when the object carried one. */
   apiAtMs?: number;
   node?: string;
+  /**
+   * The zone of `node` (its topology.kubernetes.io/zone label when the fault started), or of a
+   * zone-state milestone; absent when not known. The timeline chart groups by it.
+   */
+  zone?: string;
 }
 
 /** When `t` happened relative to the fault (receive time and API time), and on which node. */

@@ -69,6 +69,8 @@ export class TimelineRecorder implements AsyncDisposable {
   readonly #abort = new AbortController();
   readonly #log = new TransitionLog();
   readonly #background: Background | undefined;
+  /** Each node's zone label as last seen, what the timeline chart groups nodes by. */
+  readonly #zones = new Map<string, string>();
   readonly #watchers: { kind: WatchedKind; watcher: ResourceWatcher; done: Promise<void> }[] = [];
 
   private constructor(kc: k8s.KubeConfig, options: TimelineRecorderOptions) {
@@ -134,6 +136,11 @@ export class TimelineRecorder implements AsyncDisposable {
    */
   focus(nodes: readonly string[]): void {
     for (const node of nodes) this.#promote(node);
+  }
+
+  /** Each node's zone label as last seen ("" when unlabelled), a copy. */
+  zones(): Map<string, string> {
+    return new Map(this.#zones);
   }
 
   /** What was counted instead of stored; undefined without countBackground. */
@@ -259,15 +266,21 @@ export class TimelineRecorder implements AsyncDisposable {
       before ?? (type === "DELETED" ? object : undefined),
       after,
     );
-    if (this.#background !== undefined && kind === "Node") {
-      const node = object.metadata?.name ?? "";
-      this.#background.zone(node, object.metadata?.labels?.[ZONE_LABEL]);
-      if (type === "MODIFIED" && transitions.length === 0) this.#background.heartbeat(node, atMs);
-    }
+    if (kind === "Node") this.#noteNode(type, object, atMs, transitions.length === 0);
     for (const transition of transitions) {
       this.#store(transition, initial);
       this.#options.onTransition?.(transition);
     }
+  }
+
+  /** A Node's zone label, and a heartbeat counted when the update made no transition. */
+  #noteNode(type: ChangeType, object: k8s.KubernetesObject, atMs: number, noTransition: boolean): void {
+    const node = object.metadata?.name ?? "";
+    const zone = object.metadata?.labels?.[ZONE_LABEL];
+    if (type !== "DELETED") this.#zones.set(node, zone ?? "");
+    if (this.#background === undefined) return;
+    this.#background.zone(node, zone);
+    if (type === "MODIFIED" && noTransition) this.#background.heartbeat(node, atMs);
   }
 
   /** Stores a transition, or counts it as background (see countBackground). */

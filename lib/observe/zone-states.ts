@@ -82,7 +82,12 @@ export class ZoneStateLog {
     for (const change of this.changes()) {
       if (change.atMs < faultAtMs || change.atMs > untilMs) continue;
       const name = zoneStateMilestoneName(change);
-      if (!out.some((m) => m.name === name)) out.push({ name, atMs: change.atMs - faultAtMs });
+      if (!out.some((m) => m.name === name))
+        out.push({
+          name,
+          atMs: change.atMs - faultAtMs,
+          ...(change.kind === "zone" && change.zone !== "" ? { zone: change.zone } : {}),
+        });
     }
     return out;
   }

@@ -1,20 +1,30 @@
 // One SVG timeline per scenario: a row per milestone, its expected window shaded, the observed
 // time as a dot (green inside the window, red outside), on a shared time axis since the fault.
 // A milestone that never came keeps its row: its window, and a red ✗ where it was due at the latest.
+// Past a few nodes in the timeline, the nodes' own milestones fold per zone (chart-rows.ts).
 import type { WindowCheck } from "../expect/assert.js";
-import type { SummaryExpected, SummaryMilestone } from "./summary.js";
+import type { SummaryExpected } from "./summary.js";
 import { escapeMarkup } from "../util/markup.js";
+import { chartRows, rowLabel, type ChartMilestone, type ChartRow } from "./chart-rows.js";
+import { zoneNodesRow, zoneStatesRow } from "./chart-zone-rows.js";
 
 export interface ChartInput {
   title: string;
   subtitle: string;
-  milestones: readonly SummaryMilestone[];
+  /** With `node` and `zone` where the run recorded them (summary.json's runs[].milestones). */
+  milestones: readonly ChartMilestone[];
   checks: readonly WindowCheck[];
   /**
    * Every expected window since the fault (summary.json's `expected`: against actual anchors where
    * known, else nominal). Places a missing milestone whose own anchor never came either.
    */
   windows?: readonly SummaryExpected[];
+  /** Nodes per zone when the fault started: aggregated rows say "12 of 40 nodes" (else "12 nodes"). */
+  zoneSizes?: Readonly<Record<string, number>>;
+  /** Nodes whose own milestones keep their rows when the rest are aggregated (besides those a window names). */
+  keepNodes?: readonly string[];
+  /** Aggregate per zone above this many nodes in the timeline (default AGGREGATE_ABOVE_NODES, 6). */
+  aggregateAboveNodes?: number;
 }
 
 /** Where a milestone that never came was expected, and whether that rests on a missing anchor. */
@@ -132,6 +142,12 @@ function timelineRow(row: RowScale, name: string, y: number): string[] {
   ];
 }
 
+function drawRow(scale: RowScale, row: ChartRow, y: number): string[] {
+  if (row.kind === "zone-nodes") return zoneNodesRow(row, scale, y);
+  if (row.kind === "zone-states") return zoneStatesRow(row, scale, y);
+  return timelineRow(scale, row.name, y);
+}
+
 export function timelineSvg(input: ChartInput): string {
   const checkByName = new Map(input.checks.map((c) => [c.name, c]));
   const names = [...new Set([...input.milestones.map((m) => m.name), ...input.checks.map((c) => c.name)])];
@@ -143,12 +159,14 @@ export function timelineSvg(input: ChartInput): string {
     ...input.checks.flatMap((c) => [c.minMs ?? 0, typeof c.maxMs === "number" ? c.maxMs : 0]),
     ...[...missing.values()].flatMap((w) => [w.minMs, w.maxMs]),
   ].filter(Number.isFinite);
-  const left = Math.max(MIN_LEFT, 20 + CHAR_PX * Math.max(0, ...names.map((n) => n.length)));
+  const rows = chartRows(input, names);
+  const labels = rows.map(rowLabel);
+  const left = Math.max(MIN_LEFT, 20 + CHAR_PX * Math.max(0, ...labels.map((n) => n.length)));
   const width = left + PLOT + RIGHT;
   const minT = Math.min(...times);
   const maxT = Math.max(...times) * 1.05 + 1000;
   const x = (ms: number) => left + ((ms - minT) / (maxT - minT)) * (width - left - RIGHT);
-  const height = TOP + names.length * ROW + 50;
+  const height = TOP + rows.length * ROW + 50;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
@@ -160,20 +178,20 @@ export function timelineSvg(input: ChartInput): string {
   for (let t = Math.ceil(minT / step) * step; t <= maxT; t += step) {
     const gx = x(t).toFixed(1);
     parts.push(
-      `<line x1="${gx}" x2="${gx}" y1="${TOP - 8}" y2="${TOP + names.length * ROW}" stroke="#e5e5e5"/>`,
+      `<line x1="${gx}" x2="${gx}" y1="${TOP - 8}" y2="${TOP + rows.length * ROW}" stroke="#e5e5e5"/>`,
     );
     parts.push(
-      `<text x="${gx}" y="${TOP + names.length * ROW + 16}" text-anchor="middle" fill="#555">${(t / 1000).toFixed(step < 1000 ? 1 : 0)}s</text>`,
+      `<text x="${gx}" y="${TOP + rows.length * ROW + 16}" text-anchor="middle" fill="#555">${(t / 1000).toFixed(step < 1000 ? 1 : 0)}s</text>`,
     );
   }
   const zero = x(0).toFixed(1);
   parts.push(
-    `<line x1="${zero}" x2="${zero}" y1="${TOP - 8}" y2="${TOP + names.length * ROW}" stroke="#333" stroke-dasharray="4 3"/>`,
+    `<line x1="${zero}" x2="${zero}" y1="${TOP - 8}" y2="${TOP + rows.length * ROW}" stroke="#333" stroke-dasharray="4 3"/>`,
   );
   parts.push(`<text x="${zero}" y="${TOP - 12}" text-anchor="middle" fill="#333">fault</text>`);
   const row: RowScale = { x, left, plotRight: width - RIGHT, checkByName, missing, at };
-  names.forEach((name, i) => {
-    parts.push(...timelineRow(row, name, TOP + i * ROW));
+  rows.forEach((chartRow, i) => {
+    parts.push(...drawRow(row, chartRow, TOP + i * ROW));
   });
   parts.push(`</svg>`);
   return parts.join("\n");

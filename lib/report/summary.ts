@@ -11,7 +11,7 @@ import { summarizeBudgets, type SummaryBudget } from "./summary-budgets.js";
 /**
  * summary.json's shape version (docs/summary.schema.json). 1: before it was stated (no
  * schemaVersion, environment or error). 2: adds those three; every field of 1 kept as it was.
- * Optional fields added since (a scenario's and a run's `budgets`, a run's `shard`, `merged` and `parallel`) keep it 2: a reader of 2 that
+ * Optional fields added since (a scenario's and a run's `budgets`, a run's `shard`, `merged` and `parallel`, a run milestone's `zone`) keep it 2: a reader of 2 that
  * does not know them loses nothing it read before.
  */
 export const SUMMARY_SCHEMA_VERSION = 2;

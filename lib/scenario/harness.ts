@@ -369,6 +369,7 @@ export async function runScenario<R extends NodeCapability>(
     failure: ran.failure ?? budgets.failure,
     ...(budgets.results !== undefined ? { budgets: budgets.results } : {}),
     recoveryOf: parts.recoveryOf ?? definition.workloads(namespace).map((w) => w.id),
+    zoneSizes: parts.timeline.zoneSizes(),
   });
   return { ...verdict, expected: [...parts.expected] };
 }

@@ -6,7 +6,7 @@
 // are woken by each stored transition, mark and fault instead of polling.
 import { ForcedDetachLog } from "../observe/forced-detach.js";
 import { ZoneStateLog } from "../observe/zone-states.js";
-import { qualifiedMilestone } from "../observe/milestone-names.js";
+import { nodeOfQualified, qualifiedMilestone } from "../observe/milestone-names.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { TimelineRecorder } from "../observe/recorder.js";
 import {
@@ -34,6 +34,8 @@ export class ScenarioTimeline {
   private readonly zoneStates: ZoneStateLog;
   readonly #listeners = new Set<() => void>();
   #cached: { key: string; milestones: Milestone[] } | undefined;
+  /** Each node's zone when the fault started (the zone scenarios relabel nodes before it, and back after). */
+  #zonesAtFault: ReadonlyMap<string, string> = new Map();
   #derivations = 0;
 
   /** Reads kube-controller-manager's log (when the provider has it on this machine) from now on. */
@@ -64,6 +66,7 @@ export class ScenarioTimeline {
   faultStarts(nodes: string[]): void {
     this.faultAtMs = Date.now();
     this.faultNodes = nodes;
+    this.#zonesAtFault = this.#recorder?.zones() ?? new Map();
     this.#recorder?.focus(nodes);
     this.#wake();
   }
@@ -159,7 +162,25 @@ export class ScenarioTimeline {
       }
     }
     const zones = this.zoneStates.milestones(this.faultAtMs, untilMs);
-    return [...fromTransitions, ...detaches, ...zones, ...this.marks].sort((a, b) => a.atMs - b.atMs);
+    return [...this.#withZones([...fromTransitions, ...detaches]), ...zones, ...this.marks].sort(
+      (a, b) => a.atMs - b.atMs,
+    );
+  }
+
+  /** Milestones of a node with its zone at the fault, where it had one (the chart groups by it). */
+  #withZones(milestones: readonly Milestone[]): Milestone[] {
+    return milestones.map((m) => {
+      const node = m.node ?? nodeOfQualified(m.name);
+      const zone = node === undefined ? undefined : this.#zonesAtFault.get(node);
+      return zone === undefined || zone === "" || m.zone !== undefined ? m : { ...m, zone };
+    });
+  }
+
+  /** How many nodes each zone had when the fault started (labelled nodes only). */
+  zoneSizes(): Record<string, number> {
+    const sizes: Record<string, number> = {};
+    for (const zone of this.#zonesAtFault.values()) if (zone !== "") sizes[zone] = (sizes[zone] ?? 0) + 1;
+    return sizes;
   }
 
   /** The scenario's own derived milestones, each one it declared. */

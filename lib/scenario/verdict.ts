@@ -21,6 +21,8 @@ export interface ScenarioVerdictInput {
   recoveryOf: readonly string[];
   /** The scenario's budgets checked against this run (checkBudgets); absent when it has none. */
   budgets?: readonly BudgetResult[];
+  /** Nodes per zone when the fault started, for the chart's aggregated rows. */
+  zoneSizes?: Readonly<Record<string, number>>;
 }
 
 export interface ScenarioVerdict extends ScenarioRun {
@@ -37,7 +39,14 @@ export async function concludeScenario(input: ScenarioVerdictInput): Promise<Sce
   const recovered = input.recoveryOf.length > 0 ? recoveryMs(milestones, input.recoveryOf) : undefined;
   const errorText = verdictError(input.failure, input.budgets ?? [], mismatch?.message);
   const windows = summaryExpected(input.expected, checks);
-  const chart = timelineSvg({ title: input.title, subtitle: input.subtitle, milestones, checks, windows });
+  const chart = timelineSvg({
+    title: input.title,
+    subtitle: input.subtitle,
+    milestones,
+    checks,
+    windows,
+    ...(input.zoneSizes !== undefined ? { zoneSizes: input.zoneSizes } : {}),
+  });
   await allure.attachment("timeline.svg", chart, "image/svg+xml");
   await allure.attachment("expected-vs-actual.txt", formatChecks(checks), "text/plain");
   await allure.attachment("milestones.json", JSON.stringify(milestones, null, 2), "application/json");

@@ -163,6 +163,31 @@ describe("the timeline's milestones, cached and awaited", function () {
     expect(t.derivations).to.equal(2);
   });
 
+  it("gives a node's milestones its zone when the fault started, and counts the zones then", function () {
+    const { recorder, t } = timeline();
+    const zoned = (name: string, status: string, zone: string): k8s.V1Node => ({
+      ...nodeObject(name, status),
+      metadata: { name, uid: `node-${name}`, labels: { "topology.kubernetes.io/zone": zone } },
+    });
+    for (const [name, zone] of [
+      ["w1", "zone-a"],
+      ["w2", "zone-a"],
+      ["w3", "zone-b"],
+    ] as const)
+      recorder.observe("Node", "ADDED", zoned(name, "True", zone), undefined, true);
+    t.faultStarts(["w1", "w2"]);
+    // Relabelled after the fault (a zone scenario's undo gives the labels back): the fault's zone stays.
+    recorder.observe("Node", "MODIFIED", zoned("w1", "Unknown", "zone-x"), zoned("w1", "True", "zone-a"));
+    recorder.observe("Node", "MODIFIED", zoned("w2", "Unknown", "zone-a"), zoned("w2", "True", "zone-a"));
+    const zoneOf = (name: string) => t.milestones().find((m) => m.name === name)?.zone;
+    expect(zoneOf("node-ready-unknown@w1")).to.equal("zone-a");
+    expect(zoneOf("node-ready-unknown@w2")).to.equal("zone-a");
+    expect(zoneOf("node-ready-unknown")).to.equal("zone-a");
+    expect(zoneOf("fault-injected")).to.equal(undefined);
+    expect(t.zoneSizes()).to.deep.equal({ "zone-a": 2, "zone-b": 1 });
+    expect(recorder.zones().get("w1")).to.equal("zone-x");
+  });
+
   it("wakes a waiter when the transition it waits for is stored", async function () {
     const { recorder, t } = timeline();
     t.faultStarts(["w1"]);
