@@ -27,9 +27,11 @@ import {
 import { ensureKindBinary, PINNED_KIND_VERSION } from "../support/kind-cli.js";
 import { dockerMissing, requirePrerequisite } from "../support/prerequisites.js";
 
-const CLUSTER = "rekindle-it-kind";
-const NO_MOUNT_CLUSTER = "rekindle-it-kind-nomount";
-const CREATE_CLUSTER = "rekindle-it-kind-create";
+// Not the names of test/full's real kind clusters: this file removes its stand-ins' containers by
+// cluster name first, which would kill a real cluster's nodes of a test:slow running beside the gate.
+const CLUSTER = "rekindle-it-standin";
+const NO_MOUNT_CLUSTER = "rekindle-it-standin-nomount";
+const CREATE_CLUSTER = "rekindle-it-standin-create";
 const FILL_BYTES = 32 * MiB;
 /** kind-config.yaml with a 1 s shutdownGracePeriod, so the shutdown test waits 31 s, not 60. */
 const SHORT_GRACE_SOURCE = readFileSync(DEFAULT_KIND_CONFIG, "utf8").replaceAll(
@@ -294,7 +296,7 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
       expect(error.message).to.match(
         new RegExp(`^writing the memory pressure fill on node ${worker} failed \\(exit \\d+\\): .*mount`),
       );
-      expect(error.details["command"]).to.match(/^docker exec rekindle-it-kind-nomount-worker sh -c /);
+      expect(error.details["command"]).to.match(/^docker exec rekindle-it-standin-nomount-worker sh -c /);
       expect((await inNode(worker, "test -e /run/rekindle-pressure")).exitCode).to.equal(1);
     });
   });
