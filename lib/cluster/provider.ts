@@ -209,11 +209,12 @@ export interface ProviderLatencies {
   podStartMs: number;
   attachMs: number;
   /**
-   * After a VolumeAttachment is attached, how much longer until the kubelet has the volume mounted.
-   * A real kubelet checks node.status.volumesAttached from the pod's arrival with an exponential
-   * backoff (0.5 s, doubling), so an attach that lands after a few failed checks is seen only at the
-   * next: on kind with rekindle-csi the replacement ran 5.0 s and 9.1 s after its attach, 2.0 s and
-   * 6.1 s beyond the container start (docs/csi-attach.md). Default 0 (the sim's KWOK mounts at once).
+   * After a VolumeAttachment is attached, how much longer at most until the kubelet mounts it. A
+   * real kubelet checks the volume from the pod's arrival and passes it only once its own node
+   * status write has reported it in volumesInUse (every nodeStatusUpdateFrequency, 10 s) and it
+   * is attached; a failed check is retried after 0.5 s, doubling. So up to 15.5 s at 10 s
+   * (kubelet-volume-timing.ts); on kind with rekindle-csi the replacement ran 5.0 s and 9.1 s
+   * after its attach (docs/csi-attach.md). The sim's kubelets wait the same way. Default 0.
    */
   attachSeenMs?: number;
   /**

@@ -15,8 +15,6 @@
 // stale after that plus watchStaleAfter. While any of them is stale, the controller acts on nothing.
 import { RekindleError } from "../errors.js";
 import { k8s } from "../kube/client.js";
-import { listJson, openWatch } from "../kube/watch-stream.js";
-import { boundedSignal } from "../util/abort.js";
 import type { ControllerConfig } from "./config.js";
 import { NODE_FENCE_GROUP, NODE_FENCE_PLURAL, NODE_FENCE_VERSION, type NodeFence } from "./fence-state.js";
 import { partitionByName } from "./node-fence-store.js";
@@ -24,11 +22,10 @@ import { renewTimeOf } from "./observations.js";
 import type { CurrentNodeReader } from "./present.js";
 import type { Snapshot } from "./snapshot.js";
 import { WatchCache, type BlindSpell, type KubeObject, type WatchSource } from "./watch-cache.js";
+import { apiWatchSource } from "./watch-source.js";
 
 /** A quiet watch of anything but the Leases is reopened after this long (one small request). */
 export const STATE_REOPEN_QUIET_MS = 30_000;
-/** The server ends each WATCH after this long (and the cache reopens it): spreads load over API servers. */
-const WATCH_TIMEOUT_SECONDS = 300;
 
 const NODE_LEASE_NAMESPACE = "kube-node-lease";
 
@@ -245,33 +242,6 @@ export class ClusterCaches implements WorkloadReads {
   }
 
   #apiSource<T>(path: string, query: Record<string, string>, what: string): WatchSource<T> {
-    const { kc, config } = this.#options;
-    return {
-      what,
-      list: async (stop) => {
-        const bound = boundedSignal(stop, config.apiTimeoutMs, `LIST ${what}`);
-        try {
-          const list = await listJson(kc, path, query, bound.signal);
-          return { items: list.items as T[], resourceVersion: list.resourceVersion };
-        } finally {
-          bound.dispose();
-        }
-      },
-      watch: (resourceVersion, signal, onEvent) =>
-        openWatch(
-          kc,
-          path,
-          {
-            ...query,
-            resourceVersion,
-            allowWatchBookmarks: "true",
-            timeoutSeconds: String(WATCH_TIMEOUT_SECONDS),
-          },
-          signal,
-          (line) => {
-            onEvent(line.type, line.object as T);
-          },
-        ),
-    };
+    return apiWatchSource<T>(this.#options.kc, path, query, what, this.#options.config.apiTimeoutMs);
   }
 }

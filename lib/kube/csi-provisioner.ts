@@ -1,10 +1,8 @@
 // A minimal CSI provisioner, shared by the sim (its CSI driver) and kind (its shared hostPath
-// storage): provisions a CSI PersistentVolume for every pending claim of a StorageClass
-// that names the driver, deletes released volumes with reclaim policy Delete, and plays the
-// kubelet's volume manager by marking a pending pod once all its claims' VolumeAttachments on its
-// node are attached (the kwok pod-start Stage waits for that mark); a claim bound to a volume with
-// no attach step (not this driver's: a local or hostPath PersistentVolume) is mounted at once.
-// Reconciles by listing on an interval: simple, and immune to watch expiry.
+// storage): provisions a CSI PersistentVolume for every pending claim of a StorageClass that names
+// the driver, and deletes released volumes with reclaim policy Delete. (On the sim, the kubelets'
+// volume managers are lib/cluster/sim/kubelet-volumes.ts.) Reconciles by listing on an interval:
+// simple, and immune to watch expiry; there are few claims and volumes.
 import { k8s, isConflict, isNotFound } from "./client.js";
 import { sleep } from "../util/time.js";
 
@@ -13,8 +11,6 @@ export interface CsiProvisionerOptions {
   driver: string;
   /** The PersistentVolume's source. Default: a CSI volume of `driver`. */
   volumeSource?: (claim: k8s.V1PersistentVolumeClaim) => Pick<k8s.V1PersistentVolumeSpec, "csi" | "hostPath">;
-  /** Play the kubelet's volume manager for attachable volumes (the sim's kwok nodes). Default true. */
-  markAttached?: boolean;
   /** Default 500 ms. */
   intervalMs?: number;
   log?: (message: string) => void;
@@ -22,6 +18,10 @@ export interface CsiProvisionerOptions {
 }
 
 export const PROVISIONED_BY_ANNOTATION = "pv.kubernetes.io/provisioned-by";
+/**
+ * The mark on a sim pod whose PVC volumes its kubelet could mount (kubelet-volumes.ts): KWOK's pod
+ * Stage starts no container before it (fixtures/sim/kwok/pod-stages.yaml).
+ */
 export const VOLUMES_ATTACHED_ANNOTATION = "rekindle.dev/volumes-attached";
 
 export function persistentVolumeFor(
@@ -133,76 +133,12 @@ export function claimNames(pod: k8s.V1Pod): string[] {
   );
 }
 
-/**
- * Marks pending pods whose PVC volumes are all bound and, where this driver attaches them,
- * attached to their node. Other volumes (local, hostPath…) have no attach step: bound is enough.
- */
-export async function markAttachedPods(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const storage = kc.makeApiClient(k8s.StorageV1Api);
-  const log = options.log ?? (() => undefined);
-  const pods = (await core.listPodForAllNamespaces({ fieldSelector: "status.phase=Pending" })).items.filter(
-    (p) =>
-      p.spec?.nodeName &&
-      !p.metadata?.deletionTimestamp &&
-      claimNames(p).length > 0 &&
-      p.metadata?.annotations?.[VOLUMES_ATTACHED_ANNOTATION] !== "true",
-  );
-  if (pods.length === 0) return;
-  const attached = new Set(
-    (await storage.listVolumeAttachment()).items
-      .filter(
-        (va) =>
-          va.spec.attacher === options.driver &&
-          va.status?.attached === true &&
-          !va.metadata?.deletionTimestamp,
-      )
-      .map((va) => `${va.spec.source.persistentVolumeName ?? ""}@${va.spec.nodeName}`),
-  );
-  const claims = await core.listPersistentVolumeClaimForAllNamespaces();
-  const volumeOf = new Map(
-    claims.items.map((c) => [
-      `${c.metadata?.namespace ?? ""}/${c.metadata?.name ?? ""}`,
-      c.spec?.volumeName ?? "",
-    ]),
-  );
-  // Listed after the claims: every volume a claim names is in it (a claim binds an existing volume).
-  const attachable = new Set(
-    (await core.listPersistentVolume()).items
-      .filter((v) => v.spec?.csi?.driver === options.driver)
-      .map((v) => v.metadata?.name ?? ""),
-  );
-  for (const pod of pods) {
-    const namespace = pod.metadata?.namespace ?? "";
-    const ready = claimNames(pod).every((claim) => {
-      const volume = volumeOf.get(`${namespace}/${claim}`) ?? "";
-      if (volume === "") return false;
-      return !attachable.has(volume) || attached.has(`${volume}@${pod.spec?.nodeName ?? ""}`);
-    });
-    if (!ready) continue;
-    try {
-      await core.patchNamespacedPod(
-        {
-          name: pod.metadata?.name ?? "",
-          namespace,
-          body: { metadata: { annotations: { [VOLUMES_ATTACHED_ANNOTATION]: "true" } } },
-        },
-        k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-      );
-      log(`volumes attached for ${namespace}/${pod.metadata?.name ?? ""} on ${pod.spec?.nodeName ?? ""}`);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-  }
-}
-
 export async function runCsiProvisioner(kc: k8s.KubeConfig, options: CsiProvisionerOptions): Promise<void> {
   const log = options.log ?? (() => undefined);
   log(`provisioner for ${options.driver} started`);
   while (!options.signal?.aborted) {
     try {
       await reconcileOnce(kc, options);
-      if (options.markAttached !== false) await markAttachedPods(kc, options);
     } catch (error) {
       log(`reconcile failed (will retry): ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -2,7 +2,7 @@
 // prints): the latest end of any bounded window, measured from the fault. `--parallel` hands the
 // longest first to whichever cluster is free, so the 6-minute by-hand scenarios start at once on
 // different clusters instead of ending the run on one.
-import { SIM_DEFAULT_LATENCIES } from "../cluster/sim/cluster.js";
+import { simProviderLatencies } from "../cluster/sim/options.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { expectationInputs, type ExpectationInputs } from "../scenario/harness.js";
@@ -12,7 +12,7 @@ export function listExpectationInputs(profile: TimingProfile): ExpectationInputs
   return expectationInputs({
     profile,
     eviction: profile.simKubelet,
-    latencies: SIM_DEFAULT_LATENCIES,
+    latencies: simProviderLatencies(profile.simKubelet),
     volumeAttachRequired: true,
     // The sim's kube-controller-manager log is read for forced detaches.
     controllerManagerLogged: true,

@@ -43,7 +43,6 @@ export function startSharedProvisioner(
   return startProvisioner(kc, {
     driver: SHARED_PROVISIONER,
     volumeSource: sharedVolumeSource,
-    markAttached: false,
     intervalMs: 1_000,
     log,
   });

@@ -145,7 +145,9 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
     name: "start the sim CSI provisioner and the kwok attacher",
     run({ session }) {
       const { state, layout } = session;
-      const csi = session.startComponent(csiProvisionerSpec(layout));
+      const csi = session.startComponent(
+        csiProvisionerSpec(layout, session.profile.simKubelet.statusUpdateIntervalMs),
+      );
       const attacher = session.startComponent(
         attacherSpec(layout, state.binaries.kwok, kwokStageFiles(layout).attacherStages),
       );

@@ -1,19 +1,26 @@
 // Process entry of the sim CSI driver (started by SimCluster as the "sim-csi" component): the
-// provisioner, and the kubelets' volumesInUse reports for the nodes whose kwok runs (from the
-// cluster's state file, which every node stop, start, partition and heal rewrites).
-import { existsSync } from "node:fs";
+// provisioner, and the kubelets' volume managers for the nodes whose kwok runs (kubelet-volumes.ts:
+// volumesInUse at the node-status cadence, pods mountable on the kubelet's checks).
+import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadKubeConfig } from "../../kube/client.js";
 import { runCsiProvisioner } from "../../kube/csi-provisioner.js";
 import { readSimState } from "./state.js";
 import { nodeProcessRunning } from "./status.js";
-import { runVolumesInUseReporter } from "./volumes-in-use.js";
+import { SimKubeletVolumes } from "./kubelet-volumes.js";
 
 const { values } = parseArgs({
-  options: { kubeconfig: { type: "string" }, driver: { type: "string" }, state: { type: "string" } },
+  options: {
+    kubeconfig: { type: "string" },
+    driver: { type: "string" },
+    state: { type: "string" },
+    "status-interval-ms": { type: "string" },
+  },
 });
 if (!values.kubeconfig || !values.driver) {
-  process.stderr.write("usage: csi-main --kubeconfig=PATH --driver=NAME [--state=STATE_FILE]\n");
+  process.stderr.write(
+    "usage: csi-main --kubeconfig=PATH --driver=NAME [--state=STATE_FILE] [--status-interval-ms=10000]\n",
+  );
   process.exit(2);
 }
 const controller = new AbortController();
@@ -25,40 +32,49 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 const log = (m: string) => process.stdout.write(`${new Date().toISOString()} ${m}\n`);
 const kc = loadKubeConfig(values.kubeconfig);
 const stateFile = values.state;
-
-/** Nodes whose kwok process runs and is not frozen: the only kubelets that can report anything. */
-function liveNodes(): string[] {
-  if (!stateFile || !existsSync(stateFile)) return [];
-  try {
-    const state = readSimState(stateFile);
-    return state.nodes
-      .filter((n) => n.power === "running" && nodeProcessRunning(state, n))
-      .map((n) => n.name);
-  } catch {
-    return []; // Mid-rename or gone: report nothing this pass.
-  }
+const statusIntervalMs = Number(values["status-interval-ms"] ?? "10000");
+if (!Number.isFinite(statusIntervalMs) || statusIntervalMs <= 0) {
+  process.stderr.write(
+    `csi-main: --status-interval-ms must be a positive number of ms, not ${values["status-interval-ms"]}\n`,
+  );
+  process.exit(2);
 }
 
-/** Every 0.5 s, as always; every 2 s on a cluster of more than 100 workers (each pass lists every node and pod). */
-function reportIntervalMs(): number {
-  if (!stateFile || !existsSync(stateFile)) return 500;
-  try {
-    return readSimState(stateFile).nodes.length > 100 ? 2_000 : 500;
-  } catch {
-    return 500;
+/** How long a computed set of live nodes is used while the state file is unchanged. */
+const LIVE_NODES_MAX_AGE_MS = 2000;
+let live: { version: string; at: number; nodes: Set<string> } | undefined;
+
+/**
+ * Nodes whose kwok process runs and is not frozen: the only kubelets that can report anything.
+ * Read again when the state file changed (every stop, start, partition and heal rewrites it) or
+ * after LIVE_NODES_MAX_AGE_MS (a kwok that died by itself); asked for every pod on a large cluster.
+ */
+function isLive(node: string): boolean {
+  if (!stateFile) return false;
+  const stat = statSync(stateFile, { throwIfNoEntry: false });
+  if (!stat) return false;
+  const version = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  const now = Date.now();
+  if (live?.version !== version || now - live.at > LIVE_NODES_MAX_AGE_MS) {
+    try {
+      const state = readSimState(stateFile);
+      const nodes = state.nodes.filter((n) => n.power === "running" && nodeProcessRunning(state, n));
+      live = { version, at: now, nodes: new Set(nodes.map((n) => n.name)) };
+    } catch {
+      return live?.nodes.has(node) ?? false; // Mid-rename: the last answer.
+    }
   }
+  return live.nodes.has(node);
 }
 
+const kubelets = stateFile
+  ? new SimKubeletVolumes({ kc, driver: values.driver, statusIntervalMs, isLive, log })
+  : undefined;
+controller.signal.addEventListener("abort", () => {
+  void kubelets?.stop();
+});
 await Promise.all([
+  // The kubelets' part (kubelet-volumes.ts) marks pods mountable; the provisioner only provisions.
   runCsiProvisioner(kc, { driver: values.driver, signal: controller.signal, log }),
-  ...(stateFile
-    ? [
-        runVolumesInUseReporter(kc, {
-          liveNodes,
-          intervalMs: reportIntervalMs(),
-          signal: controller.signal,
-          log,
-        }),
-      ]
-    : []),
+  kubelets?.start(),
 ]);

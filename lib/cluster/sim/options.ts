@@ -5,6 +5,8 @@ import { stateRoot } from "../../util/paths.js";
 import type { Progress } from "../../util/progress.js";
 import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
 import type { SimBinaries } from "../../build/sim-binaries.js";
+import { worstAttachSeenMs } from "../kubelet-volume-timing.js";
+import type { EvictionSettings, ProviderLatencies } from "../provider.js";
 import { SIM_MAX_WORKERS } from "./addresses.js";
 
 /** Zones are named zone-a … zone-z. */
@@ -20,6 +22,17 @@ export const SIM_MAX_PODS_PER_NODE = 100;
 
 /** Simulated container start and CSI attach latency unless SimClusterOptions say otherwise. */
 export const SIM_DEFAULT_LATENCIES = { podStartMs: 1000, attachMs: 500 } as const;
+
+/**
+ * The latencies the expected timelines assume on a sim of the default latencies whose kubelets
+ * write their status every `statusUpdateIntervalMs`: a mount waits for that write, then for the
+ * kubelet's next check (kubelet-volumes.ts).
+ */
+export function simProviderLatencies(
+  kubelet: Pick<EvictionSettings, "statusUpdateIntervalMs">,
+): ProviderLatencies {
+  return { ...SIM_DEFAULT_LATENCIES, attachSeenMs: worstAttachSeenMs(kubelet.statusUpdateIntervalMs) };
+}
 
 export interface SimClusterOptions {
   /** Cluster name (DNS label). Default "rekindle". Also the default state directory's name. */

@@ -22,8 +22,12 @@ export async function applySimStorage(kc: k8s.KubeConfig, runId: string): Promis
   });
 }
 
-/** The provisioner (csi-main.ts): creates CSI PersistentVolumes for claims of the sim StorageClass. */
-export function csiProvisionerSpec(layout: SimLayout): DaemonSpec {
+/**
+ * The sim CSI process (csi-main.ts): creates CSI PersistentVolumes for claims of the sim
+ * StorageClass, and plays the kubelets' volume managers, which write node status every
+ * `statusIntervalMs` (the profile's sim kubelet nodeStatusUpdateFrequency).
+ */
+export function csiProvisionerSpec(layout: SimLayout, statusIntervalMs: number): DaemonSpec {
   const csi = nodeEntryCommand(import.meta.url, "./csi-main");
   return {
     name: "sim-csi",
@@ -33,6 +37,7 @@ export function csiProvisionerSpec(layout: SimLayout): DaemonSpec {
       `--kubeconfig=${layout.componentKubeconfig("sim-csi")}`,
       `--driver=${SIM_CSI_DRIVER}`,
       `--state=${layout.stateFile}`,
+      `--status-interval-ms=${statusIntervalMs}`,
     ],
     logPath: join(layout.logsDir, "sim-csi.log"),
   };

@@ -16,8 +16,10 @@ import type {
   NodeFaultLocator,
   NodeFaultOptions,
   PressureKind,
+  ProviderLatencies,
 } from "../provider.js";
-import { SIM_DEFAULT_LATENCIES, SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
+import { SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
+import { simProviderLatencies } from "./options.js";
 import { SimEvictionManager } from "./pressure.js";
 import { simulateGracefulShutdown } from "./shutdown.js";
 
@@ -46,8 +48,11 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     "apiserver-pause": this,
     "node-reregistration": this,
   };
-  /** The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the defaults). */
-  readonly latencies = { ...SIM_DEFAULT_LATENCIES };
+  /**
+   * The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the
+   * defaults), and its kubelets' wait for a status write before a mount (sim/kubelet-volumes.ts).
+   */
+  readonly latencies: ProviderLatencies;
   /** The sim's CSI driver: attachable, played by the attacher kwok. */
   readonly storage = { storageClass: SIM_STORAGE_CLASS, attachRequired: true };
   readonly eviction: EvictionSettings;
@@ -60,6 +65,7 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   constructor(cluster: SimCluster, options: SimUnderTestOptions = {}) {
     this.cluster = cluster;
     this.eviction = cluster.profile.simKubelet;
+    this.latencies = simProviderLatencies(this.eviction);
     this.#keep = options.keep ?? false;
     this.#progress = options.progress ?? silentProgress;
   }

@@ -5,7 +5,6 @@
 // KWOK writes no such field, so the sim writes it for every node whose kwok runs, and leaves a
 // stopped or partitioned node's last report as it was: a dead kubelet's report is frozen too.
 import { isPodTerminal, k8s } from "../../kube/client.js";
-import { sleep } from "../../util/time.js";
 import { claimNames } from "../../kube/csi-provisioner.js";
 
 /** The attach-detach controller's unique name of a CSI volume: "kubernetes.io/csi/<driver>^<handle>". */
@@ -88,40 +87,4 @@ export async function reportVolumesInUse(
     changed.push({ node: name, volumesInUse });
   }
   return changed;
-}
-
-export interface VolumesInUseReporterOptions {
-  /** The nodes whose kubelet runs now (asked on every pass). */
-  liveNodes: () => string[];
-  /** Default 500 ms: the kubelet reports within one node-status update (10 s); the sim is quicker. */
-  intervalMs?: number;
-  log?: (message: string) => void;
-  signal?: AbortSignal;
-}
-
-/** Keeps every live node's volumesInUse true to its pods until the signal aborts. */
-export async function runVolumesInUseReporter(
-  kc: k8s.KubeConfig,
-  options: VolumesInUseReporterOptions,
-): Promise<void> {
-  const log = options.log ?? (() => undefined);
-  while (!options.signal?.aborted) {
-    try {
-      const live = options.liveNodes();
-      for (const { node, volumesInUse } of await reportVolumesInUse(kc, live, (n) =>
-        options.liveNodes().includes(n),
-      )) {
-        log(`node ${node}: volumesInUse [${volumesInUse.join(", ")}]`);
-      }
-    } catch (error) {
-      log(
-        `volumesInUse report failed (will retry): ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    try {
-      await sleep(options.intervalMs ?? 500, options.signal);
-    } catch {
-      break;
-    }
-  }
 }

@@ -143,7 +143,6 @@ export function startCsiProvisioner(
       csi: { driver: CSI_DRIVER, volumeHandle: `pvc-${claim.metadata?.uid ?? ""}` },
     }),
     // The kubelet waits for the attachment itself: nothing to play here.
-    markAttached: false,
     intervalMs: 1_000,
     log,
   });
