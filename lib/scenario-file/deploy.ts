@@ -1,6 +1,7 @@
 // Deploys a scenario file's workloads into the scenario's namespace: a server-side dry run of
 // every object first (a manifest the API server rejects is the user's input, refused with its
 // message before anything is created), then server-side apply, then each workload Ready.
+import { readyEndpointKeys } from "../observe/endpoint-slice-transitions.js";
 import { RekindleError } from "../errors.js";
 import { RUN_LABEL, applyManifests, deleteManifests } from "../kube/apply.js";
 import { isPodReady, k8s } from "../kube/client.js";
@@ -15,6 +16,8 @@ export interface ReadyTarget {
   matchLabels: Record<string, string>;
   /** null: a DaemonSet, Ready on every node it is scheduled to. */
   replicas: number | null;
+  /** The Service that fronts it: Ready also means every Ready pod is among its ready endpoints. */
+  service?: string;
 }
 
 /** The API server's own message in a failed request (its Status body), else the error's. */
@@ -76,6 +79,23 @@ async function readyCount(
   return pods.filter((p) => p.metadata?.deletionTimestamp === undefined && isPodReady(p)).length;
 }
 
+/**
+ * The Service's ready endpoints (over its EndpointSlices, each pod once). The EndpointSlice
+ * controller lists a pod some time after it turns Ready; a fault in that gap would count as the
+ * Service losing endpoints at the fault (observe/serving.ts), as a loaded CI machine saw.
+ */
+async function serviceReadyEndpoints(
+  kc: k8s.KubeConfig,
+  namespace: string,
+  service: string,
+): Promise<number> {
+  const slices = await kc.makeApiClient(k8s.DiscoveryV1Api).listNamespacedEndpointSlice({
+    namespace,
+    labelSelector: `kubernetes.io/service-name=${service}`,
+  });
+  return new Set(slices.items.flatMap((slice) => readyEndpointKeys(slice))).size;
+}
+
 async function daemonSetWanted(
   kc: k8s.KubeConfig,
   namespace: string,
@@ -125,12 +145,13 @@ export async function deployWorkloads(
       pollUntil(
         async () => {
           const wanted = target.replicas ?? (await daemonSetWanted(kc, namespace, target.matchLabels));
-          return wanted > 0 && (await readyCount(kc, namespace, target.matchLabels)) >= wanted
-            ? true
-            : undefined;
+          const ready = await readyCount(kc, namespace, target.matchLabels);
+          if (wanted <= 0 || ready < wanted) return undefined;
+          if (target.service === undefined) return true;
+          return (await serviceReadyEndpoints(kc, namespace, target.service)) >= ready ? true : undefined;
         },
         {
-          what: `workload ${target.workload}: ${target.replicas ?? "every scheduled"} pod(s) Ready in ${namespace}`,
+          what: `workload ${target.workload}: ${target.replicas ?? "every scheduled"} pod(s) Ready in ${namespace}${target.service === undefined ? "" : `, each a ready endpoint of Service ${target.service}`}`,
           timeoutMs,
           intervalMs: 500,
           ...(context.signal ? { signal: context.signal } : {}),

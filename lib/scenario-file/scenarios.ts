@@ -160,7 +160,12 @@ function fileScenario(
       await deployWorkloads(
         context,
         objects,
-        facts.map((f) => ({ workload: f.id, matchLabels: f.matchLabels, replicas: f.readyReplicas })),
+        facts.map((f) => ({
+          workload: f.id,
+          matchLabels: f.matchLabels,
+          replicas: f.readyReplicas,
+          ...(f.service !== undefined ? { service: f.service } : {}),
+        })),
       );
       if (probes.length > 0) {
         if (proberImage === undefined)
