@@ -210,11 +210,11 @@ export interface ProviderLatencies {
   attachMs: number;
   /**
    * After a VolumeAttachment is attached, how much longer at most until the kubelet mounts it. A
-   * real kubelet checks the volume from the pod's arrival and passes it only once its own node
-   * status write has reported it in volumesInUse (every nodeStatusUpdateFrequency, 10 s) and it
-   * is attached; a failed check is retried after 0.5 s, doubling. So up to 15.5 s at 10 s
-   * (kubelet-volume-timing.ts); on kind with rekindle-csi the replacement ran 5.0 s and 9.1 s
-   * after its attach (docs/csi-attach.md). The sim's kubelets wait the same way. Default 0.
+   * real kubelet mounts an attachable volume only once its own node-status write has reported it
+   * in volumesInUse (every nodeStatusUpdateFrequency, 10 s) and it is attached; its reconciler
+   * looks every 100 ms. So up to 10.1 s at 10 s (kubelet-volume-timing.ts); on kind v1.34 with
+   * rekindle-csi replacements ran 1.2–8.2 s after their attach (docs/csi-attach.md). The sim's
+   * kubelets wait the same way. Default 0.
    */
   attachSeenMs?: number;
   /**

@@ -344,6 +344,6 @@ export function expectedNodeLossWithController(options: ControllerExpectationOpt
 /** Why a pod with an attached volume starts when it does. */
 export function attachSeenText(podStartMs: number, attachSeenMs: number): string {
   return attachSeenMs > 0
-    ? `volume attached, mounted once a kubelet status write reported it in use, at its next check (up to ${attachSeenMs} ms), then container start (${podStartMs} ms)`
+    ? `volume attached, mounted once a kubelet status write has reported it in use (up to ${attachSeenMs} ms), then container start (${podStartMs} ms)`
     : `volume attached, then container start (${podStartMs} ms)`;
 }

@@ -2,10 +2,10 @@
 // - every live node writes status.volumesInUse (the CSI volumes of its pods that have not ended)
 //   at its node-status cadence, each node at its own phase, as a kubelet's status write does; a
 //   stopped or partitioned node's last report stays, as a dead kubelet's does;
-// - a pending pod with PVC volumes is checked from its arrival on the kubelet's backoff, and is
-//   marked mountable (VOLUMES_ATTACHED_ANNOTATION, which KWOK's pod Stage waits for) at the first
-//   check that finds every claim bound and every attachable volume both reported in use and
-//   attached to the node. kubelet-volume-timing.ts says why a real kubelet waits that way.
+// - a pending pod with PVC volumes on a live node is marked mountable (VOLUMES_ATTACHED_ANNOTATION,
+//   which KWOK's pod Stage waits for) at the reconciler's first look (every 100 ms) that finds
+//   every claim bound and every attachable volume both reported in use by the node and attached to
+//   it. kubelet-volume-timing.ts has what a real kubelet was measured doing.
 // Watch caches, not LISTs on an interval: at 1000 nodes and 20 000 pods a LIST of every pod every
 // 2 s cost the sim about half a core in this process and as much in kube-apiserver.
 import { isNotFound, isPodTerminal, k8s } from "../../kube/client.js";
@@ -13,7 +13,7 @@ import { claimNames, VOLUMES_ATTACHED_ANNOTATION } from "../../kube/csi-provisio
 import { WatchCache, objectKey, type ChangeType } from "../../controller/watch-cache.js";
 import { apiWatchSource } from "../../controller/watch-source.js";
 import { errorMessage } from "../../errors.js";
-import { nextStatusWriteMs, VOLUME_RETRY_INITIAL_MS, VOLUME_RETRY_MAX_MS } from "../kubelet-volume-timing.js";
+import { nextStatusWriteMs, VOLUME_RECONCILER_LOOP_MS } from "../kubelet-volume-timing.js";
 import { csiUniqueVolumeName } from "./volumes-in-use.js";
 
 export interface SimKubeletVolumesOptions {
@@ -29,8 +29,6 @@ export interface SimKubeletVolumesOptions {
   now?: () => number;
 }
 
-/** How often pods waiting on a node that was not live are looked at again. */
-const SWEEP_MS = 1000;
 /** A LIST of the caches is abandoned after this long (then retried). */
 const LIST_TIMEOUT_MS = 60_000;
 
@@ -39,13 +37,6 @@ interface NodeReport {
   volumes: string[];
   /** When each volume in it was first written (wall clock). */
   since: Map<string, number>;
-}
-
-interface PodCheck {
-  node: string;
-  /** The wait before the next check after this one fails. */
-  nextWaitMs: number;
-  timer: NodeJS.Timeout | undefined;
 }
 
 export class SimKubeletVolumes {
@@ -59,10 +50,11 @@ export class SimKubeletVolumes {
   readonly #podsByNode = new Map<string, Set<string>>();
   /** Pods bound, pending and not marked, with PVC volumes: the ones a kubelet would be mounting for. */
   readonly #mounting = new Set<string>();
-  readonly #checks = new Map<string, PodCheck>();
+  /** Pods whose mark is being written. */
+  readonly #marking = new Set<string>();
   readonly #reports = new Map<string, NodeReport>();
   readonly #statusTimers = new Map<string, NodeJS.Timeout>();
-  #sweep: NodeJS.Timeout | undefined;
+  #reconciler: NodeJS.Timeout | undefined;
   #stopped = false;
 
   constructor(options: SimKubeletVolumesOptions) {
@@ -104,19 +96,16 @@ export class SimKubeletVolumes {
         }
       }
     }
-    this.#sweep = setInterval(() => {
-      this.#sweepWaiting();
-    }, SWEEP_MS);
-    this.#sweepWaiting();
+    this.#reconciler = setInterval(() => {
+      this.#reconcile();
+    }, VOLUME_RECONCILER_LOOP_MS);
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearInterval(this.#sweep);
+    clearInterval(this.#reconciler);
     for (const timer of this.#statusTimers.values()) clearTimeout(timer);
-    for (const check of this.#checks.values()) clearTimeout(check.timer);
     this.#statusTimers.clear();
-    this.#checks.clear();
     await Promise.all([this.#pods, this.#claims, this.#volumes, this.#attachments].map((c) => c.stop()));
   }
 
@@ -138,51 +127,24 @@ export class SimKubeletVolumes {
       }
       set.add(key);
     }
-    if (now !== undefined && needsMount(pod)) {
-      this.#mounting.add(key);
-      if (!this.#checks.has(key) && this.#options.isLive(now)) this.#startChecks(key, now);
-    } else {
-      this.#mounting.delete(key);
-      this.#cancelChecks(key);
-    }
+    if (now !== undefined && needsMount(pod)) this.#mounting.add(key);
+    else this.#mounting.delete(key);
   }
 
-  /** Starts a pod's checks afresh: a kubelet that (re)starts checks at once, then backs off. */
-  #startChecks(key: string, node: string): void {
-    this.#cancelChecks(key);
-    const check: PodCheck = { node, nextWaitMs: VOLUME_RETRY_INITIAL_MS, timer: undefined };
-    this.#checks.set(key, check);
-    this.#runCheck(key, check);
-  }
-
-  #cancelChecks(key: string): void {
-    const check = this.#checks.get(key);
-    if (check) clearTimeout(check.timer);
-    this.#checks.delete(key);
-  }
-
-  #runCheck(key: string, check: PodCheck): void {
-    if (this.#stopped || this.#checks.get(key) !== check) return;
-    const pod = this.#pods.get(...nameAndNamespace(key));
-    if (!pod || pod.spec?.nodeName !== check.node || !needsMount(pod)) {
-      this.#checks.delete(key);
-      return;
+  /** The reconciler's look: marks every waiting pod on a live node whose volumes are ready there. */
+  #reconcile(): void {
+    for (const key of this.#mounting) {
+      if (this.#marking.has(key)) continue;
+      const pod = this.#pods.get(...nameAndNamespace(key));
+      const node = pod?.spec?.nodeName;
+      if (!pod || node === undefined || !needsMount(pod)) continue;
+      // A kubelet that does not run mounts nothing.
+      if (!this.#options.isLive(node) || !this.#mountable(pod, node)) continue;
+      this.#marking.add(key);
+      void this.#markMountable(pod, node).finally(() => {
+        this.#marking.delete(key);
+      });
     }
-    // A kubelet that died stops checking; it starts afresh when it runs again (the sweep).
-    if (!this.#options.isLive(check.node)) {
-      this.#checks.delete(key);
-      return;
-    }
-    if (this.#mountable(pod, check.node)) {
-      this.#checks.delete(key);
-      void this.#markMountable(pod, check.node);
-      return;
-    }
-    check.timer = setTimeout(() => {
-      this.#runCheck(key, check);
-    }, check.nextWaitMs);
-    check.timer.unref();
-    check.nextWaitMs = Math.min(check.nextWaitMs * 2, VOLUME_RETRY_MAX_MS);
   }
 
   /** Every claim bound; every volume of this driver reported in use by the node and attached to it. */
@@ -226,20 +188,8 @@ export class SimKubeletVolumes {
       this.#log(`volumes of ${namespace}/${name} mountable on ${node}`);
     } catch (error) {
       if (isNotFound(error)) return;
-      this.#log(`marking ${namespace}/${name} failed (checking again): ${errorMessage(error)}`);
-      // Checked again by the sweep: the pod is still waiting.
-    }
-  }
-
-  /** Pods waiting on a node whose kubelet did not run when they arrived, or whose checks ended. */
-  #sweepWaiting(): void {
-    for (const key of this.#mounting) {
-      if (this.#checks.has(key)) continue;
-      const pod = this.#pods.get(...nameAndNamespace(key));
-      const node = pod?.spec?.nodeName;
-      if (pod && node !== undefined && needsMount(pod) && this.#options.isLive(node)) {
-        this.#startChecks(key, node);
-      }
+      // The pod still waits: the reconciler's next look tries again.
+      this.#log(`marking ${namespace}/${name} failed (trying again): ${errorMessage(error)}`);
     }
   }
 
