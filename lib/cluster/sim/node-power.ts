@@ -39,33 +39,64 @@ export async function stopSimNodes(
 ): Promise<void> {
   session.reload();
   const nodes = nodeNames.map((name) => session.node(name));
-  const stopped: string[] = [];
-  try {
-    await forEachBounded(nodes, BATCH_PATCHES, async (node) => {
+  await changeInBatch(session, nodes, {
+    act: async (node) => {
       if (node.group !== undefined) {
         if (node.power === "running") await setGroupLabel(session, node, null);
       } else if (node.process) {
         signalDaemon(node.process, "SIGKILL");
         untrackProcess(node.name);
       }
-      stopped.push(node.name);
-      options.onEach?.(node.name);
-    });
-  } finally {
-    session.commitNodes(stopped, (n) => {
+    },
+    record: (n) => {
       n.process = undefined;
       n.power = "stopped";
+    },
+    announce: (stopped) => {
+      const [only] = nodes;
+      if (nodes.length === 1 && only && stopped.length === 1) {
+        const how = only.group === undefined ? "kwok killed" : `released from kwok ${only.group}`;
+        session.progress.info(`node ${only.name}: stopped (${how})`);
+      } else if (stopped.length > 0) {
+        session.progress.info(
+          `${stopped.length} of ${nodes.length} nodes stopped at once (${stopped.join(", ")})`,
+        );
+      }
+    },
+    ...(options.onEach ? { onEach: options.onEach } : {}),
+  });
+}
+
+/** What a batch does to each node, and how the state file and the log record it. */
+interface BatchChange {
+  /** The node's own change (a label patch, a signal). */
+  act: (node: SimNodeState) => Promise<void>;
+  /** Its record in the state file once changed. */
+  record: (node: SimNodeState) => void;
+  /** Told the nodes changed, also after a failure. */
+  announce: (changed: string[]) => void;
+  onEach?: (nodeName: string) => void;
+}
+
+/**
+ * Runs each node's change BATCH_PATCHES at once, then records the nodes changed in one write of
+ * the state file, also when one failed (its first failure is thrown after).
+ */
+async function changeInBatch(
+  session: SimSession,
+  nodes: readonly SimNodeState[],
+  change: BatchChange,
+): Promise<void> {
+  const changed: string[] = [];
+  try {
+    await forEachBounded(nodes, BATCH_PATCHES, async (node) => {
+      await change.act(node);
+      changed.push(node.name);
+      change.onEach?.(node.name);
     });
-    const how = (node: SimNodeState) =>
-      node.group === undefined ? "kwok killed" : `released from kwok ${node.group}`;
-    const [only] = nodes;
-    if (nodes.length === 1 && only && stopped.length === 1) {
-      session.progress.info(`node ${only.name}: stopped (${how(only)})`);
-    } else if (stopped.length > 0) {
-      session.progress.info(
-        `${stopped.length} of ${nodes.length} nodes stopped at once (${stopped.join(", ")})`,
-      );
-    }
+  } finally {
+    session.commitNodes(changed, change.record);
+    change.announce(changed);
   }
 }
 
@@ -116,21 +147,18 @@ export async function startSimNodes(
   session.reload();
   const nodes = nodeNames.map((name) => session.node(name));
   const grouped = nodes.filter((n) => n.group !== undefined && n.power === "stopped");
-  const started: string[] = [];
-  try {
-    await forEachBounded(grouped, BATCH_PATCHES, async (node) => {
-      await setGroupLabel(session, node, node.group ?? null);
-      started.push(node.name);
-      options.onEach?.(node.name);
-    });
-  } finally {
-    session.commitNodes(started, (n) => {
+  await changeInBatch(session, grouped, {
+    act: (node) => setGroupLabel(session, node, node.group ?? null),
+    record: (n) => {
       n.power = "running";
-    });
-    if (started.length > 0) {
-      session.progress.info(`${started.length} nodes started at once: their shared kwoks play them again`);
-    }
-  }
+    },
+    announce: (started) => {
+      if (started.length > 0) {
+        session.progress.info(`${started.length} nodes started at once: their shared kwoks play them again`);
+      }
+    },
+    ...(options.onEach ? { onEach: options.onEach } : {}),
+  });
   for (const node of nodes) {
     if (grouped.includes(node)) continue;
     await startSimNode(session, node.name);
