@@ -32,12 +32,8 @@ export interface SimKubeletVolumesOptions {
 /** A LIST of the caches is abandoned after this long (then retried). */
 const LIST_TIMEOUT_MS = 60_000;
 
-interface NodeReport {
-  /** What the node's status says now (as this process wrote it, or read it first). */
-  volumes: string[];
-  /** When each volume in it was first written (wall clock). */
-  since: Map<string, number>;
-}
+/** What a node's status says now (as this process wrote it, or read it first), sorted. */
+type NodeReport = readonly string[];
 
 export class SimKubeletVolumes {
   readonly #options: SimKubeletVolumesOptions;
@@ -53,6 +49,12 @@ export class SimKubeletVolumes {
   /** Pods whose mark is being written. */
   readonly #marking = new Set<string>();
   readonly #reports = new Map<string, NodeReport>();
+  /**
+   * Nodes whose kubelet has made a status write since it last ran: only then does its report count
+   * for a mount (a returning kubelet marks volumes reported by its own writes, not by a report an
+   * earlier run of it left on the node).
+   */
+  readonly #wroteSinceStart = new Set<string>();
   readonly #statusTimers = new Map<string, NodeJS.Timeout>();
   #reconciler: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -157,7 +159,11 @@ export class SimKubeletVolumes {
       const csi = this.#volumes.get(volumeName)?.spec?.csi;
       if (csi?.driver !== this.#options.driver) return true;
       const unique = csiUniqueVolumeName(csi.driver, csi.volumeHandle);
-      return reported?.since.has(unique) === true && this.#attached(volumeName, node);
+      return (
+        this.#wroteSinceStart.has(node) &&
+        reported?.includes(unique) === true &&
+        this.#attached(volumeName, node)
+      );
     });
   }
 
@@ -213,6 +219,7 @@ export class SimKubeletVolumes {
       // Its last report stays; what is on the node is read again when it runs (a graceful
       // shutdown's last status write, shutdown.ts, is not this process's).
       this.#reports.delete(node);
+      this.#wroteSinceStart.delete(node);
       return;
     }
     const core = this.#options.kc.makeApiClient(k8s.CoreV1Api);
@@ -221,18 +228,21 @@ export class SimKubeletVolumes {
       if (!report) {
         // This process's first write for the node: what an earlier one left there.
         const current = (await core.readNodeStatus({ name: node })).status?.volumesInUse ?? [];
-        report = { volumes: [...current].sort(), since: new Map(current.map((v) => [v, this.#now()])) };
+        report = [...current].sort();
         this.#reports.set(node, report);
       }
       const volumes = this.#inUse(node);
-      if (sameList(report.volumes, volumes)) return;
+      if (sameList(report, volumes)) {
+        // The kubelet's status write happened; nothing in it changed.
+        this.#wroteSinceStart.add(node);
+        return;
+      }
       await core.patchNodeStatus(
         { name: node, body: { status: { volumesInUse: volumes } } },
         k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
       );
-      const writtenAt = this.#now();
-      const since = new Map(volumes.map((v) => [v, report.since.get(v) ?? writtenAt]));
-      this.#reports.set(node, { volumes, since });
+      this.#reports.set(node, volumes);
+      this.#wroteSinceStart.add(node);
       this.#log(`node ${node}: volumesInUse [${volumes.join(", ")}]`);
     } catch (error) {
       if (!isNotFound(error)) this.#log(`node ${node}: volumesInUse not written: ${errorMessage(error)}`);
