@@ -6,8 +6,9 @@
 //   which KWOK's pod Stage waits for) at the reconciler's first look (every 100 ms) that finds
 //   every claim bound and every attachable volume both reported in use by the node and attached to
 //   it. kubelet-volume-timing.ts has what a real kubelet was measured doing.
-// Watch caches, not LISTs on an interval: at 1000 nodes and 20 000 pods a LIST of every pod every
-// 2 s cost the sim about half a core in this process and as much in kube-apiserver.
+// Watch caches, not LISTs on an interval: at 1000 nodes and 20 000 pods the earlier LIST of every
+// pod every 2 s kept this process at 0.42 cores at rest (bench/results/controller-1000w-loaded-*),
+// and kube-apiserver serving it.
 import { isNotFound, isPodTerminal, k8s } from "../../kube/client.js";
 import { claimNames, VOLUMES_ATTACHED_ANNOTATION } from "../../kube/csi-provisioner.js";
 import { WatchCache, objectKey, type ChangeType } from "../../controller/watch-cache.js";
