@@ -9,6 +9,7 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { RekindleError } from "../lib/errors.js";
+import { statsOf } from "../lib/report/summary.js";
 import { runConformance } from "../lib/run/runner.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { benchProvenance } from "./provenance.js";
@@ -43,6 +44,16 @@ const result = await runConformance({
   ...(values.scenario ? { grep: values.scenario } : {}),
 });
 if (result.harnessError !== undefined) throw result.harnessError;
+type Run = (typeof result.summary.scenarios)[number]["runs"][number];
+/** Per run, `to` minus `from` (runs with both); null when no run has both. */
+function between(runs: readonly Run[], from: string, to: string) {
+  const spans = runs.flatMap((r) => {
+    const at = (name: string) => r.milestones.find((m) => m.name === name)?.atMs;
+    const [a, b] = [at(from), at(to)];
+    return a === undefined || b === undefined ? [] : [b - a];
+  });
+  return spans.length === 0 ? null : statsOf(spans);
+}
 const rows = result.summary.scenarios.map((s) => ({
   scenario: s.id,
   outcome: s.outcome,
@@ -53,6 +64,17 @@ const rows = result.summary.scenarios.map((s) => ({
   statefulSetNeverRecovered: s.runs.filter(
     (r) => !r.milestones.some((m) => m.name === "statefulset:recovered"),
   ).length,
+  // Where the StatefulSet+PVC's time goes: the release (the out-of-service taint, the old pod
+  // gone), the attach on the new node, and the kubelet's part after it (its node-status write
+  // reporting the volume in use, then the mount and the container start: docs/csi-attach.md).
+  outOfServiceTaintMs: s.stats["taint-added:node.kubernetes.io/out-of-service"] ?? null,
+  statefulSetPodGoneMs: s.stats["statefulset:pod-gone"] ?? null,
+  statefulSetAttachedElsewhereMs: s.stats["statefulset:va-attached-elsewhere"] ?? null,
+  statefulSetRunningAfterAttachMs: between(
+    s.runs,
+    "statefulset:va-attached-elsewhere",
+    "statefulset:replacement-running",
+  ),
 }));
 const out = {
   ...provenance,
@@ -82,6 +104,11 @@ for (const r of rows) {
   console.log(
     `${r.scenario.padEnd(40)} ${r.outcome.padEnd(7)} n=${r.runs}  Deployment ${s(r.deploymentRecoveredMs).padEnd(24)} StatefulSet ${s(r.plainStatefulSetRecoveredMs).padEnd(24)} StatefulSet+PVC ${s(r.statefulSetRecoveredMs)}`,
   );
+  if (r.statefulSetAttachedElsewhereMs !== null) {
+    console.log(
+      `${"".padEnd(49)}out-of-service taint ${s(r.outOfServiceTaintMs)}, old pod gone ${s(r.statefulSetPodGoneMs)}, attached ${s(r.statefulSetAttachedElsewhereMs)}, running ${s(r.statefulSetRunningAfterAttachMs)} after the attach`,
+    );
+  }
 }
 console.log(`written to ${file}`);
 process.exitCode = result.failed > 0 ? 1 : 0;

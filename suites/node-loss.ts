@@ -33,7 +33,12 @@ import {
   nodeLossWorkloads,
   stopNodeAbruptly,
 } from "../lib/scenario/common.js";
-import { DRAIN_FLAGS, drainNode, forceDeletePods } from "../lib/scenario/operator-actions.js";
+import {
+  awaitNodeUnschedulable,
+  DRAIN_FLAGS,
+  drainNode,
+  forceDeletePods,
+} from "../lib/scenario/operator-actions.js";
 import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
 import { deployControllerInCluster } from "../lib/scenario/in-cluster-controller.js";
 import {
@@ -223,6 +228,7 @@ async function stopAndReleaseByHand(
     await steps.step(
       `kubectl delete pod --force --grace-period=0 the StatefulSet pods on ${node}`,
       async () => {
+        await awaitNodeUnschedulable(context, node);
         context.mark(RELEASED_BY_HAND_MILESTONE);
         const deleted = await forceDeletePods(context, node);
         context.progress.info(`force-deleted ${deleted.join(", ") || "nothing"}`);

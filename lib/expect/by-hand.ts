@@ -116,7 +116,7 @@ export function expectedReleaseByHand(options: ByHandExpectationOptions): Expect
             "node-ready-unknown",
             0,
             2000,
-            "the operator force-deletes once the node is Unknown",
+            "the operator force-deletes once the node is Unknown and the scheduler keeps off it (its NoSchedule taint)",
           ),
         ]),
     {

@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";
 import { isNotFound, k8s } from "../kube/client.js";
-import { podsOnNode } from "../kube/queries.js";
+import { hasTaint, NOT_READY_TAINT, podsOnNode, readNode, UNREACHABLE_TAINT } from "../kube/queries.js";
 import { runCommand } from "../util/command.js";
+import { pollUntil } from "../util/time.js";
 import type { ScenarioContext } from "./harness.js";
 
 /** The drain an operator types for a node that is gone. */
@@ -14,6 +15,37 @@ export const DRAIN_FLAGS = ["--force", "--delete-emptydir-data", "--ignore-daemo
 
 /** Which pods of the namespace on the node an operator force-deletes: its StatefulSet pods, or all. */
 export type ForceDeleteScope = "statefulset-pods" | "all-pods";
+
+/** How long the node lifecycle controller may take to keep the scheduler off a node it saw go silent. */
+const NO_SCHEDULE_TAINT_TIMEOUT_MS = 30_000;
+
+/**
+ * Waits until the scheduler can no longer place pods on `node`: the node lifecycle controller's
+ * `unreachable` or `not-ready` NoSchedule taint is on it, or it is cordoned. Ready going Unknown
+ * and that taint are written apart; a StatefulSet pod force-deleted in between can be recreated
+ * and bound back to the dead node (seen on the sim under load: the replacement stayed Terminating
+ * there until the node returned, 100 s later). An operator who force-deletes after `kubectl get
+ * nodes` shows NotReady meets the same race; one who cordons first does not. `kubectl drain`
+ * cordons, so only the force delete needs this.
+ */
+export async function awaitNodeUnschedulable(context: ScenarioContext, node: string): Promise<void> {
+  await pollUntil(
+    async () => {
+      const n = await readNode(context.kc, node);
+      const kept =
+        n.spec?.unschedulable === true ||
+        hasTaint(n, UNREACHABLE_TAINT, "NoSchedule") ||
+        hasTaint(n, NOT_READY_TAINT, "NoSchedule");
+      return kept ? true : undefined;
+    },
+    {
+      what: `a NoSchedule taint (${UNREACHABLE_TAINT} or ${NOT_READY_TAINT}) on ${node}`,
+      timeoutMs: NO_SCHEDULE_TAINT_TIMEOUT_MS,
+      intervalMs: 100,
+      ...(context.signal ? { signal: context.signal } : {}),
+    },
+  );
+}
 
 /** `kubectl delete pod --force --grace-period=0` on the scenario namespace's pods on the node. */
 export async function forceDeletePods(

@@ -41,6 +41,30 @@ describe("measurements page", function () {
       "| node-loss/controller | passed | 3 | 8.8 s / 8.8 s | never | 10.7 s / 10.8 s |",
     );
     expect(page).not.to.include("Not published");
+    expect(page).not.to.include("running after the attach");
+  });
+
+  it("adds where the StatefulSet + RWO volume's time went when the file records it", function () {
+    const [row] = COMPLETE.rows;
+    const split = {
+      ...COMPLETE,
+      rows: [
+        {
+          ...row,
+          outOfServiceTaintMs: { n: 3, p50: 6100, p90: 6400, max: 6400 },
+          statefulSetPodGoneMs: { n: 3, p50: 6300, p90: 6500, max: 6500 },
+          statefulSetAttachedElsewhereMs: { n: 3, p50: 7200, p90: 7600, max: 7600 },
+          statefulSetRunningAfterAttachMs: { n: 3, p50: 3500, p90: 8200, max: 8200 },
+        },
+      ],
+    };
+    const page = measurementsPage([{ name: "recovery-default-2026-11-26.json", content: split }]);
+    expect(page).to.include(
+      "| node-loss/controller | passed | 3 | 8.8 s / 8.8 s | never | 10.7 s / 10.8 s |",
+    );
+    expect(page).to.include(
+      "| node-loss/controller | 6.1 s / 6.4 s | 6.3 s / 6.5 s | 7.2 s / 7.6 s | 3.5 s / 8.2 s |",
+    );
   });
 
   it("withholds the numbers of a file that lacks a fact and names what it lacks", function () {
