@@ -115,8 +115,8 @@ export function expectedReleaseByHand(options: ByHandExpectationOptions): Expect
             RELEASED_BY_HAND_MILESTONE,
             "node-ready-unknown",
             0,
-            2000,
-            "the operator force-deletes once the node is Unknown and the scheduler keeps off it (its NoSchedule taint)",
+            3000,
+            "the operator force-deletes once the node is Unknown and the scheduler keeps off it (its NoSchedule taint, then a second for the scheduler's watch)",
           ),
         ]),
     {

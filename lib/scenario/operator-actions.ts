@@ -7,7 +7,7 @@ import { RekindleError } from "../errors.js";
 import { isNotFound, k8s } from "../kube/client.js";
 import { hasTaint, NOT_READY_TAINT, podsOnNode, readNode, UNREACHABLE_TAINT } from "../kube/queries.js";
 import { runCommand } from "../util/command.js";
-import { pollUntil } from "../util/time.js";
+import { pollUntil, sleep } from "../util/time.js";
 import type { ScenarioContext } from "./harness.js";
 
 /** The drain an operator types for a node that is gone. */
@@ -18,6 +18,8 @@ export type ForceDeleteScope = "statefulset-pods" | "all-pods";
 
 /** How long the node lifecycle controller may take to keep the scheduler off a node it saw go silent. */
 const NO_SCHEDULE_TAINT_TIMEOUT_MS = 30_000;
+/** The scheduler reads taints from its own watch: a moment for it to receive one the API holds. */
+const SCHEDULER_CATCH_UP_MS = 1_000;
 
 /**
  * Waits until the scheduler can no longer place pods on `node`: the node lifecycle controller's
@@ -26,7 +28,8 @@ const NO_SCHEDULE_TAINT_TIMEOUT_MS = 30_000;
  * and bound back to the dead node (seen on the sim under load: the replacement stayed Terminating
  * there until the node returned, 100 s later). An operator who force-deletes after `kubectl get
  * nodes` shows NotReady meets the same race; one who cordons first does not. `kubectl drain`
- * cordons, so only the force delete needs this.
+ * cordons, so only the force delete needs this. The taint read here is the API's; the scheduler
+ * decides on its own watch's copy, so a second passes before this returns.
  */
 export async function awaitNodeUnschedulable(context: ScenarioContext, node: string): Promise<void> {
   await pollUntil(
@@ -45,6 +48,7 @@ export async function awaitNodeUnschedulable(context: ScenarioContext, node: str
       ...(context.signal ? { signal: context.signal } : {}),
     },
   );
+  await sleep(SCHEDULER_CATCH_UP_MS, context.signal);
 }
 
 /** `kubectl delete pod --force --grace-period=0` on the scenario namespace's pods on the node. */
