@@ -66,7 +66,7 @@ const rows = result.summary.scenarios.map((s) => ({
   ).length,
   // Where the StatefulSet+PVC's time goes: the release (the out-of-service taint, the old pod
   // gone), the attach on the new node, and the kubelet's part after it (its node-status write
-  // reporting the volume in use, then the mount and the container start: docs/csi-attach.md).
+  // reporting the volume in use, then the mount and the container start: docs/controller.md).
   outOfServiceTaintMs: s.stats["taint-added:node.kubernetes.io/out-of-service"] ?? null,
   statefulSetPodGoneMs: s.stats["statefulset:pod-gone"] ?? null,
   statefulSetAttachedElsewhereMs: s.stats["statefulset:va-attached-elsewhere"] ?? null,

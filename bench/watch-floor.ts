@@ -14,7 +14,9 @@ import { parseArgs } from "node:util";
 import { RekindleError } from "../lib/errors.js";
 import { loadKubeConfig } from "../lib/kube/client.js";
 import { openWatch } from "../lib/kube/watch-stream.js";
+import { parseCountIn } from "../lib/util/parse-count.js";
 import { sleep } from "../lib/util/time.js";
+import { startWindow } from "./process-window.js";
 import { benchProvenance } from "./provenance.js";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
@@ -25,19 +27,16 @@ interface Window {
   cpuPercentOfOneCore: number;
 }
 
-/** The process's CPU (% of one core) and the events received over `seconds`. */
+/** The process's CPU (% of one core, process-window.ts) and the events received over `seconds`. */
 async function window(seconds: number, events: () => number, signal: AbortSignal): Promise<Window> {
-  const cpu0 = process.cpuUsage();
   const n0 = events();
-  const t0 = performance.now();
+  const usage = startWindow();
   await sleep(seconds * 1000, signal);
-  const cpu = process.cpuUsage(cpu0);
-  const elapsedMs = performance.now() - t0;
-  const round2 = (n: number) => Math.round(n * 100) / 100;
+  const { seconds: elapsed, cpuPercentOfOneCore } = usage.stop();
   return {
-    seconds: round2(elapsedMs / 1000),
-    eventsPerSecond: round2((events() - n0) / (elapsedMs / 1000)),
-    cpuPercentOfOneCore: round2(((cpu.user + cpu.system) / 1000 / elapsedMs) * 100),
+    seconds: elapsed,
+    eventsPerSecond: Math.round(((events() - n0) / elapsed) * 100) / 100,
+    cpuPercentOfOneCore,
   };
 }
 
@@ -61,14 +60,9 @@ async function main(): Promise<void> {
       },
     );
   }
-  const count = (flag: string, value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw RekindleError.invalidInput(flag, value, "a whole number ≥ 1");
-    return n;
-  };
-  const seconds = count("--seconds", values.seconds);
-  const warmup = count("--warmup", values.warmup);
-  const runs = count("--runs", values.runs);
+  const seconds = parseCountIn("--seconds", values.seconds, { min: 1, max: 3600 });
+  const warmup = parseCountIn("--warmup", values.warmup, { min: 1, max: 600 });
+  const runs = parseCountIn("--runs", values.runs, { min: 1, max: 20 });
   const provenance = benchProvenance();
   const kc = loadKubeConfig(values.kubeconfig);
   const stop = new AbortController();

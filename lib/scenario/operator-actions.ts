@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { RekindleError } from "../errors.js";
 import { isNotFound, k8s } from "../kube/client.js";
 import { hasTaint, NOT_READY_TAINT, podsOnNode, readNode, UNREACHABLE_TAINT } from "../kube/queries.js";
+import { SCHEDULER_CATCH_UP_MS } from "../expect/by-hand.js";
 import { runCommand } from "../util/command.js";
 import { pollUntil, sleep } from "../util/time.js";
 import type { ScenarioContext } from "./harness.js";
@@ -18,8 +19,6 @@ export type ForceDeleteScope = "statefulset-pods" | "all-pods";
 
 /** How long the node lifecycle controller may take to keep the scheduler off a node it saw go silent. */
 const NO_SCHEDULE_TAINT_TIMEOUT_MS = 30_000;
-/** The scheduler reads taints from its own watch: a moment for it to receive one the API holds. */
-const SCHEDULER_CATCH_UP_MS = 1_000;
 
 /**
  * Waits until the scheduler can no longer place pods on `node`: the node lifecycle controller's

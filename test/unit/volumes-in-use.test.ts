@@ -1,6 +1,10 @@
 import { expect } from "chai";
 import type { k8s } from "../../lib/kube/client.js";
-import { csiUniqueVolumeName, volumesInUseOnNode } from "../../lib/cluster/sim/volumes-in-use.js";
+import {
+  csiUniqueVolumeName,
+  volumeLookup,
+  volumesInUseOnNode,
+} from "../../lib/cluster/sim/volumes-in-use.js";
 
 const DRIVER = "sim.csi.rekindle.dev";
 
@@ -41,7 +45,7 @@ describe("sim kubelet: node.status.volumesInUse", function () {
       pod("evicted", "worker-1", "data-db-1", "Failed"),
       pod("unbound", "worker-1", "pending"),
     ];
-    expect(volumesInUseOnNode("worker-1", pods, claims, volumes)).to.deep.equal([
+    expect(volumesInUseOnNode("worker-1", pods, volumeLookup(claims, volumes))).to.deep.equal([
       csiUniqueVolumeName(DRIVER, "sim-a"),
       csiUniqueVolumeName(DRIVER, "sim-b"),
     ]);
@@ -52,6 +56,6 @@ describe("sim kubelet: node.status.volumesInUse", function () {
       pod("db-0", "worker-1", "data-db-0", "Failed"),
       pod("db-1", "worker-1", "data-db-1", "Succeeded"),
     ];
-    expect(volumesInUseOnNode("worker-1", pods, claims, volumes)).to.deep.equal([]);
+    expect(volumesInUseOnNode("worker-1", pods, volumeLookup(claims, volumes))).to.deep.equal([]);
   });
 });

@@ -15,7 +15,7 @@ import { WatchCache, objectKey, type ChangeType } from "../../controller/watch-c
 import { apiWatchSource } from "../../controller/watch-source.js";
 import { errorMessage } from "../../errors.js";
 import { nextStatusWriteMs, VOLUME_RECONCILER_LOOP_MS } from "../kubelet-volume-timing.js";
-import { csiUniqueVolumeName, volumesInUseOnNode } from "./volumes-in-use.js";
+import { csiUniqueVolumeName, volumesInUseOnNode, type VolumeLookup } from "./volumes-in-use.js";
 
 export interface SimKubeletVolumesOptions {
   kc: k8s.KubeConfig;
@@ -43,6 +43,11 @@ export class SimKubeletVolumes {
   readonly #claims: WatchCache<k8s.V1PersistentVolumeClaim>;
   readonly #volumes: WatchCache<k8s.V1PersistentVolume>;
   readonly #attachments: WatchCache<k8s.V1VolumeAttachment>;
+  /** A claim's volume and a volume's CSI source, read from the caches as they are. */
+  readonly #lookup: VolumeLookup = {
+    volumeOfClaim: (namespace, claim) => this.#claims.get(claim, namespace)?.spec?.volumeName,
+    csiOfVolume: (volume) => this.#volumes.get(volume)?.spec?.csi,
+  };
   /** Pod keys by the node they are bound to. */
   readonly #podsByNode = new Map<string, Set<string>>();
   /** Pods bound, pending and not marked, with PVC volumes: the ones a kubelet would be mounting for. */
@@ -155,9 +160,9 @@ export class SimKubeletVolumes {
     const namespace = pod.metadata?.namespace ?? "";
     const reported = this.#reports.get(node);
     return claimNames(pod).every((claim) => {
-      const volumeName = this.#claims.get(claim, namespace)?.spec?.volumeName ?? "";
+      const volumeName = this.#lookup.volumeOfClaim(namespace, claim) ?? "";
       if (volumeName === "") return false;
-      const csi = this.#volumes.get(volumeName)?.spec?.csi;
+      const csi = this.#lookup.csiOfVolume(volumeName);
       if (csi?.driver !== this.#options.driver) return true;
       const unique = csiUniqueVolumeName(csi.driver, csi.volumeHandle);
       return (
@@ -255,7 +260,7 @@ export class SimKubeletVolumes {
     const pods = [...(this.#podsByNode.get(node) ?? [])].flatMap(
       (key) => this.#pods.get(...nameAndNamespace(key)) ?? [],
     );
-    return volumesInUseOnNode(node, pods, [...this.#claims.values()], [...this.#volumes.values()]);
+    return volumesInUseOnNode(node, pods, this.#lookup);
   }
 }
 

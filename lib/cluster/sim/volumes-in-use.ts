@@ -12,28 +12,46 @@ export function csiUniqueVolumeName(driver: string, volumeHandle: string): strin
   return `kubernetes.io/csi/${driver}^${volumeHandle}`;
 }
 
-/**
- * What the kubelet of `nodeName` reports in use: the CSI volumes of every pod bound to it that has
- * not ended, sorted (the kubelet sorts too, so an unchanged set never rewrites the node).
- */
-export function volumesInUseOnNode(
-  nodeName: string,
-  pods: readonly k8s.V1Pod[],
+/** Where a pod's claims lead: a claim's bound volume, a volume's CSI source. */
+export interface VolumeLookup {
+  volumeOfClaim(namespace: string, claim: string): string | undefined;
+  csiOfVolume(volume: string): k8s.V1CSIPersistentVolumeSource | undefined;
+}
+
+/** A VolumeLookup over listed claims and volumes, indexed once. */
+export function volumeLookup(
   claims: readonly k8s.V1PersistentVolumeClaim[],
   volumes: readonly k8s.V1PersistentVolume[],
-): string[] {
+): VolumeLookup {
   const volumeOfClaim = new Map(
-    claims.map((c) => [`${c.metadata?.namespace ?? ""}/${c.metadata?.name ?? ""}`, c.spec?.volumeName ?? ""]),
+    claims.map((c) => [`${c.metadata?.namespace ?? ""}/${c.metadata?.name ?? ""}`, c.spec?.volumeName]),
   );
   const csiOfVolume = new Map(
     volumes.flatMap((v) => (v.spec?.csi ? [[v.metadata?.name ?? "", v.spec.csi] as const] : [])),
   );
+  return {
+    volumeOfClaim: (namespace, claim) => volumeOfClaim.get(`${namespace}/${claim}`),
+    csiOfVolume: (volume) => csiOfVolume.get(volume),
+  };
+}
+
+/**
+ * What the kubelet of `nodeName` reports in use: the CSI volumes of every pod bound to it that has
+ * not ended, sorted (the kubelet sorts too, so an unchanged set never rewrites the node). Costs
+ * the node's pods and their claims, whatever the cluster's size: `lookup` is indexed by its owner.
+ */
+export function volumesInUseOnNode(
+  nodeName: string,
+  pods: readonly k8s.V1Pod[],
+  lookup: VolumeLookup,
+): string[] {
   const inUse = new Set<string>();
   for (const pod of pods) {
     if (pod.spec?.nodeName !== nodeName || isPodTerminal(pod)) continue;
     const namespace = pod.metadata?.namespace ?? "";
     for (const claim of claimNames(pod)) {
-      const csi = csiOfVolume.get(volumeOfClaim.get(`${namespace}/${claim}`) ?? "");
+      const volume = lookup.volumeOfClaim(namespace, claim);
+      const csi = volume === undefined || volume === "" ? undefined : lookup.csiOfVolume(volume);
       if (csi) inUse.add(csiUniqueVolumeName(csi.driver, csi.volumeHandle));
     }
   }
@@ -64,6 +82,7 @@ export async function reportVolumesInUse(
     core.listPersistentVolume(),
   ]);
   const changed: { node: string; volumesInUse: string[] }[] = [];
+  const lookup = volumeLookup(claims.items, volumes.items);
   // Indexed once a pass: a 1000-node cluster would otherwise scan every pod for every node.
   const nodeByName = new Map(nodes.items.map((n) => [n.metadata?.name ?? "", n]));
   const podsByNode = new Map<string, k8s.V1Pod[]>();
@@ -77,7 +96,7 @@ export async function reportVolumesInUse(
   for (const name of nodeNames) {
     const node = nodeByName.get(name);
     if (!node) continue;
-    const volumesInUse = volumesInUseOnNode(name, podsByNode.get(name) ?? [], claims.items, volumes.items);
+    const volumesInUse = volumesInUseOnNode(name, podsByNode.get(name) ?? [], lookup);
     if (sameList(node.status?.volumesInUse, volumesInUse) || !stillAlive(name)) continue;
     // A merge patch of the status subresource replaces the list whole and touches nothing else.
     await core.patchNodeStatus(
