@@ -38,6 +38,9 @@ export interface ControllerMetricsOptions {
   build?: { version: string; nodeVersion: string };
 }
 
+/** How often the process metrics sample event-loop lag (prom-client's default is 10 ms). */
+export const LAG_SAMPLE_MS = 100;
+
 const seconds = (ms: number): number => Math.max(0, ms) / 1000;
 
 function parseTime(text: string | undefined): number | undefined {
@@ -137,7 +140,11 @@ export class ControllerMetrics {
         this.set(leading() ? 1 : 0);
       },
     });
-    if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry });
+    // prom-client samples event-loop lag every 10 ms by default; that alone cost 0.3 % of a core
+    // in an idle process here (0.05 % at 100 ms), more than a tenth of the controller's budget at
+    // rest. Lag worth alerting on is far coarser than 100 ms.
+    if (options.processMetrics === true)
+      collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: LAG_SAMPLE_MS });
   }
 
   /** Where the leader gauge reads whether this replica may act. Default: always (no election). */
