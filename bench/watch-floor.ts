@@ -5,14 +5,24 @@
 // with the shipped controller's CPU at rest (bench:controller), the rest is the controller's own.
 // Runs against a cluster that is up, e.g. `rekindle up --provider sim --workers 1000 --profile large`.
 //
+// --readers splits that floor by layer, each reader opening the same watch alone in turn (rounds
+// interleaved, so drift over the run falls on every reader alike):
+//   watch  the controller's reader (HTTPS, line splitting, JSON.parse, one callback per event);
+//   https  node's https client, body chunks counted and dropped (no lines, no JSON);
+//   tls    a bare TLS socket with the request written by hand, bytes counted (no HTTP parsing).
+//
 //   npx tsx bench/watch-floor.ts --kubeconfig K [--seconds 60] [--warmup 15] [--runs 3]
-//       [--machine TEXT] [--out bench/results/F.json]
+//       [--readers watch,https,tls] [--machine TEXT] [--out bench/results/F.json]
 import { writeFileSync } from "node:fs";
+import type http from "node:http";
+import https from "node:https";
+import tls from "node:tls";
 import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { RekindleError } from "../lib/errors.js";
-import { loadKubeConfig } from "../lib/kube/client.js";
+import { exitCodeForError } from "../lib/cli/exit-codes.js";
+import { errorMessage, RekindleError } from "../lib/errors.js";
+import { type k8s, loadKubeConfig } from "../lib/kube/client.js";
 import { openWatch } from "../lib/kube/watch-stream.js";
 import { parseCountIn } from "../lib/util/parse-count.js";
 import { sleep } from "../lib/util/time.js";
@@ -21,8 +31,128 @@ import { benchProvenance } from "./provenance.js";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
 
+const READERS = ["watch", "https", "tls"] as const;
+type Reader = (typeof READERS)[number];
+
+/** An open Lease watch read by one reader: what it has received so far, and how to close it. */
+interface OpenReader {
+  received: () => number;
+  close: () => void;
+}
+
+/** The controller's reader: one callback per event. */
+async function openControllerReader(kc: k8s.KubeConfig): Promise<OpenReader> {
+  const stop = new AbortController();
+  let events = 0;
+  const opened = await openWatch(kc, LEASES, { allowWatchBookmarks: "true" }, stop.signal, (line) => {
+    if (line.type !== "BOOKMARK") events += 1;
+  });
+  opened.ended.catch(() => undefined);
+  return {
+    received: () => events,
+    close: () => {
+      stop.abort(new Error("done"));
+    },
+  };
+}
+
+async function httpsOptions(kc: k8s.KubeConfig): Promise<{ url: URL; options: https.RequestOptions }> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new RekindleError("INVALID_INPUT", "the kubeconfig has no current cluster");
+  const options: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(options);
+  return { url: new URL(cluster.server.replace(/\/+$/, "") + `${LEASES}?watch=true`), options };
+}
+
+/** node's https client alone: body chunks counted (one per event as the server flushes them). */
+async function openHttpsReader(kc: k8s.KubeConfig): Promise<OpenReader> {
+  const { url, options } = await httpsOptions(kc);
+  let chunks = 0;
+  const request = https.request(url, { ...options, method: "GET" });
+  request.end();
+  const response = await new Promise<http.IncomingMessage>((done, fail) => {
+    request.once("response", done);
+    request.once("error", fail);
+  });
+  request.on("error", () => undefined);
+  if (response.statusCode !== 200) {
+    request.destroy();
+    throw new RekindleError("PRECONDITION", `WATCH ${LEASES}: HTTP ${response.statusCode ?? 0}`);
+  }
+  response.on("data", () => {
+    chunks += 1;
+  });
+  return {
+    received: () => chunks,
+    close: () => {
+      request.destroy();
+    },
+  };
+}
+
+/** A bare TLS socket with the kubeconfig's credentials: reads counted, nothing parsed. */
+async function openTlsReader(kc: k8s.KubeConfig): Promise<OpenReader> {
+  const { url, options } = await httpsOptions(kc);
+  const headers = Object.entries(options.headers ?? {})
+    .map(([name, value]) => `${name}: ${String(value)}\r\n`)
+    .join("");
+  const socket = tls.connect({
+    host: url.hostname,
+    port: Number(url.port || 443),
+    ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.cert ? { cert: options.cert } : {}),
+    ...(options.key ? { key: options.key } : {}),
+  });
+  socket.on("error", () => undefined);
+  await new Promise<void>((done, fail) => {
+    socket.once("secureConnect", done);
+    socket.once("error", fail);
+  });
+  let reads = 0;
+  const answered = new Promise<string>((done) => {
+    socket.once("data", (chunk: Buffer) => {
+      done(chunk.toString("latin1", 0, 32));
+    });
+  });
+  socket.on("data", () => {
+    reads += 1;
+  });
+  socket.write(
+    `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\n${headers}\r\n`,
+  );
+  const statusLine = await answered;
+  if (!statusLine.startsWith("HTTP/1.1 200")) {
+    socket.destroy();
+    throw new RekindleError("PRECONDITION", `WATCH ${LEASES}: ${statusLine.split("\r\n")[0] ?? ""}`);
+  }
+  return {
+    received: () => reads,
+    close: () => {
+      socket.destroy();
+    },
+  };
+}
+
+const OPENERS: Record<Reader, (kc: k8s.KubeConfig) => Promise<OpenReader>> = {
+  watch: openControllerReader,
+  https: openHttpsReader,
+  tls: openTlsReader,
+};
+
+function parseReaders(text: string): Reader[] {
+  const names = text.split(",").map((name) => name.trim());
+  const unknown = names.filter((name) => !(READERS as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new RekindleError("INVALID_INPUT", `--readers: unknown reader ${unknown.join(", ")}`, {
+      hint: `a comma-separated list of ${READERS.join(", ")}`,
+    });
+  }
+  return names as Reader[];
+}
+
 interface Window {
   seconds: number;
+  /** Events (watch), body chunks (https) or socket reads (tls) a second. */
   eventsPerSecond: number;
   cpuPercentOfOneCore: number;
 }
@@ -47,6 +177,7 @@ async function main(): Promise<void> {
       seconds: { type: "string", default: "60" },
       warmup: { type: "string", default: "15" },
       runs: { type: "string", default: "3" },
+      readers: { type: "string", default: "watch" },
       machine: { type: "string" },
       out: { type: "string" },
     },
@@ -63,6 +194,7 @@ async function main(): Promise<void> {
   const seconds = parseCountIn("--seconds", values.seconds, { min: 1, max: 3600 });
   const warmup = parseCountIn("--warmup", values.warmup, { min: 1, max: 600 });
   const runs = parseCountIn("--runs", values.runs, { min: 1, max: 20 });
+  const readers = parseReaders(values.readers);
   const provenance = benchProvenance();
   const kc = loadKubeConfig(values.kubeconfig);
   const stop = new AbortController();
@@ -70,17 +202,20 @@ async function main(): Promise<void> {
     stop.abort(new Error("interrupted"));
   });
   const idle: Window[] = [];
-  const watching: Window[] = [];
+  const byReader: Partial<Record<Reader, Window[]>> = {};
   // Idle first: the process's own cost with nothing arriving (timers, the runtime).
   for (let i = 0; i < runs; i += 1) idle.push(await window(seconds, () => 0, stop.signal));
-  let events = 0;
-  const opened = await openWatch(kc, LEASES, { allowWatchBookmarks: "true" }, stop.signal, (line) => {
-    if (line.type !== "BOOKMARK") events += 1;
-  });
-  opened.ended.catch(() => undefined);
-  await sleep(warmup * 1000, stop.signal);
-  for (let i = 0; i < runs; i += 1) watching.push(await window(seconds, () => events, stop.signal));
-  stop.abort(new Error("done"));
+  for (let i = 0; i < runs; i += 1) {
+    for (const reader of readers) {
+      const open = await OPENERS[reader](kc);
+      try {
+        await sleep(warmup * 1000, stop.signal);
+        (byReader[reader] ??= []).push(await window(seconds, open.received, stop.signal));
+      } finally {
+        open.close();
+      }
+    }
+  }
   const out = {
     ...provenance,
     machine: {
@@ -92,15 +227,25 @@ async function main(): Promise<void> {
     runs,
     secondsPerWindow: seconds,
     idle,
-    leaseWatch: watching,
+    ...(byReader.watch ? { leaseWatch: byReader.watch } : {}),
+    byReader,
   };
   const line = (w: Window) => `${w.cpuPercentOfOneCore} % of a core, ${w.eventsPerSecond} events/s`;
   console.log(`idle: ${idle.map(line).join("; ")}`);
-  console.log(`the Lease watch: ${watching.map(line).join("; ")}`);
+  for (const reader of readers) {
+    console.log(`the Lease watch, ${reader} reader: ${(byReader[reader] ?? []).map(line).join("; ")}`);
+  }
   if (values.out) {
     writeFileSync(resolve(values.out), `${JSON.stringify(out, null, 2)}\n`);
     console.log(`written to ${values.out}`);
   }
 }
 
-await main();
+try {
+  await main();
+  // The TLS reader's socket or an agent's keep-alive must not hold the process open.
+  process.exit(0);
+} catch (error) {
+  process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
+  process.exit(exitCodeForError(error));
+}
