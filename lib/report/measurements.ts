@@ -242,11 +242,34 @@ function recoveryNumbers(content: Json): string[] {
   ];
 }
 
+/**
+ * bench/watch-floor.ts: per reader (the process idle, then the Lease watch read each way), the CPU
+ * of each window and what arrived. Files from before `--readers` hold only `leaseWatch`.
+ */
+function watchFloorNumbers(content: Json): string[] {
+  const byReader = isRecord(content.byReader) ? content.byReader : { watch: content.leaseWatch };
+  const readers: [string, unknown][] = [["idle", content.idle], ...Object.entries(byReader)];
+  const windows = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isRecord) : []);
+  const list = (ws: Json[], key: string) => ws.map((w) => String(w[key])).join(", ");
+  return table(
+    ["reader", "CPU, % of a core per window", "received per second"],
+    readers
+      .map(([reader, value]) => [reader, windows(value)] as const)
+      .filter(([, ws]) => ws.length > 0)
+      .map(([reader, ws]) => [
+        reader,
+        list(ws, "cpuPercentOfOneCore"),
+        reader === "idle" ? "—" : list(ws, "eventsPerSecond"),
+      ]),
+  );
+}
+
 /** The numbers of one file, by the bench script that wrote it (its name's prefix). */
 function numbers(name: string, content: Json): string[] {
   if (/^controller-\d+w-/.test(name)) return controllerNumbers(content);
   if (/^recorder-\d+w-/.test(name)) return recorderNumbers(content);
   if (name.startsWith("recovery-")) return recoveryNumbers(content);
+  if (name.startsWith("watch-floor-")) return watchFloorNumbers(content);
   if (name.startsWith("sim-start-")) {
     const rss = isRecord(content.rssMiB) ? Object.entries(content.rssMiB) : [];
     return table(

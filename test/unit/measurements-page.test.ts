@@ -130,6 +130,43 @@ describe("measurements page", function () {
     expect(page).to.include("| --parallel 2 | 2 | 3 passed | 1 min 45 s | load 11 |");
   });
 
+  it("renders a watch-floor file per reader, and an older one's single Lease watch", function () {
+    const provenance = {
+      command: "npx tsx bench/watch-floor.ts",
+      machine: COMPLETE.machine,
+      gitSha: COMPLETE.gitSha,
+      runs: 2,
+    };
+    const window = (cpu: number, events: number) => ({
+      seconds: 60,
+      eventsPerSecond: events,
+      cpuPercentOfOneCore: cpu,
+    });
+    const page = measurementsPage([
+      {
+        name: "watch-floor-layers-1000w-2026-11-25.json",
+        content: {
+          ...provenance,
+          idle: [window(0.3, 0), window(0.02, 0)],
+          byReader: {
+            watch: [window(1.04, 97.2), window(1.18, 97.4)],
+            tls: [window(0.83, 92.6), window(0.8, 92.5)],
+          },
+        },
+      },
+      {
+        name: "watch-floor-1000w-2026-11-24.json",
+        content: { ...provenance, idle: [window(0.26, 0)], leaseWatch: [window(1.58, 97.22)] },
+      },
+    ]);
+    expect(page)
+      .to.include("| idle | 0.3, 0.02 | — |")
+      .and.include("| watch | 1.04, 1.18 | 97.2, 97.4 |")
+      .and.include("| tls | 0.83, 0.8 | 92.6, 92.5 |")
+      .and.include("| watch | 1.58 | 97.22 |")
+      .and.not.include("no renderer");
+  });
+
   it("shows bench:recorder's phases: CPU, memory after GC, stored and counted, derivations", function () {
     const phase = (cpu: number, stored: number, counted?: number) => ({
       usage: { seconds: 60, cpuPercentOfOneCore: cpu },
