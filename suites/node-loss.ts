@@ -38,6 +38,7 @@ import {
   DRAIN_FLAGS,
   drainNode,
   forceDeletePods,
+  uncordonAfterDrain,
 } from "../lib/scenario/operator-actions.js";
 import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
 import { deployControllerInCluster } from "../lib/scenario/in-cluster-controller.js";
@@ -214,6 +215,7 @@ async function stopAndReleaseByHand(
   await stopNodeAbruptly(context, node);
   await context.awaitMilestone("node-ready-unknown");
   if (release === "drain") {
+    uncordonAfterDrain(context, node);
     await steps.step(`kubectl drain ${node} ${DRAIN_FLAGS.join(" ")}`, async () => {
       context.mark(DRAIN_STARTED_MILESTONE);
       if (!(await drainNode(context, node, { noGrace: false, timeoutMs: DRAIN_TIMEOUT_MS }))) {

@@ -15,7 +15,7 @@ import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
 import { addTaint, removeTaint } from "../kube/taints.js";
 import { registerWaitBack } from "../scenario/common.js";
 import type { ScenarioContext } from "../scenario/harness.js";
-import { DRAIN_FLAGS, drainNode, forceDeletePods } from "../scenario/operator-actions.js";
+import { DRAIN_FLAGS, drainNode, forceDeletePods, uncordonAfterDrain } from "../scenario/operator-actions.js";
 import { sleep } from "../util/time.js";
 import type { FaultSpec, FaultType, OperatorAction } from "./types.js";
 
@@ -117,6 +117,7 @@ async function act(context: FaultContext, action: OperatorAction, node: string):
       return;
     }
     case "drain":
+      uncordonAfterDrain(context, node);
       context.mark(DRAIN_STARTED_MILESTONE);
       // A drain of a node that is gone hangs on pods no kubelet ends; the operator then forces it.
       if (!(await drainNode(context, node, { noGrace: false, timeoutMs: DRAIN_TIMEOUT_MS }))) {

@@ -7,6 +7,7 @@ import type { DeployedController } from "../cluster/provider.js";
 import { isNotFound, k8s } from "../kube/client.js";
 import { leaseRenewIntervalMs } from "../cluster/profiles.js";
 import { pollUntil, sleep } from "../util/time.js";
+import { setUnschedulable } from "../kube/cordon.js";
 import { deleteFinishedFences } from "./fences.js";
 import type { ScenarioContext } from "./harness.js";
 
@@ -14,15 +15,6 @@ import type { ScenarioContext } from "./harness.js";
 const MOVE_TIMEOUT_MS = 120_000;
 /** A replica of the new configuration holds the leader Lease (a standby takes over an expired one within 15 s). */
 const LEADER_TIMEOUT_MS = 60_000;
-
-async function setUnschedulable(kc: k8s.KubeConfig, node: string, unschedulable: boolean): Promise<void> {
-  await kc
-    .makeApiClient(k8s.CoreV1Api)
-    .patchNode(
-      { name: node, body: { spec: { unschedulable } } },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    );
-}
 
 /** Moves any replica on `node` elsewhere: cordon, delete it, wait for all Ready off the node, uncordon. */
 async function moveReplicasOff(

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";
 import { isNotFound, k8s } from "../kube/client.js";
+import { setUnschedulable } from "../kube/cordon.js";
 import { hasTaint, NOT_READY_TAINT, podsOnNode, readNode, UNREACHABLE_TAINT } from "../kube/queries.js";
 import { SCHEDULER_CATCH_UP_MS } from "../expect/by-hand.js";
 import { runCommand } from "../util/command.js";
@@ -48,6 +49,17 @@ export async function awaitNodeUnschedulable(context: ScenarioContext, node: str
     },
   );
   await sleep(SCHEDULER_CATCH_UP_MS, context.signal);
+}
+
+/**
+ * Registers the uncordon of a node about to be drained: `kubectl drain` cordons it first, and the
+ * operator uncordons it once it is back. Without this undo a drained node stays unschedulable
+ * after the scenario, and the next scenario on the same cluster (kind) has a worker fewer.
+ */
+export function uncordonAfterDrain(context: ScenarioContext, node: string): void {
+  context.steps.registerUndo(`uncordon ${node} (kubectl drain cordoned it)`, async () => {
+    await setUnschedulable(context.kc, node, false);
+  });
 }
 
 /** `kubectl delete pod --force --grace-period=0` on the scenario namespace's pods on the node. */
