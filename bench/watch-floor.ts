@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { exitCodeForError } from "../lib/cli/exit-codes.js";
 import { errorMessage, RekindleError } from "../lib/errors.js";
 import { type k8s, loadKubeConfig } from "../lib/kube/client.js";
-import { openWatch } from "../lib/kube/watch-stream.js";
+import { openWatch, requestFor } from "../lib/kube/watch-stream.js";
 import { parseCountIn } from "../lib/util/parse-count.js";
 import { sleep } from "../lib/util/time.js";
 import { startWindow } from "./process-window.js";
@@ -56,17 +56,9 @@ async function openControllerReader(kc: k8s.KubeConfig): Promise<OpenReader> {
   };
 }
 
-async function httpsOptions(kc: k8s.KubeConfig): Promise<{ url: URL; options: https.RequestOptions }> {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new RekindleError("INVALID_INPUT", "the kubeconfig has no current cluster");
-  const options: https.RequestOptions = {};
-  await kc.applyToHTTPSOptions(options);
-  return { url: new URL(cluster.server.replace(/\/+$/, "") + `${LEASES}?watch=true`), options };
-}
-
 /** node's https client alone: body chunks counted (one per event as the server flushes them). */
 async function openHttpsReader(kc: k8s.KubeConfig): Promise<OpenReader> {
-  const { url, options } = await httpsOptions(kc);
+  const { url, options } = await requestFor(kc, LEASES, { watch: "true" });
   let chunks = 0;
   const request = https.request(url, { ...options, method: "GET" });
   request.end();
@@ -92,7 +84,7 @@ async function openHttpsReader(kc: k8s.KubeConfig): Promise<OpenReader> {
 
 /** A bare TLS socket with the kubeconfig's credentials: reads counted, nothing parsed. */
 async function openTlsReader(kc: k8s.KubeConfig): Promise<OpenReader> {
-  const { url, options } = await httpsOptions(kc);
+  const { url, options } = await requestFor(kc, LEASES, { watch: "true" });
   const headers = Object.entries(options.headers ?? {})
     .map(([name, value]) => `${name}: ${String(value)}\r\n`)
     .join("");

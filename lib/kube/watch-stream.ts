@@ -40,7 +40,7 @@ export interface OpenedWatch {
 }
 
 /** The request options for `path?query` on the kubeconfig's cluster, with its agent and credentials. */
-async function requestFor(
+export async function requestFor(
   kc: k8s.KubeConfig,
   path: string,
   query: Readonly<Record<string, string>>,
