@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { RekindleError } from "../../errors.js";
 import type { k8s } from "../../kube/client.js";
 import { onInterrupt } from "../../util/cleanup.js";
+import { Coalescer } from "../../util/coalesce.js";
 import { freeLoopbackPorts } from "../../util/ports.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
@@ -26,9 +27,7 @@ import { simLayout, type SimLayout } from "./layout.js";
 import {
   healSimNode,
   partitionSimNode,
-  startSimNode,
   startSimNodes,
-  stopSimNode,
   stopSimNodes,
   type NodeBatchOptions,
 } from "./node-power.js";
@@ -51,6 +50,8 @@ export { SIM_CSI_DRIVER, SIM_STORAGE_CLASS } from "./storage.js";
 export class SimCluster implements AsyncDisposable {
   readonly layout: SimLayout;
   readonly #session: SimSession;
+  readonly #stops = new Coalescer<string>((names) => stopSimNodes(this.#session, names));
+  readonly #starts = new Coalescer<string>((names) => startSimNodes(this.#session, names));
   #releaseInterrupt: (() => void) | undefined;
 
   private constructor(state: SimClusterState, progress: Progress, detached: boolean) {
@@ -172,14 +173,20 @@ export class SimCluster implements AsyncDisposable {
     return node === undefined ? undefined : nodeProcessRunning(state, node);
   }
 
-  /** Node loss: SIGKILL the node's kwok (or release it from its shared kwok). Its Lease stops renewing; its pods are left as they are. */
+  /**
+   * Node loss: SIGKILL the node's kwok (or release it from its shared kwok). Its Lease stops
+   * renewing; its pods are left as they are. Calls made together (a fault on many nodes at once)
+   * run as one stopNodes: released by a thousand concurrent label patches, a quarter of the
+   * nodes went on renewing their Leases from their shared kwoks (measured at 1000 workers: 254
+   * of 998 still renewing 90 s later; batched, none).
+   */
   async stopNode(nodeName: string): Promise<void> {
-    await stopSimNode(this.#session, nodeName);
+    await this.#stops.add(nodeName);
   }
 
-  /** The node comes back: a fresh kwok process, its Lease holder cleared so it renews at once. */
+  /** The node comes back: a fresh kwok process, its Lease holder cleared so it renews at once (calls made together run as one startNodes). */
   async startNode(nodeName: string): Promise<void> {
-    await startSimNode(this.#session, nodeName);
+    await this.#starts.add(nodeName);
   }
 
   /**

@@ -5,6 +5,7 @@
 import { RekindleError } from "../../errors.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { forEachBounded } from "../../util/bounded-parallel.js";
+import { nameList } from "../../util/name-list.js";
 import { untrackProcess } from "../../util/cleanup.js";
 import { isDaemonRunning, signalDaemon } from "../../util/daemon.js";
 import { SIM_KWOK_GROUP_LABEL } from "./kwok-groups.js";
@@ -59,7 +60,7 @@ export async function stopSimNodes(
         session.progress.info(`node ${only.name}: stopped (${how})`);
       } else if (stopped.length > 0) {
         session.progress.info(
-          `${stopped.length} of ${nodes.length} nodes stopped at once (${stopped.join(", ")})`,
+          `${stopped.length} of ${nodes.length} nodes stopped at once (${nameList(stopped)})`,
         );
       }
     },
