@@ -215,7 +215,7 @@ async function stopAndReleaseByHand(
   await stopNodeAbruptly(context, node);
   await context.awaitMilestone("node-ready-unknown");
   if (release === "drain") {
-    uncordonAfterDrain(context, node);
+    await uncordonAfterDrain(context, node);
     await steps.step(`kubectl drain ${node} ${DRAIN_FLAGS.join(" ")}`, async () => {
       context.mark(DRAIN_STARTED_MILESTONE);
       if (!(await drainNode(context, node, { noGrace: false, timeoutMs: DRAIN_TIMEOUT_MS }))) {

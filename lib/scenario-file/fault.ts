@@ -117,7 +117,7 @@ async function act(context: FaultContext, action: OperatorAction, node: string):
       return;
     }
     case "drain":
-      uncordonAfterDrain(context, node);
+      await uncordonAfterDrain(context, node);
       context.mark(DRAIN_STARTED_MILESTONE);
       // A drain of a node that is gone hangs on pods no kubelet ends; the operator then forces it.
       if (!(await drainNode(context, node, { noGrace: false, timeoutMs: DRAIN_TIMEOUT_MS }))) {

@@ -29,6 +29,7 @@ import { ensureNamespace } from "../workloads/deploy.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { LineTail } from "../util/line-tail.js";
 import { CONTROLLER_TAIL_LINES } from "./controller-tail.js";
+import { cordonedNodes, leftCordoned } from "./cordon-check.js";
 import { isOwnMilestone } from "./own-milestones.js";
 import type { ControllerOverrides } from "./scenario-controller.js";
 import { scenarioContext, type ScenarioContextParts } from "./scenario-context.js";
@@ -301,7 +302,9 @@ async function runThenUndo<R extends NodeCapability>(
 ): Promise<{ failure: unknown; observedUntilMs: number }> {
   let failure: unknown;
   let observedUntilMs = 0;
+  let cordonedBefore: Set<string> | undefined;
   try {
+    cordonedBefore = await cordonedNodes(parts.kc);
     await openScenario(parts);
     await parts.definition.run(scenarioContext(parts));
     observedUntilMs = Date.now();
@@ -311,6 +314,13 @@ async function runThenUndo<R extends NodeCapability>(
   } finally {
     try {
       await parts.steps.undoAll();
+      if (cordonedBefore !== undefined)
+        failure ??= leftCordoned(
+          parts.definition.id,
+          cordonedBefore,
+          await cordonedNodes(parts.kc),
+          parts.timeline.faultNodes,
+        );
     } catch (error) {
       failure ??= error;
     }

@@ -55,8 +55,15 @@ export async function awaitNodeUnschedulable(context: ScenarioContext, node: str
  * Registers the uncordon of a node about to be drained: `kubectl drain` cordons it first, and the
  * operator uncordons it once it is back. Without this undo a drained node stays unschedulable
  * after the scenario, and the next scenario on the same cluster (kind) has a worker fewer.
+ * Call before the drain.
  */
-export function uncordonAfterDrain(context: ScenarioContext, node: string): void {
+export async function uncordonAfterDrain(context: ScenarioContext, node: string): Promise<void> {
+  // A node someone else had cordoned before the drain stays cordoned: the undo gives back what was.
+  const read = await context.kc.makeApiClient(k8s.CoreV1Api).readNode({ name: node });
+  if (read.spec?.unschedulable === true) {
+    context.progress.info(`${node} was cordoned before the drain: left cordoned after it`);
+    return;
+  }
   context.steps.registerUndo(`uncordon ${node} (kubectl drain cordoned it)`, async () => {
     await setUnschedulable(context.kc, node, false);
   });
