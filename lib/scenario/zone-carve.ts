@@ -11,6 +11,7 @@ import { applyManifests, RUN_LABEL } from "../kube/apply.js";
 import type { Milestone, WorkloadRef } from "../observe/milestones.js";
 import type { Transition } from "../observe/types.js";
 import { DEPLOYMENT_NAME, listPods } from "../workloads/deploy.js";
+import { nameList } from "../util/name-list.js";
 import { pollUntil } from "../util/time.js";
 import type { DeriveContext, ScenarioContext } from "./harness.js";
 
@@ -43,26 +44,29 @@ async function labelZone(core: k8s.CoreV1Api, name: string, zone: string | null)
   );
 }
 
-/** Waits until kube-controller-manager's log says `zone` is in `state` (lines from `follower`'s start on). */
-export async function awaitZoneStateInLog(
-  context: ScenarioContext,
+/**
+ * Waits until kube-controller-manager's log says every one of `zones` is in `state` (lines from
+ * `follower`'s start on). The follower hands each line out once, so one poll reads for all zones.
+ */
+export async function awaitZoneStatesInLog(
   follower: LogFollower,
-  zone: string,
+  zones: readonly string[],
   state: ZoneStateName,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<void> {
+  const waiting = new Set(zones);
   await pollUntil(
     () => {
-      const seen = zoneStateChangesIn(follower.readLines()).some(
-        (c) => c.kind === "zone" && c.zone === zone && c.state === state,
-      );
-      return Promise.resolve(seen ? true : undefined);
+      for (const c of zoneStateChangesIn(follower.readLines()))
+        if (c.kind === "zone" && c.state === state) waiting.delete(c.zone);
+      return Promise.resolve(waiting.size === 0 ? true : undefined);
     },
     {
-      what: `kube-controller-manager to log zone ${zone} ${state}`,
+      what: `kube-controller-manager to log zone ${nameList(zones, "zones")} ${state}`,
       timeoutMs,
       intervalMs: 200,
-      ...(context.signal ? { signal: context.signal } : {}),
+      ...(signal ? { signal } : {}),
     },
   );
 }
@@ -76,21 +80,34 @@ export async function carveZone(
   zone: string,
   nodes: readonly string[],
 ): Promise<void> {
+  await carveZones(context, new Map([[zone, nodes]]));
+}
+
+/** carveZone for several zones at once: every label put, then every zone awaited Normal together. */
+export async function carveZones(
+  context: ScenarioContext<"controller-manager-flags">,
+  zones: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
   const core = context.kc.makeApiClient(k8s.CoreV1Api);
-  const original = new Map<string, string | undefined>();
-  for (const name of nodes)
-    original.set(name, (await core.readNode({ name })).metadata?.labels?.[ZONE_LABEL]);
-  context.steps.registerUndo(`give ${nodes.join(", ")} their zones back`, async () => {
-    for (const [name, zoneBefore] of original)
-      await labelZone(core, name, zoneBefore ?? null).catch(() => undefined);
+  const nodes = [...zones.values()].flat();
+  const labelsBefore = new Map(
+    (await core.listNode()).items.map((n) => [n.metadata?.name ?? "", n.metadata?.labels?.[ZONE_LABEL]]),
+  );
+  context.steps.registerUndo(`give ${nameList(nodes)} their zones back`, async () => {
+    for (const name of nodes)
+      await labelZone(core, name, labelsBefore.get(name) ?? null).catch(() => undefined);
   });
   const follower = new LogFollower(
     context.cluster.capabilities["controller-manager-flags"].controllerManagerLogPath(),
   );
   const periodMs = context.inputs.profile.nodeMonitorPeriodSeconds * 1000;
-  await context.steps.step(`put ${nodes.join(", ")} in zone ${zone}, Normal`, async () => {
-    for (const name of nodes) await labelZone(core, name, zone);
-    await awaitZoneStateInLog(context, follower, zone, "Normal", 3 * periodMs + 30_000);
+  const what =
+    zones.size === 1
+      ? `put ${nameList(nodes)} in zone ${[...zones.keys()].join("")}, Normal`
+      : `put ${nameList(nodes)} in ${zones.size} zones (${nameList([...zones.keys()], "zones")}), each Normal`;
+  await context.steps.step(what, async () => {
+    for (const [zone, members] of zones) for (const name of members) await labelZone(core, name, zone);
+    await awaitZoneStatesInLog(follower, [...zones.keys()], "Normal", 3 * periodMs + 30_000, context.signal);
   });
 }
 
@@ -149,7 +166,7 @@ function webDeployment(namespace: string, nodes: readonly string[]): k8s.V1Deplo
 /** Deploys "web" with one pod on each of `nodes` and waits until every one is Ready. */
 export async function deployWebOn(context: ScenarioContext, nodes: readonly string[]): Promise<void> {
   const { kc, namespace } = context;
-  await context.steps.step(`deploy web, one pod on each of ${nodes.join(", ")}`, async () => {
+  await context.steps.step(`deploy web, one pod on each of ${nameList(nodes)}`, async () => {
     await applyManifests(kc, [webDeployment(namespace, nodes)], {
       labels: { [RUN_LABEL]: context.cluster.runId },
     });
@@ -179,18 +196,22 @@ export async function awaitUnreachableTaints(
   timeoutMs: number,
 ): Promise<void> {
   const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const wanted = new Set(nodes);
+  // One LIST a poll, not a GET per node: at a thousand nodes the GETs would load the API server
+  // the scenario is timing.
   await pollUntil(
     async () => {
-      for (const name of nodes) {
-        const taints = (await core.readNode({ name })).spec?.taints ?? [];
-        if (!taints.some((t) => t.key === UNREACHABLE_TAINT && t.effect === "NoExecute")) return undefined;
-      }
-      return true;
+      const tainted = (await core.listNode()).items.filter(
+        (n) =>
+          wanted.has(n.metadata?.name ?? "") &&
+          (n.spec?.taints ?? []).some((t) => t.key === UNREACHABLE_TAINT && t.effect === "NoExecute"),
+      );
+      return tainted.length === wanted.size ? true : undefined;
     },
     {
-      what: `the unreachable NoExecute taint on ${nodes.join(", ")}`,
+      what: `the unreachable NoExecute taint on ${nameList(nodes)}`,
       timeoutMs,
-      intervalMs: 500,
+      intervalMs: 1_000,
       ...(context.signal ? { signal: context.signal } : {}),
     },
   );
@@ -213,7 +234,7 @@ export async function loseInSteps(
 ): Promise<void> {
   const { steps } = context;
   const all = groups.flatMap((g) => g.nodes);
-  steps.registerUndo(`wait until ${all.join(", ")} are back`, async () => {
+  steps.registerUndo(`wait until ${nameList(all)} are back`, async () => {
     for (const node of all) await context.waitNodeBack(node);
   });
   const outage = await context.faults.begin({
@@ -226,7 +247,7 @@ export async function loseInSteps(
   for (const group of groups) {
     if (group.before) await group.before();
     if (group.mark !== undefined) context.mark(group.mark);
-    await steps.step(`stop ${group.nodes.join(", ")} at once`, () =>
+    await steps.step(`stop ${nameList(group.nodes)} at once`, () =>
       outage.apply(group.nodes, { concurrent: true }),
     );
   }

@@ -3,10 +3,12 @@ import { RekindleError } from "../../lib/errors.js";
 import { normalEvictionByMs, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { k8s } from "../../lib/kube/client.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
+import { ZONE_LABEL } from "../../lib/kube/queries.js";
+import { defineScenario, type ExpectationInputs } from "../../lib/scenario/harness.js";
 import {
   awaitUnreachableTaints,
   carveZone,
+  carveZones,
   deployWebOn,
   firstWorkers,
   JUDGED_MILESTONES,
@@ -18,7 +20,61 @@ import {
   zoneWorkloads,
 } from "../../lib/scenario/zone-carve.js";
 import { sleep } from "../../lib/util/time.js";
+import { byZone, otherZoneSize, splitOtherZones } from "./other-zones.js";
 import { LAST_ZONE, SIM_MAX_LIFTED, lastZonePlan, partialWindow } from "./shared.js";
+
+/**
+ * The windows, for `lifted` NoExecute taints to lift when every zone goes (the other zones' nodes):
+ * `rekindle list` assumes a scenario-sized sim cluster; a run refines it with the real count.
+ */
+function everyZoneWindows(inputs: ExpectationInputs, lifted: number): ExpectedMilestone[] {
+  const { profile } = inputs;
+  const plan = lastZonePlan(profile);
+  const unknown = unknownAfterStopMs(profile);
+  const qps = profile.controllerManagerClient?.qps ?? 20;
+  const liftMs = 1000 + Math.ceil(((2 * lifted) / qps) * 1000);
+  const windows: ExpectedMilestone[] = [
+    partialWindow(
+      inputs,
+      LAST_ZONE,
+      `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${profile.unhealthyZoneThreshold}`,
+    ),
+  ];
+  for (let i = 1; i <= plan.judged; i++)
+    windows.push(
+      inputs.within({
+        name: `judged-unknown-${i}`,
+        after: "second-loss",
+        ...unknown,
+        why: "seen Unknown like any lost node",
+      }),
+    );
+  return [
+    ...windows,
+    inputs.within({
+      name: "disruption-mode:entered",
+      after: `judged-unknown-${plan.judged}`,
+      minMs: 0,
+      maxMs: profile.nodeMonitorPeriodSeconds * 1000,
+      why: "the last Ready node gone: every zone FullDisruption (master disruption mode), at the same monitor pass",
+    }),
+    inputs.within({
+      name: "taints-lifted",
+      after: "disruption-mode:entered",
+      minMs: 0,
+      maxMs: liftMs,
+      why: `the entering pass lifts every NoExecute taint its node list shows (two calls a node at kube-controller-manager's ${qps} QPS)`,
+    }),
+    never(
+      "judged-taint-1",
+      `${LAST_ZONE} PartialDisruption (rate 0), then every zone FullDisruption (rate 0 everywhere)`,
+    ),
+    never(
+      "deployment:pod-deletion-requested",
+      "no NoExecute taint on the judged nodes: their pods are never evicted",
+    ),
+  ];
+}
 
 export const everyZoneFull = defineScenario({
   id: "zone-disruption/every-zone-full",
@@ -29,54 +85,7 @@ export const everyZoneFull = defineScenario({
     const plan = lastZonePlan(inputs.profile);
     return `every worker but ${plan.judged} of a zone of ${plan.size} lost (the zone PartialDisruption, the others FullDisruption and tainted at the normal rate), then those ${plan.judged}`;
   },
-  expected: (inputs) => {
-    const { profile } = inputs;
-    const plan = lastZonePlan(profile);
-    const unknown = unknownAfterStopMs(profile);
-    const qps = profile.controllerManagerClient?.qps ?? 20;
-    const liftMs = 1000 + Math.ceil(((2 * SIM_MAX_LIFTED) / qps) * 1000);
-    const windows: ExpectedMilestone[] = [
-      partialWindow(
-        inputs,
-        LAST_ZONE,
-        `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${profile.unhealthyZoneThreshold}`,
-      ),
-    ];
-    for (let i = 1; i <= plan.judged; i++)
-      windows.push(
-        inputs.within({
-          name: `judged-unknown-${i}`,
-          after: "second-loss",
-          ...unknown,
-          why: "seen Unknown like any lost node",
-        }),
-      );
-    return [
-      ...windows,
-      inputs.within({
-        name: "disruption-mode:entered",
-        after: `judged-unknown-${plan.judged}`,
-        minMs: 0,
-        maxMs: profile.nodeMonitorPeriodSeconds * 1000,
-        why: "the last Ready node gone: every zone FullDisruption (master disruption mode), at the same monitor pass",
-      }),
-      inputs.within({
-        name: "taints-lifted",
-        after: "disruption-mode:entered",
-        minMs: 0,
-        maxMs: liftMs,
-        why: `the entering pass lifts every NoExecute taint its node list shows (two calls a node at kube-controller-manager's ${qps} QPS)`,
-      }),
-      never(
-        "judged-taint-1",
-        `${LAST_ZONE} PartialDisruption (rate 0), then every zone FullDisruption (rate 0 everywhere)`,
-      ),
-      never(
-        "deployment:pod-deletion-requested",
-        "no NoExecute taint on the judged nodes: their pods are never evicted",
-      ),
-    ];
-  },
+  expected: (inputs) => everyZoneWindows(inputs, SIM_MAX_LIFTED),
   workloads: zoneWorkloads,
   recoveryOf: [],
   ownMilestones: ["second-loss", "taints-lifted", ...JUDGED_MILESTONES],
@@ -105,6 +114,16 @@ export const everyZoneFull = defineScenario({
     const elsewhere = first.filter((w) => !zone.includes(w));
     await deployWebOn(context, judged);
     await carveZone(context, LAST_ZONE, zone);
+    const labels = new Map(
+      nodes.items.map((n) => [n.metadata?.name ?? "", n.metadata?.labels?.[ZONE_LABEL]]),
+    );
+    const split = splitOtherZones(elsewhere, labels, otherZoneSize(inputs.profile));
+    if (split.size > 0) await carveZones(context, split);
+    const largestOtherZone = Math.max(
+      0,
+      ...(split.size > 0 ? [...split.values()] : byZone(elsewhere, labels)).map((g) => g.length),
+    );
+    context.expectTimeline(everyZoneWindows(inputs, Math.max(SIM_MAX_LIFTED, elsewhere.length)));
     const periodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
     // The other zones FullDisruption while this one is not: tainted at the normal rate. Their taints
     // must be in the controller's node list when every zone goes (it lifts what that list shows).
@@ -116,10 +135,11 @@ export const everyZoneFull = defineScenario({
         before: async () => {
           await partialReached(context, LAST_ZONE)();
           await steps.step(`the ${elsewhere.length} nodes of the other zones tainted`, async () => {
+            // Each zone taints its own nodes, side by side: the largest one sets the wait.
             await awaitUnreachableTaints(
               context,
               elsewhere,
-              elsewhere.length * taintGapMs(inputs.profile.nodeEvictionRate) + 30_000,
+              largestOtherZone * taintGapMs(inputs.profile.nodeEvictionRate) + 30_000,
             );
             await sleep(2 * periodMs, context.signal);
           });

@@ -14,6 +14,8 @@ export const SMALL_ZONE = "zd-small";
 export const LARGE_ZONE = "zd-large";
 export const LAST_ZONE = "zd-last";
 export const RETURN_ZONE = "zd-return";
+/** every-zone-full's zones for the other nodes, when their own are too large to be tainted soon (zd-rest-1, -2…). */
+export const REST_ZONE_PREFIX = "zd-rest-";
 /** The most NoExecute taints the entering pass lifts, for its window: every sim worker of a scenario-sized cluster. */
 export const SIM_MAX_LIFTED = 60;
 /** The scenario stops its judged nodes once it reads the zone's state (kube-controller-manager's log, read each second). */

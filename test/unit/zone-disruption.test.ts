@@ -22,7 +22,9 @@ import {
 } from "../../lib/observe/zone-states.js";
 import type { Transition } from "../../lib/observe/types.js";
 import type { DeriveContext } from "../../lib/scenario/harness.js";
-import { judgedMilestones, taintsLifted } from "../../lib/scenario/zone-carve.js";
+import { LogFollower } from "../../lib/observe/klog.js";
+import { awaitZoneStatesInLog, judgedMilestones, taintsLifted } from "../../lib/scenario/zone-carve.js";
+import { otherZoneSize, splitOtherZones } from "../../suites/zone-disruption/other-zones.js";
 
 const upstream = TIMING_PROFILES.default;
 const fast = TIMING_PROFILES.fast;
@@ -146,6 +148,43 @@ describe("zone states from kube-controller-manager's log", function () {
   });
 });
 
+describe("awaiting zones' states in kube-controller-manager's log", function () {
+  const normal = (zone: string) => NORMAL_LINE.replace("zone-a", zone);
+
+  it("sees every zone of one batch of lines, each line read once (a fleet's 143 zones at once)", async function () {
+    const dir = mkdtempSync(join(tmpdir(), "zone-await-"));
+    try {
+      const path = join(dir, "kube-controller-manager.log");
+      writeFileSync(path, "");
+      const follower = new LogFollower(path);
+      appendFileSync(
+        path,
+        `${normal("zd-rest-1")}\n${OTHER_LINE}\n${normal("zd-rest-2")}\n${PARTIAL_LINE}\n`,
+      );
+      await awaitZoneStatesInLog(follower, ["zd-rest-1", "zd-rest-2"], "Normal", 2_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("times out naming the zones when one never gets there", async function () {
+    const dir = mkdtempSync(join(tmpdir(), "zone-await-"));
+    try {
+      const path = join(dir, "kube-controller-manager.log");
+      writeFileSync(path, "");
+      const follower = new LogFollower(path);
+      appendFileSync(path, `${normal("zd-rest-1")}\n${PARTIAL_LINE}\n`);
+      const error = await awaitZoneStatesInLog(follower, ["zd-rest-1", "zd-small"], "Normal", 600).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(String(error)).to.include("zone zd-rest-1, zd-small Normal");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("zone scenarios' derived milestones", function () {
   const faultAtMs = 1_000_000;
   const inputs = undefined as unknown as DeriveContext["inputs"];
@@ -215,5 +254,40 @@ describe("zone scenarios' derived milestones", function () {
     ];
     expect(taintsLifted(both, context, nodes)).to.deep.equal([{ name: "taints-lifted", atMs: 20_200 }]);
     expect(taintsLifted([], context, nodes)).to.deep.equal([]);
+  });
+});
+
+describe("every-zone-full's other zones", function () {
+  const labels = (zones: Record<string, string[]>) =>
+    new Map(Object.entries(zones).flatMap(([zone, nodes]) => nodes.map((n) => [n, zone] as const)));
+  const workers = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `worker-${from + i}`);
+
+  it("sizes the zones so each is tainted whole within the budget at the normal rate", function () {
+    // Upstream's 0.1/s: the first node at once, then one per 10 s: 7 nodes in 60 s.
+    expect(otherZoneSize(TIMING_PROFILES.large)).to.equal(7);
+    expect(otherZoneSize(TIMING_PROFILES.default)).to.equal(7);
+    // The fast profile's 2/s: 121 nodes in 60 s, far above a scenario-sized cluster.
+    expect(otherZoneSize(TIMING_PROFILES.fast)).to.equal(121);
+  });
+
+  it("leaves a scenario-sized cluster's zones as they are", function () {
+    const other = workers(6, 4);
+    expect(
+      splitOtherZones(other, labels({ "zone-a": other.slice(0, 2), "zone-b": other.slice(2) }), 7).size,
+    ).to.equal(0);
+  });
+
+  it("splits a fleet's zones into zones of at most that size, every node in one of them", function () {
+    const other = workers(6, 995);
+    const split = splitOtherZones(
+      other,
+      labels({ "zone-a": other.slice(0, 332), "zone-b": other.slice(332, 664), "zone-c": other.slice(664) }),
+      7,
+    );
+    expect(split.size).to.equal(143);
+    expect([...split.values()].every((nodes) => nodes.length <= 7)).to.equal(true);
+    expect([...split.values()].flat()).to.deep.equal(other);
+    expect([...split.keys()].slice(0, 2)).to.deep.equal(["zd-rest-1", "zd-rest-2"]);
   });
 });
