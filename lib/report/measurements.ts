@@ -264,6 +264,42 @@ function watchFloorNumbers(content: Json): string[] {
   );
 }
 
+/** bench/run-wall.ts: one whole `rekindle run`, and its longest scenarios. */
+function runWallNumbers(content: Json): string[] {
+  const cores = isRecord(content.machineCores) ? content.machineCores : {};
+  const memory = isRecord(content.memoryGiB) ? content.memoryGiB : {};
+  const head = table(
+    [
+      "wall time",
+      "outcome",
+      "clusters",
+      "machine cores, mean / busiest sample",
+      "memory in use, before / peak",
+    ],
+    [
+      [
+        minutes(content.wallMs),
+        String(content.outcome),
+        `${String(content.clusters)} (${String(content.chosenBy)})`,
+        `${String(cores.mean)} / ${String(cores.peakSample)}`,
+        `${String(memory.before)} / ${String(memory.peak)} GiB`,
+      ],
+    ],
+  );
+  const spans = rowsOf(content, "scenarios")
+    .filter((s) => typeof s.spanMs === "number")
+    .sort((a, b) => Number(b.spanMs) - Number(a.spanMs));
+  const longest = spans
+    .slice(0, 5)
+    .map((s) => `${String(s.id)} ${minutes(s.spanMs)}`)
+    .join("; ");
+  return [
+    ...head,
+    "",
+    `Scenario spans (setup and undo included) sum to ${minutes(content.scenarioSpanSumMs)}; the longest: ${longest || "—"}.`,
+  ];
+}
+
 /** The numbers of one file, by the bench script that wrote it (its name's prefix). */
 function numbers(name: string, content: Json): string[] {
   if (/^controller-\d+w-/.test(name)) return controllerNumbers(content);
@@ -343,6 +379,7 @@ function numbers(name: string, content: Json): string[] {
         typeof r.conditions === "string" ? r.conditions : "",
       ]),
     );
+  if (name.startsWith("run-")) return runWallNumbers(content);
   if (name.startsWith("parallel-"))
     return table(
       ["run", "clusters", "outcome", "wall time", "conditions"],

@@ -167,6 +167,38 @@ describe("measurements page", function () {
       .and.not.include("no renderer");
   });
 
+  it("renders a whole run's wall time, machine use and its longest scenarios (bench/run-wall.ts)", function () {
+    const page = measurementsPage([
+      {
+        name: "run-fast-parallel-5-2026-11-25.json",
+        content: {
+          command: "npx tsx bench/run-wall.ts --label fast-parallel-5 -- --parallel 5",
+          machine: COMPLETE.machine,
+          gitSha: COMPLETE.gitSha,
+          runs: 1,
+          wallMs: 545_000,
+          outcome: "35 passed, 0 failed, 1 skipped",
+          clusters: 5,
+          chosenBy: "--parallel 5",
+          machineCores: { mean: 0.9, peakSample: 1.95, sampleSeconds: 5 },
+          memoryGiB: { before: 1.2, peak: 6.4 },
+          scenarioSpanSumMs: 2_190_000,
+          scenarios: [
+            { id: "a/short", outcome: "passed", spanMs: 20_000 },
+            { id: "a/long", outcome: "passed", spanMs: 420_000 },
+            { id: "a/unseen", outcome: "passed", spanMs: null },
+          ],
+        },
+      },
+    ]);
+    expect(page)
+      .to.include(
+        "| 9 min 5 s | 35 passed, 0 failed, 1 skipped | 5 (--parallel 5) | 0.9 / 1.95 | 1.2 / 6.4 GiB |",
+      )
+      .and.include("sum to 36 min 30 s; the longest: a/long 7 min 0 s; a/short 20 s.")
+      .and.not.include("no renderer");
+  });
+
   it("shows bench:recorder's phases: CPU, memory after GC, stored and counted, derivations", function () {
     const phase = (cpu: number, stored: number, counted?: number) => ({
       usage: { seconds: 60, cpuPercentOfOneCore: cpu },
