@@ -1,7 +1,8 @@
 // `rekindle run --parallel N|auto`: how many sim clusters run the selection side by side. `auto`
 // is sized from what one fast-profile sim cluster (3 workers) and the rekindle process driving it
 // were measured to use on the 2-core development machine (docs/user.md, "Scenarios side by side"):
-// the busiest 5 s of a node-loss scenario and the peak RSS of all its processes.
+// their average CPU over a whole run and the peak RSS of all its processes; and from the
+// selection itself, which gains nothing from more clusters than its longest scenario allows.
 import { availableParallelism, freemem } from "node:os";
 import { RekindleError } from "../errors.js";
 import type { ProviderName } from "../cluster/provider.js";
@@ -19,7 +20,7 @@ export function parseParallel(text: string): ParallelChoice {
   const count = Number(trimmed);
   if (!/^\d+$/.test(trimmed) || count < 1 || count > MAX_PARALLEL)
     throw new RekindleError("INVALID_INPUT", `--parallel ${JSON.stringify(text)} is not a cluster count`, {
-      hint: `--parallel takes a whole number of sim clusters from 1 to ${MAX_PARALLEL}, or auto (chosen from cores and free memory)`,
+      hint: `--parallel takes a whole number of sim clusters from 1 to ${MAX_PARALLEL}, or auto (chosen from cores, free memory and the selection's lengths)`,
       details: { got: text },
     });
   return count;
@@ -42,16 +43,20 @@ export function checkParallelProvider(provider: string | undefined, choice: Para
 
 /** What one fast-profile sim cluster with its rekindle process was measured to use (docs/user.md). */
 export const CLUSTER_COST = {
-  /** Cores in the busiest 5 s of a scenario (measured 0.33; 0.12-0.16 while a scenario waits). */
-  cores: 0.35,
+  /**
+   * Cores on average over a whole run: the fast run, every family, on 5 clusters took 0.56 of the
+   * machine's 2 cores in all (bench/results/run-fast-parallel-5-2026-11-25.json), 0.11 a cluster;
+   * planned with a third more. A cluster mostly waits on the cluster's own timers.
+   */
+  cores: 0.15,
   /** Peak RSS of the control plane, KWOK, helpers and the rekindle process (measured 1.02 GB), with 15 % margin. */
   memoryBytes: 1.1 * 1024 ** 3,
 };
 
 /**
- * Share of the cores `auto` fills with the clusters' busiest use. A cluster's boot took 0.86 of a
- * core, 2.6 times its busiest scenario: with 0.4 of the cores planned, every cluster can burst like
- * that at once (they all boot together) without a window missed for want of CPU.
+ * Share of the cores `auto` fills with the clusters' average use. The rest is for bursts: the
+ * clusters all boot together (5 booting took the whole 2 cores for about a minute, which only
+ * delays the first scenarios) and a scenario's busiest 5 s took 0.33 of a core.
  */
 export const CORE_SHARE = 0.4;
 
@@ -67,23 +72,44 @@ export function machineFacts(): MachineFacts {
   return { cores: availableParallelism(), freeMemoryBytes: freemem() };
 }
 
-/** The cluster count `auto` chooses, and why (the deciding limit), for `selected` scenarios. */
-export function autoParallel(machine: MachineFacts, selected: number): { clusters: number; why: string } {
+/**
+ * Clusters past the selection's total expected length over its longest cannot end the run
+ * sooner: the longest scenario runs on one cluster whatever the others do.
+ */
+export function clustersNeeded(expectedMs: readonly number[]): number {
+  const longest = Math.max(0, ...expectedMs);
+  if (longest === 0) return expectedMs.length;
+  return Math.ceil(expectedMs.reduce((sum, ms) => sum + ms, 0) / longest);
+}
+
+/** The cluster count `auto` chooses, and why (the deciding limits), for the selected scenarios' expected lengths. */
+export function autoParallel(
+  machine: MachineFacts,
+  expectedMs: readonly number[],
+): { clusters: number; why: string } {
+  const selected = expectedMs.length;
   const byCores = Math.floor((machine.cores * CORE_SHARE) / CLUSTER_COST.cores);
   const byMemory = Math.floor((machine.freeMemoryBytes - MEMORY_RESERVE_BYTES) / CLUSTER_COST.memoryBytes);
-  const clusters = Math.max(1, Math.min(byCores, byMemory, selected, MAX_PARALLEL));
+  const byNeed = clustersNeeded(expectedMs);
+  const clusters = Math.max(1, Math.min(byCores, byMemory, byNeed, selected, MAX_PARALLEL));
   const gib = (b: number) => `${(b / 1024 ** 3).toFixed(1)} GiB`;
-  const why = `auto: ${machine.cores} cores × ${CORE_SHARE} / ${CLUSTER_COST.cores} core per cluster = ${byCores}; (${gib(machine.freeMemoryBytes)} free − ${gib(MEMORY_RESERVE_BYTES)}) / ${gib(CLUSTER_COST.memoryBytes)} per cluster = ${byMemory}${selected < Math.min(byCores, byMemory) ? `; only ${selected} scenario(s)` : ""}`;
+  const why = [
+    `auto: ${machine.cores} cores × ${CORE_SHARE} / ${CLUSTER_COST.cores} core per cluster = ${byCores}`,
+    `(${gib(machine.freeMemoryBytes)} free − ${gib(MEMORY_RESERVE_BYTES)}) / ${gib(CLUSTER_COST.memoryBytes)} per cluster = ${byMemory}`,
+    `the selection's expected lengths over its longest = ${byNeed}`,
+    ...(selected < Math.min(byCores, byMemory, byNeed) ? [`only ${selected} scenario(s)`] : []),
+  ].join("; ");
   return { clusters, why };
 }
 
 /** The clusters a run starts: never more than it has scenarios (an idle cluster only costs its boot). */
 export function clusterCount(
   choice: ParallelChoice,
-  selected: number,
+  expectedMs: readonly number[],
   machine: MachineFacts = machineFacts(),
 ): { clusters: number; why: string } {
-  if (choice === "auto") return autoParallel(machine, selected);
+  const selected = expectedMs.length;
+  if (choice === "auto") return autoParallel(machine, expectedMs);
   const clusters = Math.max(1, Math.min(choice, selected));
   return {
     clusters,

@@ -141,7 +141,10 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
     });
   const progress = options.progress ?? consoleProgress();
   const signal = options.signal ?? new AbortController().signal;
-  const { clusters, why } = clusterCount(choice, selection.length);
+  const { clusters, why } = clusterCount(
+    choice,
+    selection.map((s) => s.expectedMs),
+  );
   const runId = newRunId();
   const startedAt = new Date().toISOString();
   const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);

@@ -15,6 +15,7 @@ import {
   checkParallelProvider,
   CLUSTER_COST,
   clusterCount,
+  clustersNeeded,
   MAX_PARALLEL,
   parseParallel,
 } from "../../lib/run/parallel-count.js";
@@ -108,32 +109,49 @@ describe("--parallel N|auto", function () {
 
 describe("--parallel auto", function () {
   const roomy = { cores: 64, freeMemoryBytes: 512 * GIB };
+  /** `count` scenarios of equal length: as many clusters as scenarios could all be busy. */
+  const even = (count: number) => Array.from({ length: count }, () => 60_000);
 
-  it("on 2 cores with plenty of memory: limited by the cores, 2 clusters (2 × 0.4 / 0.35)", function () {
-    const { clusters, why } = autoParallel({ cores: 2, freeMemoryBytes: 20 * GIB }, 27);
-    expect(clusters).to.equal(2);
+  it("on 2 cores with plenty of memory: limited by the cores, 5 clusters (2 × 0.4 / 0.15)", function () {
+    const { clusters, why } = autoParallel({ cores: 2, freeMemoryBytes: 20 * GIB }, even(27));
+    expect(clusters).to.equal(5);
     expect(why).to.include("2 cores");
-    expect(autoParallel({ cores: 4, freeMemoryBytes: 20 * GIB }, 27).clusters).to.equal(4);
-    expect(autoParallel({ cores: 8, freeMemoryBytes: 64 * GIB }, 27).clusters).to.equal(9);
+    expect(autoParallel({ cores: 4, freeMemoryBytes: 20 * GIB }, even(27)).clusters).to.equal(10);
+    expect(autoParallel({ cores: 8, freeMemoryBytes: 64 * GIB }, even(27)).clusters).to.equal(16);
   });
 
   it("limited by free memory less the reserve", function () {
     const free = 2 * GIB + 2.5 * CLUSTER_COST.memoryBytes;
-    expect(autoParallel({ cores: 64, freeMemoryBytes: free }, 27).clusters).to.equal(2);
+    expect(autoParallel({ cores: 64, freeMemoryBytes: free }, even(27)).clusters).to.equal(2);
+  });
+
+  it("no more clusters than the selection's total over its longest scenario: more could not end it sooner", function () {
+    // Three 7-minute scenarios and 30 of half a minute: 36 minutes, at least 7 on one cluster.
+    const fastLike = [
+      ...Array.from({ length: 3 }, () => 420_000),
+      ...Array.from({ length: 30 }, () => 30_000),
+    ];
+    expect(clustersNeeded(fastLike)).to.equal(6);
+    const { clusters, why } = autoParallel(roomy, fastLike);
+    expect(clusters).to.equal(6);
+    expect(why).to.include("expected lengths over its longest = 6");
+    // On the 2-core machine the cores decide first.
+    expect(autoParallel({ cores: 2, freeMemoryBytes: 20 * GIB }, fastLike).clusters).to.equal(5);
+    expect(clustersNeeded([0, 0, 0])).to.equal(3);
   });
 
   it("never more clusters than scenarios, nor than the maximum, and at least one", function () {
-    expect(autoParallel(roomy, 3).clusters).to.equal(3);
-    expect(autoParallel(roomy, 100).clusters).to.equal(MAX_PARALLEL);
-    expect(autoParallel({ cores: 1, freeMemoryBytes: 1 * GIB }, 27).clusters).to.equal(1);
+    expect(autoParallel(roomy, even(3)).clusters).to.equal(3);
+    expect(autoParallel(roomy, even(100)).clusters).to.equal(MAX_PARALLEL);
+    expect(autoParallel({ cores: 1, freeMemoryBytes: 1 * GIB }, even(27)).clusters).to.equal(1);
   });
 
   it("a count is cut to the selection's size, saying so", function () {
-    expect(clusterCount(4, 2, roomy)).to.deep.equal({
+    expect(clusterCount(4, even(2), roomy)).to.deep.equal({
       clusters: 2,
       why: "--parallel 4, but only 2 scenario(s)",
     });
-    expect(clusterCount(2, 5, roomy)).to.deep.equal({ clusters: 2, why: "--parallel 2" });
+    expect(clusterCount(2, even(5), roomy)).to.deep.equal({ clusters: 2, why: "--parallel 2" });
   });
 });
 
