@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { minutes } from "../lib/report/measurements.js";
 import type { RunSummary } from "../lib/report/summary.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { benchProvenance } from "./provenance.js";
@@ -142,9 +143,8 @@ const result = {
 };
 const out = join(PROJECT_ROOT, "bench", "results", `run-${label}-${provenance.date}.json`);
 await writeResultsFile(out, result);
-const min = (ms: number) => `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 console.log(
-  `${label}: ${min(wallMs)} wall, ${result.outcome}, ${result.clusters} cluster(s) (${result.chosenBy}); machine ${result.machineCores.mean} cores mean, ${result.machineCores.peakSample} peak; memory peak ${result.memoryGiB.peak} GiB`,
+  `${label}: ${minutes(wallMs)} wall, ${result.outcome}, ${result.clusters} cluster(s) (${result.chosenBy}); machine ${result.machineCores.mean} cores mean, ${result.machineCores.peakSample} peak; memory peak ${result.memoryGiB.peak} GiB`,
 );
 console.log(`written to ${out} (reports in ${reportDir})`);
 process.exit(exitCode === 0 || exitCode === 1 ? 0 : exitCode);

@@ -103,8 +103,8 @@ function calibrationTime(spread: unknown, p50Ms: unknown): string {
   return `${sec(spread.p50)} (${sec(spread.min)}–${sec(spread.max)})`;
 }
 
-/** "36 min 40 s", "18 s". */
-function minutes(ms: unknown): string {
+/** "36 min 40 s", "18 s"; "—" for anything not a number. */
+export function minutes(ms: unknown): string {
   if (typeof ms !== "number") return "—";
   const total = Math.round(ms / 1000);
   const m = Math.floor(total / 60);

@@ -55,8 +55,8 @@ export const CLUSTER_COST = {
 
 /**
  * Share of the cores `auto` fills with the clusters' average use. The rest is for bursts: the
- * clusters all boot together (5 booting took the whole 2 cores for about a minute, which only
- * delays the first scenarios) and a scenario's busiest 5 s took 0.33 of a core.
+ * clusters all boot together (5 at once were each ready in 11-12.5 s, which only delays the
+ * first scenarios) and a scenario's busiest 5 s took 0.33 of a core.
  */
 export const CORE_SHARE = 0.4;
 

@@ -20,7 +20,7 @@ import {
   zoneWorkloads,
 } from "../../lib/scenario/zone-carve.js";
 import { sleep } from "../../lib/util/time.js";
-import { byZone, otherZoneSize, splitOtherZones } from "./other-zones.js";
+import { otherZoneSize, otherZones } from "./other-zones.js";
 import { LAST_ZONE, SIM_MAX_LIFTED, lastZonePlan, partialWindow } from "./shared.js";
 
 /**
@@ -117,12 +117,9 @@ export const everyZoneFull = defineScenario({
     const labels = new Map(
       nodes.items.map((n) => [n.metadata?.name ?? "", n.metadata?.labels?.[ZONE_LABEL]]),
     );
-    const split = splitOtherZones(elsewhere, labels, otherZoneSize(inputs.profile));
-    if (split.size > 0) await carveZones(context, split);
-    const largestOtherZone = Math.max(
-      0,
-      ...(split.size > 0 ? [...split.values()] : byZone(elsewhere, labels)).map((g) => g.length),
-    );
+    const other = otherZones(elsewhere, labels, otherZoneSize(inputs.profile));
+    if (other.split) await carveZones(context, other.zones);
+    const largestOtherZone = Math.max(0, ...[...other.zones.values()].map((g) => g.length));
     context.expectTimeline(everyZoneWindows(inputs, Math.max(SIM_MAX_LIFTED, elsewhere.length)));
     const periodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
     // The other zones FullDisruption while this one is not: tainted at the normal rate. Their taints

@@ -20,27 +20,35 @@ export function otherZoneSize(profile: TimingProfile): number {
 }
 
 /** `nodes` grouped by their zone label now (unlabelled nodes under ""). */
-export function byZone(
+function byZone(
   nodes: readonly string[],
   labels: ReadonlyMap<string, string | undefined>,
-): string[][] {
+): Map<string, string[]> {
   const groups = new Map<string, string[]>();
   for (const node of nodes) {
     const zone = labels.get(node) ?? "";
     groups.set(zone, [...(groups.get(zone) ?? []), node]);
   }
-  return [...groups.values()];
+  return groups;
 }
 
-/** `nodes` in zones `zd-rest-<k>` of at most `size` nodes each, if any zone of theirs is larger; else none. */
-export function splitOtherZones(
+/** The zones the other nodes are tainted in, and whether the scenario must first put them there. */
+export interface OtherZones {
+  zones: Map<string, string[]>;
+  /** True when `zones` are new ones (`zd-rest-<k>`) the scenario carves; false: the nodes' own. */
+  split: boolean;
+}
+
+/** `nodes`' own zones when none holds more than `size`; else zones `zd-rest-<k>` of at most `size`. */
+export function otherZones(
   nodes: readonly string[],
   labels: ReadonlyMap<string, string | undefined>,
   size: number,
-): Map<string, string[]> {
-  const split = new Map<string, string[]>();
-  if (byZone(nodes, labels).every((group) => group.length <= size)) return split;
+): OtherZones {
+  const own = byZone(nodes, labels);
+  if ([...own.values()].every((group) => group.length <= size)) return { zones: own, split: false };
+  const zones = new Map<string, string[]>();
   for (let i = 0; i < nodes.length; i += size)
-    split.set(`${REST_ZONE_PREFIX}${split.size + 1}`, nodes.slice(i, i + size));
-  return split;
+    zones.set(`${REST_ZONE_PREFIX}${zones.size + 1}`, nodes.slice(i, i + size));
+  return { zones, split: true };
 }

@@ -24,7 +24,7 @@ import type { Transition } from "../../lib/observe/types.js";
 import type { DeriveContext } from "../../lib/scenario/harness.js";
 import { LogFollower } from "../../lib/observe/klog.js";
 import { awaitZoneStatesInLog, judgedMilestones, taintsLifted } from "../../lib/scenario/zone-carve.js";
-import { otherZoneSize, splitOtherZones } from "../../suites/zone-disruption/other-zones.js";
+import { otherZoneSize, otherZones } from "../../suites/zone-disruption/other-zones.js";
 
 const upstream = TIMING_PROFILES.default;
 const fast = TIMING_PROFILES.fast;
@@ -151,37 +151,34 @@ describe("zone states from kube-controller-manager's log", function () {
 describe("awaiting zones' states in kube-controller-manager's log", function () {
   const normal = (zone: string) => NORMAL_LINE.replace("zone-a", zone);
 
-  it("sees every zone of one batch of lines, each line read once (a fleet's 143 zones at once)", async function () {
+  /** A follower of a new, empty log to which `lines` are then written in one batch. */
+  async function withLog<T>(lines: string[], use: (follower: LogFollower) => Promise<T>): Promise<T> {
     const dir = mkdtempSync(join(tmpdir(), "zone-await-"));
     try {
       const path = join(dir, "kube-controller-manager.log");
       writeFileSync(path, "");
       const follower = new LogFollower(path);
-      appendFileSync(
-        path,
-        `${normal("zd-rest-1")}\n${OTHER_LINE}\n${normal("zd-rest-2")}\n${PARTIAL_LINE}\n`,
-      );
-      await awaitZoneStatesInLog(follower, ["zd-rest-1", "zd-rest-2"], "Normal", 2_000);
+      appendFileSync(path, lines.map((l) => `${l}\n`).join(""));
+      return await use(follower);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it("sees every zone of one batch of lines, each line read once (a fleet's 143 zones at once)", async function () {
+    await withLog([normal("zd-rest-1"), OTHER_LINE, normal("zd-rest-2"), PARTIAL_LINE], (follower) =>
+      awaitZoneStatesInLog(follower, ["zd-rest-1", "zd-rest-2"], "Normal", 2_000),
+    );
   });
 
   it("times out naming the zones when one never gets there", async function () {
-    const dir = mkdtempSync(join(tmpdir(), "zone-await-"));
-    try {
-      const path = join(dir, "kube-controller-manager.log");
-      writeFileSync(path, "");
-      const follower = new LogFollower(path);
-      appendFileSync(path, `${normal("zd-rest-1")}\n${PARTIAL_LINE}\n`);
-      const error = await awaitZoneStatesInLog(follower, ["zd-rest-1", "zd-small"], "Normal", 600).then(
+    const error = await withLog([normal("zd-rest-1"), PARTIAL_LINE], (follower) =>
+      awaitZoneStatesInLog(follower, ["zd-rest-1", "zd-small"], "Normal", 600).then(
         () => undefined,
         (e: unknown) => e,
-      );
-      expect(String(error)).to.include("zone zd-rest-1, zd-small Normal");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      ),
+    );
+    expect(String(error)).to.include("zone zd-rest-1, zd-small Normal");
   });
 });
 
@@ -273,18 +270,22 @@ describe("every-zone-full's other zones", function () {
 
   it("leaves a scenario-sized cluster's zones as they are", function () {
     const other = workers(6, 4);
-    expect(
-      splitOtherZones(other, labels({ "zone-a": other.slice(0, 2), "zone-b": other.slice(2) }), 7).size,
-    ).to.equal(0);
+    const own = otherZones(other, labels({ "zone-a": other.slice(0, 2), "zone-b": other.slice(2) }), 7);
+    expect(own.split).to.equal(false);
+    expect([...own.zones.entries()]).to.deep.equal([
+      ["zone-a", other.slice(0, 2)],
+      ["zone-b", other.slice(2)],
+    ]);
   });
 
   it("splits a fleet's zones into zones of at most that size, every node in one of them", function () {
     const other = workers(6, 995);
-    const split = splitOtherZones(
+    const { zones: split, split: isSplit } = otherZones(
       other,
       labels({ "zone-a": other.slice(0, 332), "zone-b": other.slice(332, 664), "zone-c": other.slice(664) }),
       7,
     );
+    expect(isSplit).to.equal(true);
     expect(split.size).to.equal(143);
     expect([...split.values()].every((nodes) => nodes.length <= 7)).to.equal(true);
     expect([...split.values()].flat()).to.deep.equal(other);
