@@ -105,9 +105,10 @@ function options(): Options {
       "own-kwoks": { type: "string", default: "3" },
       "single-losses": { type: "string", default: "3" },
       warmup: { type: "string", default: "15" },
-      // One full period of the sim nodes' status report (300-310 s, fixtures/sim/kwok/node-stages.yaml):
-      // a fleet booted together reports within the same 10 s, so a shorter window holds that burst
-      // of Node events or misses it, and "at rest" differs between runs by half.
+      // One full period of the 5-minute status report sim nodes sent until 2026-11-26 (a fleet booted
+      // together reported within the same 10 s, so a shorter window held that burst of Node events
+      // or missed it); they send none now (fixtures/sim/kwok/node-stages.yaml), and the window
+      // stays as long so results remain comparable.
       "rest-seconds": { type: "string", default: "310" },
       "controller-args": { type: "string", default: "" },
       "no-zone-outage": { type: "boolean", default: false },

@@ -178,9 +178,8 @@ export class SimCluster implements AsyncDisposable {
    * renewing; its pods are left as they are. Calls made together (a fault on many nodes at once)
    * run as one stopNodes: released by a thousand concurrent label patches, a quarter of the
    * nodes went on renewing their Leases from their shared kwoks (measured at 1000 workers: 254
-   * of 998 still renewing 90 s later; batched, none). Open: batched too, a few released nodes
-   * post Ready once, 2.5-4 minutes after a release of 998 (seen twice in every-zone-full at 1000
-   * workers); the cause is not found yet.
+   * of 998 still renewing 90 s later; batched, none). A released node no longer posts Ready once
+   * minutes later: that was a delayed kwok Stage outliving the release (docs/design.md).
    */
   async stopNode(nodeName: string): Promise<void> {
     await this.#stops.add(nodeName);
