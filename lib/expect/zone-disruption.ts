@@ -116,6 +116,32 @@ export function unknownAfterStopMs(profile: TimingProfile): { minMs: number; max
   };
 }
 
+/** kube-controller-manager's client rate limit: the profile's, or upstream's 20 QPS with a burst of 30. */
+export function controllerManagerClient(profile: TimingProfile): { qps: number; burst: number } {
+  return profile.controllerManagerClient ?? { qps: 20, burst: 30 };
+}
+
+/**
+ * The API requests the node lifecycle controller sends for one node it newly sees lost, through
+ * its one rate-limited client: the node's status (every condition Unknown), one status update per
+ * Ready pod on it (MarkPodsNotReady; `pods` counts every pod, an upper bound), and the NoSchedule
+ * unreachable taint (a GET and an UPDATE, from its node-update workers at the same time).
+ */
+export function lostNodeRequests(pods: number): number {
+  return 1 + pods + 2;
+}
+
+/**
+ * How much later than a lone lost node's the monitor pass that sees `requests` worth of newly lost
+ * nodes ends: past the client's burst each request waits for a token. The pass computes the zone
+ * states only after every node's updates (monitorNodeHealth, then handleDisruption), so a mass loss
+ * moves the zone-state transition by this much.
+ */
+export function clientBacklogMs(profile: TimingProfile, requests: number): number {
+  const { qps, burst } = controllerManagerClient(profile);
+  return Math.ceil((Math.max(0, requests - burst) / qps) * 1000);
+}
+
 /**
  * How long after a node went Unknown its pods would be evicted at the normal rate: one taint gap,
  * the default unreachable toleration, and a second for the taint manager. A scenario that says

@@ -54,6 +54,14 @@ export async function podsOnNode(kc: k8s.KubeConfig, node: string): Promise<k8s.
   return (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node}` })).items;
 }
 
+/** How many pods are bound to any of `nodes`: one LIST of every pod, not one per node. */
+export async function podCountOn(kc: k8s.KubeConfig, nodes: readonly string[]): Promise<number> {
+  const wanted = new Set(nodes);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const pods = (await core.listPodForAllNamespaces()).items;
+  return pods.filter((p) => wanted.has(p.spec?.nodeName ?? "")).length;
+}
+
 export async function volumeAttachmentsOnNode(
   kc: k8s.KubeConfig,
   node: string,

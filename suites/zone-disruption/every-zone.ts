@@ -1,9 +1,14 @@
 // Every zone fully disrupted: master disruption mode.
 import { RekindleError } from "../../lib/errors.js";
-import { normalEvictionByMs, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
+import {
+  lostNodeRequests,
+  normalEvictionByMs,
+  taintGapMs,
+  unknownAfterStopMs,
+} from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { k8s } from "../../lib/kube/client.js";
-import { ZONE_LABEL } from "../../lib/kube/queries.js";
+import { podCountOn, ZONE_LABEL } from "../../lib/kube/queries.js";
 import { defineScenario, type ExpectationInputs } from "../../lib/scenario/harness.js";
 import {
   awaitUnreachableTaints,
@@ -21,13 +26,14 @@ import {
 } from "../../lib/scenario/zone-carve.js";
 import { sleep } from "../../lib/util/time.js";
 import { otherZoneSize, otherZones } from "./other-zones.js";
-import { LAST_ZONE, SIM_MAX_LIFTED, lastZonePlan, partialWindow } from "./shared.js";
+import { firstLossRequests, LAST_ZONE, SIM_MAX_LIFTED, lastZonePlan, partialWindow } from "./shared.js";
 
 /**
- * The windows, for `lifted` NoExecute taints to lift when every zone goes (the other zones' nodes):
- * `rekindle list` assumes a scenario-sized sim cluster; a run refines it with the real count.
+ * The windows, for `lifted` NoExecute taints to lift when every zone goes (the other zones' nodes)
+ * and `requests` for the first loss (firstLossRequests): `rekindle list` assumes a scenario-sized
+ * sim cluster; a run refines both with the real counts.
  */
-function everyZoneWindows(inputs: ExpectationInputs, lifted: number): ExpectedMilestone[] {
+function everyZoneWindows(inputs: ExpectationInputs, lifted: number, requests: number): ExpectedMilestone[] {
   const { profile } = inputs;
   const plan = lastZonePlan(profile);
   const unknown = unknownAfterStopMs(profile);
@@ -38,6 +44,7 @@ function everyZoneWindows(inputs: ExpectationInputs, lifted: number): ExpectedMi
       inputs,
       LAST_ZONE,
       `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${profile.unhealthyZoneThreshold}`,
+      requests,
     ),
   ];
   for (let i = 1; i <= plan.judged; i++)
@@ -85,7 +92,7 @@ export const everyZoneFull = defineScenario({
     const plan = lastZonePlan(inputs.profile);
     return `every worker but ${plan.judged} of a zone of ${plan.size} lost (the zone PartialDisruption, the others FullDisruption and tainted at the normal rate), then those ${plan.judged}`;
   },
-  expected: (inputs) => everyZoneWindows(inputs, SIM_MAX_LIFTED),
+  expected: (inputs) => everyZoneWindows(inputs, SIM_MAX_LIFTED, firstLossRequests(SIM_MAX_LIFTED)),
   workloads: zoneWorkloads,
   recoveryOf: [],
   ownMilestones: ["second-loss", "taints-lifted", ...JUDGED_MILESTONES],
@@ -120,7 +127,14 @@ export const everyZoneFull = defineScenario({
     const other = otherZones(elsewhere, labels, otherZoneSize(inputs.profile));
     if (other.split) await carveZones(context, other.zones);
     const largestOtherZone = Math.max(0, ...[...other.zones.values()].map((g) => g.length));
-    context.expectTimeline(everyZoneWindows(inputs, Math.max(SIM_MAX_LIFTED, elsewhere.length)));
+    const pods = await podCountOn(context.kc, first);
+    context.expectTimeline(
+      everyZoneWindows(
+        inputs,
+        Math.max(SIM_MAX_LIFTED, elsewhere.length),
+        first.length * lostNodeRequests(0) + pods,
+      ),
+    );
     const periodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
     // The other zones FullDisruption while this one is not: tainted at the normal rate. Their taints
     // must be in the controller's node list when every zone goes (it lifts what that list shows).

@@ -19,6 +19,7 @@ import {
   SECOND_LOSS_AFTER_MS,
   SMALL_ZONE,
   largePlan,
+  firstLossRequests,
   partialWindow,
   smallPlan,
 } from "./shared.js";
@@ -40,6 +41,7 @@ export const smallZonePartial = defineScenario({
         inputs,
         SMALL_ZONE,
         `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${inputs.profile.unhealthyZoneThreshold}`,
+        firstLossRequests(plan.firstLoss),
       ),
       inputs.within({
         name: "second-loss",

@@ -19,7 +19,7 @@ import {
 } from "../../lib/scenario/zone-carve.js";
 import { nameList } from "../../lib/util/name-list.js";
 import { sleep } from "../../lib/util/time.js";
-import { partialWindow, RETURN_ZONE, SECOND_LOSS_AFTER_MS, smallPlan } from "./shared.js";
+import { firstLossRequests, partialWindow, RETURN_ZONE, SECOND_LOSS_AFTER_MS, smallPlan } from "./shared.js";
 
 /** Of the first loss, these many come back: the zone Normal again (two lost, not more than two). */
 function returning(firstLoss: number, judged: number): number {
@@ -45,7 +45,12 @@ export const zoneReturnsPartWay = defineScenario({
     const toleranceMs = profile.defaultUnreachableTolerationSeconds * 1000;
     const gapMs = taintGapMs(profile.nodeEvictionRate);
     const windows: ExpectedMilestone[] = [
-      partialWindow(inputs, RETURN_ZONE, `${plan.firstLoss} of ${plan.size} not Ready`),
+      partialWindow(
+        inputs,
+        RETURN_ZONE,
+        `${plan.firstLoss} of ${plan.size} not Ready`,
+        firstLossRequests(plan.firstLoss),
+      ),
       inputs.within({
         name: "second-loss",
         after: `zone-state:${RETURN_ZONE}:PartialDisruption`,

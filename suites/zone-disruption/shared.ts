@@ -2,7 +2,10 @@
 import type { TimingProfile } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
 import {
+  clientBacklogMs,
+  controllerManagerClient,
   largeZonePlan,
+  lostNodeRequests,
   smallZonePlan,
   unknownAfterStopMs,
   type ZonePlan,
@@ -35,14 +38,36 @@ function planOrThrow(plan: ZonePlan | undefined, what: string, profile: TimingPr
 export const smallPlan = (profile: TimingProfile) => planOrThrow(smallZonePlan(profile), "small", profile);
 export const largePlan = (profile: TimingProfile) => planOrThrow(largeZonePlan(profile), "large", profile);
 
-/** The window of the zone's state change: the last of the first loss's nodes seen Unknown. */
-export function partialWindow(inputs: ExpectationInputs, zone: string, why: string): ExpectedMilestone {
+/** Pods on each worker before a scenario deploys its own: two DaemonSets' on the sim, as on kind. */
+export const DAEMON_PODS_PER_NODE = 2;
+
+/** The node lifecycle controller's requests for `nodes` lost at once with `podsPerNode` pods each (the estimate a run refines). */
+export function firstLossRequests(nodes: number, podsPerNode = DAEMON_PODS_PER_NODE): number {
+  return nodes * lostNodeRequests(podsPerNode);
+}
+
+/**
+ * The window of the zone's state change: the last of the first loss's nodes seen Unknown, later by
+ * the controller's client backlog when the loss's `requests` (firstLossRequests) pass its burst.
+ */
+export function partialWindow(
+  inputs: ExpectationInputs,
+  zone: string,
+  why: string,
+  requests: number,
+): ExpectedMilestone {
   const unknown = unknownAfterStopMs(inputs.profile);
+  const backlogMs = clientBacklogMs(inputs.profile, requests);
+  const { qps } = controllerManagerClient(inputs.profile);
   return inputs.within({
     name: `zone-state:${zone}:PartialDisruption`,
     after: "fault-injected",
-    ...unknown,
-    why,
+    minMs: unknown.minMs,
+    maxMs: unknown.maxMs + backlogMs,
+    why:
+      backlogMs > 0
+        ? `${why}; the monitor pass ends ${backlogMs / 1000} s later: ${requests} requests for the lost nodes at kube-controller-manager's ${qps} QPS`
+        : why,
   });
 }
 

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TIMING_PROFILES, TIMING_PROFILE_NAMES } from "../../lib/cluster/profiles.js";
 import {
+  clientBacklogMs,
   largeZonePlan,
+  lostNodeRequests,
   normalEvictionByMs,
   partialDisruptionLoss,
   smallZonePlan,
@@ -89,6 +91,16 @@ describe("zone disruption model (node lifecycle controller v1.34)", function () 
     expect(unknownAfterStopMs(fast)).to.deep.equal({ minMs: 8_000, maxMs: 11_000 });
     expect(unknownAfterStopMs(upstream)).to.deep.equal({ minMs: 40_000, maxMs: 55_000 });
     expect(normalEvictionByMs(fast)).to.equal(500 + 5_000 + 1_000);
+  });
+
+  it("a mass loss's requests past the client's burst delay the monitor pass (and its zone states)", function () {
+    // The measured every-zone-full losses: 50 nodes at upstream's 20 QPS (state 5.7 s past the
+    // lone-node bound), 998 at the large profile's 200 QPS (18.1 s past it).
+    expect(lostNodeRequests(2)).to.equal(5);
+    expect(clientBacklogMs(upstream, 50 * lostNodeRequests(2))).to.equal(11_000);
+    expect(clientBacklogMs(TIMING_PROFILES.large, 998 * lostNodeRequests(2))).to.equal(23_450);
+    // Within the burst a lost node costs nothing: the small zones' first losses keep the bare window.
+    expect(clientBacklogMs(upstream, 6 * lostNodeRequests(2))).to.equal(0);
   });
 
   it("no profile sets an eviction rate of exactly 1 (a swap back from 0 to 1 is a no-op upstream)", function () {
