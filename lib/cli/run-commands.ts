@@ -45,7 +45,8 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 taking the next scenario, longest expected first, whenever it is free; one set of
                 reports as a serial run writes (each cluster's own under cluster-<k>/); auto: from the
                 cores, free memory and the selection's lengths (docs/user.md; 5 on 2 cores for the
-                fast run); with --shard, the shard's share runs in parallel
+                fast run); scenarios that need more than 3 workers (zone-disruption) get clusters
+                of their own, sized for them; with --shard, the shard's share runs in parallel
       -f, --file: scenario files (docs/scenario-files.md) or directories of them, instead of the
                 families; their spec.cluster (provider, profile, knobs) applies, and must agree with
                 --provider/--profile when both are given; --repeat overrides each file's repeat

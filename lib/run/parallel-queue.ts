@@ -11,6 +11,11 @@ import type { ScenarioGroup } from "./suite.js";
 export interface QueuedScenario {
   id: string;
   expectedMs: number;
+  /**
+   * The sim workers it needs when more than the default layout's 3 (ScenarioDefinition.minWorkers):
+   * only a cluster of that size takes it (parallel-sizes.ts); undefined: a default-sized cluster.
+   */
+  workers?: number;
 }
 
 /** What a cluster's run asks for its next scenario; undefined when there is none left. */
@@ -20,28 +25,55 @@ export interface ScenarioSource {
 
 /** The selection longest expected first; equal lengths in selection order (stable). */
 export function queueOrder(scenarios: readonly QueuedScenario[]): string[] {
+  return ordered(scenarios).map((s) => s.id);
+}
+
+function ordered(scenarios: readonly QueuedScenario[]): QueuedScenario[] {
   return scenarios
-    .map((s, index) => ({ ...s, index }))
-    .sort((a, b) => b.expectedMs - a.expectedMs || a.index - b.index)
-    .map((s) => s.id);
+    .map((s, index) => ({ s, index }))
+    .sort((a, b) => b.s.expectedMs - a.s.expectedMs || a.index - b.index)
+    .map(({ s }) => s);
+}
+
+/** Whether a scenario needs a cluster sized for it (more workers than the default layout's 3). */
+export function needsSizedCluster(scenario: QueuedScenario): boolean {
+  return scenario.workers !== undefined && scenario.workers > 3;
 }
 
 /** The queue the clusters draw from; `close()` (an interrupt) leaves nothing more to take. */
 export class ScenarioQueue {
-  readonly #pending: string[];
+  readonly #pending: QueuedScenario[];
   readonly #taken = new Map<string, number>();
   #closed = false;
 
   constructor(scenarios: readonly QueuedScenario[]) {
-    this.#pending = queueOrder(scenarios);
+    this.#pending = ordered(scenarios);
   }
 
-  /** The next scenario for cluster `slot`, or undefined when none is left. */
-  take(slot: number): string | undefined {
+  /**
+   * The next scenario for cluster `slot`, or undefined when none is left for it. `sized`: the
+   * cluster was sized for the scenarios that need more workers and takes only those; otherwise it
+   * takes only the others (unless `any`: one cluster for a mixed selection takes everything, and
+   * the run skips what its size cannot hold).
+   */
+  take(slot: number, kind: "default" | "sized" | "any" = "any"): string | undefined {
     if (this.#closed) return undefined;
-    const id = this.#pending.shift();
-    if (id !== undefined) this.#taken.set(id, slot);
-    return id;
+    const index = this.#pending.findIndex(
+      (s) => kind === "any" || needsSizedCluster(s) === (kind === "sized"),
+    );
+    if (index < 0) return undefined;
+    const [scenario] = this.#pending.splice(index, 1);
+    if (scenario === undefined) return undefined;
+    this.#taken.set(scenario.id, slot);
+    return scenario.id;
+  }
+
+  /** Whether a cluster of `kind` would be handed something now. */
+  hasPendingFor(kind: "default" | "sized" | "any"): boolean {
+    return (
+      !this.#closed &&
+      this.#pending.some((s) => kind === "any" || needsSizedCluster(s) === (kind === "sized"))
+    );
   }
 
   close(): void {
@@ -50,7 +82,7 @@ export class ScenarioQueue {
 
   /** The scenarios not taken by any cluster (after an interrupt, or when every cluster broke). */
   get left(): readonly string[] {
-    return [...this.#pending];
+    return this.#pending.map((s) => s.id);
   }
 
   /** Which cluster took each scenario so far. */

@@ -19,6 +19,7 @@ import { expectedEndMs, listExpectationInputs } from "./expected-length.js";
 import { checkParallelProvider, clusterCount, parseParallel, type ParallelChoice } from "./parallel-count.js";
 import type { SlotRunOptions } from "./parallel-protocol.js";
 import { ScenarioQueue, type QueuedScenario } from "./parallel-queue.js";
+import { slotSizes, type SlotSize } from "./parallel-sizes.js";
 import { copyAllureResults, failedScenarios, writeRunReports } from "./run-reports.js";
 import { generateAllureHtml } from "./allure-html.js";
 import {
@@ -30,6 +31,7 @@ import {
   type RunResult,
 } from "./runner.js";
 import { selectedScenarioIds, shardLine } from "./shard-run.js";
+import { runPool } from "./parallel-pool.js";
 import { startSlot, type SlotExit } from "./slot-process.js";
 
 type Validated = ReturnType<typeof validateRunOptions>;
@@ -54,17 +56,28 @@ async function queuedSelection(options: RunOptions, v: Validated): Promise<Queue
   const chosen = share === undefined ? ids : ids.filter((id) => share.has(id));
   const inputs = listExpectationInputs(v.profile);
   const lengths = new Map<string, number>();
+  // The workers a scenario needs, when no flag sizes every cluster (a file's spec.cluster sizes its run).
+  const workers = new Map<string, number>();
   if (v.filePlan !== undefined)
     for (const s of await listedFileScenarios(v.filePlan, inputs))
       lengths.set(s.id, expectedEndMs(s.expected));
   else
     for (const family of v.suites)
-      for (const s of SCENARIOS[family]) lengths.set(s.id, expectedEndMs(s.expected(inputs)));
-  return chosen.map((id) => ({ id, expectedMs: lengths.get(id) ?? 0 }));
+      for (const s of SCENARIOS[family]) {
+        lengths.set(s.id, expectedEndMs(s.expected(inputs)));
+        const needs = s.minWorkers?.(v.profile);
+        if (needs !== undefined && options.workers === undefined) workers.set(s.id, needs);
+      }
+  return chosen.map((id) => {
+    const needs = workers.get(id);
+    return { id, expectedMs: lengths.get(id) ?? 0, ...(needs !== undefined ? { workers: needs } : {}) };
+  });
 }
 
-function slotOptions(options: RunOptions, reportDir: string): SlotRunOptions {
-  const { suites, scenarioFiles, profile, workers, zones, podsPerNode, repeat, grep, testLog } = options;
+/** A cluster's options: the run's, with the workers its size (parallel-sizes.ts) gives it. */
+function slotOptions(options: RunOptions, reportDir: string, size: SlotSize): SlotRunOptions {
+  const { suites, scenarioFiles, profile, zones, podsPerNode, repeat, grep, testLog } = options;
+  const workers = size.workers ?? options.workers;
   return {
     provider: "sim",
     reportDir,
@@ -151,8 +164,9 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
   if (v.shard !== undefined) progress.info(shardLine(v.shard));
+  const sizes = slotSizes(selection, clusters);
   progress.info(
-    `parallel: ${clusters} sim cluster(s) for ${selection.length} scenario(s), longest expected first (${why})`,
+    `parallel: ${clusters} sim cluster(s) for ${selection.length} scenario(s), longest expected first (${why})${sizes.why !== undefined ? `; ${sizes.why}` : ""}`,
   );
   // Built once here, not by every cluster at once (a cold build takes tens of minutes).
   await ensureSimBinaries({ progress, signal });
@@ -160,34 +174,30 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
   const queue = new ScenarioQueue(selection);
   const expected = new Map(selection.map((s) => [s.id, s.expectedMs]));
   const out = options.testLog === "stderr" ? process.stderr : process.stdout;
-  const slots = Array.from({ length: clusters }, (_, i) => {
-    const index = i + 1;
-    const dir = join(reportDir, `cluster-${index}`);
-    return startSlot(index, slotOptions(options, dir), {
-      out,
-      err: process.stderr,
-      next: () => {
-        if (signal.aborted) return undefined;
-        const id = queue.take(index);
-        if (id !== undefined)
-          progress.info(
-            `[cluster ${index}] takes ${id} (expected ${Math.round((expected.get(id) ?? 0) / 1000)} s from its fault; ${queue.left.length} left)`,
-          );
-        return id;
-      },
-    });
+  const { exits, replaced } = await runPool({
+    sizes: sizes.slots,
+    queue,
+    signal,
+    start: (index, size) =>
+      startSlot(index, slotOptions(options, join(reportDir, `cluster-${index}`), size), {
+        out,
+        err: process.stderr,
+        next: () => {
+          if (signal.aborted) return undefined;
+          const id = queue.take(index, size.kind);
+          if (id !== undefined)
+            progress.info(
+              `[cluster ${index}] takes ${id} (expected ${Math.round((expected.get(id) ?? 0) / 1000)} s from its fault; ${queue.left.length} left)`,
+            );
+          return id;
+        },
+      }),
+    onReplace: (index, replacedIndex) => {
+      progress.info(
+        `[cluster ${index}] starts, default-sized, in place of cluster ${replacedIndex}, whose scenarios are done`,
+      );
+    },
   });
-  const onAbort = () => {
-    queue.close();
-    for (const slot of slots) slot.abort();
-  };
-  signal.addEventListener("abort", onAbort, { once: true });
-  // Interrupted while the binaries were checked: the clusters start only to write their reports.
-  if (signal.aborted) onAbort();
-  const exits = await Promise.all(
-    slots.map(async (slot) => ({ index: slot.index, exit: await slot.exited })),
-  );
-  signal.removeEventListener("abort", onAbort);
   return finish({
     options,
     v,
@@ -196,7 +206,13 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
     runId,
     startedAt,
     reportDir,
-    why,
+    why: [
+      why,
+      ...(sizes.why !== undefined ? [sizes.why] : []),
+      ...(replaced > 0
+        ? [`${replaced} of those replaced by a default-sized cluster once their scenarios were done`]
+        : []),
+    ].join("; "),
     queue,
     selection,
     exits,

@@ -179,6 +179,21 @@ describe("--parallel's work queue", function () {
     ]);
   });
 
+  it("a sized cluster takes only the scenarios that need more workers, a default one only the rest", function () {
+    const queue = new ScenarioQueue([
+      { id: "zone-long", expectedMs: 900, workers: 52 },
+      { id: "loss", expectedMs: 300 },
+      { id: "zone-short", expectedMs: 200, workers: 7 },
+      { id: "three", expectedMs: 100, workers: 3 },
+    ]);
+    expect(queue.take(1, "default")).to.equal("loss");
+    expect(queue.take(1, "default")).to.equal("three");
+    expect(queue.take(1, "default")).to.equal(undefined);
+    expect(queue.take(2, "sized")).to.equal("zone-long");
+    expect(queue.left).to.deep.equal(["zone-short"]);
+    expect(queue.take(3, "any")).to.equal("zone-short");
+  });
+
   it("a free cluster takes the next: two long scenarios start on two clusters, the short ones fill in", function () {
     // Simulated clock: each cluster runs its scenario for its expected length, then asks again.
     const lengths: Record<string, number> = { long1: 400, long2: 390, s1: 30, s2: 30, s3: 20, s4: 10 };
