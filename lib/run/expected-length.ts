@@ -5,7 +5,7 @@
 import { simProviderLatencies } from "../cluster/sim/options.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
-import { expectationInputs, type ExpectationInputs } from "../scenario/harness.js";
+import { expectationInputs, type ExpectationInputs, type ScenarioDefinition } from "../scenario/harness.js";
 
 /** The inputs `rekindle list` resolves windows with: the sim provider's (kind differs only in pod start and attach latency). */
 export function listExpectationInputs(profile: TimingProfile): ExpectationInputs {
@@ -27,4 +27,12 @@ export function listExpectationInputs(profile: TimingProfile): ExpectationInputs
 export function expectedEndMs(expected: readonly ExpectedMilestone[]): number {
   const ends = nominalWindows(expected).flatMap((w) => (w.maxMs === null ? [] : [w.maxMs]));
   return Math.max(0, ...ends);
+}
+
+/** A scenario's expected length: its windows' end and the watch after them (ScenarioDefinition.watchMs). */
+export function scenarioLengthMs(
+  definition: Pick<ScenarioDefinition, "expected" | "watchMs">,
+  inputs: ExpectationInputs,
+): number {
+  return expectedEndMs(definition.expected(inputs)) + (definition.watchMs?.(inputs) ?? 0);
 }

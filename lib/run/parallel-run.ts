@@ -15,7 +15,7 @@ import { listedFileScenarios } from "../scenario-file/scenarios.js";
 import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { SCENARIOS } from "../../suites/index.js";
-import { expectedEndMs, listExpectationInputs } from "./expected-length.js";
+import { expectedEndMs, listExpectationInputs, scenarioLengthMs } from "./expected-length.js";
 import { checkParallelProvider, clusterCount, parseParallel, type ParallelChoice } from "./parallel-count.js";
 import type { SlotRunOptions } from "./parallel-protocol.js";
 import { ScenarioQueue, type QueuedScenario } from "./parallel-queue.js";
@@ -64,7 +64,7 @@ async function queuedSelection(options: RunOptions, v: Validated): Promise<Queue
   else
     for (const family of v.suites)
       for (const s of SCENARIOS[family]) {
-        lengths.set(s.id, expectedEndMs(s.expected(inputs)));
+        lengths.set(s.id, scenarioLengthMs(s, inputs));
         const needs = s.minWorkers?.(v.profile);
         if (needs !== undefined && options.workers === undefined) workers.set(s.id, needs);
       }

@@ -102,6 +102,12 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
    * Default: none named (the scenario is written for the default 3 workers in 2 zones).
    */
   minWorkers?(profile: TimingProfile): number;
+  /**
+   * How long it watches, after its last bounded window, for what must not happen (its `never`
+   * windows), when it does; counted in its expected length, by which `--parallel` orders its queue
+   * and sizes its clusters. Default 0.
+   */
+  watchMs?(inputs: ExpectationInputs): number;
 }
 
 /** What a scenario's budgets are checked against: the run as it is judged. */

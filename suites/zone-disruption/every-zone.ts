@@ -1,11 +1,7 @@
 // Every zone fully disrupted: master disruption mode.
+import type { TimingProfile } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
-import {
-  lostNodeRequests,
-  normalEvictionByMs,
-  taintGapMs,
-  unknownAfterStopMs,
-} from "../../lib/expect/zone-disruption.js";
+import { lostNodeRequests, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { k8s } from "../../lib/kube/client.js";
 import { podCountOn, ZONE_LABEL } from "../../lib/kube/queries.js";
@@ -26,26 +22,63 @@ import {
 } from "../../lib/scenario/zone-carve.js";
 import { sleep } from "../../lib/util/time.js";
 import { otherZoneSize, otherZones } from "./other-zones.js";
-import { firstLossRequests, LAST_ZONE, SIM_MAX_LIFTED, lastZonePlan, partialWindow } from "./shared.js";
+import {
+  firstLossRequests,
+  LAST_ZONE,
+  SIM_MAX_LIFTED,
+  lastZonePlan,
+  noEvictionWatchMs,
+  partialWindow,
+  SECOND_LOSS_AFTER_MS,
+} from "./shared.js";
 
-/**
- * The windows, for `lifted` NoExecute taints to lift when every zone goes (the other zones' nodes)
- * and `requests` for the first loss (firstLossRequests): `rekindle list` assumes a scenario-sized
- * sim cluster; a run refines both with the real counts.
- */
-function everyZoneWindows(inputs: ExpectationInputs, lifted: number, requests: number): ExpectedMilestone[] {
+/** What the windows depend on in the cluster the scenario finds. */
+interface EveryZoneCounts {
+  /** NoExecute taints the entering pass lifts: the other zones' nodes. */
+  lifted: number;
+  /** kube-controller-manager's requests for the first loss (firstLossRequests). */
+  requests: number;
+  /** Nodes of the largest other zone, whose taints at the normal rate the scenario waits for. */
+  largestOtherZone: number;
+}
+
+/** The most past the largest other zone's taint gaps the scenario waits for the other zones' taints. */
+const OTHER_TAINTS_MARGIN_MS = 30_000;
+
+/** What `rekindle list` assumes: a scenario-sized sim cluster; a run refines it with the real counts. */
+function catalogueCounts(profile: TimingProfile): EveryZoneCounts {
+  return {
+    lifted: SIM_MAX_LIFTED,
+    requests: firstLossRequests(SIM_MAX_LIFTED),
+    largestOtherZone: Math.min(otherZoneSize(profile), SIM_MAX_LIFTED),
+  };
+}
+
+function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): ExpectedMilestone[] {
   const { profile } = inputs;
   const plan = lastZonePlan(profile);
   const unknown = unknownAfterStopMs(profile);
   const qps = profile.controllerManagerClient?.qps ?? 20;
-  const liftMs = 1000 + Math.ceil(((2 * lifted) / qps) * 1000);
+  const liftMs = 1000 + Math.ceil(((2 * counts.lifted) / qps) * 1000);
+  const periodMs = profile.nodeMonitorPeriodSeconds * 1000;
   const windows: ExpectedMilestone[] = [
     partialWindow(
       inputs,
       LAST_ZONE,
       `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${profile.unhealthyZoneThreshold}`,
-      requests,
+      counts.requests,
     ),
+    inputs.within({
+      name: "second-loss",
+      after: `zone-state:${LAST_ZONE}:PartialDisruption`,
+      minMs: 0,
+      maxMs:
+        counts.largestOtherZone * taintGapMs(profile.nodeEvictionRate) +
+        OTHER_TAINTS_MARGIN_MS +
+        2 * periodMs +
+        SECOND_LOSS_AFTER_MS,
+      why: `once the other zones' nodes are tainted (the largest, ${counts.largestOtherZone} nodes, at --node-eviction-rate ${profile.nodeEvictionRate}/s), then two monitor passes`,
+    }),
   ];
   for (let i = 1; i <= plan.judged; i++)
     windows.push(
@@ -92,7 +125,8 @@ export const everyZoneFull = defineScenario({
     const plan = lastZonePlan(inputs.profile);
     return `every worker but ${plan.judged} of a zone of ${plan.size} lost (the zone PartialDisruption, the others FullDisruption and tainted at the normal rate), then those ${plan.judged}`;
   },
-  expected: (inputs) => everyZoneWindows(inputs, SIM_MAX_LIFTED, firstLossRequests(SIM_MAX_LIFTED)),
+  expected: (inputs) => everyZoneWindows(inputs, catalogueCounts(inputs.profile)),
+  watchMs: noEvictionWatchMs,
   workloads: zoneWorkloads,
   recoveryOf: [],
   ownMilestones: ["second-loss", "taints-lifted", ...JUDGED_MILESTONES],
@@ -129,11 +163,11 @@ export const everyZoneFull = defineScenario({
     const largestOtherZone = Math.max(0, ...[...other.zones.values()].map((g) => g.length));
     const pods = await podCountOn(context.kc, first);
     context.expectTimeline(
-      everyZoneWindows(
-        inputs,
-        Math.max(SIM_MAX_LIFTED, elsewhere.length),
-        first.length * lostNodeRequests(0) + pods,
-      ),
+      everyZoneWindows(inputs, {
+        lifted: Math.max(SIM_MAX_LIFTED, elsewhere.length),
+        requests: first.length * lostNodeRequests(0) + pods,
+        largestOtherZone,
+      }),
     );
     const periodMs = inputs.profile.nodeMonitorPeriodSeconds * 1000;
     // The other zones FullDisruption while this one is not: tainted at the normal rate. Their taints
@@ -150,7 +184,7 @@ export const everyZoneFull = defineScenario({
             await awaitUnreachableTaints(
               context,
               elsewhere,
-              largestOtherZone * taintGapMs(inputs.profile.nodeEvictionRate) + 30_000,
+              largestOtherZone * taintGapMs(inputs.profile.nodeEvictionRate) + OTHER_TAINTS_MARGIN_MS,
             );
             await sleep(2 * periodMs, context.signal);
           });
@@ -159,7 +193,7 @@ export const everyZoneFull = defineScenario({
     ]);
     await context.awaitMilestone("disruption-mode:entered");
     await context.awaitMilestone("taints-lifted");
-    const watchMs = normalEvictionByMs(inputs.profile) + inputs.slackMs;
+    const watchMs = noEvictionWatchMs(inputs);
     await steps.step(`watch ${watchMs / 1000}s: at the normal rate pods would be evicted by then`, () =>
       sleep(watchMs, context.signal),
     );

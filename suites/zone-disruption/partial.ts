@@ -1,5 +1,5 @@
 // A zone partially disrupted: small (rate 0) and large (the secondary rate).
-import { normalEvictionByMs, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
+import { taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { defineScenario } from "../../lib/scenario/harness.js";
 import {
@@ -20,6 +20,7 @@ import {
   SMALL_ZONE,
   largePlan,
   firstLossRequests,
+  noEvictionWatchMs,
   partialWindow,
   smallPlan,
 } from "./shared.js";
@@ -63,6 +64,7 @@ export const smallZonePartial = defineScenario({
       never("deployment:pod-deletion-requested", "no taint, so its pod on the judged node is never evicted"),
     ];
   },
+  watchMs: noEvictionWatchMs,
   workloads: zoneWorkloads,
   recoveryOf: [],
   ownMilestones: ["second-loss", ...JUDGED_MILESTONES],
@@ -81,7 +83,7 @@ export const smallZonePartial = defineScenario({
       { nodes: judged, mark: "second-loss", before: partialReached(context, SMALL_ZONE) },
     ]);
     await context.awaitMilestone("judged-unknown-1");
-    const watchMs = normalEvictionByMs(inputs.profile) + inputs.slackMs;
+    const watchMs = noEvictionWatchMs(inputs);
     await steps.step(`watch ${watchMs / 1000}s: at the normal rate its pod would be evicted by then`, () =>
       sleep(watchMs, context.signal),
     );

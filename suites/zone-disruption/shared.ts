@@ -6,6 +6,7 @@ import {
   controllerManagerClient,
   largeZonePlan,
   lostNodeRequests,
+  normalEvictionByMs,
   smallZonePlan,
   unknownAfterStopMs,
   type ZonePlan,
@@ -75,4 +76,9 @@ export function partialWindow(
 export function lastZonePlan(profile: TimingProfile): ZonePlan {
   const plan = smallPlan(profile);
   return { ...plan, judged: plan.size - plan.firstLoss };
+}
+
+/** How long a scenario that expects no eviction watches after its last window: a pod would be evicted by then at the normal rate. */
+export function noEvictionWatchMs(inputs: ExpectationInputs): number {
+  return normalEvictionByMs(inputs.profile) + inputs.slackMs;
 }

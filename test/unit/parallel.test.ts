@@ -9,7 +9,7 @@ import { RekindleError } from "../../lib/errors.js";
 import { runEnvironment, type RunEnvironment } from "../../lib/report/environment.js";
 import { joinParallelSummaries, type SlotRun } from "../../lib/report/parallel-join.js";
 import type { RunSummary } from "../../lib/report/summary.js";
-import { expectedEndMs, listExpectationInputs } from "../../lib/run/expected-length.js";
+import { expectedEndMs, listExpectationInputs, scenarioLengthMs } from "../../lib/run/expected-length.js";
 import {
   autoParallel,
   checkParallelProvider,
@@ -279,6 +279,19 @@ describe("--parallel's work queue", function () {
     expect(order.slice(0, 3).sort()).to.deep.equal([...byHand].sort());
     const lengths = allScenarios().map((s) => expectedEndMs(s.expected(inputs)));
     expect(Math.max(...lengths)).to.be.above(6 * 60_000);
+  });
+
+  it("a scenario's length counts its watch after its last window: every-zone-full's 314 s at the default profile", function () {
+    const inputs = listExpectationInputs(TIMING_PROFILES.default);
+    const everyZone = allScenarios().find((s) => s.id === "zone-disruption/every-zone-full");
+    expect(everyZone?.watchMs?.(inputs)).to.equal(314_000);
+    if (everyZone === undefined) return;
+    expect(scenarioLengthMs(everyZone, inputs)).to.equal(expectedEndMs(everyZone.expected(inputs)) + 314_000);
+    // Its windows run on to the taints lifted, past the other zones' taints (second-loss).
+    expect(expectedEndMs(everyZone.expected(inputs))).to.be.above(200_000);
+    const baseline = allScenarios().find((s) => s.id === "node-loss/baseline");
+    if (baseline !== undefined)
+      expect(scenarioLengthMs(baseline, inputs)).to.equal(expectedEndMs(baseline.expected(inputs)));
   });
 });
 
