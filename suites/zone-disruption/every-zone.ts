@@ -1,7 +1,12 @@
 // Every zone fully disrupted: master disruption mode.
 import type { TimingProfile } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
-import { lostNodeRequests, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
+import {
+  controllerRequestRate,
+  lostNodeRequests,
+  taintGapMs,
+  unknownAfterStopMs,
+} from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { k8s } from "../../lib/kube/client.js";
 import { podCountOn, ZONE_LABEL } from "../../lib/kube/queries.js";
@@ -58,8 +63,8 @@ function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): E
   const { profile } = inputs;
   const plan = lastZonePlan(profile);
   const unknown = unknownAfterStopMs(profile);
-  const qps = profile.controllerManagerClient?.qps ?? 20;
-  const liftMs = 1000 + Math.ceil(((2 * counts.lifted) / qps) * 1000);
+  const rate = controllerRequestRate(profile);
+  const liftMs = 1000 + Math.ceil(((2 * counts.lifted) / rate) * 1000);
   const periodMs = profile.nodeMonitorPeriodSeconds * 1000;
   const windows: ExpectedMilestone[] = [
     partialWindow(
@@ -103,7 +108,7 @@ function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): E
       after: "disruption-mode:entered",
       minMs: 0,
       maxMs: liftMs,
-      why: `the entering pass lifts every NoExecute taint its node list shows (two calls a node at kube-controller-manager's ${qps} QPS)`,
+      why: `the entering pass lifts every NoExecute taint its node list shows (two calls a node at ${rate} a second: kube-controller-manager's QPS, or the API server's pace)`,
     }),
     never(
       "judged-taint-1",

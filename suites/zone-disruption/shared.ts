@@ -3,7 +3,7 @@ import type { TimingProfile } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
 import {
   clientBacklogMs,
-  controllerManagerClient,
+  controllerRequestRate,
   largeZonePlan,
   lostNodeRequests,
   normalEvictionByMs,
@@ -59,7 +59,7 @@ export function partialWindow(
 ): ExpectedMilestone {
   const unknown = unknownAfterStopMs(inputs.profile);
   const backlogMs = clientBacklogMs(inputs.profile, requests);
-  const { qps } = controllerManagerClient(inputs.profile);
+  const rate = controllerRequestRate(inputs.profile);
   return inputs.within({
     name: `zone-state:${zone}:PartialDisruption`,
     after: "fault-injected",
@@ -67,7 +67,7 @@ export function partialWindow(
     maxMs: unknown.maxMs + backlogMs,
     why:
       backlogMs > 0
-        ? `${why}; the monitor pass ends ${backlogMs / 1000} s later: ${requests} requests for the lost nodes at kube-controller-manager's ${qps} QPS`
+        ? `${why}; the monitor pass ends ${backlogMs / 1000} s later: ${requests} requests for the lost nodes at ${rate} a second (kube-controller-manager's QPS, or the API server's pace)`
         : why,
   });
 }
