@@ -104,7 +104,7 @@ export async function carveZones(
   const what =
     zones.size === 1
       ? `put ${nameList(nodes)} in zone ${[...zones.keys()].join("")}, Normal`
-      : `put ${nameList(nodes)} in ${zones.size} zones (${nameList([...zones.keys()], "zones")}), each Normal`;
+      : `put ${nameList(nodes)} in zones ${nameList([...zones.keys()], "zones")}, each Normal`;
   await context.steps.step(what, async () => {
     for (const [zone, members] of zones) for (const name of members) await labelZone(core, name, zone);
     await awaitZoneStatesInLog(follower, [...zones.keys()], "Normal", 3 * periodMs + 30_000, context.signal);
