@@ -35,9 +35,17 @@ function ordered(scenarios: readonly QueuedScenario[]): QueuedScenario[] {
     .map(({ s }) => s);
 }
 
+/** What a cluster takes: the scenarios of the default layout, those needing a sized cluster, or either. */
+export type ClusterKind = "default" | "sized" | "any";
+
 /** Whether a scenario needs a cluster sized for it (more workers than the default layout's 3). */
 export function needsSizedCluster(scenario: QueuedScenario): boolean {
   return scenario.workers !== undefined && scenario.workers > 3;
+}
+
+/** Whether a cluster of `kind` takes `scenario` (ScenarioQueue.take). */
+function takes(kind: ClusterKind, scenario: QueuedScenario): boolean {
+  return kind === "any" || needsSizedCluster(scenario) === (kind === "sized");
 }
 
 /** The queue the clusters draw from; `close()` (an interrupt) leaves nothing more to take. */
@@ -56,11 +64,9 @@ export class ScenarioQueue {
    * takes only the others (unless `any`: one cluster for a mixed selection takes everything, and
    * the run skips what its size cannot hold).
    */
-  take(slot: number, kind: "default" | "sized" | "any" = "any"): string | undefined {
+  take(slot: number, kind: ClusterKind = "any"): string | undefined {
     if (this.#closed) return undefined;
-    const index = this.#pending.findIndex(
-      (s) => kind === "any" || needsSizedCluster(s) === (kind === "sized"),
-    );
+    const index = this.#pending.findIndex((s) => takes(kind, s));
     if (index < 0) return undefined;
     const [scenario] = this.#pending.splice(index, 1);
     if (scenario === undefined) return undefined;
@@ -69,11 +75,8 @@ export class ScenarioQueue {
   }
 
   /** Whether a cluster of `kind` would be handed something now. */
-  hasPendingFor(kind: "default" | "sized" | "any"): boolean {
-    return (
-      !this.#closed &&
-      this.#pending.some((s) => kind === "any" || needsSizedCluster(s) === (kind === "sized"))
-    );
+  hasPendingFor(kind: ClusterKind): boolean {
+    return !this.#closed && this.#pending.some((s) => takes(kind, s));
   }
 
   close(): void {

@@ -2,11 +2,11 @@
 // workers than the default layout (3 workers in 2 zones). A serial run of a mixed selection keeps
 // the default layout and skips those (sim-size.ts: the others' budgets and zones assume it); with
 // several clusters some can be sized for them instead, so the whole selection runs. Pure.
-import { needsSizedCluster, type QueuedScenario } from "./parallel-queue.js";
+import { needsSizedCluster, type ClusterKind, type QueuedScenario } from "./parallel-queue.js";
 
 /** One cluster's size: what it takes from the queue, and its workers (undefined: the default 3). */
 export interface SlotSize {
-  kind: "default" | "sized" | "any";
+  kind: ClusterKind;
   workers?: number;
 }
 

@@ -1,12 +1,7 @@
 // Every zone fully disrupted: master disruption mode.
 import type { TimingProfile } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
-import {
-  controllerRequestRate,
-  lostNodeRequests,
-  taintGapMs,
-  unknownAfterStopMs,
-} from "../../lib/expect/zone-disruption.js";
+import { controllerRequestRate, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { k8s } from "../../lib/kube/client.js";
 import { podCountOn, ZONE_LABEL } from "../../lib/kube/queries.js";
@@ -170,7 +165,7 @@ export const everyZoneFull = defineScenario({
     context.expectTimeline(
       everyZoneWindows(inputs, {
         lifted: Math.max(SIM_MAX_LIFTED, elsewhere.length),
-        requests: first.length * lostNodeRequests(0) + pods,
+        requests: firstLossRequests(first.length, 0) + pods,
         largestOtherZone,
       }),
     );

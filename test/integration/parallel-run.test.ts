@@ -4,16 +4,11 @@
 // other keeps the default layout, and the joined reports hold them all. The zone-disruption family
 // runs in the gate here.
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { scenarios as zoneDisruptionScenarios } from "../../suites/zone-disruption/index.js";
-import { runOnSimFast } from "../support/rekindle-run.js";
+import { readRunSummary, runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
-
-function readSummary(dir: string): RunSummary {
-  return JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as RunSummary;
-}
 
 describe("rekindle run --parallel 2 with the zone-disruption family and a default-sized scenario (sim, fast profile)", function () {
   const reportDir = join(testRunDir("parallel-mixed"), "report");
@@ -28,7 +23,7 @@ describe("rekindle run --parallel 2 with the zone-disruption family and a defaul
       1_200_000,
     );
     stdout = run.stdout;
-    summary = readSummary(reportDir);
+    summary = readRunSummary(reportDir);
     expect(run.exitCode, `${run.stdout.slice(-6000)}\n${run.stderr.slice(-4000)}`).to.equal(0);
   });
 
@@ -45,7 +40,7 @@ describe("rekindle run --parallel 2 with the zone-disruption family and a defaul
     expect(slots).to.have.length(2);
     const zoneIds = new Set(zoneDisruptionScenarios.map((s) => s.id));
     for (const slot of slots) {
-      const own = readSummary(slot.reportDir);
+      const own = readRunSummary(slot.reportDir);
       const zoneSlot = slot.scenarios.some((id) => zoneIds.has(id));
       expect(
         slot.scenarios.every((id) => zoneIds.has(id)),

@@ -20,14 +20,10 @@ import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
-import { runOnSimFast } from "../support/rekindle-run.js";
+import { readRunSummary, runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
-
-function readSummary(dir: string): RunSummary {
-  return JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as RunSummary;
-}
 
 function scenario(summary: RunSummary, id: string): ScenarioSummary {
   const found = summary.scenarios.find((s) => s.id === id);
@@ -64,7 +60,7 @@ describe("suite families on the sim provider (fast profile)", function () {
       1_200_000,
     );
     stdout = run.stdout;
-    summary = readSummary(reportDir);
+    summary = readRunSummary(reportDir);
     expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-4000)}`).to.equal(0);
   });
 
@@ -219,7 +215,7 @@ describe("the existing provider (a cluster rekindle did not create)", function (
     );
     expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-3000)}`).to.equal(0);
     expect(run.stderr).to.include("provider  existing: existing cluster, context");
-    const summary = readSummary(reportDir);
+    const summary = readRunSummary(reportDir);
     expect(summary.provider).to.equal("existing");
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal([
       ["preflight/node-heartbeats", "passed"],

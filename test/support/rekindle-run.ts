@@ -1,7 +1,9 @@
 // `rekindle run` as a user types it, on the sim provider at the fast profile, for the integration
 // tests that check a whole run end to end: the CLI's exit code, its output and summary.json.
 import { execa, type Result } from "execa";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { RunSummary } from "../../lib/report/summary.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { expectNoExcuse } from "./excuses.js";
 
@@ -50,4 +52,9 @@ export function runOnSimFast(
   timeoutMs: number,
 ): Promise<Result<{ reject: false; timeout: number }>> {
   return runOnSim(context, "fast", reportDir, args, timeoutMs);
+}
+
+/** The summary.json a run wrote to `reportDir`. */
+export function readRunSummary(reportDir: string): RunSummary {
+  return JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
 }
