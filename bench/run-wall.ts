@@ -60,6 +60,14 @@ const args = ["bin/rekindle.js", "run", ...positionals, "--no-html", "--report-d
 const memoryBefore = memoryInUseGiB();
 const t0 = Date.now();
 const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+// Ctrl-C (or a kill) reaches the run, which tears its clusters down; this waits for it, then exits
+// without a results file (an interrupted run measures nothing).
+const interrupted = { by: undefined as NodeJS.Signals | undefined };
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    interrupted.by = signal;
+    child.kill(signal);
+  });
 
 /** Each scenario's first and last progress line, ms from the start: its span, setup and undo included. */
 const spans = new Map<string, { firstMs: number; lastMs: number }>();
@@ -96,6 +104,10 @@ const exitCode = await new Promise<number>((resolve) => {
   });
 });
 clearInterval(sampler);
+if (interrupted.by !== undefined) {
+  process.stderr.write(`${interrupted.by}: the run exited with ${exitCode}; no results file written\n`);
+  process.exit(exitCode);
+}
 const wallMs = Date.now() - t0;
 const end = cpuJiffies();
 const meanCores = ((end.busy - firstJiffies.busy) / Math.max(1, end.total - firstJiffies.total)) * cores;

@@ -10,11 +10,12 @@ if (!existsSync(fileURLToPath(compiled))) {
   );
   process.exit(2);
 }
-// `rekindle list | head` closes stdout early: that is not an error.
-process.stdout.on("error", (error) => {
-  if (error.code === "EPIPE") process.exit(0);
-  throw error;
-});
+// `rekindle list | head` closes stdout early, a killed log reader closes both: not errors, but an
+// interrupt (work under way is undone first); see lib/util/broken-output.ts.
+const { interruptOnBrokenOutput } = await import(
+  new URL("../dist/lib/util/broken-output.js", import.meta.url).href
+);
+interruptOnBrokenOutput();
 // A command whose work stalls with nothing left to wait for would otherwise exit quietly with 0.
 let settled = false;
 process.on("beforeExit", () => {

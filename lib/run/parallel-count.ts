@@ -56,9 +56,11 @@ export const CLUSTER_COST = {
 /**
  * Share of the cores `auto` fills with the clusters' average use. The rest is for bursts: the
  * clusters all boot together (5 at once were each ready in 11-12.5 s, which only delays the
- * first scenarios) and a scenario's busiest 5 s took 0.33 of a core.
+ * first scenarios) and a scenario's busiest 5 s took 0.33 of a core. Measured whole runs with 5
+ * clusters at once used 0.56-0.76 of 2 cores on average (bench/results/run-*-2026-11-2[56].json):
+ * at 0.45, 2 cores take 6 clusters, about 0.9 of a core on average, with 1.1 left for bursts.
  */
-export const CORE_SHARE = 0.4;
+export const CORE_SHARE = 0.45;
 
 /** Memory `auto` leaves free for everything else, bytes. */
 export const MEMORY_RESERVE_BYTES = 2 * 1024 ** 3;

@@ -4,6 +4,7 @@
 // Ctrl-C reaches it from the terminal as it reaches the parent; an "abort" message, or the parent
 // going away (the channel closes), interrupts it the same way.
 import { errorMessage, RekindleError } from "../errors.js";
+import { interruptOnBrokenOutput } from "../util/broken-output.js";
 import { interruptScope } from "../util/cleanup.js";
 import { consoleProgress } from "../util/progress.js";
 import {
@@ -90,6 +91,8 @@ async function runSlot(
 }
 
 async function main(): Promise<number> {
+  // The parent reads this process's output: if it goes, the cluster is still torn down.
+  interruptOnBrokenOutput();
   using interrupt = interruptScope("rekindle run --parallel (one cluster)", {
     budgetMs: INTERRUPT_CLEANUP_BUDGET_MS,
   });

@@ -1,39 +1,172 @@
-// Free loopback TCP ports, chosen at run time so two clusters can run side by side.
-import { createServer, type Server } from "node:net";
+// Free loopback TCP ports for the processes rekindle starts, chosen at run time so that clusters
+// can run side by side. A port is checked free by binding it, then released for the process that
+// will listen on it, which leaves a window in which someone else can take it. Two things close it:
+// - Ports come from below the kernel's ephemeral range, so no outgoing connection (of which a
+//   cluster makes thousands) is given one in the meantime.
+// - Each chosen port is reserved by a file created exclusively in a directory every rekindle
+//   process shares, so two clusters booting at once (`--parallel`) never choose the same port.
+// Seen before this: ports from listen(0); five clusters booting together; one kube-scheduler
+// exited with "address already in use" while another cluster's scheduler answered its /healthz,
+// and its cluster timed out waiting for pods to be scheduled.
+import { mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { RekindleError } from "../errors.js";
+
+/** The lowest port chosen: clear of the 1xxxx ports services commonly claim. */
+export const LOWEST_PORT = 20000;
+
+/** Linux's default ephemeral range starts here; used when the kernel's setting cannot be read. */
+const DEFAULT_EPHEMERAL_LOW = 32768;
 
 /**
- * Reserves `count` distinct free ports on 127.0.0.1 by holding listeners open until all are
- * known, then releases them. A port can still be taken between release and use; callers that
- * bind them retry the whole start on "address already in use".
+ * How long a reservation whose process has exited still holds its port: the components it started
+ * may outlive it (a detached `sim up`) and bind a moment later. Past that, a bound port shows as
+ * taken by the bind check itself.
  */
-export async function freeLoopbackPorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
+export const ORPHAN_RESERVATION_MS = 2 * 60_000;
+
+export interface FreePortOptions {
+  /** Ports chosen from, [first, end). Default: LOWEST_PORT up to the kernel's ephemeral range. */
+  range?: readonly [number, number];
+  /** Where reservations are kept. Default: one directory per user under the OS temp directory. */
+  reservationsDir?: string;
+  /** Random number in [0, 1), for the order ports are tried in. Default: Math.random. */
+  random?: () => number;
+}
+
+/** The kernel's ephemeral port range's first port, from /proc (Linux); the default elsewhere. */
+export function ephemeralRangeLow(procFile = "/proc/sys/net/ipv4/ip_local_port_range"): number {
   try {
-    const ports: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      const port = await new Promise<number>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address();
-          if (address === null || typeof address === "string") reject(new Error("no port assigned"));
-          else resolve(address.port);
-        });
-      });
-      ports.push(port);
+    const [low] = readFileSync(procFile, "utf8").trim().split(/\s+/).map(Number);
+    return low !== undefined && Number.isInteger(low) && low > 0 ? low : DEFAULT_EPHEMERAL_LOW;
+  } catch {
+    return DEFAULT_EPHEMERAL_LOW;
+  }
+}
+
+function defaultRange(): [number, number] {
+  const end = ephemeralRangeLow();
+  // A kernel configured with ephemeral ports this low leaves no quiet range: use any port below 65536.
+  return end - LOWEST_PORT >= 1000 ? [LOWEST_PORT, end] : [LOWEST_PORT, 65536];
+}
+
+function defaultReservationsDir(): string {
+  return join(tmpdir(), `rekindle-ports-${userInfo().uid}`);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Takes `port`'s reservation file, or says it is held (by a live process, or recently). */
+function reserve(dir: string, port: number): boolean {
+  const file = join(dir, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    return ports;
-  } finally {
-    await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            s.close(() => {
-              resolve();
-            });
-          }),
-      ),
+    let owner: number;
+    let ageMs: number;
+    try {
+      owner = Number(readFileSync(file, "utf8"));
+      ageMs = Date.now() - statSync(file).mtimeMs;
+    } catch {
+      continue; // Removed meanwhile: try again.
+    }
+    if (Number.isInteger(owner) && processAlive(owner)) return false;
+    if (ageMs < ORPHAN_RESERVATION_MS) return false;
+    try {
+      unlinkSync(file);
+    } catch {
+      // Another process reclaimed it first; the exclusive create decides.
+    }
+  }
+  return false;
+}
+
+function unreserve(dir: string, port: number): void {
+  try {
+    unlinkSync(join(dir, String(port)));
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Whether 127.0.0.1:`port` can be bound now (the listener is closed again before this resolves). */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => {
+      resolve(false);
+    });
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => {
+      server.close(() => {
+        resolve(true);
+      });
+    });
+  });
+}
+
+/**
+ * `count` distinct ports on 127.0.0.1 that were free and are now reserved for this process until
+ * it releases them (releaseLoopbackPorts, once what listens on them has bound) or exits (see
+ * ORPHAN_RESERVATION_MS). Fails with CONFLICT when the range has too few free ports.
+ */
+export async function freeLoopbackPorts(count: number, options: FreePortOptions = {}): Promise<number[]> {
+  const [first, end] = options.range ?? defaultRange();
+  const dir = options.reservationsDir ?? defaultReservationsDir();
+  const random = options.random ?? Math.random;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const size = end - first;
+  // Walk the range once from a random start with a stride coprime to its size: every port is
+  // tried at most once, and two processes starting together take different paths.
+  const start = Math.floor(random() * size);
+  let stride = 1 + Math.floor(random() * Math.max(1, size - 1));
+  while (gcd(stride, size) !== 1) stride++;
+  const ports: number[] = [];
+  for (let i = 0; i < size && ports.length < count; i++) {
+    const port = first + ((start + i * stride) % size);
+    if (!reserve(dir, port)) continue;
+    if (await bindable(port)) ports.push(port);
+    else unreserve(dir, port);
+  }
+  if (ports.length < count) {
+    for (const port of ports) unreserve(dir, port);
+    throw new RekindleError(
+      "CONFLICT",
+      `only ${ports.length} of ${count} loopback ports free in ${first}-${end - 1}`,
+      {
+        hint: `stop what holds ports there (ss -ltn), or remove stale reservations in ${dir}`,
+        details: { range: [first, end - 1], reservationsDir: dir, wanted: count },
+      },
     );
   }
+  return ports;
+}
+
+/** Ends this process's reservations of `ports`: call once what listens on them has bound (or failed). */
+export function releaseLoopbackPorts(ports: readonly number[], options: FreePortOptions = {}): void {
+  const dir = options.reservationsDir ?? defaultReservationsDir();
+  for (const port of ports) {
+    const file = join(dir, String(port));
+    try {
+      if (Number(readFileSync(file, "utf8")) === process.pid) unlinkSync(file);
+    } catch {
+      // Not reserved (any more).
+    }
+  }
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }

@@ -11,7 +11,7 @@ import { isNotFound, k8s } from "../../kube/client.js";
 import { isDaemonRunning, type DaemonSpec } from "../../util/daemon.js";
 import { nodeEntryCommand } from "../../util/fixtures.js";
 import { httpGet } from "../../util/http.js";
-import { freeLoopbackPorts } from "../../util/ports.js";
+import { freeLoopbackPorts, releaseLoopbackPorts } from "../../util/ports.js";
 import { CLOCK_WEBHOOK_CONFIGURATION, clockWebhookConfiguration, type ClockSkew } from "./clock-skew.js";
 import { waitHealthy } from "./health.js";
 import type { SimLayout } from "./layout.js";
@@ -48,12 +48,16 @@ async function ensureClockWebhook(session: SimSession, signal: AbortSignal | und
   const [port = 0] = await freeLoopbackPorts(1);
   const record = session.startComponent(clockWebhookSpec(layout, port));
   const ca = readFileSync(layout.apiserverCertificate);
-  await waitHealthy(
-    record,
-    SIM_TIMEOUTS.clockWebhookReadyMs,
-    signal,
-    async () => (await httpGet(`https://127.0.0.1:${port}/healthz`, { ca })).status === 200,
-  );
+  try {
+    await waitHealthy(
+      record,
+      SIM_TIMEOUTS.clockWebhookReadyMs,
+      signal,
+      async () => (await httpGet(`https://127.0.0.1:${port}/healthz`, { ca })).status === 200,
+    );
+  } finally {
+    releaseLoopbackPorts([port]);
+  }
   state.clock = { webhookPort: port, skews: state.clock?.skews ?? {} };
   session.save();
   return port;

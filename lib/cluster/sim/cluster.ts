@@ -12,7 +12,7 @@ import { RekindleError } from "../../errors.js";
 import type { k8s } from "../../kube/client.js";
 import { onInterrupt } from "../../util/cleanup.js";
 import { Coalescer } from "../../util/coalesce.js";
-import { freeLoopbackPorts } from "../../util/ports.js";
+import { freeLoopbackPorts, releaseLoopbackPorts } from "../../util/ports.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
 import { pauseSimApiServer, resumeSimApiServer } from "./apiserver-pause.js";
@@ -70,7 +70,8 @@ export class SimCluster implements AsyncDisposable {
     const binaries =
       options.binaries ??
       (await ensureSimBinaries({ progress, ...(options.signal ? { signal: options.signal } : {}) }));
-    const [etcdClient, etcdPeer, apiserver, controllerManager, scheduler] = await freeLoopbackPorts(5);
+    const reserved = await freeLoopbackPorts(5);
+    const [etcdClient, etcdPeer, apiserver, controllerManager, scheduler] = reserved;
     const ports: ControlPlanePorts = {
       etcdClient: etcdClient ?? 0,
       etcdPeer: etcdPeer ?? 0,
@@ -105,6 +106,9 @@ export class SimCluster implements AsyncDisposable {
       boot.end("failed; stopping what was started");
       await cluster.destroy({ keepFiles: true });
       throw error;
+    } finally {
+      // Bound by now (or never to be): other clusters may choose them again once this one is gone.
+      releaseLoopbackPorts(reserved);
     }
   }
 
