@@ -4,6 +4,7 @@ import {
   isBestEffort,
   refusalMessage,
   refusedUnderPressure,
+  startedOnNode,
 } from "../../lib/cluster/sim/pressure-admission.js";
 import type { k8s } from "../../lib/kube/client.js";
 
@@ -18,7 +19,7 @@ function pod(
   } = {},
 ): k8s.V1Pod {
   return {
-    metadata: { name, namespace: "ns" },
+    metadata: { name, namespace: "ns", uid: `uid-${name}` },
     spec: {
       containers: [
         { name: "app", ...(options.requests ? { resources: { requests: options.requests } } : {}) },
@@ -57,12 +58,18 @@ describe("the sim kubelet's admission under pressure", function () {
     ).to.deep.equal([true, true, false, true]);
   });
 
-  it("decides only pods the node has not started, and says why as the kubelet does", function () {
-    const running = pod("run", { phase: "Running", started: true });
+  it("decides every pod the kubelet has not admitted, started by KWOK or not, and says why as the kubelet does", function () {
+    const admittedBefore = pod("run", { phase: "Running", started: true });
+    const startedByKwok = pod("kwok", { phase: "Running", started: true });
     const deleting: k8s.V1Pod = { ...pod("del"), metadata: { name: "del", deletionTimestamp: new Date() } };
-    expect(awaitingAdmission([bestEffort, running, deleting]).map((p) => p.metadata?.name)).to.deep.equal([
-      "be",
-    ]);
+    const ended = pod("end", { phase: "Failed" });
+    const admitted = new Set(["uid-run"]);
+    expect(
+      awaitingAdmission([bestEffort, admittedBefore, startedByKwok, deleting, ended], admitted).map(
+        (p) => p.metadata?.name,
+      ),
+    ).to.deep.equal(["be", "kwok"]);
+    expect([bestEffort, admittedBefore].map(startedOnNode)).to.deep.equal([false, true]);
     expect(refusalMessage("MemoryPressure")).to.equal("The node had condition: [MemoryPressure]. ");
   });
 });

@@ -37,13 +37,25 @@ export function refusedUnderPressure(pod: k8s.V1Pod, kind: PressureKind): boolea
   return isBestEffort(pod) && !toleratesTaint(pod, TAINT.memory);
 }
 
-/** Pods bound to the node that it has not started yet: the ones admission still decides. */
-export function awaitingAdmission(pods: readonly k8s.V1Pod[]): k8s.V1Pod[] {
+/** Whether the node runs `pod` (it was started: the kubelet admitted it, or KWOK started it). */
+export function startedOnNode(pod: k8s.V1Pod): boolean {
+  return pod.status?.phase === "Running" || (pod.status?.containerStatuses ?? []).length > 0;
+}
+
+/**
+ * The pods bound to the node that admission still decides: not ending, not ended, and not among
+ * `admitted` (the UIDs the kubelet ran before it held the pressure, or let in since). A pod KWOK
+ * started meanwhile is still undecided: KWOK starts every bound pod after a fixed delay, and under
+ * load that delay can pass before the sim's admission looks, where the kubelet would never have
+ * run the pod (seen: a BestEffort replacement bound to a node under DiskPressure ran there).
+ */
+export function awaitingAdmission(pods: readonly k8s.V1Pod[], admitted: ReadonlySet<string>): k8s.V1Pod[] {
   return pods.filter(
     (p) =>
-      p.status?.phase === "Pending" &&
       !p.metadata?.deletionTimestamp &&
-      (p.status.containerStatuses ?? []).length === 0,
+      p.status?.phase !== "Failed" &&
+      p.status?.phase !== "Succeeded" &&
+      !admitted.has(p.metadata?.uid ?? ""),
   );
 }
 

@@ -20,7 +20,12 @@ import { podsOnNode } from "../../kube/queries.js";
 import { sleep } from "../../util/time.js";
 import type { EvictionSettings, PressureKind } from "../provider.js";
 import { setNodeCondition, terminatePod } from "./kubelet-sim.js";
-import { awaitingAdmission, refusalMessage, refusedUnderPressure } from "./pressure-admission.js";
+import {
+  awaitingAdmission,
+  refusalMessage,
+  refusedUnderPressure,
+  startedOnNode,
+} from "./pressure-admission.js";
 
 const SIGNALS: Readonly<
   Record<PressureKind, { condition: string; resource: StarvedResource; reason: string; message: string }>
@@ -65,6 +70,8 @@ export class SimEvictionManager implements AsyncDisposable {
   #held: ConditionStatus = "False";
   #shown: ConditionStatus = "False";
   #evicting = true;
+  /** UIDs of the pods the kubelet runs: started before it held the condition, or admitted since. */
+  readonly #admitted = new Set<string>();
   #loops: Promise<unknown> | undefined;
 
   private constructor(
@@ -125,6 +132,8 @@ export class SimEvictionManager implements AsyncDisposable {
         const now = Date.now();
         if (this.#underPressure) this.#lastSeenAt = now;
         const held = this.#lastSeenAt !== undefined && now - this.#lastSeenAt < pressureTransitionPeriodMs;
+        // Before admission starts refusing: what the node already runs was admitted.
+        if (held && this.#held === "False") await this.#admitStarted(signal);
         this.#held = held ? "True" : "False";
         if (!held) break;
         if (this.#underPressure && (await this.#evictOne())) {
@@ -163,7 +172,21 @@ export class SimEvictionManager implements AsyncDisposable {
     }
   }
 
-  /** Refuses, while the condition is held, the pods the kubelet would not admit. */
+  /** Marks the pods the node runs now as admitted, retrying API errors until it has (or is aborted). */
+  async #admitStarted(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      try {
+        for (const pod of await podsOnNode(this.#kc, this.#node))
+          if (startedOnNode(pod)) this.#admitted.add(pod.metadata?.uid ?? "");
+        return;
+      } catch (error) {
+        this.#log(`simulated kubelet on ${this.#node}: pods not listed (retrying): ${errorMessage(error)}`);
+        await sleep(ADMISSION_POLL_MS, signal);
+      }
+    }
+  }
+
+  /** Refuses, while the condition is held, the pods the kubelet would not admit; admits the rest. */
   async #admissionLoop(): Promise<void> {
     const signal = this.#abort.signal;
     try {
@@ -179,8 +202,12 @@ export class SimEvictionManager implements AsyncDisposable {
   async #refuseNewPods(): Promise<void> {
     const { condition } = SIGNALS[this.#kind];
     try {
-      const pods = awaitingAdmission(await podsOnNode(this.#kc, this.#node));
-      for (const pod of pods.filter((p) => refusedUnderPressure(p, this.#kind))) {
+      const pods = awaitingAdmission(await podsOnNode(this.#kc, this.#node), this.#admitted);
+      for (const pod of pods) {
+        if (!refusedUnderPressure(pod, this.#kind)) {
+          this.#admitted.add(pod.metadata?.uid ?? "");
+          continue;
+        }
         const namespace = pod.metadata?.namespace ?? "";
         const name = pod.metadata?.name ?? "";
         await terminatePod(this.#kc, namespace, name, {
@@ -217,8 +244,10 @@ export class SimEvictionManager implements AsyncDisposable {
   async #evictOne(): Promise<boolean> {
     const { resource, condition } = SIGNALS[this.#kind];
     try {
-      // Only pods the node runs: one not started yet is admission's to refuse, not to evict.
-      const running = (await podsOnNode(this.#kc, this.#node)).filter((p) => p.status?.phase === "Running");
+      // Only pods the kubelet admitted and runs: any other is admission's to refuse, not to evict.
+      const running = (await podsOnNode(this.#kc, this.#node)).filter(
+        (p) => p.status?.phase === "Running" && this.#admitted.has(p.metadata?.uid ?? ""),
+      );
       for (;;) {
         const next = nextEvictionVictim(running, resource);
         if (!next) return false;
