@@ -1,7 +1,12 @@
 // Every zone fully disrupted: master disruption mode.
 import type { TimingProfile } from "../../lib/cluster/profiles.js";
 import { RekindleError } from "../../lib/errors.js";
-import { controllerRequestRate, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
+import {
+  clientBacklogMs,
+  controllerRequestRate,
+  taintGapMs,
+  unknownAfterStopMs,
+} from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { k8s } from "../../lib/kube/client.js";
 import { podCountOn, ZONE_LABEL } from "../../lib/kube/queries.js";
@@ -20,7 +25,7 @@ import {
   taintsLifted,
   zoneWorkloads,
 } from "../../lib/scenario/zone-carve.js";
-import { sleep } from "../../lib/util/time.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
 import { otherZoneSize, otherZones } from "./other-zones.js";
 import {
   firstLossRequests,
@@ -54,6 +59,17 @@ function catalogueCounts(profile: TimingProfile): EveryZoneCounts {
   };
 }
 
+/**
+ * How long after the last zone's PartialDisruption the other zones may still be short of
+ * FullDisruption: a zone's state follows the monitor pass that marks its last node Unknown, and in
+ * a mass loss kube-controller-manager's request backlog spreads those marks over passes (seen: 26 s
+ * at 1000 workers with two such clusters on 2 cores, the API server answering slower than alone).
+ * Their tainting at the normal rate starts only then.
+ */
+function othersFullMs(profile: TimingProfile, requests: number): number {
+  return clientBacklogMs(profile, requests) + profile.nodeMonitorPeriodSeconds * 1000;
+}
+
 function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): ExpectedMilestone[] {
   const { profile } = inputs;
   const plan = lastZonePlan(profile);
@@ -73,11 +89,12 @@ function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): E
       after: `zone-state:${LAST_ZONE}:PartialDisruption`,
       minMs: 0,
       maxMs:
+        othersFullMs(profile, counts.requests) +
         counts.largestOtherZone * taintGapMs(profile.nodeEvictionRate) +
         OTHER_TAINTS_MARGIN_MS +
         2 * periodMs +
         SECOND_LOSS_AFTER_MS,
-      why: `once the other zones' nodes are tainted (the largest, ${counts.largestOtherZone} nodes, at --node-eviction-rate ${profile.nodeEvictionRate}/s), then two monitor passes`,
+      why: `once the other zones are FullDisruption (up to kube-controller-manager's request backlog and a monitor pass later) and their nodes tainted (the largest zone, ${counts.largestOtherZone} nodes, at --node-eviction-rate ${profile.nodeEvictionRate}/s), then two monitor passes`,
     }),
   ];
   for (let i = 1; i <= plan.judged; i++)
@@ -162,10 +179,11 @@ export const everyZoneFull = defineScenario({
     if (other.split) await carveZones(context, other.zones);
     const largestOtherZone = Math.max(0, ...[...other.zones.values()].map((g) => g.length));
     const pods = await podCountOn(context.kc, first);
+    const requests = firstLossRequests(first.length, 0) + pods;
     context.expectTimeline(
       everyZoneWindows(inputs, {
         lifted: Math.max(SIM_MAX_LIFTED, elsewhere.length),
-        requests: firstLossRequests(first.length, 0) + pods,
+        requests,
         largestOtherZone,
       }),
     );
@@ -180,6 +198,19 @@ export const everyZoneFull = defineScenario({
         before: async () => {
           await partialReached(context, LAST_ZONE)();
           await steps.step(`the ${elsewhere.length} nodes of the other zones tainted`, async () => {
+            const zones = [...other.zones.keys()];
+            await pollUntil(
+              async () => {
+                const full = new Set(context.milestones().map((m) => m.name));
+                return zones.every((z) => full.has(`zone-state:${z}:FullDisruption`)) ? true : undefined;
+              },
+              {
+                what: `FullDisruption in every other zone (${zones.length})`,
+                timeoutMs: othersFullMs(inputs.profile, requests) + OTHER_TAINTS_MARGIN_MS,
+                intervalMs: 1_000,
+                ...(context.signal ? { signal: context.signal } : {}),
+              },
+            );
             // Each zone taints its own nodes, side by side: the largest one sets the wait.
             await awaitUnreachableTaints(
               context,
