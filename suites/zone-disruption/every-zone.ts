@@ -5,6 +5,8 @@ import {
   clientBacklogMs,
   controllerRequestRate,
   taintGapMs,
+  taintLiftMs,
+  NODE_UPDATE_ROUND_TRIP_MS,
   unknownAfterStopMs,
 } from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
@@ -75,7 +77,7 @@ function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): E
   const plan = lastZonePlan(profile);
   const unknown = unknownAfterStopMs(profile);
   const rate = controllerRequestRate(profile);
-  const liftMs = 1000 + Math.ceil(((2 * counts.lifted) / rate) * 1000);
+  const liftMs = 1000 + taintLiftMs(profile, counts.lifted);
   const periodMs = profile.nodeMonitorPeriodSeconds * 1000;
   const windows: ExpectedMilestone[] = [
     partialWindow(
@@ -120,7 +122,7 @@ function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): E
       after: "disruption-mode:entered",
       minMs: 0,
       maxMs: liftMs,
-      why: `the entering pass lifts every NoExecute taint its node list shows (two calls a node at ${rate} a second: kube-controller-manager's QPS, or the API server's pace)`,
+      why: `the entering pass lifts every NoExecute taint its node list shows, one node after another (two calls a node at ${rate} a second: kube-controller-manager's QPS, or the API server's pace; at least one ${NODE_UPDATE_ROUND_TRIP_MS} ms round trip a node)`,
     }),
     never(
       "judged-taint-1",
@@ -200,9 +202,10 @@ export const everyZoneFull = defineScenario({
           await steps.step(`the ${elsewhere.length} nodes of the other zones tainted`, async () => {
             const zones = [...other.zones.keys()];
             await pollUntil(
-              async () => {
+              () => {
                 const full = new Set(context.milestones().map((m) => m.name));
-                return zones.every((z) => full.has(`zone-state:${z}:FullDisruption`)) ? true : undefined;
+                const all = zones.every((z) => full.has(`zone-state:${z}:FullDisruption`));
+                return Promise.resolve(all ? true : undefined);
               },
               {
                 what: `FullDisruption in every other zone (${zones.length})`,
