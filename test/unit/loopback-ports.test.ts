@@ -3,7 +3,7 @@
 // it is old, a bound port skipped, and a range with too few free ports a CONFLICT naming it.
 import { expect } from "chai";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,18 +17,18 @@ import {
 } from "../../lib/util/ports.js";
 
 /** A range of `size` ports that are free now: found by the default chooser, then released. */
-async function freeRange(size: number): Promise<[number, number]> {
-  for (;;) {
-    const dir = mkdtempSync(join(tmpdir(), "rekindle-ports-probe-"));
-    const [port = 0] = await freeLoopbackPorts(1, { reservationsDir: dir });
-    releaseLoopbackPorts([port], { reservationsDir: dir });
+async function freeRange(size: number, probeDir: string): Promise<[number, number]> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const [port = 0] = await freeLoopbackPorts(1, { reservationsDir: probeDir });
+    releaseLoopbackPorts([port], { reservationsDir: probeDir });
     const range: [number, number] = [port, port + size];
-    const all = await freeLoopbackPorts(size, { range, reservationsDir: dir }).catch(() => undefined);
+    const all = await freeLoopbackPorts(size, { range, reservationsDir: probeDir }).catch(() => undefined);
     if (all !== undefined) {
-      releaseLoopbackPorts(all, { reservationsDir: dir });
+      releaseLoopbackPorts(all, { reservationsDir: probeDir });
       return range;
     }
   }
+  throw new Error(`no ${size} free ports in a row found in 20 tries`);
 }
 
 function deadPid(): number {
@@ -42,11 +42,16 @@ describe("loopback ports", function () {
   let sleeper: ChildProcess | undefined;
   let server: Server | undefined;
 
+  let probeDir: string;
+
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "rekindle-ports-test-"));
+    probeDir = mkdtempSync(join(tmpdir(), "rekindle-ports-probe-"));
   });
 
   afterEach(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(probeDir, { recursive: true, force: true });
     sleeper?.kill();
     sleeper = undefined;
     if (server !== undefined) await new Promise((resolve) => server?.close(resolve));
@@ -66,7 +71,7 @@ describe("loopback ports", function () {
   });
 
   it("never chooses a port another live process has reserved, nor one this process holds", async () => {
-    const range = await freeRange(3);
+    const range = await freeRange(3, probeDir);
     sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
     writeFileSync(join(dir, String(range[0])), String(sleeper.pid));
     const [mine] = await freeLoopbackPorts(1, { range, reservationsDir: dir, random: () => 0 });
@@ -79,7 +84,7 @@ describe("loopback ports", function () {
   });
 
   it("reclaims a dead process's reservation only once it is older than the orphan time", async () => {
-    const range = await freeRange(1);
+    const range = await freeRange(1, probeDir);
     const file = join(dir, String(range[0]));
     writeFileSync(file, String(deadPid()));
     const young = await freeLoopbackPorts(1, { range, reservationsDir: dir }).catch((e: unknown) => e);
@@ -90,7 +95,7 @@ describe("loopback ports", function () {
   });
 
   it("skips a port something is listening on, and releases what it reserved when it cannot find enough", async () => {
-    const range = await freeRange(2);
+    const range = await freeRange(2, probeDir);
     server = createServer();
     await new Promise<void>((resolve) => server?.listen(range[0], "127.0.0.1", resolve));
     expect(await freeLoopbackPorts(1, { range, reservationsDir: dir })).to.deep.equal([range[0] + 1]);
