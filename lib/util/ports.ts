@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";
+import { isDaemonRunning } from "./daemon.js";
 
 /** The lowest port chosen: clear of the 1xxxx ports services commonly claim. */
 export const LOWEST_PORT = 20000;
@@ -56,15 +57,6 @@ function defaultReservationsDir(): string {
   return join(tmpdir(), `rekindle-ports-${userInfo().uid}`);
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Takes `port`'s reservation file, or says it is held (by a live process, or recently). */
 function reserve(dir: string, port: number): boolean {
   const file = join(dir, String(port));
@@ -83,7 +75,7 @@ function reserve(dir: string, port: number): boolean {
     } catch {
       continue; // Removed meanwhile: try again.
     }
-    if (Number.isInteger(owner) && processAlive(owner)) return false;
+    if (Number.isInteger(owner) && isDaemonRunning({ pid: owner, startTicks: 0 })) return false;
     if (ageMs < ORPHAN_RESERVATION_MS) return false;
     try {
       unlinkSync(file);
@@ -92,14 +84,6 @@ function reserve(dir: string, port: number): boolean {
     }
   }
   return false;
-}
-
-function unreserve(dir: string, port: number): void {
-  try {
-    unlinkSync(join(dir, String(port)));
-  } catch {
-    // Already gone.
-  }
 }
 
 /** Whether 127.0.0.1:`port` can be bound now (the listener is closed again before this resolves). */
@@ -128,20 +112,17 @@ export async function freeLoopbackPorts(count: number, options: FreePortOptions 
   const random = options.random ?? Math.random;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const size = end - first;
-  // Walk the range once from a random start with a stride coprime to its size: every port is
-  // tried at most once, and two processes starting together take different paths.
+  // Walk the range once from a random start; the reservation files settle any overlap.
   const start = Math.floor(random() * size);
-  let stride = 1 + Math.floor(random() * Math.max(1, size - 1));
-  while (gcd(stride, size) !== 1) stride++;
   const ports: number[] = [];
   for (let i = 0; i < size && ports.length < count; i++) {
-    const port = first + ((start + i * stride) % size);
+    const port = first + ((start + i) % size);
     if (!reserve(dir, port)) continue;
     if (await bindable(port)) ports.push(port);
-    else unreserve(dir, port);
+    else releaseLoopbackPorts([port], { reservationsDir: dir });
   }
   if (ports.length < count) {
-    for (const port of ports) unreserve(dir, port);
+    releaseLoopbackPorts(ports, { reservationsDir: dir });
     throw new RekindleError(
       "CONFLICT",
       `only ${ports.length} of ${count} loopback ports free in ${first}-${end - 1}`,
@@ -165,8 +146,4 @@ export function releaseLoopbackPorts(ports: readonly number[], options: FreePort
       // Not reserved (any more).
     }
   }
-}
-
-function gcd(a: number, b: number): number {
-  return b === 0 ? a : gcd(b, a % b);
 }
