@@ -28,7 +28,7 @@ import { NodeFenceStore } from "./node-fence-store.js";
 import { NodeObservations } from "./observations.js";
 import { FenceStepRunner, stepRunContext } from "./fence-steps.js";
 import { HoldNotices } from "./hold-notices.js";
-import { driverPowerReader, EarlyPowerReads, earlyReadCandidates } from "./early-power.js";
+import { driverPowerReader, EarlyPowerReads, earlyReadCandidates, watchPowerLosses } from "./early-power.js";
 import { PassBounds } from "./pass-bounds.js";
 import { controllerLiveness } from "./liveness.js";
 import { checkFenceStart } from "./fence-start.js";
@@ -197,6 +197,9 @@ export class RecoveryController {
     if (this.#loop) return;
     this.#options.leader?.start();
     this.#caches.start();
+    const { config, drivers, fenceConfig, log = () => undefined } = this.#options;
+    const watch = { signal: this.#stopped.signal, log };
+    if (config.earlyPowerRead) watchPowerLosses(this.#early, drivers, fenceConfig, watch);
     const signal = this.#stopped.signal;
     this.#loop = (async () => {
       while (!signal.aborted) {

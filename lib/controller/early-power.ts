@@ -6,12 +6,18 @@
 // fleet-wide rate (plan.ts, fleet.ts): none of those guards against anything for a node that is off.
 // A node read ON (a partition, a hung kubelet) keeps the normal path. One read per missed renewal
 // per node, by the leader only, never awaited by a pass: a slow BMC delays nothing.
+// A driver that hears of power losses as they happen (drivers/types.ts, watchPowerLoss) makes the
+// read come at once instead of at the missed renewal: the power loss falls anywhere in the renewal
+// interval, so this saves half of it on average. The notice only brings the read forward; the read
+// is still the evidence.
 import { errorMessage } from "../errors.js";
 import { boundedSignal } from "../util/abort.js";
 import type { ActionContext } from "./action-context.js";
 import { driverCall } from "./actions.js";
 import { MANUAL_DRIVER_NAME } from "./drivers/manual.js";
-import type { PowerState } from "./drivers/types.js";
+import type { FenceDriverRegistry } from "./drivers/registry.js";
+import type { PowerState, PowerWatchOptions } from "./drivers/types.js";
+import { optionsFor, templateFor, type FenceConfig } from "./fence-config.js";
 import type { GuardNode } from "./guard.js";
 import { missedRenewalAfterMs, type NodeObservations } from "./observations.js";
 import type { CurrentNodeReader } from "./present.js";
@@ -72,6 +78,10 @@ export class EarlyPowerReads {
   readonly #options: EarlyPowerReadsOptions;
   readonly #inFlight = new Map<string, Promise<void>>();
   readonly #lastRead = new Map<string, ReadKey>();
+  /** The last launch's candidates. */
+  #candidates: ReadonlySet<string> = new Set();
+  /** Candidates a driver's notice named, to read at once (not waiting for a missed renewal). */
+  readonly #noticed = new Set<string>();
   /** Candidates of the last launch not read yet, in order. */
   #waiting: string[] = [];
   /** Cancels the wake-up at the next waiting candidate's due time. */
@@ -105,7 +115,25 @@ export class EarlyPowerReads {
    */
   launch(candidates: readonly string[]): void {
     if (this.#stopped) return;
-    this.#waiting = [...candidates];
+    this.#candidates = new Set(candidates);
+    for (const node of this.#noticed) if (!this.#candidates.has(node)) this.#noticed.delete(node);
+    this.#waiting = [...this.#noticed, ...candidates.filter((node) => !this.#noticed.has(node))];
+    this.#pump();
+  }
+
+  /**
+   * A driver heard that some machine's power went off: the last launch's candidates `isAbout` names
+   * are read now, ahead of the rest, instead of at their next missed renewal (at most
+   * maxConcurrent at once, as every read). Returns at once; a node read off is lost as after a
+   * missed renewal, one read on keeps its normal path.
+   */
+  notice(isAbout: (node: string) => boolean): void {
+    if (this.#stopped) return;
+    const named = [...this.#candidates].filter((node) => !this.#noticed.has(node) && isAbout(node));
+    if (named.length === 0) return;
+    for (const node of named) this.#noticed.add(node);
+    const rest = this.#waiting.filter((node) => !this.#noticed.has(node));
+    this.#waiting = [...this.#noticed, ...rest];
     this.#pump();
   }
 
@@ -113,6 +141,7 @@ export class EarlyPowerReads {
   stop(): void {
     this.#stopped = true;
     this.#waiting = [];
+    this.#noticed.clear();
     this.#cancelWake?.();
     this.#cancelWake = undefined;
   }
@@ -127,7 +156,11 @@ export class EarlyPowerReads {
     if (observation === undefined) return undefined;
     const { renewTime, renewIntervalMs: interval } = observation;
     if (renewTime === undefined || interval === undefined || interval <= 0) return undefined;
-    if (observation.poweredOff?.renewTime === renewTime) return undefined;
+    if (observation.poweredOff?.renewTime === renewTime) {
+      this.#noticed.delete(node);
+      return undefined;
+    }
+    if (this.#noticed.has(node)) return observation.lastSignAt;
     const missedAfter = missedRenewalAfterMs(interval, this.#options.checkIntervalMs);
     if (missedAfter >= this.#options.unhealthyAfterMs) return undefined;
     const last = this.#lastRead.get(node);
@@ -172,8 +205,12 @@ export class EarlyPowerReads {
   #start(name: string, nowMs: number): void {
     const renewTime = this.#options.observations.get(name)?.renewTime ?? "";
     const missed = this.missedRenewals(name, nowMs);
+    const noticed = this.#noticed.delete(name);
     this.#lastRead.set(name, { renewTime, missed });
-    const read = this.#readOne(name, renewTime, missed).finally(() => {
+    const why = noticed
+      ? `had a power-loss notice (${missed} Lease renewal(s) missed)`
+      : `missed ${missed} Lease renewal(s)`;
+    const read = this.#readOne(name, renewTime, why).finally(() => {
       this.#inFlight.delete(name);
       this.#pump();
     });
@@ -201,22 +238,20 @@ export class EarlyPowerReads {
     }
   }
 
-  async #readOne(node: string, renewTime: string, missed: number): Promise<void> {
+  async #readOne(node: string, renewTime: string, why: string): Promise<void> {
     const { read, observations, log, now, current } = this.#options;
     if (current && !(await this.#stillSilent(node, renewTime, current))) return;
     let answer: Awaited<ReturnType<typeof read>>;
     try {
       answer = await read(node);
     } catch (error) {
-      log(
-        `${node} missed ${missed} Lease renewal(s); its power could not be read early: ${errorMessage(error)}`,
-      );
+      log(`${node} ${why}; its power could not be read early: ${errorMessage(error)}`);
       return;
     }
     if (answer === undefined || answer.state !== "off") return;
     if (observations.recordPowerOff(node, renewTime, { atMs: now(), driver: answer.driver })) {
       log(
-        `${node} missed ${missed} Lease renewal(s) and ${answer.driver} reports its power off: lost now, without waiting for unhealthyAfter`,
+        `${node} ${why} and ${answer.driver} reports its power off: lost now, without waiting for unhealthyAfter`,
       );
       this.#options.onPoweredOff?.();
     }
@@ -240,6 +275,35 @@ export function driverPowerReader(
     const state = await driverCall(context, driver.name, (s) => driver.powerState(target, s), bounded);
     return { state, driver: driver.name };
   };
+}
+
+/**
+ * Brings `early`'s reads forward on the power-loss notices of every driver a fence template names
+ * that gives them (drivers/types.ts, watchPowerLoss), until `options.signal` aborts. A notice names
+ * targets; a node is named when its template's driver gave the notice and its target matches.
+ */
+export function watchPowerLosses(
+  early: EarlyPowerReads,
+  drivers: FenceDriverRegistry,
+  fenceConfig: FenceConfig,
+  options: PowerWatchOptions,
+): void {
+  const named = new Set(Object.values(fenceConfig.templates).map((template) => template.driver));
+  for (const name of named) {
+    const driver = drivers.get(name);
+    if (driver?.watchPowerLoss === undefined) continue;
+    driver.watchPowerLoss((isAbout) => {
+      early.notice((node) => {
+        let template;
+        try {
+          template = templateFor(fenceConfig, node).template;
+        } catch {
+          return false; // a node without a template: the start-up check has said so
+        }
+        return template.driver === name && isAbout({ node, options: optionsFor(template, node) });
+      });
+    }, options);
+  }
 }
 
 /**

@@ -278,8 +278,9 @@ export interface ControllerTimingSettings {
 /**
  * When the controller judges a powered-off node lost, from the fault, if it reads power early: at
  * its first missed renewal (lib/controller/observations.ts), seen at a check, the read answered by
- * the next. Undefined: it waits unhealthyAfter (no early read, or a renewal interval too long for
- * one to come first).
+ * the next; or at once, when its fence driver hears of the power loss (the sim's and the docker
+ * driver do: early-power.ts), hence no lower bound. Undefined: it waits unhealthyAfter (no early
+ * read, or a renewal interval too long for one to come first).
  */
 export function earlyDetectionBounds(
   renewMs: number,
@@ -288,7 +289,7 @@ export function earlyDetectionBounds(
   if (c.earlyPowerRead !== true) return undefined;
   const missedMs = missedRenewalAfterMs(renewMs, c.checkIntervalMs);
   if (missedMs >= c.unhealthyAfterMs) return undefined;
-  return { minMs: Math.max(0, missedMs - renewMs), maxMs: missedMs + 3 * c.checkIntervalMs };
+  return { minMs: 0, maxMs: missedMs + 3 * c.checkIntervalMs };
 }
 
 export interface ControllerExpectationOptions extends Omit<NodeLossExpectationOptions, "mode"> {

@@ -25,7 +25,12 @@ import {
 } from "./mass-silence.js";
 import { powerOffHangsWhileAnotherRenews } from "./present.js";
 import { earlyPowerReadHangs } from "./early-power.js";
-import { apiServerPaused, kubeletClockBehind, zonePartitionHealed } from "./no-fence.js";
+import {
+  apiServerPaused,
+  kubeletClockBehind,
+  powerLossNoticesWhileOn,
+  zonePartitionHealed,
+} from "./no-fence.js";
 
 export {
   apiServerPaused,
@@ -43,6 +48,7 @@ export {
   nodeReregisteredMidFence,
   poweredOnBeforeCleanup,
   poweredOnBeforeTaint,
+  powerLossNoticesWhileOn,
   powerOffHangsWhileAnotherRenews,
   zonePartitionHealed,
   zoneNodesLostTogether,
@@ -72,4 +78,5 @@ export const scenarios = [
   zoneNodesLostTogether,
   zoneNodesPoweredOffTogether,
   earlyPowerReadHangs,
+  powerLossNoticesWhileOn,
 ];

@@ -1,7 +1,10 @@
 // Safety scenarios where no node may be fenced at all: a condition makes live nodes look lost (a
-// zone cut off, a kubelet clock behind, a frozen API server) and then ends. They share one shape,
+// zone cut off, a kubelet clock behind, a frozen API server, a BMC reporting power losses that did
+// not happen) and then ends. They share one shape,
 // so each is its condition only: the windows, workloads and derive are the same data for all.
 import type { NodeCapability } from "../../lib/cluster/provider.js";
+import type { FenceDriver } from "../../lib/controller/drivers/types.js";
+import type { ExpectedMilestone } from "../../lib/expect/windows.js";
 import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { k8s } from "../../lib/kube/client.js";
 import { ZONE_LABEL } from "../../lib/kube/queries.js";
@@ -31,6 +34,8 @@ interface MustNotFence<R extends NodeCapability> {
   why: string;
   /** Milestones the scenario marks itself, beyond the safety ones. */
   marks: readonly string[];
+  /** Windows of its own marks, beyond the "never" ones. Default none. */
+  expected?: (inputs: ExpectationInputs) => ExpectedMilestone[];
   note?: (inputs: ExpectationInputs) => string;
   run(context: ScenarioContext<R>): Promise<void>;
 }
@@ -42,7 +47,11 @@ function mustNotFence<const R extends NodeCapability>(spec: MustNotFence<R>): Sc
     title: spec.title,
     requires: spec.requires,
     usesController: true,
-    expected: () => [...safetyExpectations(0), ...noFence(spec.why)],
+    expected: (inputs) => [
+      ...safetyExpectations(0),
+      ...noFence(spec.why),
+      ...(spec.expected?.(inputs) ?? []),
+    ],
     workloads: () => [],
     recoveryOf: [],
     ...(spec.note ? { note: spec.note } : {}),
@@ -161,6 +170,101 @@ export const apiServerPaused = mustNotFence({
     });
     await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
       sleep(watchAfterMs(inputs), context.signal),
+    );
+    await checkNothingLeftBehind(context);
+  },
+});
+
+const NOTICE_READ = "power-read-after-notice";
+const NOTICE_EVERY_MS = 500;
+
+/**
+ * The counted driver, with a BMC that, once `begun` resolves, reports every node's power lost every
+ * NOTICE_EVERY_MS while its power reads stay true; `onReadAfterNotice` is told of the first read
+ * after a notice.
+ */
+function spuriousPowerLossNotices(
+  inner: FenceDriver,
+  hooks: { begun: Promise<void>; onReadAfterNotice: () => void },
+): FenceDriver {
+  let noticed = false;
+  let told = false;
+  return {
+    ...inner,
+    powerState: async (target, signal) => {
+      if (noticed && !told) {
+        told = true;
+        hooks.onReadAfterNotice();
+      }
+      return inner.powerState(target, signal);
+    },
+    watchPowerLoss(onPowerLoss, { signal }) {
+      void hooks.begun.then(() => {
+        if (signal.aborted) return;
+        const timer = setInterval(() => {
+          noticed = true;
+          onPowerLoss(() => true);
+        }, NOTICE_EVERY_MS);
+        signal.addEventListener(
+          "abort",
+          () => {
+            clearInterval(timer);
+          },
+          { once: true },
+        );
+      });
+    },
+  };
+}
+
+export const powerLossNoticesWhileOn = mustNotFence({
+  id: "safety/power-loss-notices-while-on",
+  title:
+    "the fence driver reports every node's power lost twice a second while all run: the notices bring power reads, every read finds the node on, and none is fenced",
+  requires: ["fencing"],
+  why: "a power-loss notice is a hint: only a power read that finds the node off is evidence",
+  marks: [NOTICE_READ],
+  expected: (inputs) => [
+    inputs.within({
+      name: NOTICE_READ,
+      after: "fault-injected",
+      minMs: 0,
+      maxMs: NOTICE_EVERY_MS + 2 * inputs.controller.checkIntervalMs,
+      why: "a notice brings the power read forward, with no renewal missed",
+    }),
+  ],
+  note: (inputs) => `notices for ${(2 * inputs.controller.unhealthyAfterMs) / 1000}s`,
+  async run(context) {
+    const { steps, inputs } = context;
+    const workers = await occupyEveryWorker(context);
+    let begin = (): void => undefined;
+    const begun = new Promise<void>((resolve) => {
+      begin = resolve;
+    });
+    await startSafetyController(
+      context,
+      { count: 0 },
+      {
+        wrap: (driver) =>
+          spuriousPowerLossNotices(driver, {
+            begun,
+            onReadAfterNotice: () => {
+              context.mark(NOTICE_READ);
+            },
+          }),
+      },
+    );
+    await steps.step("let the controller see every node renew", () =>
+      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
+    );
+    const floodMs = 2 * inputs.controller.unhealthyAfterMs;
+    await steps.step(
+      `report every node's power lost every ${NOTICE_EVERY_MS / 1000}s for ${floodMs / 1000}s`,
+      async () => {
+        context.faultStarts(workers);
+        begin();
+        await sleep(floodMs, context.signal);
+      },
     );
     await checkNothingLeftBehind(context);
   },

@@ -36,6 +36,32 @@ describe("docker fence driver (real Docker Engine, stand-in kind nodes)", functi
     expect(await driver.powerState({ ...target, node: `${CLUSTER}-worker` })).to.equal("on");
   });
 
+  it("hears a node's container die: the notice names that node, not its peer nor another cluster's", async function () {
+    const driver = new DockerFenceDriver();
+    const target = (node: string, cluster = CLUSTER) => ({ node, options: { cluster }, credentials: {} });
+    const worker2 = target(`${CLUSTER}-worker2`);
+    const candidates = [worker2, target(`${CLUSTER}-worker`), target(`${CLUSTER}-worker2`, "another")];
+    const stopped = new AbortController();
+    const notices: string[][] = [];
+    driver.watchPowerLoss(
+      (isAbout) =>
+        notices.push(candidates.filter((t) => isAbout(t)).map((t) => `${t.options.cluster}/${t.node}`)),
+      { signal: stopped.signal, log: () => undefined },
+    );
+    try {
+      // The events stream is open once the engine answers; a stop before that would be missed.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await driver.powerOff(worker2);
+      for (let i = 0; i < 100 && notices.length === 0; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(notices).to.deep.equal([[`${CLUSTER}/${CLUSTER}-worker2`]]);
+    } finally {
+      stopped.abort();
+      await driver.powerOn(worker2);
+    }
+  });
+
   it("names the node and cluster when no container matches", async function () {
     const error = await new DockerFenceDriver()
       .powerOff({ node: "nope", options: { cluster: CLUSTER }, credentials: {} })

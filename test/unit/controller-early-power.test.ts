@@ -5,9 +5,10 @@ import { assessNode } from "../../lib/controller/detect.js";
 import {
   EarlyPowerReads,
   earlyReadCandidates,
+  watchPowerLosses,
   type EarlyPowerReadsOptions,
 } from "../../lib/controller/early-power.js";
-import type { PowerState } from "../../lib/controller/drivers/types.js";
+import type { FenceDriver, PowerLossNotice, PowerState } from "../../lib/controller/drivers/types.js";
 import { fleetDecision, fleetView } from "../../lib/controller/fleet.js";
 import { FenceRateLimiter } from "../../lib/controller/fence-rate.js";
 import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
@@ -323,5 +324,103 @@ describe("controller: early power read", function () {
     const config = (...args: string[]) => controllerSettings(parseControllerFlags(args)).config;
     expect(config().earlyPowerRead).to.equal(true);
     expect(config("--no-early-power-read").earlyPowerRead).to.equal(false);
+  });
+
+  describe("a driver's notice of a power loss", function () {
+    it("brings the read forward: a node stopped after its renewal is read off at once, not at its missed renewal", async function () {
+      // a renewed at 50 s and stopped at 51 s: at 52 s it has missed nothing yet.
+      const now = s(52);
+      const { o } = cluster({ a: s(51) }, now);
+      const driver = scriptedReads({ a: "off", b: "on" });
+      const early = earlyReads(o, { read: driver.read, now: () => now });
+      early.launch(["a", "b", "c"]);
+      await early.settle();
+      expect(driver.reads, "nothing missed, nothing read").to.deep.equal([]);
+      early.notice((node) => node === "a");
+      await early.settle();
+      expect(driver.reads).to.deep.equal(["a"]);
+      expect(assessNode(o.get("a"), now, UNHEALTHY_AFTER_MS)).to.deep.include({
+        state: "unhealthy",
+        poweredOff: true,
+      });
+      early.notice((node) => node === "a");
+      await early.settle();
+      expect(driver.reads, "known off: not read again").to.deep.equal(["a"]);
+    });
+
+    it("is a hint only: a node the notice names but the driver reads on keeps its normal path", async function () {
+      let now = s(52);
+      const { o } = cluster({}, now);
+      const driver = scriptedReads({});
+      const early = earlyReads(o, { read: driver.read, now: () => now });
+      early.launch(["a", "b", "c"]);
+      early.notice((node) => node === "b");
+      await early.settle();
+      expect(driver.reads).to.deep.equal(["b"]);
+      expect(assessNode(o.get("b"), now, UNHEALTHY_AFTER_MS).state).to.equal("healthy");
+      // The next pass reads nothing more: the notice was used up, and b misses no renewal.
+      now = s(53);
+      early.launch(["a", "b", "c"]);
+      await early.settle();
+      expect(driver.reads).to.deep.equal(["b"]);
+    });
+
+    it("names candidates only: not a node with a fence under way, nor one the guard excludes", async function () {
+      const now = s(52);
+      const { o } = cluster({ a: s(51), b: s(51) }, now);
+      const driver = scriptedReads({ a: "off", b: "off" });
+      const early = earlyReads(o, { read: driver.read, now: () => now });
+      early.launch(["a"]);
+      early.notice(() => true);
+      await early.settle();
+      expect(driver.reads).to.deep.equal(["a"]);
+      early.stop();
+      early.notice(() => true);
+      await early.settle();
+      expect(driver.reads, "none after stop").to.deep.equal(["a"]);
+    });
+
+    it("maps a notice to the nodes whose template names the driver that gave it and whose target it names", async function () {
+      const now = s(52);
+      const { o } = cluster({ a: s(51), b: s(51), c: s(51) }, now);
+      const reads = scriptedReads({ a: "off", b: "off", c: "off" });
+      const early = earlyReads(o, { read: reads.read, now: () => now });
+      early.launch(["a", "b", "c"]);
+      const notices = new Map<string, PowerLossNotice>();
+      const watching = (name: string): FenceDriver => ({
+        name,
+        powerOff: () => Promise.resolve(),
+        powerState: () => Promise.resolve("unknown"),
+        watchPowerLoss: (onPowerLoss) => {
+          notices.set(name, onPowerLoss);
+        },
+      });
+      const silent: FenceDriver = { ...watching("silent"), watchPowerLoss: undefined };
+      const stopped = new AbortController();
+      watchPowerLosses(
+        early,
+        new Map([
+          ["engine", watching("engine")],
+          ["unused", watching("unused")],
+          ["silent", silent],
+        ]),
+        {
+          templates: {
+            engine: { driver: "engine", options: { container: "box-{{node}}" } },
+            other: { driver: "silent" },
+          },
+          nodes: { a: "engine", b: "engine", c: "other" },
+        },
+        { signal: stopped.signal, log: () => undefined },
+      );
+      expect([...notices.keys()], "only drivers a template names are watched").to.deep.equal(["engine"]);
+      // The engine saw box-b die: b is read, not a (another container) nor c (another driver).
+      notices.get("engine")?.((target) => target.options["container"] === "box-b");
+      await early.settle();
+      expect(reads.reads).to.deep.equal(["b"]);
+      notices.get("engine")?.((target) => target.node === "c");
+      await early.settle();
+      expect(reads.reads, "c's template names another driver").to.deep.equal(["b"]);
+    });
   });
 });

@@ -6,14 +6,21 @@
 // testcontainers is loaded on first use, not with this module: `rekindle controller` registers this
 // driver, and the controller image (which reaches no container engine) does not carry testcontainers.
 // Where it is not installed, a template naming this driver is refused at start.
+// Power losses are heard from the engine's container `die` events (watchPowerLoss).
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import type { ContainerRuntimeClient } from "testcontainers";
 import { RekindleError } from "../../errors.js";
 import type {
   FenceDriver,
   FenceDriverSpec,
   FenceTarget,
+  PowerLossNotice,
   PowerState,
+  PowerWatchOptions,
 } from "../../controller/drivers/types.js";
+import { isObject } from "../../util/is-object.js";
+import { keepWatching } from "../../util/keep-watching.js";
 import { killFrozenContainer } from "./frozen-kill.js";
 import { KIND_CLUSTER_LABEL } from "./labels.js";
 
@@ -104,4 +111,59 @@ export class DockerFenceDriver implements FenceDriver {
     const { client, container } = await this.#container(target);
     return (await client.container.inspect(container)).State.Running ? "on" : "off";
   }
+
+  /** Each container `die` event (a stop, a kill, a crash) is a notice about the targets it names. */
+  watchPowerLoss(onPowerLoss: PowerLossNotice, options: PowerWatchOptions): void {
+    void keepWatching(
+      "the container engine's events",
+      async (connected, signal) => {
+        const client = await this.#client();
+        const stream = (await client.container.dockerode.getEvents({
+          filters: { type: ["container"], event: ["die"] },
+        })) as Readable;
+        const close = () => stream.destroy();
+        signal.addEventListener("abort", close, { once: true });
+        try {
+          connected();
+          for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+            const died = diedContainer(line);
+            if (died) onPowerLoss((target) => namesContainer(target, died));
+          }
+        } finally {
+          signal.removeEventListener("abort", close);
+          close();
+        }
+      },
+      options,
+    );
+  }
+}
+
+/** The container a `die` event line is about: its name and kind cluster label, if the line is one. */
+export function diedContainer(line: string): { name: string; cluster: string | undefined } | undefined {
+  let event: unknown;
+  try {
+    event = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(event) || event["Action"] !== "die" || !isObject(event["Actor"])) return undefined;
+  const attributes = event["Actor"]["Attributes"];
+  if (!isObject(attributes) || typeof attributes["name"] !== "string") return undefined;
+  const cluster = attributes[KIND_CLUSTER_LABEL];
+  return { name: attributes["name"], cluster: typeof cluster === "string" ? cluster : undefined };
+}
+
+/**
+ * Whether `target` is the container that died: its container name (default the node's), and its
+ * cluster when both name one (an engine that leaves labels out of its events matches on the name:
+ * the notice only asks for a read, which finds the right container).
+ */
+export function namesContainer(
+  target: Pick<FenceTarget, "node" | "options">,
+  died: { name: string; cluster: string | undefined },
+): boolean {
+  const cluster = target.options["cluster"];
+  if (cluster !== undefined && died.cluster !== undefined && cluster !== died.cluster) return false;
+  return (target.options["container"] ?? target.node) === died.name;
 }

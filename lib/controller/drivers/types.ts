@@ -25,6 +25,24 @@ export interface FenceDriver {
   powerOn?(target: FenceTarget, signal?: AbortSignal): Promise<void>;
   /** The node's power state as the driver sees it; "off" confirms a fence. */
   powerState(target: FenceTarget, signal?: AbortSignal): Promise<PowerState>;
+  /**
+   * For drivers that hear of power changes as they happen (a container engine's `die` events, the
+   * sim's state file): calls `onPowerLoss` each time some machine's power went off, until
+   * `options.signal` aborts. Returns at once and never throws: a lost connection is told to
+   * `options.log` and retried. A notice is a hint, never evidence: the controller reads
+   * `powerState` before it believes a node is off.
+   */
+  watchPowerLoss?(onPowerLoss: PowerLossNotice, options: PowerWatchOptions): void;
+}
+
+/** Which targets a power-loss notice is about (the driver's own matching of its options). */
+export type PowerLossNotice = (isAbout: (target: Pick<FenceTarget, "node" | "options">) => boolean) => void;
+
+export interface PowerWatchOptions {
+  /** Ends the watch. */
+  signal: AbortSignal;
+  /** Told when the watch cannot start or breaks, and when it is back. */
+  log: (message: string) => void;
 }
 
 /** One option a driver reads from its template. */
