@@ -2,7 +2,9 @@
 // published only with what makes it reproducible and comparable: the command that produced it, the
 // machine, the date, the git sha and the run count. A file missing any of them is listed with what
 // it lacks instead of its numbers.
+import { controllerFlagsNumbers, watchFloorNumbers } from "./measurements-controller.js";
 import { recorderNumbers } from "./measurements-recorder.js";
+import { cell, isRecord, rowsOf, table, type Json } from "./results-table.js";
 
 /** A results file as read from bench/results/: its base name and parsed JSON. */
 export interface ResultsFile {
@@ -20,12 +22,6 @@ export interface Provenance {
   date: string;
   gitSha: string;
   runs: string;
-}
-
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function machineText(value: unknown): string | undefined {
@@ -88,11 +84,6 @@ export function provenanceOf(file: ResultsFile): { provenance: Provenance } | { 
   };
 }
 
-function cell(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
-}
-
 function sec(ms: unknown): string {
   return typeof ms === "number" ? `${(ms / 1000).toFixed(1)} s` : "—";
 }
@@ -113,19 +104,6 @@ export function minutes(ms: unknown): string {
 
 function p50max(stats: unknown): string {
   return isRecord(stats) ? `${sec(stats.p50)} / ${sec(stats.max)}` : "never";
-}
-
-function table(header: string[], rows: string[][]): string[] {
-  return [
-    `| ${header.join(" | ")} |`,
-    `| ${header.map(() => "---").join(" | ")} |`,
-    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
-  ];
-}
-
-function rowsOf(content: Json, key: string): Json[] {
-  const value = content[key];
-  return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 
 /** "p50 / p99 ms (n)" of a latency summary, "—" without one. */
@@ -242,28 +220,6 @@ function recoveryNumbers(content: Json): string[] {
   ];
 }
 
-/**
- * bench/watch-floor.ts: per reader (the process idle, then the Lease watch read each way), the CPU
- * of each window and what arrived. Files from before `--readers` hold only `leaseWatch`.
- */
-function watchFloorNumbers(content: Json): string[] {
-  const byReader = isRecord(content.byReader) ? content.byReader : { watch: content.leaseWatch };
-  const readers: [string, unknown][] = [["idle", content.idle], ...Object.entries(byReader)];
-  const windows = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isRecord) : []);
-  const list = (ws: Json[], key: string) => ws.map((w) => String(w[key])).join(", ");
-  return table(
-    ["reader", "CPU, % of a core per window", "received per second"],
-    readers
-      .map(([reader, value]) => [reader, windows(value)] as const)
-      .filter(([, ws]) => ws.length > 0)
-      .map(([reader, ws]) => [
-        reader,
-        list(ws, "cpuPercentOfOneCore"),
-        reader === "idle" ? "—" : list(ws, "eventsPerSecond"),
-      ]),
-  );
-}
-
 /** bench/run-wall.ts: one whole `rekindle run`, and its longest scenarios. */
 function runWallNumbers(content: Json): string[] {
   const cores = isRecord(content.machineCores) ? content.machineCores : {};
@@ -306,6 +262,7 @@ function numbers(name: string, content: Json): string[] {
   if (/^recorder-\d+w-/.test(name)) return recorderNumbers(content);
   if (name.startsWith("recovery-")) return recoveryNumbers(content);
   if (name.startsWith("watch-floor-")) return watchFloorNumbers(content);
+  if (name.startsWith("controller-flags-")) return controllerFlagsNumbers(content);
   if (name.startsWith("sim-start-")) {
     const rss = isRecord(content.rssMiB) ? Object.entries(content.rssMiB) : [];
     return table(
