@@ -4,4 +4,5 @@ module.exports = require("./test/support/mocha-config.cjs")({
   label: "unit",
   spec: ["test/unit/**/*.test.ts"],
   timeout: 10_000,
+  require: ["./test/support/unit-tmpdir.ts"],
 });

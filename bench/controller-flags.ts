@@ -9,7 +9,7 @@
 //
 // A variant is a space-separated list of node flags; an empty one runs node without flags. The
 // default compares the Deployment's flags, none, and each of the two alone.
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -77,6 +77,8 @@ async function main(): Promise<void> {
   };
   progress("building dist/ (the shipped controller is measured compiled)");
   await buildDist(stop.signal);
+  // Kept when a controller fails (the error names it), removed after a run that ends well.
+  const logFile = join(tmpdir(), `rekindle-controller-flags-${process.pid}.log`);
   const windows: ShippedRest[][] = variants.map(() => []);
   for (let run = 0; run < runs; run += 1) {
     for (const [index, flags] of variants.entries()) {
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
         nodeFlags: flags,
         warmupSeconds: warmup,
         restSeconds: seconds,
-        logFile: join(tmpdir(), `rekindle-controller-flags-${process.pid}.log`),
+        logFile,
         signal: stop.signal,
         progress,
       });
@@ -121,6 +123,7 @@ async function main(): Promise<void> {
   const file = join(PROJECT_ROOT, "bench", "results", `controller-flags-${workers}w-${provenance.date}.json`);
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   progress(`written to ${file}`);
+  rmSync(logFile, { force: true });
 }
 
 try {

@@ -3,7 +3,7 @@
 // (then a test whose prerequisite is missing skips and says why: test/support/prerequisites.ts).
 "use strict";
 
-/** @param {{ label: string, spec: string[], timeout: number, slow?: number }} layer */
+/** @param {{ label: string, spec: string[], timeout: number, slow?: number, require?: string[] }} layer */
 module.exports = function mochaConfig(layer) {
   const allowSkip = process.env.REKINDLE_ALLOW_SKIP === "1";
   return {
@@ -12,6 +12,7 @@ module.exports = function mochaConfig(layer) {
     extension: ["ts"],
     timeout: layer.timeout,
     ...(layer.slow === undefined ? {} : { slow: layer.slow }),
+    ...(layer.require === undefined ? {} : { require: layer.require }),
     "forbid-only": true,
     "forbid-pending": !allowSkip,
     bail: false,
