@@ -125,11 +125,17 @@ export class EarlyPowerReads {
    * A driver heard that some machine's power went off: the last launch's candidates `isAbout` names
    * are read now, ahead of the rest, instead of at their next missed renewal (at most
    * maxConcurrent at once, as every read). Returns at once; a node read off is lost as after a
-   * missed renewal, one read on keeps its normal path.
+   * missed renewal, one read on keeps its normal path. Only nodes last seen Ready: one whose
+   * kubelet said it was not (a graceful shutdown says "node is shutting down" before it ends its
+   * pods and powers off) is releasing its workloads itself, and reading it at its power-off would
+   * race that; it is read at its missed renewal as before (graceful-shutdown/no-fence).
    */
   notice(isAbout: (node: string) => boolean): void {
     if (this.#stopped) return;
-    const named = [...this.#candidates].filter((node) => !this.#noticed.has(node) && isAbout(node));
+    const { observations } = this.#options;
+    const named = [...this.#candidates].filter(
+      (node) => !this.#noticed.has(node) && observations.get(node)?.ready === "True" && isAbout(node),
+    );
     if (named.length === 0) return;
     for (const node of named) this.#noticed.add(node);
     const rest = this.#waiting.filter((node) => !this.#noticed.has(node));

@@ -328,8 +328,7 @@ describe("controller: early power read", function () {
 
   describe("a driver's notice of a power loss", function () {
     it("brings the read forward: a node stopped after its renewal is read off at once, not at its missed renewal", async function () {
-      // a renewed at 50 s and stopped at 51 s: at 52 s it has missed nothing yet.
-      const now = s(52);
+      const now = s(52); // a renewed at 50 s and stopped at 51 s: it has missed nothing yet
       const { o } = cluster({ a: s(51) }, now);
       const driver = scriptedReads({ a: "off", b: "on" });
       const early = earlyReads(o, { read: driver.read, now: () => now });
@@ -343,9 +342,6 @@ describe("controller: early power read", function () {
         state: "unhealthy",
         poweredOff: true,
       });
-      early.notice((node) => node === "a");
-      await early.settle();
-      expect(driver.reads, "known off: not read again").to.deep.equal(["a"]);
     });
 
     it("is a hint only: a node the notice names but the driver reads on keeps its normal path", async function () {
@@ -365,6 +361,20 @@ describe("controller: early power read", function () {
       expect(driver.reads).to.deep.equal(["b"]);
     });
 
+    it("leaves a node that said it was not Ready (a graceful shutdown: NotReady, then silent) to its missed renewal", async function () {
+      const nodes: ScriptedNode[] = [
+        { name: "a", zone: "z", phaseMs: 0, alive: (t) => t < s(51) },
+        { name: "b", zone: "z", phaseMs: 0, alive: (t) => t < s(51), ready: "False" },
+      ];
+      const o = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
+      replay(o, nodes, { from: s(0), to: s(52) });
+      const driver = scriptedReads({ a: "off", b: "off" });
+      const early = earlyReads(o, { read: driver.read, now: () => s(52) });
+      early.launch(["a", "b"]);
+      early.notice(() => true);
+      await early.settle();
+      expect(driver.reads).to.deep.equal(["a"]);
+    });
     it("names candidates only: not a node with a fence under way, nor one the guard excludes", async function () {
       const now = s(52);
       const { o } = cluster({ a: s(51), b: s(51) }, now);

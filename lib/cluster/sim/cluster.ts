@@ -177,12 +177,6 @@ export class SimCluster implements AsyncDisposable {
     return node === undefined ? undefined : nodeProcessRunning(state, node);
   }
 
-  /** The nodes whose kwok runs, from the state as opened (nodeRunning for every node, in one walk). */
-  runningNodes(): Set<string> {
-    const { state } = this.#session;
-    return new Set(state.nodes.filter((node) => nodeProcessRunning(state, node)).map((node) => node.name));
-  }
-
   /**
    * Node loss: SIGKILL the node's kwok (or release it from its shared kwok). Its Lease stops
    * renewing; its pods are left as they are. Calls made together (a fault on many nodes at once)
