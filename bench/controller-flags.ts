@@ -9,17 +9,19 @@
 //
 // A variant is a space-separated list of node flags; an empty one runs node without flags. The
 // default compares the Deployment's flags, none, and each of the two alone.
-import { rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { exitCodeForError } from "../lib/cli/exit-codes.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
-import { errorMessage, RekindleError } from "../lib/errors.js";
+import { RekindleError } from "../lib/errors.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { parseCountIn } from "../lib/util/parse-count.js";
 import { buildDist, measureShippedAtRest, type ShippedRest } from "./controller-shipped.js";
+import { runBenchMain } from "./bench-main.js";
+import { spreadOf } from "./calibration-rows.js";
 import { benchProvenance } from "./provenance.js";
+import { benchMachine, writeResultsFile } from "./results-file.js";
 
 const DEFAULT_VARIANTS =
   "--max-semi-space-size=1 --optimize-for-size||--max-semi-space-size=1|--optimize-for-size";
@@ -34,12 +36,6 @@ function parseVariants(text: string): string[][] {
   }
   return variants;
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -100,7 +96,7 @@ async function main(): Promise<void> {
   }
   const out = {
     ...provenance,
-    machine: { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+    machine: benchMachine(),
     workers,
     runs,
     secondsPerWindow: seconds,
@@ -112,8 +108,8 @@ async function main(): Promise<void> {
         cpuPercentOfOneCore: ws.map((w) => w.cpuPercentOfOneCore),
         rssMB: ws.map((w) => w.rssMB),
         peakRssMB: ws.map((w) => w.peakRssMB),
-        medianCpuPercentOfOneCore: Math.round(median(ws.map((w) => w.cpuPercentOfOneCore)) * 100) / 100,
-        medianRssMB: median(ws.map((w) => w.rssMB)),
+        medianCpuPercentOfOneCore: Math.round(spreadOf(ws.map((w) => w.cpuPercentOfOneCore)).p50 * 100) / 100,
+        medianRssMB: spreadOf(ws.map((w) => w.rssMB)).p50,
       };
     }),
     notes: [
@@ -121,15 +117,9 @@ async function main(): Promise<void> {
     ],
   };
   const file = join(PROJECT_ROOT, "bench", "results", `controller-flags-${workers}w-${provenance.date}.json`);
-  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  await writeResultsFile(file, out);
   progress(`written to ${file}`);
   rmSync(logFile, { force: true });
 }
 
-try {
-  await main();
-  process.exit(0);
-} catch (error) {
-  process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
-  process.exit(exitCodeForError(error));
-}
+await runBenchMain(main);

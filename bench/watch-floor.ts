@@ -13,21 +13,21 @@
 //
 //   npx tsx bench/watch-floor.ts --kubeconfig K [--seconds 60] [--warmup 15] [--runs 3]
 //       [--readers watch,https,tls] [--machine TEXT] [--out bench/results/F.json]
-import { writeFileSync } from "node:fs";
 import type http from "node:http";
 import https from "node:https";
 import tls from "node:tls";
 import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { exitCodeForError } from "../lib/cli/exit-codes.js";
-import { errorMessage, RekindleError } from "../lib/errors.js";
+import { RekindleError } from "../lib/errors.js";
 import { type k8s, loadKubeConfig } from "../lib/kube/client.js";
 import { openWatch, requestFor } from "../lib/kube/watch-stream.js";
 import { parseCountIn } from "../lib/util/parse-count.js";
 import { sleep } from "../lib/util/time.js";
+import { runBenchMain } from "./bench-main.js";
 import { startWindow } from "./process-window.js";
 import { benchProvenance } from "./provenance.js";
+import { writeResultsFile } from "./results-file.js";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
 
@@ -228,16 +228,10 @@ async function main(): Promise<void> {
     console.log(`the Lease watch, ${reader} reader: ${(byReader[reader] ?? []).map(line).join("; ")}`);
   }
   if (values.out) {
-    writeFileSync(resolve(values.out), `${JSON.stringify(out, null, 2)}\n`);
+    await writeResultsFile(resolve(values.out), out);
     console.log(`written to ${values.out}`);
   }
 }
 
-try {
-  await main();
-  // The TLS reader's socket or an agent's keep-alive must not hold the process open.
-  process.exit(0);
-} catch (error) {
-  process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
-  process.exit(exitCodeForError(error));
-}
+// The TLS reader's socket or an agent's keep-alive must not hold the process open: it exits.
+await runBenchMain(main);

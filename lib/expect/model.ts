@@ -273,23 +273,32 @@ export interface ControllerTimingSettings {
    * earlyPowerRead): a node powered off is judged lost then, not after unhealthyAfter. Default false.
    */
   earlyPowerRead?: boolean;
+  /**
+   * The fence driver hears of power losses (FenceDriver.watchPowerLoss): a node powered off is read
+   * at once, not at its first missed renewal. Default false.
+   */
+  powerLossNotices?: boolean;
 }
 
 /**
  * When the controller judges a powered-off node lost, from the fault, if it reads power early: at
  * its first missed renewal (lib/controller/observations.ts), seen at a check, the read answered by
- * the next; or at once, when its fence driver hears of the power loss (the docker driver does:
- * early-power.ts), hence no lower bound. Undefined: it waits unhealthyAfter (no early
+ * the next; or at once, when its fence driver hears of the power loss (`powerLossNotices`:
+ * the docker driver does, early-power.ts), hence no lower bound then. Undefined: it waits unhealthyAfter (no early
  * read, or a renewal interval too long for one to come first).
  */
 export function earlyDetectionBounds(
   renewMs: number,
-  c: Pick<ControllerTimingSettings, "earlyPowerRead" | "checkIntervalMs" | "unhealthyAfterMs">,
+  c: Pick<
+    ControllerTimingSettings,
+    "earlyPowerRead" | "powerLossNotices" | "checkIntervalMs" | "unhealthyAfterMs"
+  >,
 ): { minMs: number; maxMs: number } | undefined {
   if (c.earlyPowerRead !== true) return undefined;
   const missedMs = missedRenewalAfterMs(renewMs, c.checkIntervalMs);
   if (missedMs >= c.unhealthyAfterMs) return undefined;
-  return { minMs: 0, maxMs: missedMs + 3 * c.checkIntervalMs };
+  const minMs = c.powerLossNotices === true ? 0 : Math.max(0, missedMs - renewMs);
+  return { minMs, maxMs: missedMs + 3 * c.checkIntervalMs };
 }
 
 export interface ControllerExpectationOptions extends Omit<NodeLossExpectationOptions, "mode"> {

@@ -54,7 +54,13 @@ export function fileSituation(file: ScenarioFile, inputs: ExpectationInputs): Sc
     ...(fault.durationMs !== undefined ? { durationMs: fault.durationMs } : {}),
     ...(fault.operator !== undefined ? { operator: fault.operator } : {}),
     ...(controller.enabled
-      ? { controller: controllerTiming({ ...inputs.controller, ...controller.settings }) }
+      ? {
+          controller: controllerTiming(
+            { ...inputs.controller, ...controller.settings },
+            0,
+            inputs.powerLossNotices,
+          ),
+        }
       : {}),
     knobs: knobs(nodeLossModelInputs(inputs)),
     eviction: inputs.eviction,

@@ -115,14 +115,21 @@ export function expectedControllerRecovery(
   const powerOffMs = frozen ? (inputs.latencies.frozenPowerOffMs ?? 0) : 0;
   // A frozen node reads on, and a read that fails finds nothing: no early power read finds it off.
   const controller = {
-    ...controllerTiming(inputs.controller, powerOffMs),
+    ...controllerTiming(inputs.controller, powerOffMs, inputs.powerLossNotices),
     ...(frozen || options.earlyReadFails === true ? { earlyPowerRead: false } : {}),
   };
   return expectedNodeLossWithController({ ...nodeLossModelInputs(inputs), controller });
 }
 
-/** The controller's part of the expected timeline, from its settings and the driver's power-off time. */
-export function controllerTiming(config: ControllerConfig, powerOffMs = 0): ControllerTimingSettings {
+/**
+ * The controller's part of the expected timeline, from its settings, the driver's power-off time and
+ * whether the driver hears of power losses (ExpectationInputs.powerLossNotices).
+ */
+export function controllerTiming(
+  config: ControllerConfig,
+  powerOffMs = 0,
+  powerLossNotices = false,
+): ControllerTimingSettings {
   return {
     unhealthyAfterMs: config.unhealthyAfterMs,
     checkIntervalMs: config.checkIntervalMs,
@@ -130,6 +137,7 @@ export function controllerTiming(config: ControllerConfig, powerOffMs = 0): Cont
     fenceMs: config.checkIntervalMs * 2 + powerOffMs,
     cleanupMs: config.detachGraceMs + config.checkIntervalMs * 2,
     earlyPowerRead: config.earlyPowerRead,
+    powerLossNotices,
   };
 }
 
@@ -149,7 +157,10 @@ export function detectionWindow(
   options: { poweredOff?: boolean } = {},
 ): { minMs: number; maxMs: number } {
   const c = inputs.controller;
-  const early = options.poweredOff === true ? earlyDetectionBounds(leaseRenewMs(inputs), c) : undefined;
+  const early =
+    options.poweredOff === true
+      ? earlyDetectionBounds(leaseRenewMs(inputs), { ...c, powerLossNotices: inputs.powerLossNotices })
+      : undefined;
   if (early !== undefined) {
     return {
       minMs: Math.max(0, early.minMs - inputs.slackMs),

@@ -54,6 +54,8 @@ export interface ExpectationInputs {
   controllerManagerLogged: boolean;
   /** A node stop leaves the power on here (ClusterUnderTest.stopLeavesPowerOn). Default false. */
   stopLeavesPowerOn?: boolean;
+  /** The provider's fence driver hears of power losses (FenceDriver.watchPowerLoss). Default false. */
+  powerLossNotices?: boolean;
 }
 
 /**
@@ -231,6 +233,7 @@ export interface ExpectationFacts {
   volumeAttachRequired: boolean;
   controllerManagerLogged: boolean;
   stopLeavesPowerOn?: boolean;
+  powerLossNotices?: boolean;
 }
 
 export function expectationInputs(facts: ExpectationFacts): ExpectationInputs {
@@ -252,6 +255,7 @@ export function clusterExpectationInputs(cluster: ClusterUnderTest): Expectation
     volumeAttachRequired: cluster.storage?.attachRequired ?? true,
     controllerManagerLogged: cluster.capabilities["controller-manager-flags"] !== undefined,
     stopLeavesPowerOn: cluster.stopLeavesPowerOn === true,
+    powerLossNotices: cluster.capabilities.fencing?.fenceDriver().watchPowerLoss !== undefined,
   });
 }
 

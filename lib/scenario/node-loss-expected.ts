@@ -57,7 +57,7 @@ export function nodeLossSituation(inputs: ExpectationInputs, recovery: NodeLossR
     ...(recovery.mode === "controller"
       ? {
           controller: {
-            ...controllerTiming(recovery.controller),
+            ...controllerTiming(recovery.controller, 0, inputs.powerLossNotices),
             ...(inputs.stopLeavesPowerOn === true ? { earlyPowerRead: false } : {}),
           },
         }

@@ -298,9 +298,11 @@ describe("expected-timeline model with the recovery controller", function () {
     });
     const taint = window(OUT_OF_SERVICE_MILESTONE, nominalWindows(expected));
     // Missed at 10 s + max(1 s, 2 checks) = 12 s after the last renewal (0–10 s before the fault),
-    // seen at a check, read by the next: 12 + 3 s, plus the fence. From 0: a driver that hears of
-    // the power loss has it read at once.
-    expect(taint).to.deep.include({ minMs: 0, maxMs: 15_000 + controller.fenceMs });
+    // seen at a check, read by the next: 12 + 3 s, plus the fence.
+    expect(taint).to.deep.include({ minMs: 2_000, maxMs: 15_000 + controller.fenceMs });
+    // A driver that hears of the power loss has it read at once: no lower bound.
+    const noticed = { ...controller, earlyPowerRead: true, powerLossNotices: true };
+    expect(earlyDetectionBounds(10_000, noticed)).to.deep.equal({ minMs: 0, maxMs: 15_000 });
     expect(earlyDetectionBounds(10_000, { ...controller, earlyPowerRead: false })).to.equal(undefined);
     expect(
       earlyDetectionBounds(10_000, { ...controller, earlyPowerRead: true, unhealthyAfterMs: 12_000 }),
