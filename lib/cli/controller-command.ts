@@ -54,7 +54,7 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       --node-monitor-grace-period (with --sim-cluster: its profile's) has passed, then fenced at
       --secondary-fence-rate per minute; every fence start counts against --fence-rate per minute.
       A node that missed a Lease renewal has its power read through its fence driver (not manual),
-      and at once when its driver reports a power loss (docker): one read off is lost at once,
+      and at once when its driver reports a power loss (docker, sim): one read off is lost at once,
       without unhealthyAfter, the hold or the rate (--no-early-power-read: never read early)`;
 
 /** Where a pod's service account token says which namespace the pod runs in. */

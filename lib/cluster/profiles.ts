@@ -146,7 +146,7 @@ export const TIMING_PROFILES: Readonly<Record<TimingProfileName, TimingProfile>>
 export const CATALOGUE_PROFILE_NAMES: readonly TimingProfileName[] = ["default", "fast"];
 
 /** How often the kubelet (kwok) renews its node Lease: a quarter of the Lease duration. */
-export function leaseRenewIntervalMs(profile: TimingProfile): number {
+export function leaseRenewIntervalMs(profile: Pick<TimingProfile, "nodeLeaseDurationSeconds">): number {
   return (profile.nodeLeaseDurationSeconds * 1000) / 4;
 }
 

@@ -284,7 +284,7 @@ export interface ControllerTimingSettings {
  * When the controller judges a powered-off node lost, from the fault, if it reads power early: at
  * its first missed renewal (lib/controller/observations.ts), seen at a check, the read answered by
  * the next; or at once, when its fence driver hears of the power loss (`powerLossNotices`:
- * the docker driver does, early-power.ts), hence no lower bound then. Undefined: it waits unhealthyAfter (no early
+ * the docker and sim drivers do, early-power.ts), hence no lower bound then. Undefined: it waits unhealthyAfter (no early
  * read, or a renewal interval too long for one to come first).
  */
 export function earlyDetectionBounds(

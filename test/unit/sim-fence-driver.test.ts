@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimFenceDriver } from "../../lib/cluster/sim/fence-driver.js";
+import type { FenceTarget } from "../../lib/controller/drivers/types.js";
 import { writeSimState, type SimClusterState } from "../../lib/cluster/sim/state.js";
 import { RekindleError } from "../../lib/errors.js";
 import { simStateAt } from "../support/sim-state.js";
@@ -71,4 +72,39 @@ describe("sim fence driver: power reads", function () {
       expect((error as RekindleError).message).to.include(root);
     }
   });
+
+  it("hears of power losses: each write that stops nodes is one notice naming them", async function () {
+    const stateFile = join(root, "state.json");
+    writeSimState(stateFile, stateAt(root, {}));
+    const driver = new SimFenceDriver(root);
+    const stopped = new AbortController();
+    const notices: string[][] = [];
+    const targets = ["worker-1", "worker-2"].map((node): FenceTarget => ({
+      node,
+      options: {},
+      credentials: {},
+    }));
+    driver.watchPowerLoss((isAbout) => notices.push(targets.filter((t) => isAbout(t)).map((t) => t.node)), {
+      signal: stopped.signal,
+      log: () => undefined,
+    });
+    try {
+      // The watch takes the state as it is when it starts: nothing stopped, no notice.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      writeSimState(stateFile, stateAt(root, { "worker-2": "stopped" }));
+      await waitFor(() => notices.length > 0);
+      expect(notices).to.deep.equal([["worker-2"]]);
+      // A start is no loss; stopping both then names the one that was running.
+      writeSimState(stateFile, stateAt(root, { "worker-2": "stopped", "worker-1": "stopped" }));
+      await waitFor(() => notices.length > 1);
+      expect(notices).to.deep.equal([["worker-2"], ["worker-1"]]);
+    } finally {
+      stopped.abort();
+    }
+  });
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(condition(), "waited 2 s").to.equal(true);
+}

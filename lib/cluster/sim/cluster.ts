@@ -27,6 +27,7 @@ import { simLayout, type SimLayout } from "./layout.js";
 import {
   healSimNode,
   partitionSimNode,
+  silenceSimNode,
   startSimNodes,
   stopSimNodes,
   type NodeBatchOptions,
@@ -177,6 +178,12 @@ export class SimCluster implements AsyncDisposable {
     return node === undefined ? undefined : nodeProcessRunning(state, node);
   }
 
+  /** The nodes whose kwok runs, from the state as opened (nodeRunning for every node, in one walk). */
+  runningNodes(): Set<string> {
+    const { state } = this.#session;
+    return new Set(state.nodes.filter((node) => nodeProcessRunning(state, node)).map((node) => node.name));
+  }
+
   /**
    * Node loss: SIGKILL the node's kwok (or release it from its shared kwok). Its Lease stops
    * renewing; its pods are left as they are. Calls made together (a fault on many nodes at once)
@@ -220,6 +227,14 @@ export class SimCluster implements AsyncDisposable {
   /** The kube-controller-manager log (kept after teardown). */
   get controllerManagerLogPath(): string {
     return join(this.layout.logsDir, "kube-controller-manager.log");
+  }
+
+  /**
+   * The node's kwok stops writing while the node stays on (recorded running): a graceful shutdown's
+   * start, whose kubelet the caller plays until stopNode powers the node off (shutdown.ts).
+   */
+  async silenceNode(nodeName: string): Promise<void> {
+    await silenceSimNode(this.#session, nodeName);
   }
 
   /** A partition that can heal: SIGSTOP freezes the node's kwok (no Lease renewals, no pod updates). */

@@ -167,6 +167,23 @@ export async function startSimNodes(
   }
 }
 
+/**
+ * The node's kwok stops writing (SIGSTOP, or its shared kwok lets go of it) while the node stays
+ * recorded running, its power on: a graceful shutdown, whose kubelet the sim plays from here until
+ * stopSimNode powers the node off (shutdown.ts). A kwok left running would report Ready again.
+ */
+export async function silenceSimNode(session: SimSession, nodeName: string): Promise<void> {
+  session.reload();
+  const node = session.node(nodeName);
+  const cannot = () =>
+    new RekindleError("CONFLICT", `node ${nodeName} cannot shut down: it is ${node.power}`, {
+      hint: `start it first: rekindle sim node start ${nodeName}`,
+    });
+  if (node.power !== "running") throw cannot();
+  if (node.group !== undefined) await setGroupLabel(session, node, null);
+  else if (!node.process || !signalDaemon(node.process, "SIGSTOP")) throw cannot();
+}
+
 /** A partition that can heal: SIGSTOP freezes the node's kwok, or its shared kwok lets go of it. */
 export async function partitionSimNode(session: SimSession, nodeName: string): Promise<void> {
   session.reload();

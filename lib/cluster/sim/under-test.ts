@@ -117,7 +117,13 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   }
 
   async shutdownNode(name: string): Promise<void> {
-    const { terminated } = await simulateGracefulShutdown(this.kubeConfig(), name, () => this.stopNode(name));
+    const { terminated } = await simulateGracefulShutdown(this.kubeConfig(), name, {
+      silence: () => this.cluster.silenceNode(name),
+      powerOff: () => this.stopNode(name),
+      log: (message) => {
+        this.#progress.info(`warning: ${message}`);
+      },
+    });
     this.#progress.info(`node ${name}: graceful shutdown simulated, ${terminated.length} pod(s) terminated`);
   }
 
