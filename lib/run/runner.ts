@@ -69,6 +69,13 @@ export interface RunOptions {
   podsPerNode?: number;
   /** Runs of each scenario; default 1. */
   repeat?: number;
+  /**
+   * Before each run of a scenario, wait a random time below this (ms). Repeated runs of one
+   * scenario last about as long as each other, so without it their faults fall at nearly the same
+   * phase of every kubelet's 10 s status and Lease cadence, and a repeat count samples one phase,
+   * not the field's spread (bench:recovery uses it). Default 0, at most 60 000.
+   */
+  faultPhaseSpreadMs?: number;
   /** Default reports/<run-id>. */
   reportDir?: string;
   /** Leave the cluster running afterwards (prints how to reach and stop it). Default false. */
@@ -157,6 +164,9 @@ export function validateRunOptions(options: RunOptions): {
   const repeat = options.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
+  const spread = options.faultPhaseSpreadMs ?? 0;
+  if (!Number.isFinite(spread) || spread < 0 || spread > 60_000)
+    throw RekindleError.invalidInput("fault phase spread (ms)", spread, "a number from 0 to 60000");
   const filePlan = files.length > 0 ? filePlanOf(files, options) : undefined;
   const profile = filePlan?.profile ?? timingProfile(options.profile ?? "default");
   if (options.allureHistory !== undefined) resolveAllureHistory(options.allureHistory);
@@ -305,7 +315,15 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       const groups = shardGroups(all, shard);
       banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
       preflight(progress, cluster, groups, options.grep);
-      const context: RunContext = { cluster, repeat, progress, signal, scenarios, skipped };
+      const context: RunContext = {
+        cluster,
+        repeat,
+        faultPhaseSpreadMs: options.faultPhaseSpreadMs ?? 0,
+        progress,
+        signal,
+        scenarios,
+        skipped,
+      };
       const run = (some: ScenarioGroup[]) =>
         runMocha(some, context, reportDir, options.grep, options.testLog);
       mochaFailures =

@@ -10,6 +10,7 @@ import { runScenario, scenarioNeeds, type ScenarioDefinition } from "../scenario
 import { summaryExpected } from "../scenario/verdict.js";
 import { sourceOrCompiled } from "../util/fixtures.js";
 import type { Progress } from "../util/progress.js";
+import { sleep } from "../util/time.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 import { VOLUME_WORKLOAD_ID } from "../workloads/node-loss-fixtures.js";
 
@@ -25,6 +26,8 @@ export interface RecordedScenario {
 export interface RunContext {
   cluster: ClusterUnderTest;
   repeat: number;
+  /** RunOptions.faultPhaseSpreadMs: a random wait below this before each run. */
+  faultPhaseSpreadMs: number;
   progress: Progress;
   signal: AbortSignal;
   scenarios: Map<string, RecordedScenario>;
@@ -117,6 +120,7 @@ function scenarioTest(
     }
     const failures: string[] = [];
     for (let i = 1; i <= repeat; i++) {
+      await spreadFaultPhase(context, definition.id);
       const result = await runScenario(definition, {
         cluster: context.cluster,
         namespace: scenarioNamespace(definition.id, i),
@@ -128,6 +132,14 @@ function scenarioTest(
     }
     if (failures.length > 0) throw new Error(failures.join("\n\n"));
   });
+}
+
+/** A random wait below RunOptions.faultPhaseSpreadMs, said in the log. */
+async function spreadFaultPhase(context: RunContext, id: string): Promise<void> {
+  if (context.faultPhaseSpreadMs <= 0) return;
+  const waitMs = Math.floor(Math.random() * context.faultPhaseSpreadMs);
+  context.progress.info(`${id}: waiting ${(waitMs / 1000).toFixed(1)}s first (fault phase spread)`);
+  await sleep(waitMs, context.signal);
 }
 
 /** The built-in families as scenario groups. */
