@@ -12,6 +12,7 @@ import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.j
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
 import type { FaultRailsRequest } from "../cluster/existing-rails.js";
+import { checkFaultPhaseSpread } from "./fault-phase.js";
 import { checkRunRails } from "./run-rails.js";
 import { checkSimSize, scenarioWorkers, sizeChoice } from "./sim-size.js";
 import type { ExistingAgent } from "../cluster/existing.js";
@@ -69,12 +70,7 @@ export interface RunOptions {
   podsPerNode?: number;
   /** Runs of each scenario; default 1. */
   repeat?: number;
-  /**
-   * Before each run of a scenario, wait a random time below this (ms). Repeated runs of one
-   * scenario last about as long as each other, so without it their faults fall at nearly the same
-   * phase of every kubelet's 10 s status and Lease cadence, and a repeat count samples one phase,
-   * not the field's spread (bench:recovery uses it). Default 0, at most 60 000.
-   */
+  /** Before each run, a random wait below this (ms; fault-phase.ts says why). Default 0, at most 60 000. */
   faultPhaseSpreadMs?: number;
   /** Default reports/<run-id>. */
   reportDir?: string;
@@ -151,6 +147,7 @@ export function newRunId(): string {
 export function validateRunOptions(options: RunOptions): {
   suites: SuiteFamily[];
   repeat: number;
+  phaseSpreadMs: number;
   profile: TimingProfile;
   filePlan: FilePlan | undefined;
   shard: ShardRecord | undefined;
@@ -164,9 +161,7 @@ export function validateRunOptions(options: RunOptions): {
   const repeat = options.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
     throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
-  const spread = options.faultPhaseSpreadMs ?? 0;
-  if (!Number.isFinite(spread) || spread < 0 || spread > 60_000)
-    throw RekindleError.invalidInput("fault phase spread (ms)", spread, "a number from 0 to 60000");
+  const phaseSpreadMs = checkFaultPhaseSpread(options.faultPhaseSpreadMs);
   const filePlan = files.length > 0 ? filePlanOf(files, options) : undefined;
   const profile = filePlan?.profile ?? timingProfile(options.profile ?? "default");
   if (options.allureHistory !== undefined) resolveAllureHistory(options.allureHistory);
@@ -176,7 +171,7 @@ export function validateRunOptions(options: RunOptions): {
   checkSimSize(options, filePlan);
   if (options.grep !== undefined) checkPattern(options.grep);
   const shard = planShard(options.shard, suites, filePlan, options.grep);
-  return { suites, repeat, profile, filePlan, shard };
+  return { suites, repeat, phaseSpreadMs, profile, filePlan, shard };
 }
 
 /** Refuses a --scenario pattern that is not a regular expression. */
@@ -255,7 +250,7 @@ function preflight(
 }
 
 export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
-  const { suites, repeat, profile, filePlan, shard } = validateRunOptions(options);
+  const { suites, repeat, phaseSpreadMs, profile, filePlan, shard } = validateRunOptions(options);
   const progress = options.progress ?? consoleProgress();
   // Interrupts arrive through the caller's signal (the CLI aborts it on Ctrl-C and waits for us).
   const signal = options.signal ?? new AbortController().signal;
@@ -315,15 +310,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       const groups = shardGroups(all, shard);
       banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
       preflight(progress, cluster, groups, options.grep);
-      const context: RunContext = {
-        cluster,
-        repeat,
-        faultPhaseSpreadMs: options.faultPhaseSpreadMs ?? 0,
-        progress,
-        signal,
-        scenarios,
-        skipped,
-      };
+      const context: RunContext = { cluster, repeat, phaseSpreadMs, progress, signal, scenarios, skipped };
       const run = (some: ScenarioGroup[]) =>
         runMocha(some, context, reportDir, options.grep, options.testLog);
       mochaFailures =

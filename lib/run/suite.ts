@@ -11,6 +11,7 @@ import { summaryExpected } from "../scenario/verdict.js";
 import { sourceOrCompiled } from "../util/fixtures.js";
 import type { Progress } from "../util/progress.js";
 import { sleep } from "../util/time.js";
+import { faultPhaseWaitMs } from "./fault-phase.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 import { VOLUME_WORKLOAD_ID } from "../workloads/node-loss-fixtures.js";
 
@@ -27,7 +28,7 @@ export interface RunContext {
   cluster: ClusterUnderTest;
   repeat: number;
   /** RunOptions.faultPhaseSpreadMs: a random wait below this before each run. */
-  faultPhaseSpreadMs: number;
+  phaseSpreadMs: number;
   progress: Progress;
   signal: AbortSignal;
   scenarios: Map<string, RecordedScenario>;
@@ -136,8 +137,8 @@ function scenarioTest(
 
 /** A random wait below RunOptions.faultPhaseSpreadMs, said in the log. */
 async function spreadFaultPhase(context: RunContext, id: string): Promise<void> {
-  if (context.faultPhaseSpreadMs <= 0) return;
-  const waitMs = Math.floor(Math.random() * context.faultPhaseSpreadMs);
+  if (context.phaseSpreadMs <= 0) return;
+  const waitMs = faultPhaseWaitMs(context.phaseSpreadMs);
   context.progress.info(`${id}: waiting ${(waitMs / 1000).toFixed(1)}s first (fault phase spread)`);
   await sleep(waitMs, context.signal);
 }
