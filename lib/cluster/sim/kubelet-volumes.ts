@@ -222,8 +222,8 @@ export class SimKubeletVolumes {
   async #writeStatus(node: string): Promise<void> {
     if (this.#stopped) return;
     if (!this.#options.isLive(node)) {
-      // Its last report stays; what is on the node is read again when it runs (a graceful
-      // shutdown's last status write, shutdown.ts, is not this process's).
+      // Its last report stays; what is on the node is read again when it runs. A node in a
+      // graceful shutdown still runs (shutdown.ts): its writes go on until the power-off.
       this.#reports.delete(node);
       this.#wroteSinceStart.delete(node);
       return;

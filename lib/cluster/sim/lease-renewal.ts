@@ -17,9 +17,9 @@ export function nextRenewalAtMs(lastRenewalMs: number, intervalMs: number, nowMs
 
 /**
  * Renews `nodeName`'s Lease whenever a renewal is due, from its last renewTime, until `signal`
- * aborts; resolves then, with how many renewals it wrote. A node without a Lease has nothing to renew (resolves at once). API errors
- * end the renewals and are thrown: the node then looks silent from its last renewal, as a kubelet
- * that could not reach the API server does.
+ * aborts; resolves then, with how many renewals it wrote. A node without a Lease has nothing to
+ * renew (resolves at once). API errors end the renewals and are thrown: the node then looks silent
+ * from its last renewal, as a kubelet that could not reach the API server does.
  */
 export async function renewNodeLeaseUntil(
   kc: k8s.KubeConfig,
