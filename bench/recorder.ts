@@ -201,6 +201,7 @@ async function measureSize(
         recoveryOf: undefined,
         nominal: [],
         controllerTail: new LineTail(8),
+        faultPhaseSpreadMs: 0,
       };
       const context = scenarioContext(parts);
       progress(

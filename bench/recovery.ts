@@ -4,7 +4,7 @@
 // Usage: npx tsx bench/recovery.ts [--provider sim|kind] [--cluster-name rekindle] [--image auto]
 //          [--profile fast|default] [--repeat 5] [--scenario TEXT] [--phase-spread 10000]
 // Writes bench/results/recovery-[kind-]<profile>[-<scenario>]-<date>.json and prints p50/max per scenario.
-// Each run waits a random time below --phase-spread ms first (RunOptions.faultPhaseSpreadMs), so
+// Each run waits a random time below --phase-spread ms right before its fault (RunOptions.faultPhaseSpreadMs), so
 // the losses fall at random phases of the kubelets' 10 s status writes and Lease renewals, as in
 // the field: without it five runs on one sim cluster sampled nearly one phase (a mount wait of
 // 8.2-8.5 s in one session's five, 1.1-3.7 s in the next one's).

@@ -48,6 +48,8 @@ export interface FaultInjectorOptions {
   /** Builds the actuator (tests inject failures here). Default capabilityActuator. */
   actuator?: (action: FaultAction, capabilities: Partial<CapabilityMap>) => FaultActuator;
   now?: () => number;
+  /** Awaited once, right before the first fault this injector applies (a run's fault phase spread). */
+  beforeFirstApply?: () => Promise<void>;
 }
 
 /** The deadline in ms from now: from the duration (plus a margin), else the default; never past the max. */
@@ -68,12 +70,14 @@ export function faultDeadlineMs(spec: Pick<FaultSpec, "durationMs" | "deadlineMs
 export class FaultInjector {
   readonly #options: FaultInjectorOptions;
   #count = 0;
+  #beforeFirstApply: (() => Promise<void>) | undefined;
 
   constructor(options: FaultInjectorOptions) {
     if (options.journal !== undefined && options.locator === undefined) {
       throw new RekindleError("INTERNAL", "a fault journal needs a locator to say how to revert");
     }
     this.#options = options;
+    this.#beforeFirstApply = options.beforeFirstApply;
   }
 
   #newId(): string {
@@ -127,6 +131,9 @@ export class FaultInjector {
   /** begin, then apply to `nodes`: a failure on any node reverts every node hit and rethrows. */
   async inject(spec: FaultSpec & { nodes: readonly string[] } & ApplyOptions): Promise<FaultHandle> {
     const handle = await this.begin({ ...spec, nodesHint: spec.nodesHint ?? spec.nodes });
+    const before = this.#beforeFirstApply;
+    this.#beforeFirstApply = undefined;
+    await before?.();
     await handle.apply(spec.nodes, spec.concurrent === true ? { concurrent: true } : {});
     return handle;
   }

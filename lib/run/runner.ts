@@ -12,7 +12,7 @@ import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.j
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
 import type { FaultRailsRequest } from "../cluster/existing-rails.js";
-import { checkFaultPhaseSpread } from "./fault-phase.js";
+import { checkFaultPhaseSpread } from "../fault/phase-spread.js";
 import { checkRunRails } from "./run-rails.js";
 import { checkSimSize, scenarioWorkers, sizeChoice } from "./sim-size.js";
 import type { ExistingAgent } from "../cluster/existing.js";
@@ -70,7 +70,7 @@ export interface RunOptions {
   podsPerNode?: number;
   /** Runs of each scenario; default 1. */
   repeat?: number;
-  /** Before each run, a random wait below this (ms; fault-phase.ts says why). Default 0, at most 60 000. */
+  /** A random wait below this (ms) before each run's first fault (fault/phase-spread.ts). Default 0. */
   faultPhaseSpreadMs?: number;
   /** Default reports/<run-id>. */
   reportDir?: string;

@@ -10,8 +10,6 @@ import { runScenario, scenarioNeeds, type ScenarioDefinition } from "../scenario
 import { summaryExpected } from "../scenario/verdict.js";
 import { sourceOrCompiled } from "../util/fixtures.js";
 import type { Progress } from "../util/progress.js";
-import { sleep } from "../util/time.js";
-import { faultPhaseWaitMs } from "./fault-phase.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 import { VOLUME_WORKLOAD_ID } from "../workloads/node-loss-fixtures.js";
 
@@ -27,7 +25,7 @@ export interface RecordedScenario {
 export interface RunContext {
   cluster: ClusterUnderTest;
   repeat: number;
-  /** RunOptions.faultPhaseSpreadMs: a random wait below this before each run. */
+  /** RunOptions.faultPhaseSpreadMs: a random wait below this before each run's first fault. */
   phaseSpreadMs: number;
   progress: Progress;
   signal: AbortSignal;
@@ -121,26 +119,18 @@ function scenarioTest(
     }
     const failures: string[] = [];
     for (let i = 1; i <= repeat; i++) {
-      await spreadFaultPhase(context, definition.id);
       const result = await runScenario(definition, {
         cluster: context.cluster,
         namespace: scenarioNamespace(definition.id, i),
         progress: context.progress,
         signal: context.signal,
+        faultPhaseSpreadMs: context.phaseSpreadMs,
       });
       record(context, definition.id, result, summaryExpected(result.expected, result.checks), result.chart);
       if (result.outcome === "failed") failures.push(`run ${i}: ${result.error ?? "failed"}`);
     }
     if (failures.length > 0) throw new Error(failures.join("\n\n"));
   });
-}
-
-/** A random wait below RunOptions.faultPhaseSpreadMs, said in the log. */
-async function spreadFaultPhase(context: RunContext, id: string): Promise<void> {
-  if (context.phaseSpreadMs <= 0) return;
-  const waitMs = faultPhaseWaitMs(context.phaseSpreadMs);
-  context.progress.info(`${id}: waiting ${(waitMs / 1000).toFixed(1)}s first (fault phase spread)`);
-  await sleep(waitMs, context.signal);
 }
 
 /** The built-in families as scenario groups. */

@@ -204,6 +204,8 @@ export interface ScenarioRunOptions {
   namespace: string;
   progress?: Progress;
   signal?: AbortSignal;
+  /** A random wait below this (ms) right before the first fault (lib/fault/phase-spread.ts). Default 0. */
+  faultPhaseSpreadMs?: number;
 }
 
 export interface ScenarioResult extends ScenarioRun {
@@ -371,6 +373,7 @@ export async function runScenario<R extends NodeCapability>(
     recoveryOf: definition.recoveryOf,
     nominal: nominalWindows(expected),
     controllerTail: new LineTail(CONTROLLER_TAIL_LINES),
+    faultPhaseSpreadMs: options.faultPhaseSpreadMs ?? 0,
   };
   const ran = await runThenUndo(parts);
   const milestones = parts.timeline.observedUntil(ran.observedUntilMs);

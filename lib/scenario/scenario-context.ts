@@ -6,12 +6,13 @@ import { leaseRenewIntervalMs } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone, type NominalWindow } from "../expect/windows.js";
 import { ConfigMapJournal } from "../fault/journal.js";
 import { FaultInjector } from "../fault/injector.js";
+import { faultPhaseWaitMs } from "../fault/phase-spread.js";
 import type { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { LineTail } from "../util/line-tail.js";
 import type { Progress } from "../util/progress.js";
-import { waitUntil } from "../util/time.js";
+import { sleep, waitUntil } from "../util/time.js";
 import { withControllerTail } from "./controller-tail.js";
 import type { ExpectationInputs, ScenarioContext, ScenarioDefinition } from "./harness.js";
 import { startScenarioController } from "./scenario-controller.js";
@@ -39,6 +40,8 @@ export interface ScenarioContextParts<R extends NodeCapability> {
   nominal: readonly NominalWindow[];
   /** The in-process controllers' last lines: a milestone that never comes is often their decision. */
   controllerTail: LineTail;
+  /** A random wait below this (ms) right before the first fault (lib/fault/phase-spread.ts). */
+  faultPhaseSpreadMs: number;
 }
 
 /**
@@ -91,6 +94,12 @@ export function scenarioContext<R extends NodeCapability>(
       progress,
       ...(parts.given.faultRails ? { rails: parts.given.faultRails } : {}),
       ...(locator ? { locator, journal: ConfigMapJournal.forCluster(kc) } : {}),
+      ...(parts.faultPhaseSpreadMs > 0
+        ? {
+            beforeFirstApply: () =>
+              spreadFaultPhase(parts.definition.id, parts.faultPhaseSpreadMs, progress, signal),
+          }
+        : {}),
     }),
     faultStarts: (nodes) => {
       timeline.faultStarts(nodes);
@@ -117,4 +126,16 @@ export function scenarioContext<R extends NodeCapability>(
       await cluster.awaitNodeServing?.(node, signal);
     },
   };
+}
+
+/** A random wait below `spreadMs` before a run's first fault, said in the log. */
+async function spreadFaultPhase(
+  id: string,
+  spreadMs: number,
+  progress: Progress,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const waitMs = faultPhaseWaitMs(spreadMs);
+  progress.info(`${id}: waiting ${(waitMs / 1000).toFixed(1)}s before the fault (fault phase spread)`);
+  await sleep(waitMs, signal);
 }

@@ -54,6 +54,23 @@ describe("fault handles", () => {
     expect(partition.log).to.have.length(4);
   });
 
+  it("waits the run's phase spread once, after the undo is registered and before the first fault acts", async () => {
+    const partition = new FakePartition();
+    const undos = new Undos();
+    const injector = new FaultInjector({
+      capabilities: { partition },
+      runId: "run-1",
+      undo: undos,
+      beforeFirstApply: () => {
+        partition.log.push(`spread (undos ${undos.names.length})`);
+        return Promise.resolve();
+      },
+    });
+    await injector.inject({ action: { kind: "partition" }, nodes: ["w1"] });
+    await injector.inject({ action: { kind: "partition" }, nodes: ["w2"] });
+    expect(partition.log).to.deep.equal(["spread (undos 1)", "partition w1", "partition w2"]);
+  });
+
   it("registers the undo and writes the record before the first side effect, and each node as it is hit", async () => {
     const { partition, journal, undos, injector } = setup();
     let atFirstEffect: { undos: number; writes: number; log: number } | undefined;

@@ -2,7 +2,10 @@
 // about as long as each other, so without a random wait their faults fall at nearly the same phase
 // of every kubelet's 10 s status writes and Lease renewals: a repeat count then samples one phase,
 // not the field's spread (bench:recovery's five runs on one sim cluster: the new node's mount
-// waited 8.2-8.5 s in one session, 1.1-3.7 s in the next).
+// waited 8.2-8.5 s in one session, 1.1-3.7 s in the next). The wait comes right before the first
+// fault (FaultInjector's beforeFirstApply), not before the run: the controller scenarios wait for
+// every node to renew its Lease before they strike, which put eight runs spread before their start
+// back into three phases, one per node that renewed last.
 import { RekindleError } from "../errors.js";
 
 /** The most RunOptions.faultPhaseSpreadMs may be. */
