@@ -48,7 +48,7 @@ export interface FaultInjectorOptions {
   /** Builds the actuator (tests inject failures here). Default capabilityActuator. */
   actuator?: (action: FaultAction, capabilities: Partial<CapabilityMap>) => FaultActuator;
   now?: () => number;
-  /** Awaited once, right before the first fault this injector applies (a run's fault phase spread). */
+  /** Awaited once, right before the first fault inject() applies (a run's fault phase spread; begin() skips it). */
   beforeFirstApply?: () => Promise<void>;
 }
 
