@@ -220,14 +220,15 @@ function shutdownWindows(s: ScenarioSituation): RawWindow[] {
       SHUTDOWN_NOT_READY_MS,
       'the kubelet reports Ready=False "node is shutting down" before ending pods',
     ),
-    // The kubelet renews its Lease while its pods stop (1-2 s for the fixtures' on kind and the
-    // sim), so one renewal may follow NotReady, and the grace runs from it.
+    // The kubelet renews its Lease until its shutdown ends, and its shutdownGracePeriod bounds
+    // the shutdown (both pod groups), so the last renewal may come that much after NotReady; the
+    // grace runs from it.
     raw(
       "node-ready-unknown",
       "node-not-ready",
       k.graceMs,
-      k.graceMs + k.renewMs + 2 * k.periodMs,
-      `the NotReady status was the kubelet's last status; its Lease, renewed until its pods ended (up to ${k.renewMs} ms more), goes silent: Unknown after --node-monitor-grace-period (${k.graceMs} ms), seen at a monitor pass`,
+      k.graceMs + s.eviction.shutdownGracePeriodMs + 2 * k.periodMs,
+      `the NotReady status was the kubelet's last status; its Lease, renewed until the shutdown ended (within shutdownGracePeriod, ${s.eviction.shutdownGracePeriodMs} ms), goes silent: Unknown after --node-monitor-grace-period (${k.graceMs} ms), seen at a monitor pass`,
     ),
     ...(s.controller ? noFence("a gracefully shut down node releases its workloads itself") : []),
   ];

@@ -1,7 +1,7 @@
 // Fault handles over a fake capability: registered and journalled before the first side effect,
 // a failure half-way reverts every node hit, revert is idempotent, dispose reverts.
 import { expect } from "chai";
-import { FaultInjector, faultDeadlineMs } from "../../lib/fault/injector.js";
+import { FaultInjector, faultDeadlineMs, type FaultInjectorOptions } from "../../lib/fault/injector.js";
 import { FAULT_DEADLINES } from "../../lib/fault/types.js";
 import { rekindleRejection, rekindleThrow } from "../support/assertions.js";
 import { FakePartition, MemoryJournal } from "../support/fake-fault.js";
@@ -18,11 +18,12 @@ class Undos {
   }
 }
 
-function setup() {
+function setup(extra: Partial<FaultInjectorOptions> = {}) {
   const partition = new FakePartition();
   const journal = new MemoryJournal();
   const undos = new Undos();
   const injector = new FaultInjector({
+    ...extra,
     capabilities: { partition },
     runId: "run-1",
     undo: undos,
@@ -55,12 +56,7 @@ describe("fault handles", () => {
   });
 
   it("waits the run's phase spread once, after the undo is registered and before the first fault acts", async () => {
-    const partition = new FakePartition();
-    const undos = new Undos();
-    const injector = new FaultInjector({
-      capabilities: { partition },
-      runId: "run-1",
-      undo: undos,
+    const { partition, undos, injector } = setup({
       beforeFirstApply: () => {
         partition.log.push(`spread (undos ${undos.names.length})`);
         return Promise.resolve();

@@ -174,12 +174,24 @@ export async function startSimNodes(
  */
 export async function silenceSimNode(session: SimSession, nodeName: string): Promise<void> {
   session.reload();
-  const node = session.node(nodeName);
+  await freezeKwok(session, session.node(nodeName), "shut down", { runningOnly: true });
+}
+
+/**
+ * Freezes the node's kwok: SIGSTOP, or its shared kwok lets go of it. CONFLICT, saying it cannot
+ * `what`, when there is none to freeze (or, `runningOnly`, the node is not recorded running).
+ */
+async function freezeKwok(
+  session: SimSession,
+  node: SimNodeState,
+  what: string,
+  options: { runningOnly?: boolean } = {},
+): Promise<void> {
   const cannot = () =>
-    new RekindleError("CONFLICT", `node ${nodeName} cannot shut down: it is ${node.power}`, {
-      hint: `start it first: rekindle sim node start ${nodeName}`,
+    new RekindleError("CONFLICT", `node ${node.name} cannot ${what}: it is ${node.power}`, {
+      hint: `start it first: rekindle sim node start ${node.name}`,
     });
-  if (node.power !== "running") throw cannot();
+  if ((node.group !== undefined || options.runningOnly === true) && node.power !== "running") throw cannot();
   if (node.group !== undefined) await setGroupLabel(session, node, null);
   else if (!node.process || !signalDaemon(node.process, "SIGSTOP")) throw cannot();
 }
@@ -188,16 +200,7 @@ export async function silenceSimNode(session: SimSession, nodeName: string): Pro
 export async function partitionSimNode(session: SimSession, nodeName: string): Promise<void> {
   session.reload();
   const node = session.node(nodeName);
-  const cannot = () =>
-    new RekindleError("CONFLICT", `node ${nodeName} cannot be partitioned: it is ${node.power}`, {
-      hint: `start it first: rekindle sim node start ${nodeName}`,
-    });
-  if (node.group !== undefined) {
-    if (node.power !== "running") throw cannot();
-    await setGroupLabel(session, node, null);
-  } else if (!node.process || !signalDaemon(node.process, "SIGSTOP")) {
-    throw cannot();
-  }
+  await freezeKwok(session, node, "be partitioned");
   session.commitNode(nodeName, (n) => {
     n.power = "partitioned";
   });

@@ -25,7 +25,8 @@ import { renewNodeLeaseUntil } from "./lease-renewal.js";
 export const SHUTDOWN_NOTICE_MS = 600;
 /**
  * A container's stop by the runtime, and the unmount of a pod's volumes on top: on kind the fixture
- * pods ended 0.9 s (no volume) to 1.6 s (a PVC) after the node said it was shutting down.
+ * pods ended 0.9 s (no volume) to 1.6 s (a PVC) after the node said it was shutting down (p50s of
+ * 3 runs each, docs/calibration.md).
  */
 export const CONTAINER_STOP_MS = 1_000;
 export const VOLUME_UNMOUNT_MS = 500;
