@@ -12,6 +12,7 @@ import { boundedKubeConfig } from "../kube/bounded-client.js";
 import { k8s, isConflict, isNotFound } from "../kube/client.js";
 import { clockFrom, type Clock } from "../util/clock.js";
 import { sleep } from "../util/time.js";
+import { formatMicroTime } from "../kube/micro-time.js";
 
 /** The leader election Lease's name unless options.name says otherwise. */
 export const DEFAULT_LEADER_LEASE = "rekindle-controller";
@@ -45,11 +46,6 @@ interface LeaseJson {
     acquireTime?: string;
     leaseTransitions?: number;
   };
-}
-
-/** metav1.MicroTime: RFC 3339 with exactly six fractional digits. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
 export class LeaderElector {
@@ -144,7 +140,7 @@ export class LeaderElector {
     const name = this.#options.name ?? DEFAULT_LEADER_LEASE;
     const durationSeconds = Math.ceil(this.#leaseDurationMs / 1000);
     const startedAt = this.#now();
-    const now = microTime(this.#clock.wallMs());
+    const now = formatMicroTime(this.#clock.wallMs());
     // Leases go through the generic object endpoints as plain JSON: client-node's typed Lease API
     // writes millisecond timestamps, which the apiserver refuses for MicroTime fields.
     const api = kc.makeApiClient(k8s.CustomObjectsApi);

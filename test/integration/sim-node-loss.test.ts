@@ -5,6 +5,7 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SIM_CSI_DRIVER, SimCluster } from "../../lib/cluster/sim/cluster.js";
+import { SIM_NODE_BOOT_MS } from "../../lib/cluster/sim/node-power.js";
 import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
 import {
   hasTaint,
@@ -238,7 +239,19 @@ describe("sim provider: node loss on a real control plane (fast profile)", funct
   });
 
   it("returns the node to Ready when it starts again, and the taint can be lifted", async function () {
-    await cluster!.startNode(lostNode);
+    // A powered-off node boots before its kubelet (here, its kwok) runs, as a kind node does.
+    const powerOnAt = Date.now();
+    const started = cluster!.startNode(lostNode);
+    await sleep(SIM_NODE_BOOT_MS / 2);
+    expect(
+      SimCluster.open(cluster!.layout.root).nodeRunning(lostNode),
+      "running halfway through its boot",
+    ).to.equal(false);
+    await started;
+    expect(Date.now() - powerOnAt).to.be.at.least(SIM_NODE_BOOT_MS);
+    expect(SimCluster.open(cluster!.layout.root).nodeRunning(lostNode), "running once started").to.equal(
+      true,
+    );
     await pollUntil(
       async () => (nodeConditionStatus(await readNode(kc, lostNode), "Ready") === "True" ? true : undefined),
       {

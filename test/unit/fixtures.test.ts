@@ -17,6 +17,7 @@ const SUBSTITUTIONS = {
   KUBELET_VERSION: "v1.34.4",
   KWOK_VERSION: "v0.8.0",
   POD_START_MS: "1000",
+  POD_START_MAX_MS: "1800",
   ATTACH_MS: "500",
   NODE: "worker-1",
   STORAGE_CLASS: "rekindle-sim",

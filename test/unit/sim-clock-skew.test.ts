@@ -2,7 +2,6 @@ import { expect } from "chai";
 import {
   admissionResponse,
   clockWebhookConfiguration,
-  formatMicroTime,
   leasePatch,
   nodeStatusPatch,
   parseSkewPath,
@@ -10,6 +9,7 @@ import {
   skewPath,
   type ClockSkew,
 } from "../../lib/cluster/sim/clock-skew.js";
+import { formatMicroTime } from "../../lib/kube/micro-time.js";
 import { validateClockSkew } from "../../lib/cluster/sim/clock-webhook.js";
 import { RekindleError } from "../../lib/errors.js";
 
@@ -18,7 +18,7 @@ const STEPPED: ClockSkew = { offsetMs: -30_000, step: true };
 
 describe("sim clock skew (what the webhook writes)", function () {
   it("writes MicroTime with exactly six fractional digits, keeping kwok's microseconds", function () {
-    expect(formatMicroTime({ ms: Date.parse("2026-01-02T03:04:05.120Z"), micros: 7 })).to.equal(
+    expect(formatMicroTime(Date.parse("2026-01-02T03:04:05.120Z"), 7)).to.equal(
       "2026-01-02T03:04:05.120007Z",
     );
     expect(skewedRenewTime("2026-01-02T03:04:35.123456Z", undefined, STEPPED)).to.equal(

@@ -175,3 +175,81 @@ describe("sim kubelet volume managers: volumesInUse at the status cadence, mount
     expect(statusWrites.filter((w) => w.node === DEAD)).to.deep.equal([]);
   });
 });
+
+describe("sim kubelet status writes: the Ready heartbeat of nodes that report at every write", function () {
+  this.timeout(20_000);
+  const REPORTING = "worker-1";
+  const QUIET = "worker-3";
+  let api: FakeApiServer;
+  let kubelets: SimKubeletVolumes;
+  const writes: { node: string; contentType: string; status: Record<string, unknown> }[] = [];
+
+  before(async function () {
+    const localPod = (name: string, node: string): k8s.V1Pod => ({
+      metadata: { name, namespace: "ns" },
+      spec: { nodeName: node, containers: [{ name: "c", image: "pause" }] },
+      status: { phase: "Running" },
+    });
+    api = await startFakeApiServer({
+      "GET /api/v1/pods": () => list("PodList", [localPod("a", REPORTING), localPod("b", QUIET)]),
+      "GET /apis/storage.k8s.io/v1/volumeattachments": () => list("VolumeAttachmentList", []),
+      "GET /api/v1/persistentvolumeclaims": () => list("PersistentVolumeClaimList", []),
+      "GET /api/v1/persistentvolumes": () => list("PersistentVolumeList", []),
+      ...Object.fromEntries(
+        [REPORTING, QUIET].flatMap((node) => [
+          [
+            `GET /api/v1/nodes/${node}/status`,
+            () => ({ body: { kind: "Node", apiVersion: "v1", metadata: { name: node }, status: {} } }),
+          ],
+          [
+            `PATCH /api/v1/nodes/${node}/status`,
+            (req: NodeJS.ReadableStream & { headers: Record<string, string | undefined> }) => {
+              const contentType = req.headers["content-type"] ?? "";
+              void readBody(req).then((body) => {
+                const status = (body as { status?: Record<string, unknown> }).status ?? {};
+                writes.push({ node, contentType, status });
+              });
+              return { body: { kind: "Node", apiVersion: "v1", metadata: { name: node } } };
+            },
+          ],
+        ]),
+      ),
+    });
+    kubelets = new SimKubeletVolumes({
+      kc: api.kc,
+      driver: DRIVER,
+      statusIntervalMs: STATUS_INTERVAL_MS,
+      isLive: () => true,
+      reportsHeartbeat: (node) => node === REPORTING,
+    });
+    await kubelets.start();
+    await sleep(3 * STATUS_INTERVAL_MS + 300);
+  });
+
+  after(async function () {
+    await kubelets.stop();
+    await api.close();
+  });
+
+  it("refreshes Ready's lastHeartbeatTime at each status write, merged by type, with nothing else changed", function () {
+    const reported = writes.filter((w) => w.node === REPORTING);
+    expect(reported.length).to.be.within(2, 4);
+    for (const w of reported) {
+      expect(w.contentType).to.include("strategic-merge-patch");
+      expect(Object.keys(w.status)).to.deep.equal(["conditions"]);
+      const [condition, ...others] = w.status.conditions as { type: string; lastHeartbeatTime: string }[];
+      expect(others).to.deep.equal([]);
+      expect(condition?.type).to.equal("Ready");
+      expect(Date.now() - Date.parse(condition?.lastHeartbeatTime ?? "")).to.be.below(5 * STATUS_INTERVAL_MS);
+    }
+    const beats = reported.map((w) =>
+      Date.parse((w.status.conditions as { lastHeartbeatTime: string }[])[0]!.lastHeartbeatTime),
+    );
+    expect(beats).to.deep.equal([...beats].sort((a, b) => a - b));
+    expect(new Set(beats).size).to.equal(beats.length);
+  });
+
+  it("writes nothing for a node that reports only changes while nothing changed", function () {
+    expect(writes.filter((w) => w.node === QUIET)).to.deep.equal([]);
+  });
+});

@@ -137,7 +137,9 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
     name: "write kwok stages",
     run({ session, options }) {
       writeKwokStages(kwokStageFiles(session.layout), session.state.binaries.versions, options);
-      return Promise.resolve(`pod start ${options.podStartMs} ms, attach ${options.attachMs} ms`);
+      return Promise.resolve(
+        `pod start ${options.podStartMs}${options.podStartSpreadMs > 0 ? `–${options.podStartMs + options.podStartSpreadMs}` : ""} ms, attach ${options.attachMs} ms`,
+      );
     },
   },
   SIM_WORKER_BOOT_STEPS.register,

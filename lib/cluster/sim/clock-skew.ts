@@ -18,6 +18,7 @@
 //
 // Everything here is pure: the webhook's answers and its configuration object.
 import type { k8s } from "../../kube/client.js";
+import { formatMicroTime } from "../../kube/micro-time.js";
 
 export interface ClockSkew {
   /** How far the node's clock is from the true time: negative behind, positive ahead. */
@@ -55,12 +56,6 @@ function parseInstant(text: string): Instant | undefined {
   return { ms: seconds + Math.floor(micros / 1000), micros: micros % 1000 };
 }
 
-/** MicroTime as the apiserver writes it: UTC, exactly six fractional digits. */
-export function formatMicroTime(instant: Instant): string {
-  const iso = new Date(instant.ms).toISOString(); // …:05.123Z
-  return `${iso.slice(0, -1)}${String(instant.micros).padStart(3, "0")}Z`;
-}
-
 /** metav1.Time: whole seconds, UTC. */
 function formatTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -84,9 +79,9 @@ export function skewedRenewTime(
   const shifted: Instant = { ms: raw.ms + skew.offsetMs, micros: raw.micros };
   const previous = stored === undefined ? undefined : parseInstant(stored);
   if (!skew.step && previous && compare(shifted, previous) <= 0) {
-    return formatMicroTime({ ms: previous.ms + 1, micros: previous.micros });
+    return formatMicroTime(previous.ms + 1, previous.micros);
   }
-  return formatMicroTime(shifted);
+  return formatMicroTime(shifted.ms, shifted.micros);
 }
 
 /** One RFC 6902 operation, as admission webhooks answer with. */

@@ -196,7 +196,11 @@ export class SimCluster implements AsyncDisposable {
     await this.#stops.add(nodeName);
   }
 
-  /** The node comes back: a fresh kwok process, its Lease holder cleared so it renews at once (calls made together run as one startNodes). */
+  /**
+   * The node comes back: a powered-off node boots (SIM_NODE_BOOT_MS), then a fresh kwok process
+   * plays it, its Lease holder cleared so it renews at once (calls made together run as one
+   * startNodes, booting together).
+   */
   async startNode(nodeName: string): Promise<void> {
     await this.#starts.add(nodeName);
   }
@@ -210,7 +214,7 @@ export class SimCluster implements AsyncDisposable {
     await stopSimNodes(this.#session, nodeNames, options);
   }
 
-  /** Several nodes come back at once (startNode for each; shared-kwok nodes batched as stopNodes). */
+  /** Several nodes come back at once (one boot for all; shared-kwok nodes batched as stopNodes). */
   async startNodes(nodeNames: readonly string[], options?: NodeBatchOptions): Promise<void> {
     await startSimNodes(this.#session, nodeNames, options);
   }

@@ -42,7 +42,7 @@ if (!Number.isFinite(statusIntervalMs) || statusIntervalMs <= 0) {
 
 /** How long a computed set of live nodes is used while the state file is unchanged. */
 const LIVE_NODES_MAX_AGE_MS = 2000;
-let live: { version: string; at: number; nodes: Set<string> } | undefined;
+let live: { version: string; at: number; nodes: Set<string>; ownKwok: Set<string> } | undefined;
 
 /**
  * Nodes whose kwok process runs and is not frozen: the only kubelets that can report anything.
@@ -50,25 +50,43 @@ let live: { version: string; at: number; nodes: Set<string> } | undefined;
  * after LIVE_NODES_MAX_AGE_MS (a kwok that died by itself); asked for every pod on a large cluster.
  */
 function isLive(node: string): boolean {
-  if (!stateFile) return false;
+  return liveNodes()?.nodes.has(node) ?? false;
+}
+
+/**
+ * Live nodes with their own kwok report their status at every write (kind-config.yaml's kubelets
+ * do); fleet nodes in shared kwoks keep the upstream default, reporting only changes: a thousand
+ * heartbeats every 10 s would load the sim's API server as no scenario needs.
+ */
+function reportsHeartbeat(node: string): boolean {
+  return liveNodes()?.ownKwok.has(node) ?? false;
+}
+
+function liveNodes(): typeof live {
+  if (!stateFile) return undefined;
   const stat = statSync(stateFile, { throwIfNoEntry: false });
-  if (!stat) return false;
+  if (!stat) return undefined;
   const version = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
   const now = Date.now();
   if (live?.version !== version || now - live.at > LIVE_NODES_MAX_AGE_MS) {
     try {
       const state = readSimState(stateFile);
       const nodes = state.nodes.filter((n) => n.power === "running" && nodeProcessRunning(state, n));
-      live = { version, at: now, nodes: new Set(nodes.map((n) => n.name)) };
+      live = {
+        version,
+        at: now,
+        nodes: new Set(nodes.map((n) => n.name)),
+        ownKwok: new Set(nodes.filter((n) => n.group === undefined).map((n) => n.name)),
+      };
     } catch {
-      return live?.nodes.has(node) ?? false; // Mid-rename: the last answer.
+      return live; // Mid-rename: the last answer.
     }
   }
-  return live.nodes.has(node);
+  return live;
 }
 
 const kubelets = stateFile
-  ? new SimKubeletVolumes({ kc, driver: values.driver, statusIntervalMs, isLive, log })
+  ? new SimKubeletVolumes({ kc, driver: values.driver, statusIntervalMs, isLive, reportsHeartbeat, log })
   : undefined;
 controller.signal.addEventListener("abort", () => {
   void kubelets?.stop();

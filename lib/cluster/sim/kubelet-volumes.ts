@@ -2,6 +2,10 @@
 // - every live node writes status.volumesInUse (the CSI volumes of its pods that have not ended)
 //   at its node-status cadence, each node at its own phase, as a kubelet's status write does; a
 //   stopped or partitioned node's last report stays, as a dead kubelet's does;
+// - a node whose kubelet reports at every status write (reportsHeartbeat) also refreshes its Ready
+//   condition's lastHeartbeatTime there, as a kubelet whose nodeStatusReportFrequency equals its
+//   update cadence does: the node lifecycle controller counts that heartbeat as a sign of life
+//   like a Lease renewal, so a lost node goes Unknown a grace period after the later of the two;
 // - a pending pod with PVC volumes on a live node is marked mountable (VOLUMES_ATTACHED_ANNOTATION,
 //   which KWOK's pod Stage waits for) at the reconciler's first look (every 100 ms) that finds
 //   every claim bound and every attachable volume both reported in use by the node and attached to
@@ -25,6 +29,13 @@ export interface SimKubeletVolumesOptions {
   statusIntervalMs: number;
   /** Whether the node's kubelet runs now (its kwok runs and is not frozen). */
   isLive: (node: string) => boolean;
+  /**
+   * Whether the node's kubelet reports its status at every write, unchanged or not, refreshing its
+   * Ready condition's heartbeat (a kubelet whose nodeStatusUpdateFrequency is set explicitly, as
+   * kind-config.yaml's is, reports at that cadence). Default: none do (the upstream default reports
+   * an unchanged status every 5 minutes, which the sim leaves out).
+   */
+  reportsHeartbeat?: (node: string) => boolean;
   log?: (message: string) => void;
   /** Wall clock, ms (test seam). Default Date.now. */
   now?: () => number;
@@ -218,7 +229,10 @@ export class SimKubeletVolumes {
     this.#statusTimers.set(node, timer);
   }
 
-  /** One status write of `node`'s kubelet: its volumesInUse, if it runs and the list changed. */
+  /**
+   * One status write of `node`'s kubelet: its volumesInUse if the list changed, and its Ready
+   * heartbeat if it reports at every write; nothing when it does not run.
+   */
   async #writeStatus(node: string): Promise<void> {
     if (this.#stopped) return;
     if (!this.#options.isLive(node)) {
@@ -238,20 +252,24 @@ export class SimKubeletVolumes {
         this.#reports.set(node, report);
       }
       const volumes = this.#inUse(node);
-      if (sameList(report, volumes)) {
-        // The kubelet's status write happened; nothing in it changed.
-        this.#wroteSinceStart.add(node);
-        return;
+      const changed = !sameList(report, volumes);
+      const heartbeat = this.#options.reportsHeartbeat?.(node) === true;
+      if (changed || heartbeat) {
+        // Strategic merge: conditions merge by type, so only Ready's heartbeat moves.
+        const status: StatusPatch = {
+          ...(changed ? { volumesInUse: volumes } : {}),
+          ...(heartbeat ? { conditions: [readyHeartbeat(new Date(this.#now()))] } : {}),
+        };
+        await core.patchNodeStatus(
+          { name: node, body: { status } },
+          k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch),
+        );
       }
-      await core.patchNodeStatus(
-        { name: node, body: { status: { volumesInUse: volumes } } },
-        k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-      );
       this.#reports.set(node, volumes);
       this.#wroteSinceStart.add(node);
-      this.#log(`node ${node}: volumesInUse [${volumes.join(", ")}]`);
+      if (changed) this.#log(`node ${node}: volumesInUse [${volumes.join(", ")}]`);
     } catch (error) {
-      if (!isNotFound(error)) this.#log(`node ${node}: volumesInUse not written: ${errorMessage(error)}`);
+      if (!isNotFound(error)) this.#log(`node ${node}: status not written: ${errorMessage(error)}`);
     }
   }
 
@@ -272,6 +290,20 @@ function needsMount(pod: k8s.V1Pod): boolean {
     pod.metadata?.annotations?.[VOLUMES_ATTACHED_ANNOTATION] !== "true" &&
     claimNames(pod).length > 0
   );
+}
+
+/** A node status patch of the fields a kubelet's status write moves here. */
+interface StatusPatch {
+  volumesInUse?: string[];
+  conditions?: { type: string; lastHeartbeatTime: string }[];
+}
+
+/**
+ * Ready's heartbeat alone, merged by type into the node's own Ready condition (which kwok wrote
+ * when it made the node Ready; a status write only comes for a node with pods bound, after that).
+ */
+function readyHeartbeat(at: Date): { type: string; lastHeartbeatTime: string } {
+  return { type: "Ready", lastHeartbeatTime: at.toISOString() };
 }
 
 function nameAndNamespace(key: string): [string, string] {

@@ -28,12 +28,13 @@ function fixture(name: string, substitutions: Record<string, string>): string {
 export function writeKwokStages(
   files: KwokStageFiles,
   versions: SimVersions,
-  latencies: { podStartMs: number; attachMs: number },
+  latencies: { podStartMs: number; podStartSpreadMs: number; attachMs: number },
 ): void {
   const substitutions = {
     KUBELET_VERSION: versions.kubernetes,
     KWOK_VERSION: versions.kwok,
     POD_START_MS: String(latencies.podStartMs),
+    POD_START_MAX_MS: String(latencies.podStartMs + latencies.podStartSpreadMs),
     ATTACH_MS: String(latencies.attachMs),
     CSI_DRIVER: SIM_CSI_DRIVER,
   };

@@ -6,7 +6,7 @@
 import { isNotFound, k8s } from "../../kube/client.js";
 import { sleep } from "../../util/time.js";
 import { leaseRenewIntervalMs } from "../profiles.js";
-import { formatMicroTime } from "./clock-skew.js";
+import { formatMicroTime } from "../../kube/micro-time.js";
 
 const NODE_LEASE_NAMESPACE = "kube-node-lease";
 
@@ -51,7 +51,7 @@ export async function renewNodeLeaseUntil(
       {
         name: nodeName,
         namespace: NODE_LEASE_NAMESPACE,
-        body: { spec: { renewTime: formatMicroTime({ ms: Date.now(), micros: 0 }) } },
+        body: { spec: { renewTime: formatMicroTime(Date.now()) } },
       },
       k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
     );

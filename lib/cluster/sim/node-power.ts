@@ -6,6 +6,7 @@ import { RekindleError } from "../../errors.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { forEachBounded } from "../../util/bounded-parallel.js";
 import { nameList } from "../../util/name-list.js";
+import { sleep } from "../../util/time.js";
 import { untrackProcess } from "../../util/cleanup.js";
 import { isDaemonRunning, signalDaemon } from "../../util/daemon.js";
 import { SIM_KWOK_GROUP_LABEL } from "./kwok-groups.js";
@@ -14,6 +15,15 @@ import type { SimNodeState } from "./state.js";
 
 /** How many Node label patches a batch stop or start of shared-kwok nodes has under way at once. */
 const BATCH_PATCHES = 16;
+
+/**
+ * From a powered-off node's power-on to its kwok starting: the boot before a kubelet runs (firmware,
+ * systemd, containerd). On kind a node was Ready 2.6–3.1 s after the power-on request (docker start,
+ * then systemd; partition/healed-after-fence, 5 runs, 2026-11-26); a fresh kwok posts Ready about
+ * 2 s after it starts, so without this wait the sim's nodes came back a second earlier than kind's.
+ * Nodes powered on together boot together.
+ */
+export const SIM_NODE_BOOT_MS = 1_000;
 
 /** Options of a batch stop or start. */
 export interface NodeBatchOptions {
@@ -101,6 +111,13 @@ async function changeInBatch(
   }
 }
 
+/** Off, not frozen: a partitioned node is on (healSimNode), a stopped one needs a boot. */
+function isPoweredOff(node: SimNodeState): boolean {
+  if (node.power === "partitioned") return false;
+  if (node.group !== undefined) return node.power === "stopped";
+  return !(node.process && isDaemonRunning(node.process));
+}
+
 /**
  * The node comes back: a fresh kwok process, or its shared kwok's label again. A real kubelet
  * keeps its Lease identity across restarts; a fresh kwok draws a new one, so the stale holder is
@@ -135,10 +152,10 @@ export async function startSimNode(session: SimSession, nodeName: string): Promi
 }
 
 /**
- * Several nodes come back at once: stopped shared-kwok nodes get their label again BATCH_PATCHES at
- * once with the state file written once; every other node (its own kwok, or partitioned) as
- * startSimNode, one after another. Names are checked first; the first failure is thrown after
- * the changes made are recorded.
+ * Several nodes come back at once: the powered-off ones boot together (SIM_NODE_BOOT_MS), then
+ * stopped shared-kwok nodes get their label again BATCH_PATCHES at once with the state file written
+ * once; every other node (its own kwok, or partitioned) as startSimNode, one after another. Names
+ * are checked first; the first failure is thrown after the changes made are recorded.
  */
 export async function startSimNodes(
   session: SimSession,
@@ -146,6 +163,14 @@ export async function startSimNodes(
   options: NodeBatchOptions = {},
 ): Promise<void> {
   session.reload();
+  const poweredOff = nodeNames.filter((name) => isPoweredOff(session.node(name)));
+  if (poweredOff.length > 0) {
+    session.progress.info(
+      `${nameList(poweredOff)}: powered on, booting (${SIM_NODE_BOOT_MS / 1000}s before the kubelet runs)`,
+    );
+    await sleep(SIM_NODE_BOOT_MS);
+    session.reload();
+  }
   const nodes = nodeNames.map((name) => session.node(name));
   const grouped = nodes.filter((n) => n.group !== undefined && n.power === "stopped");
   await changeInBatch(session, grouped, {

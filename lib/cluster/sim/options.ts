@@ -11,6 +11,8 @@ import { SIM_MAX_WORKERS } from "./addresses.js";
 
 /** Zones are named zone-a … zone-z. */
 export const SIM_MAX_ZONES = 26;
+/** The longest simulated latency a caller may ask for (a minute). */
+const MAX_LATENCY_MS = 60_000;
 /** Up to this many workers, every worker has its own kwok by default (the layout of every suite). */
 export const SIM_DEDICATED_UP_TO = 100;
 /** Above SIM_DEDICATED_UP_TO workers, this many (the first) keep their own kwok by default. */
@@ -20,8 +22,14 @@ export const SIM_DEFAULT_NODES_PER_KWOK = 500;
 /** Filler pods per fleet node: at most what a node holds (110) less room for DaemonSet pods. */
 export const SIM_MAX_PODS_PER_NODE = 100;
 
-/** Simulated container start and CSI attach latency unless SimClusterOptions say otherwise. */
-export const SIM_DEFAULT_LATENCIES = { podStartMs: 1000, attachMs: 500 } as const;
+/**
+ * Simulated container start (at least podStartMs, at most podStartSpreadMs more, drawn per pod) and
+ * CSI attach latency unless SimClusterOptions say otherwise. Container start as kind's containerd
+ * measured it (fast profile, 5 runs each, 2026-11-26): a replacement pod ran 0.6–1.0 s after it
+ * was created for the Deployment, 0.9–1.6 s for the StatefulSet without a volume
+ * (docs/calibration.md).
+ */
+export const SIM_DEFAULT_LATENCIES = { podStartMs: 800, podStartSpreadMs: 600, attachMs: 500 } as const;
 
 /**
  * The latencies the expected timelines assume on a sim of the default latencies whose kubelets
@@ -31,7 +39,8 @@ export const SIM_DEFAULT_LATENCIES = { podStartMs: 1000, attachMs: 500 } as cons
 export function simProviderLatencies(
   kubelet: Pick<EvictionSettings, "statusUpdateIntervalMs">,
 ): ProviderLatencies {
-  return { ...SIM_DEFAULT_LATENCIES, attachSeenMs: worstAttachSeenMs(kubelet.statusUpdateIntervalMs) };
+  const { podStartMs, attachMs } = SIM_DEFAULT_LATENCIES;
+  return { podStartMs, attachMs, attachSeenMs: worstAttachSeenMs(kubelet.statusUpdateIntervalMs) };
 }
 
 export interface SimClusterOptions {
@@ -57,8 +66,13 @@ export interface SimClusterOptions {
   root?: string;
   /** Prebuilt binaries. Default: the build cache, building what is missing. */
   binaries?: SimBinaries;
-  /** Simulated container start latency. Default 1000 ms. */
+  /** Simulated container start latency, the least a pod's containers take. Default SIM_DEFAULT_LATENCIES. */
   podStartMs?: number;
+  /**
+   * How much longer than podStartMs a container start may take, drawn uniformly per pod (0: always
+   * podStartMs). Default SIM_DEFAULT_LATENCIES. The expected timelines allow 1 s after podStartMs.
+   */
+  podStartSpreadMs?: number;
   /** Simulated attach latency of the CSI attacher. Default 500 ms. */
   attachMs?: number;
   /**
@@ -80,6 +94,7 @@ export interface ValidatedSimOptions {
   podsPerNode: number;
   profile: TimingProfile;
   podStartMs: number;
+  podStartSpreadMs: number;
   attachMs: number;
 }
 
@@ -120,6 +135,10 @@ export function validateSimOptions(options: SimClusterOptions): ValidatedSimOpti
   wholeNumber("nodes per shared kwok", nodesPerKwok, 1, SIM_MAX_WORKERS);
   const podsPerNode = options.podsPerNode ?? 0;
   wholeNumber("filler pods per node", podsPerNode, 0, SIM_MAX_PODS_PER_NODE);
+  const podStartMs = options.podStartMs ?? SIM_DEFAULT_LATENCIES.podStartMs;
+  wholeNumber("container start (ms)", podStartMs, 0, MAX_LATENCY_MS);
+  const podStartSpreadMs = options.podStartSpreadMs ?? SIM_DEFAULT_LATENCIES.podStartSpreadMs;
+  wholeNumber("container start spread (ms)", podStartSpreadMs, 0, MAX_LATENCY_MS);
   return {
     name,
     workers,
@@ -128,7 +147,8 @@ export function validateSimOptions(options: SimClusterOptions): ValidatedSimOpti
     nodesPerKwok,
     podsPerNode,
     profile: options.profile ?? TIMING_PROFILES.default,
-    podStartMs: options.podStartMs ?? SIM_DEFAULT_LATENCIES.podStartMs,
+    podStartMs,
+    podStartSpreadMs,
     attachMs: options.attachMs ?? SIM_DEFAULT_LATENCIES.attachMs,
   };
 }
