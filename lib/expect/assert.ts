@@ -27,9 +27,12 @@ const RETRY_DELAYED = /^(.+):(replacement-running|replacement-ready|recovered)$/
  * A replacement whose volume setup hit a known race of a real cluster (`<workload>:kubelet-retry`,
  * see volume-warnings.ts) starts one kubelet pod-worker backoff later: that workload's later pod
  * milestones get the backoff's maximum on top of their window. Only if the retry can have caused
- * the lateness: the error came after the window's anchor and at least the backoff's minimum before
- * the milestone (the kubelet does not try the pod again sooner, so a milestone within that minimum
- * of the error was not delayed by it). Nothing else is ever widened, and the check says why it was.
+ * the lateness: the retry was still pending at the window's anchor (the error came less than the
+ * backoff's maximum before it: on kind the kubelet can fail the replacement's first sync before
+ * the volume's attach, the anchor, and retry only after it, 2026-11-26) and the error came at
+ * least the backoff's minimum before the milestone (the kubelet does not try the pod again sooner,
+ * so a milestone within that minimum of the error was not delayed by it). Nothing else is ever
+ * widened, and the check says why it was.
  */
 function retryAllowance(
   name: string,
@@ -40,7 +43,7 @@ function retryAllowance(
   const workload = RETRY_DELAYED.exec(name)?.[1];
   if (workload === undefined) return undefined;
   const retryMs = at.get(`${workload}:kubelet-retry`);
-  if (retryMs === undefined || retryMs < anchorMs) return undefined;
+  if (retryMs === undefined || retryMs + KUBELET_POD_RETRY_MAX_MS <= anchorMs) return undefined;
   if (actualMs - retryMs < KUBELET_POD_RETRY_MIN_MS) return undefined;
   return {
     extraMs: KUBELET_POD_RETRY_MAX_MS,

@@ -5,7 +5,7 @@
 // (summary.json with `parallel`, junit.xml, sign-off, charts, allure-results and the Allure HTML),
 // and the run exits as a serial run would.
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { ensureSimBinaries } from "../build/sim-binaries.js";
 import { RekindleError } from "../errors.js";
 import { joinParallelSummaries, chartsOf, type SlotRun } from "../report/parallel-join.js";
@@ -160,7 +160,7 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
   );
   const runId = newRunId();
   const startedAt = new Date().toISOString();
-  const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);
+  const reportDir = resolve(options.reportDir ?? join(PROJECT_ROOT, "reports", runId));
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
   if (v.shard !== undefined) progress.info(shardLine(v.shard));

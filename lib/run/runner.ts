@@ -5,7 +5,7 @@
 import AllureMochaReporter from "allure-mocha";
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
 import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
@@ -263,7 +263,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   );
   const provider = await runProvider(options, filePlan, progress);
   const runId = newRunId();
-  const reportDir = options.reportDir ?? join(PROJECT_ROOT, "reports", runId);
+  const reportDir = resolve(options.reportDir ?? join(PROJECT_ROOT, "reports", runId));
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
 

@@ -1,5 +1,5 @@
 // Where a sim cluster keeps its files: one directory per cluster, logs kept after teardown.
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 export interface SimLayout {
   root: string;
@@ -21,7 +21,13 @@ export interface SimLayout {
   componentKubeconfig(component: string): string;
 }
 
-export function simLayout(root: string): SimLayout {
+/**
+ * `root` may be relative (a relative --report-dir holds the run's cluster); every path is made
+ * absolute, since the kubeconfigs name their certificates by path and a client resolves a relative
+ * one from the kubeconfig's own directory, not from ours.
+ */
+export function simLayout(relativeOrAbsoluteRoot: string): SimLayout {
+  const root = resolve(relativeOrAbsoluteRoot);
   const pkiDir = join(root, "pki");
   const apiserverCertDir = join(pkiDir, "apiserver");
   return {
