@@ -241,7 +241,7 @@ describe("expected-timeline model", function () {
       });
 
       it("excuses an error shortly before the anchor: its retry was still pending then", function () {
-        // kind, node-loss/controller (2026-11-26): the replacement's first sync failed 0.4 s before
+        // kind, node-loss/controller (2026-11-26): the replacement's first sync failed 0.3 s before
         // its volume's attach (the anchor); the kubelet retried it after its backoff.
         const retryMs = anchorMs - 400;
         const lateMs = Math.max(maxMs + 2_000, retryMs + 10_500);

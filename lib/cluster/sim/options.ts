@@ -25,8 +25,8 @@ export const SIM_MAX_PODS_PER_NODE = 100;
 /**
  * Simulated container start (at least podStartMs, at most podStartSpreadMs more, drawn per pod) and
  * CSI attach latency unless SimClusterOptions say otherwise. Container start as kind's containerd
- * measured it (fast profile, 5 runs each, 2026-11-26): a replacement pod ran 0.6–1.0 s after it
- * was created for the Deployment, 0.9–1.6 s for the StatefulSet without a volume
+ * measured it (fast profile, 5 runs of each scenario, 2026-11-26): a replacement pod ran 0.6–1.4 s
+ * after it was created for the Deployment, 0.9–1.8 s for the StatefulSet without a volume
  * (docs/calibration.md).
  */
 export const SIM_DEFAULT_LATENCIES = { podStartMs: 800, podStartSpreadMs: 600, attachMs: 500 } as const;
