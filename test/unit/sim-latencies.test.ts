@@ -1,22 +1,12 @@
 // The sim's container start and attach latencies: validated, and written into the kwok Stages
 // as a uniform delay (kwok draws each pod's start in [duration, jitterDuration)).
 import { expect } from "chai";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SIM_DEFAULT_LATENCIES, validateSimOptions } from "../../lib/cluster/sim/options.js";
 import { writeKwokStages } from "../../lib/cluster/sim/kwok-stages.js";
-import { RekindleError } from "../../lib/errors.js";
-
-function thrown(run: () => unknown): RekindleError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error("expected a RekindleError");
-}
+import { rekindleThrow } from "../support/assertions.js";
 
 /** The delay block of the pod Stage that starts containers. */
 function podStartDelay(stages: string): string {
@@ -26,15 +16,9 @@ function podStartDelay(stages: string): string {
 }
 
 describe("the sim's container start latency", function () {
-  let dir: string;
-  beforeEach(function () {
-    dir = mkdtempSync(join(tmpdir(), "rekindle-latencies-"));
-  });
-  afterEach(function () {
-    rmSync(dir, { recursive: true, force: true });
-  });
-
+  // The unit layer removes its temporary directory after the run (test/support/unit-tmpdir.ts).
   function render(latencies: { podStartMs: number; podStartSpreadMs: number; attachMs: number }): string {
+    const dir = mkdtempSync(join(tmpdir(), "rekindle-latencies-"));
     const files = { nodeStages: join(dir, "node.yaml"), attacherStages: join(dir, "attacher.yaml") };
     writeKwokStages(files, { kubernetes: "v1.34.4", etcd: "v3.6.5", kwok: "v0.8.0" }, latencies);
     return readFileSync(files.nodeStages, "utf8");
@@ -54,8 +38,10 @@ describe("the sim's container start latency", function () {
   });
 
   it("refuses a start or spread that is not a whole number of ms up to a minute, naming it", function () {
-    expect(thrown(() => validateSimOptions({ podStartMs: -1 })).message).to.include("container start (ms)");
-    expect(thrown(() => validateSimOptions({ podStartSpreadMs: 1.5 })).message)
+    expect(rekindleThrow(() => validateSimOptions({ podStartMs: -1 })).message).to.include(
+      "container start (ms)",
+    );
+    expect(rekindleThrow(() => validateSimOptions({ podStartSpreadMs: 1.5 })).message)
       .to.include("container start spread (ms)")
       .and.include("60000");
   });

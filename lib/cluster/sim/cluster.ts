@@ -7,7 +7,7 @@
 // the boot steps, node-power.ts plays power, teardown.ts stops everything).
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { RekindleError } from "../../errors.js";
 import type { k8s } from "../../kube/client.js";
 import { onInterrupt } from "../../util/cleanup.js";
@@ -65,8 +65,8 @@ export class SimCluster implements AsyncDisposable {
     const validated = validateSimOptions(options);
     const { name, workers, zones, profile } = validated;
     const progress = options.progress ?? silentProgress;
-    // Absolute: the state file and the kubeconfigs are read by processes in other directories.
-    const root = resolve(options.root ?? simClusterRoot(name));
+    // The layout's root is absolute: the state file is read by processes in other directories.
+    const { root } = simLayout(options.root ?? simClusterRoot(name));
     prepareFreshRoot(name, simLayout(root));
 
     const binaries =
