@@ -82,6 +82,14 @@ export class EarlyPowerReads {
   #candidates: ReadonlySet<string> = new Set();
   /** Candidates a driver's notice named, to read at once (not waiting for a missed renewal). */
   readonly #noticed = new Set<string>();
+  /**
+   * Noticed nodes whose read was skipped because this controller's caches had a renewal its
+   * observations did not have yet (or could not be read): noticed again at the next launch, after
+   * the pass has caught up, once per notice. Not at once: the observation would still be behind.
+   */
+  readonly #rearm = new Set<string>();
+  /** Noticed nodes whose notice is a re-armed one (not re-armed again). */
+  readonly #rearmed = new Set<string>();
   /** Candidates of the last launch not read yet, in order. */
   #waiting: string[] = [];
   /** Cancels the wake-up at the next waiting candidate's due time. */
@@ -116,7 +124,17 @@ export class EarlyPowerReads {
   launch(candidates: readonly string[]): void {
     if (this.#stopped) return;
     this.#candidates = new Set(candidates);
-    for (const node of this.#noticed) if (!this.#candidates.has(node)) this.#noticed.delete(node);
+    for (const node of this.#rearm) {
+      if (!this.#candidates.has(node)) continue;
+      this.#noticed.add(node);
+      this.#rearmed.add(node);
+    }
+    this.#rearm.clear();
+    for (const node of this.#noticed) {
+      if (this.#candidates.has(node)) continue;
+      this.#noticed.delete(node);
+      this.#rearmed.delete(node);
+    }
     this.#waiting = [...this.#noticed, ...candidates.filter((node) => !this.#noticed.has(node))];
     this.#pump();
   }
@@ -137,7 +155,10 @@ export class EarlyPowerReads {
       (node) => !this.#noticed.has(node) && observations.get(node)?.ready === "True" && isAbout(node),
     );
     if (named.length === 0) return;
-    for (const node of named) this.#noticed.add(node);
+    for (const node of named) {
+      this.#noticed.add(node);
+      this.#rearmed.delete(node); // a new notice may be re-armed again
+    }
     const rest = this.#waiting.filter((node) => !this.#noticed.has(node));
     this.#waiting = [...this.#noticed, ...rest];
     this.#pump();
@@ -148,6 +169,8 @@ export class EarlyPowerReads {
     this.#stopped = true;
     this.#waiting = [];
     this.#noticed.clear();
+    this.#rearm.clear();
+    this.#rearmed.clear();
     this.#cancelWake?.();
     this.#cancelWake = undefined;
   }
@@ -212,11 +235,12 @@ export class EarlyPowerReads {
     const renewTime = this.#options.observations.get(name)?.renewTime ?? "";
     const missed = this.missedRenewals(name, nowMs);
     const noticed = this.#noticed.delete(name);
+    const rearmed = this.#rearmed.delete(name);
     this.#lastRead.set(name, { renewTime, missed });
     const why = noticed
       ? `had a power-loss notice (${missed} Lease renewal(s) missed)`
       : `missed ${missed} Lease renewal(s)`;
-    const read = this.#readOne(name, renewTime, why).finally(() => {
+    const read = this.#readOne(name, renewTime, why, noticed && !rearmed).finally(() => {
       this.#inFlight.delete(name);
       this.#pump();
     });
@@ -244,9 +268,17 @@ export class EarlyPowerReads {
     }
   }
 
-  async #readOne(node: string, renewTime: string, why: string): Promise<void> {
+  /**
+   * `rearmOnSkip`: the read is a notice's first; if the caches say the node renewed after the
+   * observation the read is keyed on, the notice is kept for the next launch (a power loss just
+   * after a renewal the pass has not seen yet would otherwise wait for the missed renewal).
+   */
+  async #readOne(node: string, renewTime: string, why: string, rearmOnSkip: boolean): Promise<void> {
     const { read, observations, log, now, current } = this.#options;
-    if (current && !(await this.#stillSilent(node, renewTime, current))) return;
+    if (current && !(await this.#stillSilent(node, renewTime, current))) {
+      if (rearmOnSkip && !this.#stopped) this.#rearm.add(node);
+      return;
+    }
     let answer: Awaited<ReturnType<typeof read>>;
     try {
       answer = await read(node);

@@ -2,89 +2,23 @@
 // off is lost at once; one read on is left to the normal path. Fake clock and a scripted driver.
 import { expect } from "chai";
 import { assessNode } from "../../lib/controller/detect.js";
-import {
-  EarlyPowerReads,
-  earlyReadCandidates,
-  watchPowerLosses,
-  type EarlyPowerReadsOptions,
-} from "../../lib/controller/early-power.js";
-import type { FenceDriver, PowerLossNotice, PowerState } from "../../lib/controller/drivers/types.js";
+import { earlyReadCandidates } from "../../lib/controller/early-power.js";
 import { fleetDecision, fleetView } from "../../lib/controller/fleet.js";
 import { FenceRateLimiter } from "../../lib/controller/fence-rate.js";
 import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
-import { missedRenewalAfterMs, type NodeObservations } from "../../lib/controller/observations.js";
+import { missedRenewalAfterMs } from "../../lib/controller/observations.js";
 import { assessNodes, guardNodes, planNode } from "../../lib/controller/plan.js";
-import type { Snapshot } from "../../lib/controller/snapshot.js";
-import { observations, replay, snapshotAt, type ScriptedNode } from "../support/node-history.js";
-
-const T0 = Date.parse("2026-01-01T00:00:00Z");
-const s = (seconds: number) => T0 + seconds * 1000;
-const UNHEALTHY_AFTER_MS = 20_000;
-const CHECK_MS = 1_000;
-
-/** Three workers of one zone renewing every 10 s (phases 0, 3, 6 s); `stopsAt` silences some. */
-function cluster(stopsAt: Record<string, number>, until: number) {
-  const nodes: ScriptedNode[] = ["a", "b", "c"].map((name, i) => ({
-    name,
-    zone: "z",
-    phaseMs: [0, 3_000, 6_000][i] ?? 0,
-    alive: (t: number) => stopsAt[name] === undefined || t < stopsAt[name],
-  }));
-  const o = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
-  replay(o, nodes, { from: s(0), to: until });
-  const snapshot: Snapshot = { ...snapshotAt(nodes, until, s(0)), fences: new Map(), paused: false };
-  return { o, snapshot };
-}
-
-/** A driver that answers `states[node]` (default on) and counts its reads. */
-function scriptedReads(states: Record<string, PowerState>) {
-  const reads: string[] = [];
-  return {
-    reads,
-    read: (node: string) => {
-      reads.push(node);
-      return Promise.resolve({ state: states[node] ?? "on", driver: "scripted" });
-    },
-  };
-}
-
-/** Early reads over `o` with this file's check interval; the rest as given. */
-function earlyReads(
-  o: NodeObservations,
-  options: Pick<EarlyPowerReadsOptions, "read" | "now"> & Partial<EarlyPowerReadsOptions>,
-): EarlyPowerReads {
-  return new EarlyPowerReads({
-    observations: o,
-    checkIntervalMs: CHECK_MS,
-    unhealthyAfterMs: UNHEALTHY_AFTER_MS,
-    maxConcurrent: 8,
-    log: () => undefined,
-    // No real timer: a test that wants the wake-up at a due time passes `wakeUps().schedule`.
-    schedule: () => () => undefined,
-    ...options,
-  });
-}
-
-/** A scheduler the test fires by hand: the delays asked for, and `fire()` runs the live ones. */
-function wakeUps() {
-  let pending: { callback: () => void; delayMs: number; cancelled: boolean }[] = [];
-  return {
-    delays: () => pending.filter((p) => !p.cancelled).map((p) => p.delayMs),
-    schedule: (callback: () => void, delayMs: number) => {
-      const entry = { callback, delayMs, cancelled: false };
-      pending.push(entry);
-      return () => {
-        entry.cancelled = true;
-      };
-    },
-    fire: () => {
-      const live = pending.filter((p) => !p.cancelled);
-      pending = [];
-      for (const p of live) p.callback();
-    },
-  };
-}
+import {
+  CHECK_MS,
+  UNHEALTHY_AFTER_MS,
+  cluster,
+  earlyReads,
+  s,
+  scriptedReads,
+  wakeUps,
+} from "../support/early-power.js";
+import { snapshotAt, type ScriptedNode } from "../support/node-history.js";
 
 describe("controller: early power read", function () {
   it("a missed renewal is the renewal interval plus the kubelet's jitter or two checks", function () {
@@ -324,113 +258,5 @@ describe("controller: early power read", function () {
     const config = (...args: string[]) => controllerSettings(parseControllerFlags(args)).config;
     expect(config().earlyPowerRead).to.equal(true);
     expect(config("--no-early-power-read").earlyPowerRead).to.equal(false);
-  });
-
-  describe("a driver's notice of a power loss", function () {
-    it("brings the read forward: a node stopped after its renewal is read off at once, not at its missed renewal", async function () {
-      const now = s(52); // a renewed at 50 s and stopped at 51 s: it has missed nothing yet
-      const { o } = cluster({ a: s(51) }, now);
-      const driver = scriptedReads({ a: "off", b: "on" });
-      const early = earlyReads(o, { read: driver.read, now: () => now });
-      early.launch(["a", "b", "c"]);
-      await early.settle();
-      expect(driver.reads, "nothing missed, nothing read").to.deep.equal([]);
-      early.notice((node) => node === "a");
-      await early.settle();
-      expect(driver.reads).to.deep.equal(["a"]);
-      expect(assessNode(o.get("a"), now, UNHEALTHY_AFTER_MS)).to.deep.include({
-        state: "unhealthy",
-        poweredOff: true,
-      });
-    });
-
-    it("is a hint only: a node the notice names but the driver reads on keeps its normal path", async function () {
-      let now = s(52);
-      const { o } = cluster({}, now);
-      const driver = scriptedReads({});
-      const early = earlyReads(o, { read: driver.read, now: () => now });
-      early.launch(["a", "b", "c"]);
-      early.notice((node) => node === "b");
-      await early.settle();
-      expect(driver.reads).to.deep.equal(["b"]);
-      expect(assessNode(o.get("b"), now, UNHEALTHY_AFTER_MS).state).to.equal("healthy");
-      // The next pass reads nothing more: the notice was used up, and b misses no renewal.
-      now = s(53);
-      early.launch(["a", "b", "c"]);
-      await early.settle();
-      expect(driver.reads).to.deep.equal(["b"]);
-    });
-
-    it("leaves a node that said it was not Ready (a graceful shutdown: NotReady, then silent) to its missed renewal", async function () {
-      const nodes: ScriptedNode[] = [
-        { name: "a", zone: "z", phaseMs: 0, alive: (t) => t < s(51) },
-        { name: "b", zone: "z", phaseMs: 0, alive: (t) => t < s(51), ready: "False" },
-      ];
-      const o = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
-      replay(o, nodes, { from: s(0), to: s(52) });
-      const driver = scriptedReads({ a: "off", b: "off" });
-      const early = earlyReads(o, { read: driver.read, now: () => s(52) });
-      early.launch(["a", "b"]);
-      early.notice(() => true);
-      await early.settle();
-      expect(driver.reads).to.deep.equal(["a"]);
-    });
-    it("names candidates only: not a node with a fence under way, nor one the guard excludes", async function () {
-      const now = s(52);
-      const { o } = cluster({ a: s(51), b: s(51) }, now);
-      const driver = scriptedReads({ a: "off", b: "off" });
-      const early = earlyReads(o, { read: driver.read, now: () => now });
-      early.launch(["a"]);
-      early.notice(() => true);
-      await early.settle();
-      expect(driver.reads).to.deep.equal(["a"]);
-      early.stop();
-      early.notice(() => true);
-      await early.settle();
-      expect(driver.reads, "none after stop").to.deep.equal(["a"]);
-    });
-
-    it("maps a notice to the nodes whose template names the driver that gave it and whose target it names", async function () {
-      const now = s(52);
-      const { o } = cluster({ a: s(51), b: s(51), c: s(51) }, now);
-      const reads = scriptedReads({ a: "off", b: "off", c: "off" });
-      const early = earlyReads(o, { read: reads.read, now: () => now });
-      early.launch(["a", "b", "c"]);
-      const notices = new Map<string, PowerLossNotice>();
-      const watching = (name: string): FenceDriver => ({
-        name,
-        powerOff: () => Promise.resolve(),
-        powerState: () => Promise.resolve("unknown"),
-        watchPowerLoss: (onPowerLoss) => {
-          notices.set(name, onPowerLoss);
-        },
-      });
-      const silent: FenceDriver = { ...watching("silent"), watchPowerLoss: undefined };
-      const stopped = new AbortController();
-      watchPowerLosses(
-        early,
-        new Map([
-          ["engine", watching("engine")],
-          ["unused", watching("unused")],
-          ["silent", silent],
-        ]),
-        {
-          templates: {
-            engine: { driver: "engine", options: { container: "box-{{node}}" } },
-            other: { driver: "silent" },
-          },
-          nodes: { a: "engine", b: "engine", c: "other" },
-        },
-        { signal: stopped.signal, log: () => undefined },
-      );
-      expect([...notices.keys()], "only drivers a template names are watched").to.deep.equal(["engine"]);
-      // The engine saw box-b die: b is read, not a (another container) nor c (another driver).
-      notices.get("engine")?.((target) => target.options["container"] === "box-b");
-      await early.settle();
-      expect(reads.reads).to.deep.equal(["b"]);
-      notices.get("engine")?.((target) => target.node === "c");
-      await early.settle();
-      expect(reads.reads, "c's template names another driver").to.deep.equal(["b"]);
-    });
   });
 });
