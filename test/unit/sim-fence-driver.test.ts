@@ -5,14 +5,17 @@ import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SimFenceDriver } from "../../lib/cluster/sim/fence-driver.js";
+import { SIM_POWER_LOSS_NOTICE_MS, SimFenceDriver } from "../../lib/cluster/sim/fence-driver.js";
 import type { FenceTarget } from "../../lib/controller/drivers/types.js";
-import { writeSimState, type SimClusterState } from "../../lib/cluster/sim/state.js";
+import { readSimState, writeSimState, type SimClusterState } from "../../lib/cluster/sim/state.js";
 import { RekindleError } from "../../lib/errors.js";
 import { simStateAt } from "../support/sim-state.js";
 
 /** One shared kwok (this test's own process, so it runs) playing worker-1 and worker-2. */
-function stateAt(root: string, power: Record<string, "running" | "stopped">): SimClusterState {
+function stateAt(
+  root: string,
+  power: Record<string, "running" | "stopped" | "partitioned">,
+): SimClusterState {
   const group = "kwok-zone-a";
   const node = (name: string) => ({
     name,
@@ -91,9 +94,13 @@ describe("sim fence driver: power reads", function () {
     try {
       // The watch takes the state as it is when it starts: nothing stopped, no notice.
       await new Promise((resolve) => setTimeout(resolve, 200));
+      const stoppedAt = Date.now();
       writeSimState(stateFile, stateAt(root, { "worker-2": "stopped" }));
       await waitFor(() => notices.length > 0);
       expect(notices).to.deep.equal([["worker-2"]]);
+      expect(Date.now() - stoppedAt, "a notice takes a power event's time").to.be.at.least(
+        SIM_POWER_LOSS_NOTICE_MS,
+      );
       // A start is no loss; stopping both then names the one that was running.
       writeSimState(stateFile, stateAt(root, { "worker-2": "stopped", "worker-1": "stopped" }));
       await waitFor(() => notices.length > 1);
@@ -101,6 +108,32 @@ describe("sim fence driver: power reads", function () {
     } finally {
       stopped.abort();
     }
+  });
+});
+
+describe("sim fence driver: power-off", function () {
+  let root = "";
+  beforeEach(function () {
+    root = mkdtempSync(join(tmpdir(), "rekindle-driver-"));
+  });
+  afterEach(function () {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("a partitioned (frozen) node's power-off takes frozenPowerOffMs; an aborted one stops nothing", async function () {
+    const stateFile = join(root, "state.json");
+    writeSimState(stateFile, stateAt(root, { "worker-1": "partitioned" }));
+    const driver = new SimFenceDriver(root, { frozenPowerOffMs: 300 });
+    const target = (node: string): FenceTarget => ({ node, options: {}, credentials: {} });
+    const aborted = AbortSignal.abort();
+    let refused: unknown;
+    await driver.powerOff(target("worker-1"), aborted).catch((error: unknown) => {
+      refused = error;
+    });
+    expect((refused as Error | undefined)?.name, "aborted while it waited for the frozen node").to.equal(
+      "AbortError",
+    );
+    expect(readSimState(stateFile).nodes.find((n) => n.name === "worker-1")?.power).to.equal("partitioned");
   });
 });
 

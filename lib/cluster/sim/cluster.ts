@@ -179,6 +179,11 @@ export class SimCluster implements AsyncDisposable {
     return node === undefined ? undefined : nodeProcessRunning(state, node);
   }
 
+  /** Whether `nodeName` is partitioned (its kwok frozen, the node on), from the state as opened. */
+  nodePartitioned(nodeName: string): boolean {
+    return this.#session.state.nodes.find((n) => n.name === nodeName)?.power === "partitioned";
+  }
+
   /** The nodes whose kwok runs, from the state as opened (nodeRunning for every node, in one walk). */
   runningNodes(): Set<string> {
     const { state } = this.#session;

@@ -1,7 +1,11 @@
 // Simulated kubelet eviction manager for one sim node under memory or disk pressure. KWOK has no
 // eviction manager; this plays the kubelet's part (labelled simulated in reports), timed as the
 // v1.34 kubelet is (eviction_manager.go, measured against kind in docs/calibration.md):
-// - its loop looks every monitoring interval, at a phase the fault does not choose;
+// - its loop looks every monitoring interval, at a phase the fault does not choose, unless the
+//   fault restarts the kubelet (kind's disk fault moves it onto a small filesystem, small-node.ts):
+//   a restarted kubelet's loops start with it, so its first look and its first status write come
+//   one interval after the fault, the write after the look (on kind the first disk eviction came
+//   9.5–9.8 s after the fault and the condition 0.1–0.2 s later, 5 runs, 2026-11-26);
 // - a pass that sees the signal met evicts one pod in the kubelet's order, never a critical pod
 //   (system-node-critical DaemonSet pods, static and mirror pods: the kubelet refuses those), waits
 //   for its cleanup (polled every second) and looks again at once, so a fill no eviction relieves
@@ -56,6 +60,16 @@ const ADMISSION_POLL_MS = 200;
 
 type ConditionStatus = "True" | "False";
 
+export interface SimEvictionOptions {
+  /** Told what did not go as a kubelet's would. Default: nothing. */
+  log?: (message: string) => void;
+  /**
+   * The fault restarts the kubelet (see the top of this file): its loops start at the fault instead
+   * of at a phase drawn at random. Default false.
+   */
+  restartsKubelet?: boolean;
+}
+
 export class SimEvictionManager implements AsyncDisposable {
   readonly #kc: k8s.KubeConfig;
   readonly #node: string;
@@ -63,6 +77,10 @@ export class SimEvictionManager implements AsyncDisposable {
   readonly #settings: EvictionSettings;
   readonly #abort = new AbortController();
   readonly #log: (message: string) => void;
+  readonly #restartsKubelet: boolean;
+  /** Resolves once the eviction loop's first pass has decided the condition (or the loop ended). */
+  readonly #firstLook: Promise<void>;
+  #firstLookDone: () => void = () => undefined;
   #underPressure = true;
   /** When a pass last saw the signal met. */
   #lastSeenAt: number | undefined;
@@ -79,13 +97,17 @@ export class SimEvictionManager implements AsyncDisposable {
     node: string,
     kind: PressureKind,
     settings: EvictionSettings,
-    log: (message: string) => void,
+    options: SimEvictionOptions,
   ) {
     this.#kc = kc;
     this.#node = node;
     this.#kind = kind;
     this.#settings = settings;
-    this.#log = log;
+    this.#log = options.log ?? (() => undefined);
+    this.#restartsKubelet = options.restartsKubelet ?? false;
+    this.#firstLook = new Promise((resolve) => {
+      this.#firstLookDone = resolve;
+    });
   }
 
   /** Starts the simulated eviction manager and status updates; the signal is met from now on. */
@@ -94,9 +116,9 @@ export class SimEvictionManager implements AsyncDisposable {
     node: string,
     kind: PressureKind,
     settings: EvictionSettings,
-    log: (message: string) => void = () => undefined,
+    options: SimEvictionOptions = {},
   ): Promise<SimEvictionManager> {
-    const manager = new SimEvictionManager(kc, node, kind, settings, log);
+    const manager = new SimEvictionManager(kc, node, kind, settings, options);
     manager.#loops = Promise.all([manager.#evictionLoop(), manager.#statusLoop(), manager.#admissionLoop()]);
     return Promise.resolve(manager);
   }
@@ -127,7 +149,7 @@ export class SimEvictionManager implements AsyncDisposable {
     const signal = this.#abort.signal;
     const { monitoringIntervalMs, pressureTransitionPeriodMs } = this.#settings;
     try {
-      await sleep(Math.random() * monitoringIntervalMs, signal);
+      await sleep(this.#firstDelay(monitoringIntervalMs), signal);
       for (;;) {
         const now = Date.now();
         if (this.#underPressure) this.#lastSeenAt = now;
@@ -135,6 +157,7 @@ export class SimEvictionManager implements AsyncDisposable {
         // Before admission starts refusing: what the node already runs was admitted.
         if (held && this.#held === "False") await this.#admitStarted(signal);
         this.#held = held ? "True" : "False";
+        this.#firstLookDone();
         if (!held) break;
         if (this.#underPressure && (await this.#evictOne())) {
           await sleep(POD_CLEANUP_POLL_MS, signal);
@@ -146,7 +169,13 @@ export class SimEvictionManager implements AsyncDisposable {
       // Aborted by stop(), which clears the condition itself.
     } finally {
       this.#evicting = false;
+      this.#firstLookDone();
     }
+  }
+
+  /** The wait before a loop's first tick: a whole interval after a restart, else a random phase. */
+  #firstDelay(intervalMs: number): number {
+    return this.#restartsKubelet ? intervalMs : Math.random() * intervalMs;
   }
 
   /** The kubelet's node status updates: the held condition reaches the Node at the next one. */
@@ -154,7 +183,9 @@ export class SimEvictionManager implements AsyncDisposable {
     const signal = this.#abort.signal;
     const { statusUpdateIntervalMs } = this.#settings;
     try {
-      await sleep(Math.random() * statusUpdateIntervalMs, signal);
+      await sleep(this.#firstDelay(statusUpdateIntervalMs), signal);
+      // A restarted kubelet's first write and first look come at once: the write shows the look.
+      if (this.#restartsKubelet) await this.#firstLook;
       for (;;) {
         const held = this.#held;
         if (held !== this.#shown) {

@@ -25,11 +25,12 @@ import { renewNodeLeaseUntil } from "./lease-renewal.js";
 export const SHUTDOWN_NOTICE_MS = 600;
 /**
  * A container's stop by the runtime, and the unmount of a pod's volumes on top: on kind the fixture
- * pods ended 0.9 s (no volume) to 1.6 s (a PVC) after the node said it was shutting down (p50s of
- * 3 runs each, docs/calibration.md).
+ * pods ended 0.39–0.82 s after the node said it was shutting down, a PVC's (rekindle-csi) 0.44–0.79 s
+ * (graceful-shutdown/no-fence, 5 runs, 2026-11-26; 0.9 and 1.6 s in the 3 runs of 2026-11-23, before
+ * the CSI driver). The sim's own writes add about 0.07 s.
  */
-export const CONTAINER_STOP_MS = 1_000;
-export const VOLUME_UNMOUNT_MS = 500;
+export const CONTAINER_STOP_MS = 450;
+export const VOLUME_UNMOUNT_MS = 100;
 
 /**
  * The kubelet's shutdown groups without shutdownGracePeriodByPodPriority (its migrateConfig and

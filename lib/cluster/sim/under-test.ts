@@ -132,8 +132,12 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     if (this.#pressure.has(key)) return;
     // No setup: the simulated eviction manager's start is the fault.
     options.onEffect?.();
-    const manager = await SimEvictionManager.start(this.kubeConfig(), name, kind, this.eviction, (m) => {
-      this.#progress.info(m);
+    // The sim's disk fault is kind's, whose provider restarts the kubelet for it (pressure.ts).
+    const manager = await SimEvictionManager.start(this.kubeConfig(), name, kind, this.eviction, {
+      log: (m) => {
+        this.#progress.info(m);
+      },
+      restartsKubelet: kind === "disk",
     });
     this.#pressure.set(key, manager);
     this.#progress.info(`node ${name}: ${kind} pressure applied (simulated kubelet eviction manager)`);
