@@ -15,6 +15,7 @@
 // the releases by hand from by-hand.ts (the operator acts once the node is Unknown, not at a set
 // time, and the forced-detach log lines are judged: the workload model states neither).
 import { shippedControllerSettings } from "../lib/controller/shipped-deployment.js";
+import { describePhaseChoice } from "../lib/fault/phase-choice.js";
 import {
   DRAIN_STARTED_MILESTONE,
   DRAIN_TIMED_OUT_MILESTONE,
@@ -59,6 +60,15 @@ export const NODE_LOSS_TITLES: Readonly<Record<NodeLossMode, string>> = {
     "recovery controller: fence, out-of-service taint, force delete; everything back well within a minute",
 };
 
+/**
+ * Out-of-service by hand: the taint frees the pods at PodGC's next pass, so the scenario's times
+ * after it are the pass's phase as much as anything (lib/fault/phase-choice.ts). The fault comes
+ * 14 s after a pass: at the fast profile the taint follows the fault by 15-17 s, so the pass that
+ * frees the pods comes 9-11 s after the taint, the middle of PodGC's 20 s. At other profiles the
+ * taint comes later, at a phase the same choice fixes; every provider chooses alike.
+ */
+const MANUAL_OUT_OF_SERVICE_PHASE = { loop: "PodGC", faultAfterPassMs: 14_000 } as const;
+
 /** How long the baseline watches the StatefulSets stay stuck: 3 PodGC periods. */
 const OBSERVE_STUCK_MS = 3 * POD_GC_PERIOD_MS;
 
@@ -96,6 +106,12 @@ function nodeLossScenario(mode: NodeLossMode) {
     title: NODE_LOSS_TITLES[mode],
     requires: ["lifecycle"],
     usesController: mode === "controller",
+    ...(mode === "manual-out-of-service"
+      ? {
+          faultPhase: MANUAL_OUT_OF_SERVICE_PHASE,
+          note: () => `phase chosen: ${describePhaseChoice(MANUAL_OUT_OF_SERVICE_PHASE)}`,
+        }
+      : {}),
     expected: (inputs) => expectedNodeLossWindows(inputs, recoveryOf(mode, inputs)),
     workloads: nodeLossWorkloads,
     async run(context) {

@@ -4,6 +4,7 @@
 // nothing else; on kind and the sim the id may be the cluster's, shared with what outlives the run.
 import { RUN_LABEL } from "../kube/apply.js";
 import { isNotFound, k8s } from "../kube/client.js";
+import { releasePodGcProbes } from "../kube/podgc-pass.js";
 import type { ReapReport } from "./reaper.js";
 
 /** The runs reaping found gone: a `rekindle run` (not a verb) on an existing cluster, every record of it reverted. */
@@ -26,6 +27,7 @@ export async function deleteRunNamespaces(kc: k8s.KubeConfig, runIds: readonly s
     for (const ns of namespaces.items) {
       const name = ns.metadata?.name ?? "";
       try {
+        await releasePodGcProbes(kc, name);
         await core.deleteNamespace({ name });
         deleted.push(`${name} (run ${runId})`);
       } catch (error) {

@@ -11,6 +11,7 @@ import {
 } from "../cluster/provider.js";
 import { RekindleError } from "../errors.js";
 import type { FaultInjector } from "../fault/injector.js";
+import type { FaultPhaseChoice } from "../fault/phase-choice.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import { DEFAULT_CONTROLLER_CONFIG, type ControllerConfig } from "../controller/config.js";
 import type { RecoveryController } from "../controller/controller.js";
@@ -83,6 +84,12 @@ export interface ScenarioDefinition<R extends NodeCapability = NodeCapability> {
   run(context: ScenarioContext<R>): Promise<void>;
   /** One line `rekindle list` prints under the title, e.g. how long the scenario takes. */
   note?(inputs: ExpectationInputs): string;
+  /**
+   * Where its first fault falls in a control-plane loop that decides what follows it
+   * (lib/fault/phase-choice.ts): observed, then waited for right before the fault. Not with a
+   * fault phase spread, which samples the phase instead. Default: none chosen.
+   */
+  faultPhase?: FaultPhaseChoice;
   /** Extra milestones from the recorded transitions (evictions, per-node events…). */
   derive?(transitions: readonly Transition[], context: DeriveContext): Milestone[];
   /**

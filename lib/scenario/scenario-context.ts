@@ -7,6 +7,7 @@ import { nominalWindows, type ExpectedMilestone, type NominalWindow } from "../e
 import { ConfigMapJournal } from "../fault/journal.js";
 import { FaultInjector } from "../fault/injector.js";
 import { faultPhaseWaitMs } from "../fault/phase-spread.js";
+import { waitForChosenPhase } from "../fault/phase-choice.js";
 import type { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import type { Milestone } from "../observe/milestones.js";
@@ -94,12 +95,7 @@ export function scenarioContext<R extends NodeCapability>(
       progress,
       ...(parts.given.faultRails ? { rails: parts.given.faultRails } : {}),
       ...(locator ? { locator, journal: ConfigMapJournal.forCluster(kc) } : {}),
-      ...(parts.faultPhaseSpreadMs > 0
-        ? {
-            beforeFirstApply: () =>
-              spreadFaultPhase(parts.definition.id, parts.faultPhaseSpreadMs, progress, signal),
-          }
-        : {}),
+      ...beforeFirstFault(parts, kc, namespace, progress, signal),
     }),
     faultStarts: (nodes) => {
       timeline.faultStarts(nodes);
@@ -129,6 +125,24 @@ export function scenarioContext<R extends NodeCapability>(
 }
 
 /** A random wait below `spreadMs` before a run's first fault, said in the log. */
+/** The wait right before the first fault: a phase spread's random one, or the definition's chosen phase. */
+function beforeFirstFault<R extends NodeCapability>(
+  parts: ScenarioContextParts<R>,
+  kc: k8s.KubeConfig,
+  namespace: string,
+  progress: Progress,
+  signal: AbortSignal | undefined,
+): { beforeFirstApply?: () => Promise<void> } {
+  const { id, faultPhase } = parts.definition;
+  if (parts.faultPhaseSpreadMs > 0) {
+    return { beforeFirstApply: () => spreadFaultPhase(id, parts.faultPhaseSpreadMs, progress, signal) };
+  }
+  if (faultPhase === undefined) return {};
+  return {
+    beforeFirstApply: () => waitForChosenPhase(kc, namespace, faultPhase, { id, progress, signal }),
+  };
+}
+
 async function spreadFaultPhase(
   id: string,
   spreadMs: number,

@@ -139,6 +139,11 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
     expect(at(summary, id, "statefulset-plain:pod-gone")).to.be.at.least(
       at(summary, id, "taint-added:node.kubernetes.io/out-of-service"),
     );
+    // The scenario chose PodGC's phase (suites/node-loss.ts): its fault came 14 s after a pass, so
+    // the pass that freed the pods is one of those 6 s, 26 s, 46 s… after the fault.
+    expect(stdout).to.include(`${id}: observing a PodGC pass to choose the fault's phase`);
+    const gone = at(summary, id, "statefulset:pod-gone");
+    expect((gone - 6_000) % 20_000, `the StatefulSet pod gone ${gone} ms after the fault`).to.be.below(2_000);
   });
 
   it("with the recovery controller, every workload is back well within the profile's toleration and a minute", function () {

@@ -43,11 +43,15 @@ describe("the namespaces a dead run left", () => {
     expect(runs).to.deep.equal(["existing-dead"]);
   });
 
-  it("are deleted by the run label, each named", async () => {
+  it("are deleted by the run label, each named, PodGC probes' finalizers taken off first", async () => {
+    const ns = "/api/v1/namespaces/node-loss-manual-1-ab12";
     const api = await startFakeApiServer({
       "GET /api/v1/namespaces": () =>
         list("NamespaceList", [{ metadata: { name: "node-loss-manual-1-ab12" } }]),
-      "DELETE /api/v1/namespaces/node-loss-manual-1-ab12": () => ({ body: { kind: "Namespace" } }),
+      [`GET ${ns}/pods`]: () => list("PodList", [{ metadata: { name: "rekindle-podgc-probe-abc123" } }]),
+      [`PATCH ${ns}/pods/rekindle-podgc-probe-abc123`]: () => ({ body: { kind: "Pod" } }),
+      [`DELETE ${ns}/pods/rekindle-podgc-probe-abc123`]: () => ({ body: { kind: "Pod" } }),
+      [`DELETE ${ns}`]: () => ({ body: { kind: "Namespace" } }),
     });
     try {
       const deleted = await deleteRunNamespaces(api.kc, ["existing-dead"]);
@@ -56,6 +60,10 @@ describe("the namespaces a dead run left", () => {
         "GET /api/v1/namespaces?labelSelector=rekindle.dev%2Frun%3Dexisting-dead",
       );
       expect(api.requests).to.include("DELETE /api/v1/namespaces/node-loss-manual-1-ab12");
+      const probe = `${ns}/pods/rekindle-podgc-probe-abc123`;
+      expect(api.requests.indexOf(`PATCH ${probe}`), "the probe released before its namespace")
+        .to.be.at.least(0)
+        .and.below(api.requests.indexOf(`DELETE ${ns}`));
     } finally {
       await api.close();
     }
