@@ -26,6 +26,7 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
   const reportDir = join(testRunDir("run"), "report");
   let summary: RunSummary;
   let stdout = "";
+  let stderr = "";
 
   before(async function () {
     const run = await runOnSimFast(
@@ -41,6 +42,7 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
       900_000,
     );
     stdout = run.stdout;
+    stderr = run.stderr;
     expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-3000)}`).to.equal(0);
     summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
   });
@@ -141,7 +143,9 @@ describe("rekindle run (sim, fast profile) and its reports", function () {
     );
     // The scenario chose PodGC's phase (suites/node-loss.ts): its fault came 14 s after a pass, so
     // the pass that freed the pods is one of those 6 s, 26 s, 46 s… after the fault.
-    expect(stdout).to.include(`${id}: observing a PodGC pass to choose the fault's phase`);
+    expect(stderr, "the progress lines").to.include(
+      `${id}: observing a PodGC pass to choose the fault's phase`,
+    );
     const gone = at(summary, id, "statefulset:pod-gone");
     expect((gone - 6_000) % 20_000, `the StatefulSet pod gone ${gone} ms after the fault`).to.be.below(2_000);
   });
