@@ -63,8 +63,8 @@ export const NODE_LOSS_TITLES: Readonly<Record<NodeLossMode, string>> = {
 /**
  * Out-of-service by hand: the taint frees the pods at PodGC's next pass, so the scenario's times
  * after it are the pass's phase as much as anything (lib/fault/phase-choice.ts). The fault comes
- * 14 s after a pass: at the fast profile the taint follows the fault by 15-17 s, so the pass that
- * frees the pods comes 9-11 s after the taint, the middle of PodGC's 20 s. At other profiles the
+ * 14 s after a pass: at the fast profile the taint followed the fault by 15.1-17.5 s (10 runs, kind
+ * and sim), so the pass that frees the pods came 8.5-10.9 s after the taint, mid-way through PodGC's 20 s. At other profiles the
  * taint comes later, at a phase the same choice fixes; every provider chooses alike.
  */
 const MANUAL_OUT_OF_SERVICE_PHASE = { loop: "PodGC", faultAfterPassMs: 14_000 } as const;

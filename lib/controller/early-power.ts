@@ -80,16 +80,17 @@ export class EarlyPowerReads {
   readonly #lastRead = new Map<string, ReadKey>();
   /** The last launch's candidates. */
   #candidates: ReadonlySet<string> = new Set();
-  /** Candidates a driver's notice named, to read at once (not waiting for a missed renewal). */
-  readonly #noticed = new Set<string>();
+  /**
+   * Candidates a driver's notice named, to read at once (not waiting for a missed renewal); true for
+   * a notice re-armed after its read was skipped (see #rearm), which is not re-armed again.
+   */
+  readonly #noticed = new Map<string, boolean>();
   /**
    * Noticed nodes whose read was skipped because this controller's caches had a renewal its
    * observations did not have yet (or could not be read): noticed again at the next launch, after
    * the pass has caught up, once per notice. Not at once: the observation would still be behind.
    */
   readonly #rearm = new Set<string>();
-  /** Noticed nodes whose notice is a re-armed one (not re-armed again). */
-  readonly #rearmed = new Set<string>();
   /** Candidates of the last launch not read yet, in order. */
   #waiting: string[] = [];
   /** Cancels the wake-up at the next waiting candidate's due time. */
@@ -124,18 +125,10 @@ export class EarlyPowerReads {
   launch(candidates: readonly string[]): void {
     if (this.#stopped) return;
     this.#candidates = new Set(candidates);
-    for (const node of this.#rearm) {
-      if (!this.#candidates.has(node)) continue;
-      this.#noticed.add(node);
-      this.#rearmed.add(node);
-    }
+    for (const node of this.#rearm) this.#noticed.set(node, true);
     this.#rearm.clear();
-    for (const node of this.#noticed) {
-      if (this.#candidates.has(node)) continue;
-      this.#noticed.delete(node);
-      this.#rearmed.delete(node);
-    }
-    this.#waiting = [...this.#noticed, ...candidates.filter((node) => !this.#noticed.has(node))];
+    for (const node of this.#noticed.keys()) if (!this.#candidates.has(node)) this.#noticed.delete(node);
+    this.#waiting = [...this.#noticed.keys(), ...candidates.filter((node) => !this.#noticed.has(node))];
     this.#pump();
   }
 
@@ -155,12 +148,9 @@ export class EarlyPowerReads {
       (node) => !this.#noticed.has(node) && observations.get(node)?.ready === "True" && isAbout(node),
     );
     if (named.length === 0) return;
-    for (const node of named) {
-      this.#noticed.add(node);
-      this.#rearmed.delete(node); // a new notice may be re-armed again
-    }
+    for (const node of named) this.#noticed.set(node, false);
     const rest = this.#waiting.filter((node) => !this.#noticed.has(node));
-    this.#waiting = [...this.#noticed, ...rest];
+    this.#waiting = [...this.#noticed.keys(), ...rest];
     this.#pump();
   }
 
@@ -170,7 +160,6 @@ export class EarlyPowerReads {
     this.#waiting = [];
     this.#noticed.clear();
     this.#rearm.clear();
-    this.#rearmed.clear();
     this.#cancelWake?.();
     this.#cancelWake = undefined;
   }
@@ -234,13 +223,13 @@ export class EarlyPowerReads {
   #start(name: string, nowMs: number): void {
     const renewTime = this.#options.observations.get(name)?.renewTime ?? "";
     const missed = this.missedRenewals(name, nowMs);
+    const rearmed = this.#noticed.get(name);
     const noticed = this.#noticed.delete(name);
-    const rearmed = this.#rearmed.delete(name);
     this.#lastRead.set(name, { renewTime, missed });
     const why = noticed
       ? `had a power-loss notice (${missed} Lease renewal(s) missed)`
       : `missed ${missed} Lease renewal(s)`;
-    const read = this.#readOne(name, renewTime, why, noticed && !rearmed).finally(() => {
+    const read = this.#readOne(name, renewTime, why, rearmed === false).finally(() => {
       this.#inFlight.delete(name);
       this.#pump();
     });

@@ -4,12 +4,13 @@
 // chained from the fault to predict the whole timeline (`nominalWindows`).
 import { leaseRenewIntervalMs, type TimingProfile } from "../cluster/profiles.js";
 import { missedRenewalAfterMs } from "../controller/observations.js";
+import { POD_GC_PERIOD_MS } from "../kube/podgc-pass.js";
 import { WATCH_SKEW_MS, windowMaker, type ExpectedMilestone, type WindowFn } from "./windows.js";
 
 export { nominalWindows, type ExpectedMilestone, type NominalWindow } from "./windows.js";
 
-/** PodGC's fixed loop: force-deletes terminating pods on NotReady, out-of-service nodes. */
-export const POD_GC_PERIOD_MS = 20_000;
+// PodGC's fixed loop: force-deletes terminating pods on NotReady, out-of-service nodes.
+export { POD_GC_PERIOD_MS };
 /** The attach-detach controller's hard-coded maxWaitForUnmountDuration before a forced detach. */
 export const FORCED_DETACH_WAIT_MS = 6 * 60_000;
 

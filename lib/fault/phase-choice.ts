@@ -8,7 +8,7 @@
 // after one, so its runs time the mechanism, not the draw. A run with a fault phase spread
 // (phase-spread.ts) samples the phase instead, and chooses none.
 import type { k8s } from "../kube/client.js";
-import { observePodGcPass, POD_GC_PASS_PERIOD_MS } from "../kube/podgc-pass.js";
+import { observePodGcPass, POD_GC_PERIOD_MS } from "../kube/podgc-pass.js";
 import type { Progress } from "../util/progress.js";
 import { sleep } from "../util/time.js";
 
@@ -34,7 +34,7 @@ export function phaseWaitMs(
 
 /** Describes the choice for a report line: "the fault comes 14 s after a PodGC pass (every 20 s)". */
 export function describePhaseChoice(choice: FaultPhaseChoice): string {
-  return `the fault comes ${choice.faultAfterPassMs / 1000} s after a ${choice.loop} pass (every ${POD_GC_PASS_PERIOD_MS / 1000} s)`;
+  return `the fault comes ${choice.faultAfterPassMs / 1000} s after a ${choice.loop} pass (every ${POD_GC_PERIOD_MS / 1000} s)`;
 }
 
 /** Observes the loop's pass in `namespace`, then waits until the chosen phase. */
@@ -47,7 +47,7 @@ export async function waitForChosenPhase(
   const { id, progress, signal } = options;
   progress.info(`${id}: observing a ${choice.loop} pass to choose the fault's phase…`);
   const passAtMs = await observePodGcPass(kc, namespace, signal ? { signal } : {});
-  const waitMs = phaseWaitMs(passAtMs, POD_GC_PASS_PERIOD_MS, choice.faultAfterPassMs, Date.now());
+  const waitMs = phaseWaitMs(passAtMs, POD_GC_PERIOD_MS, choice.faultAfterPassMs, Date.now());
   progress.info(
     `${id}: waiting ${(waitMs / 1000).toFixed(1)}s before the fault: ${describePhaseChoice(choice)}`,
   );

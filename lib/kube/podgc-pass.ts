@@ -7,11 +7,12 @@
 // whether or not a pass came.
 import { randomBytes } from "node:crypto";
 import { errorMessage, RekindleError } from "../errors.js";
+import { boundedSignal } from "../util/abort.js";
 import { isNotFound, k8s } from "./client.js";
 import { openWatch, type WatchLine } from "./watch-stream.js";
 
-/** PodGC's period: gcCheckPeriod in kube-controller-manager (pkg/controller/podgc), not a flag. */
-export const POD_GC_PASS_PERIOD_MS = 20_000;
+/** PodGC's loop: every 20 s (gcCheckPeriod in kube-controller-manager's pkg/controller/podgc, not a flag). */
+export const POD_GC_PERIOD_MS = 20_000;
 /** Holds the deleted probe until PodGC has marked it Failed. */
 export const POD_GC_PROBE_FINALIZER = "rekindle.dev/podgc-probe";
 /** Labels the probe pods (releasePodGcProbes finds what a killed run left). */
@@ -23,8 +24,6 @@ export interface PodGcPassOptions {
   /** Gives up after this long (ms). Default: two periods and 10 s (a busy kube-controller-manager). */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** The clock the pass time is read on. Default Date.now. */
-  now?: () => number;
 }
 
 function probePod(name: string): k8s.V1Pod {
@@ -48,65 +47,62 @@ function isFailed(line: WatchLine): boolean {
 }
 
 /**
- * Creates a probe pod in `namespace`, deletes it and resolves with the time (on `now`) PodGC's
- * next pass marked it Failed. Throws TIMEOUT when no pass came within the timeout (PodGC not
- * running: no kube-controller-manager, or its podgc controller disabled).
+ * Creates a probe pod in `namespace`, deletes it and resolves with the time (Date.now) PodGC's next
+ * pass marked it Failed. Throws TIMEOUT when no pass came within the timeout (PodGC not running: no
+ * kube-controller-manager, or its podgc controller disabled).
  */
 export async function observePodGcPass(
   kc: k8s.KubeConfig,
   namespace: string,
   options: PodGcPassOptions = {},
 ): Promise<number> {
-  const now = options.now ?? Date.now;
-  const timeoutMs = options.timeoutMs ?? 2 * POD_GC_PASS_PERIOD_MS + 10_000;
+  const timeoutMs = options.timeoutMs ?? 2 * POD_GC_PERIOD_MS + 10_000;
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const name = `rekindle-podgc-probe-${randomBytes(3).toString("hex")}`;
   const created = await core.createNamespacedPod({ namespace, body: probePod(name) });
-  const stop = new AbortController();
-  const onAbort = () => {
-    stop.abort();
-  };
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  const timer = setTimeout(() => {
-    stop.abort();
-  }, timeoutMs);
+  // Ends the watch once the pass is seen; bounded by the caller's signal and the timeout.
+  const seenIt = new AbortController();
+  const parent = options.signal ? AbortSignal.any([options.signal, seenIt.signal]) : seenIt.signal;
+  const bounded = boundedSignal(
+    parent,
+    timeoutMs,
+    `waiting for a PodGC pass (probe pod ${namespace}/${name})`,
+  );
   try {
     let passedAt: number | undefined;
-    const seen = new Promise<void>((resolve) => {
-      stop.signal.addEventListener("abort", () => {
-        resolve();
-      });
-      void openWatch(
-        kc,
-        `/api/v1/namespaces/${namespace}/pods`,
-        {
-          fieldSelector: `metadata.name=${name}`,
-          resourceVersion: created.metadata?.resourceVersion ?? "0",
-        },
-        stop.signal,
-        (line) => {
-          if (passedAt === undefined && isFailed(line)) {
-            passedAt = now();
-            resolve();
-          }
-        },
-      ).catch(() => {
-        // A broken watch: the timeout says so.
-      });
+    let watchError: unknown;
+    // Settles when the watch ends: the pass seen, the timeout or the caller's abort, or a broken watch.
+    const ended = new Promise<void>((resolve) => {
+      const path = `/api/v1/namespaces/${namespace}/pods`;
+      const query = {
+        fieldSelector: `metadata.name=${name}`,
+        resourceVersion: created.metadata?.resourceVersion ?? "0",
+      };
+      openWatch(kc, path, query, bounded.signal, (line) => {
+        if (passedAt !== undefined || !isFailed(line)) return;
+        passedAt = Date.now();
+        seenIt.abort();
+      })
+        .then((watch) => watch.ended)
+        .catch((error: unknown) => {
+          if (!bounded.signal.aborted) watchError = error; // not the abort that ended it
+        })
+        .finally(resolve);
     });
     await core.deleteNamespacedPod({ namespace, name });
-    await seen;
+    await ended;
     if (passedAt !== undefined) return passedAt;
     options.signal?.throwIfAborted();
     throw new RekindleError(
       "TIMEOUT",
-      `PodGC did not pass within ${timeoutMs / 1000}s: probe pod ${namespace}/${name} was not marked Failed`,
+      watchError === undefined
+        ? `PodGC did not pass within ${timeoutMs / 1000}s: probe pod ${namespace}/${name} was not marked Failed`
+        : `the watch on probe pod ${namespace}/${name} broke before PodGC passed: ${errorMessage(watchError)}`,
       { hint: "kube-controller-manager's pod garbage collector must run (its podgc controller enabled)" },
     );
   } finally {
-    clearTimeout(timer);
-    stop.abort();
-    options.signal?.removeEventListener("abort", onAbort);
+    bounded.dispose();
+    seenIt.abort();
     await removeProbe(core, namespace, name);
   }
 }
@@ -136,14 +132,13 @@ async function removeProbe(core: k8s.CoreV1Api, namespace: string, name: string)
 
 /**
  * Removes the probe pods a run killed while it waited for a pass left in `namespace` (their
- * finalizer would hold the namespace's deletion forever). Returns how many.
+ * finalizer would hold the namespace's deletion forever).
  */
-export async function releasePodGcProbes(kc: k8s.KubeConfig, namespace: string): Promise<number> {
+export async function releasePodGcProbes(kc: k8s.KubeConfig, namespace: string): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const probes = await core.listNamespacedPod({
     namespace,
     labelSelector: `${PROBE_LABEL.key}=${PROBE_LABEL.value}`,
   });
   for (const pod of probes.items) await removeProbe(core, namespace, pod.metadata?.name ?? "");
-  return probes.items.length;
 }

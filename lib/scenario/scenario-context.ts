@@ -124,7 +124,6 @@ export function scenarioContext<R extends NodeCapability>(
   };
 }
 
-/** A random wait below `spreadMs` before a run's first fault, said in the log. */
 /** The wait right before the first fault: a phase spread's random one, or the definition's chosen phase. */
 function beforeFirstFault<R extends NodeCapability>(
   parts: ScenarioContextParts<R>,
@@ -143,6 +142,7 @@ function beforeFirstFault<R extends NodeCapability>(
   };
 }
 
+/** A random wait below `spreadMs` before a run's first fault, said in the log. */
 async function spreadFaultPhase(
   id: string,
   spreadMs: number,

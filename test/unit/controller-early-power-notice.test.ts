@@ -14,6 +14,14 @@ import {
 } from "../support/early-power.js";
 import { observations, replay, type ScriptedNode } from "../support/node-history.js";
 
+/** Node a renews every 10 s until its power goes at 50.35 s; the passes have run up to 49 s. */
+function poweredOffAfterAnUnseenRenewal() {
+  const nodes: ScriptedNode[] = [{ name: "a", zone: "z", phaseMs: 0, alive: (t) => t < s(50.35) }];
+  const o = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
+  replay(o, nodes, { from: s(0), to: s(49) });
+  return { nodes, o };
+}
+
 describe("controller: early power read", function () {
   describe("a driver's notice of a power loss", function () {
     it("brings the read forward: a node stopped after its renewal is read off at once, not at its missed renewal", async function () {
@@ -38,9 +46,7 @@ describe("controller: early power read", function () {
       // renewal, the watch cache already has the 50 s one. The notice at 50.4 s is not read (the
       // cache is ahead of the observation it would be keyed on), and not lost either: the next
       // pass has caught up and reads it off, without waiting for its missed renewal at 62 s.
-      const nodes: ScriptedNode[] = [{ name: "a", zone: "z", phaseMs: 0, alive: (t) => t < s(50.35) }];
-      const o = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
-      replay(o, nodes, { from: s(0), to: s(49) });
+      const { nodes, o } = poweredOffAfterAnUnseenRenewal();
       const seenAt49 = o.get("a")?.renewTime;
       const caught = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
       replay(caught, nodes, { from: s(0), to: s(51) });
@@ -69,9 +75,7 @@ describe("controller: early power read", function () {
     });
 
     it("re-arms a skipped notice once, not at every pass", async function () {
-      const nodes: ScriptedNode[] = [{ name: "a", zone: "z", phaseMs: 0, alive: (t) => t < s(50.35) }];
-      const o = observations({ checkIntervalMs: CHECK_MS, unhealthyAfterMs: UNHEALTHY_AFTER_MS });
-      replay(o, nodes, { from: s(0), to: s(49) });
+      const { o } = poweredOffAfterAnUnseenRenewal();
       const driver = scriptedReads({ a: "off" });
       let asked = 0;
       // The cache is always ahead (the pass never catches up, as with a renewal every pass).

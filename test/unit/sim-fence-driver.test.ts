@@ -1,6 +1,7 @@
-// The sim fence driver's power reads (lib/cluster/sim/fence-driver.ts): from the state file as it
-// is now, re-read only when the file changed (a zone's worth of early reads at 1000 nodes must
-// not parse it each), and a cluster that is gone named as such.
+// The sim fence driver (lib/cluster/sim/fence-driver.ts): power reads from the state file as it is
+// now, re-read only when the file changed (a zone's worth of early reads at 1000 nodes must not
+// parse it each), a cluster that is gone named as such; power-loss notices, after the engine's
+// delay; a frozen node's longer power-off.
 import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,7 +40,7 @@ function stateAt(
   );
 }
 
-describe("sim fence driver: power reads", function () {
+describe("sim fence driver: power reads, notices and power-off", function () {
   let root = "";
   beforeEach(function () {
     root = mkdtempSync(join(tmpdir(), "rekindle-driver-"));
@@ -109,18 +110,8 @@ describe("sim fence driver: power reads", function () {
       stopped.abort();
     }
   });
-});
 
-describe("sim fence driver: power-off", function () {
-  let root = "";
-  beforeEach(function () {
-    root = mkdtempSync(join(tmpdir(), "rekindle-driver-"));
-  });
-  afterEach(function () {
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  it("a partitioned (frozen) node's power-off takes frozenPowerOffMs; an aborted one stops nothing", async function () {
+  it("waits before powering off a partitioned (frozen) node: aborted while it waits, it stops nothing", async function () {
     const stateFile = join(root, "state.json");
     writeSimState(stateFile, stateAt(root, { "worker-1": "partitioned" }));
     const driver = new SimFenceDriver(root, { frozenPowerOffMs: 300 });

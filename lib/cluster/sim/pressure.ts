@@ -5,7 +5,7 @@
 //   fault restarts the kubelet (kind's disk fault moves it onto a small filesystem, small-node.ts):
 //   a restarted kubelet's loops start with it, so its first look and its first status write come
 //   one interval after the fault, the write after the look (on kind the first disk eviction came
-//   9.5–9.8 s after the fault and the condition 0.1–0.2 s later, 5 runs, 2026-11-26);
+//   9.5–9.8 s after the fault and the condition within 0.35 s of it, 10 runs, 2026-11-26);
 // - a pass that sees the signal met evicts one pod in the kubelet's order, never a critical pod
 //   (system-node-critical DaemonSet pods, static and mirror pods: the kubelet refuses those), waits
 //   for its cleanup (polled every second) and looks again at once, so a fill no eviction relieves
