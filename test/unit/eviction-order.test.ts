@@ -5,6 +5,7 @@ import type { k8s } from "../../lib/kube/client.js";
 import {
   evictionCandidate,
   kubeletEvictionOrder,
+  nextEvictionVictim,
   simulatedUsageBytes,
   type EvictionCandidate,
 } from "../../lib/kube/eviction-order.js";
@@ -68,5 +69,42 @@ describe("kubelet eviction order", function () {
       ).map((c) => c.name);
       expect(order, resource).to.deep.equal([...PRESSURE_APPS]);
     }
+  });
+
+  it("ranks an admitted pod that has not started (no stats yet) first, and skips ended and critical ones", function () {
+    const pod = (
+      name: string,
+      over: { started?: boolean; phase?: string; priority?: number; requestMi?: number },
+    ) => ({
+      metadata: { namespace: "ns", name, annotations: { "rekindle.dev/sim-usage": "memory=32Mi" } },
+      spec: {
+        ...(over.priority !== undefined ? { priority: over.priority } : {}),
+        containers: [
+          {
+            name: "app",
+            ...(over.requestMi !== undefined
+              ? { resources: { requests: { memory: `${over.requestMi}Mi` } } }
+              : {}),
+          },
+        ],
+      },
+      status: {
+        phase: over.phase ?? (over.started === false ? "Pending" : "Running"),
+        ...(over.started === false
+          ? {}
+          : { containerStatuses: [{ name: "app", image: "x", imageID: "", ready: true, restartCount: 0 }] }),
+      },
+    });
+    const bestEffort = pod("besteffort", {});
+    const replacement = pod("burstable-replacement", { started: false, requestMi: 64 });
+    const guaranteed = pod("guaranteed", { requestMi: 128 });
+    expect(nextEvictionVictim([guaranteed, bestEffort, replacement], "memory")).to.include({
+      name: "burstable-replacement",
+      noStats: true,
+    });
+    const evicted = pod("burstable-evicted", { phase: "Failed", requestMi: 64 });
+    const critical = pod("kube-proxy", { priority: 2_000_001_000 });
+    expect(nextEvictionVictim([evicted, critical, guaranteed], "memory")?.name).to.equal("guaranteed");
+    expect(nextEvictionVictim([evicted, critical], "memory")).to.equal(undefined);
   });
 });

@@ -4,8 +4,8 @@ import {
   isBestEffort,
   refusalMessage,
   refusedUnderPressure,
-  startedOnNode,
 } from "../../lib/cluster/sim/pressure-admission.js";
+import { podStarted } from "../../lib/kube/eviction-order.js";
 import type { k8s } from "../../lib/kube/client.js";
 
 function pod(
@@ -69,7 +69,7 @@ describe("the sim kubelet's admission under pressure", function () {
         (p) => p.metadata?.name,
       ),
     ).to.deep.equal(["be", "kwok"]);
-    expect([bestEffort, admittedBefore].map(startedOnNode)).to.deep.equal([false, true]);
+    expect([bestEffort, admittedBefore].map(podStarted)).to.deep.equal([false, true]);
     expect(refusalMessage("MemoryPressure")).to.equal("The node had condition: [MemoryPressure]. ");
   });
 });

@@ -37,11 +37,6 @@ export function refusedUnderPressure(pod: k8s.V1Pod, kind: PressureKind): boolea
   return isBestEffort(pod) && !toleratesTaint(pod, TAINT.memory);
 }
 
-/** Whether the node runs `pod` (it was started: the kubelet admitted it, or KWOK started it). */
-export function startedOnNode(pod: k8s.V1Pod): boolean {
-  return pod.status?.phase === "Running" || (pod.status?.containerStatuses ?? []).length > 0;
-}
-
 /**
  * The pods bound to the node that admission still decides: not ending, not ended, and not among
  * `admitted` (the UIDs the kubelet ran before it held the pressure, or let in since). A pod KWOK

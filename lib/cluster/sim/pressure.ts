@@ -1,15 +1,26 @@
 // Simulated kubelet eviction manager for one sim node under memory or disk pressure. KWOK has no
 // eviction manager; this plays the kubelet's part (labelled simulated in reports), timed as the
 // v1.34 kubelet is (eviction_manager.go, measured against kind in docs/calibration.md):
-// - its loop looks every monitoring interval, at a phase the fault does not choose, unless the
-//   fault restarts the kubelet (kind's disk fault moves it onto a small filesystem, small-node.ts):
-//   a restarted kubelet's loops start with it, so its first look and its first status write come
-//   one interval after the fault, the write after the look (on kind the first disk eviction came
-//   9.5–9.8 s after the fault and the condition within 0.35 s of it, 10 runs, 2026-11-26);
+// - its loop looks every monitoring interval, at a phase the fault does not choose (pressure that
+//   comes by itself), unless the fault's setup sets it, as kind's do (small-node.ts):
+//   - kind's disk fault restarts the kubelet (it moves onto a small filesystem): a restarted
+//     kubelet's loops start with it, so its first look and its first status write come one interval
+//     after the fault, the write after the look (on kind the first disk eviction came 9.5–9.8 s
+//     after the fault and the condition within 0.35 s of it, 10 runs, 2026-11-26);
+//   - kind's memory fault starts once the kubelet's stats show the small MemTotal, which cadvisor
+//     reads when it refreshes its root container's spec (on a stats read at least 5 s after the
+//     last refresh), so the fault starts at a phase of the kubelet's reads: its next look came
+//     4.1–6.5 s after the fault in 13 of 13 kind runs as the scenario runs them (first eviction
+//     4.4–6.8 s, 2026-11-26 and 11-29), never in the first 4 s; the status writes keep their phase;
 // - a pass that sees the signal met evicts one pod in the kubelet's order, never a critical pod
 //   (system-node-critical DaemonSet pods, static and mirror pods: the kubelet refuses those), waits
 //   for its cleanup (polled every second) and looks again at once, so a fill no eviction relieves
 //   costs every evictable pod its place, 1–3 s apart;
+// - it ranks every pod it admitted, started or not: under MemoryPressure a Burstable replacement
+//   that its Deployment's scheduler puts back on the node before the NoSchedule taint is admitted
+//   and evicted at the next pass, again and again until the taint is on, before the Guaranteed pod
+//   goes (kind, 2026-11-29: two or three Burstable replacements evicted about 1.5 s apart, the
+//   Guaranteed pod about 2 s after the condition reached the Node);
 // - the condition it keeps is written to the Node at the kubelet's next status update, so the
 //   first eviction can come before the condition is in the API;
 // - after relief the condition stays until the transition period has passed since the last pass
@@ -18,18 +29,13 @@
 //   (pressure-admission.ts): they never run, and are not evictions.
 // The node lifecycle controller (real) adds and removes the taint.
 import { errorMessage } from "../../errors.js";
-import { nextEvictionVictim, type StarvedResource } from "../../kube/eviction-order.js";
+import { nextEvictionVictim, podStarted, type StarvedResource } from "../../kube/eviction-order.js";
 import { k8s } from "../../kube/client.js";
 import { podsOnNode } from "../../kube/queries.js";
 import { sleep } from "../../util/time.js";
 import type { EvictionSettings, PressureKind } from "../provider.js";
 import { setNodeCondition, terminatePod } from "./kubelet-sim.js";
-import {
-  awaitingAdmission,
-  refusalMessage,
-  refusedUnderPressure,
-  startedOnNode,
-} from "./pressure-admission.js";
+import { awaitingAdmission, refusalMessage, refusedUnderPressure } from "./pressure-admission.js";
 
 const SIGNALS: Readonly<
   Record<PressureKind, { condition: string; resource: StarvedResource; reason: string; message: string }>
@@ -55,6 +61,12 @@ const RELIEVED = {
 
 /** The kubelet polls an evicted pod's cleanup every second before it looks again (podCleanupPollFreq). */
 const POD_CLEANUP_POLL_MS = 1_000;
+/**
+ * From the look that chose a started pod to its eviction in the API: the runtime's kill. On kind the
+ * kubelet logged a pause pod "evicted successfully" 0.20-0.46 s after the look that chose it (4
+ * pods, node-pressure/memory, 2026-11-29); one still starting took 2.1 s.
+ */
+const EVICTION_KILL_MS = 300;
 /** How often the sim looks for pods to admit: well inside the sim's pod start delay. */
 const ADMISSION_POLL_MS = 200;
 
@@ -64,11 +76,18 @@ export interface SimEvictionOptions {
   /** Told what did not go as a kubelet's would. Default: nothing. */
   log?: (message: string) => void;
   /**
-   * The fault restarts the kubelet (see the top of this file): its loops start at the fault instead
-   * of at a phase drawn at random. Default false.
+   * Where the fault falls in the kubelet's loops (see the top of this file): "random" (a phase drawn
+   * at random), "restarted" (the fault restarts the kubelet, as kind's disk fault does: both loops
+   * start at the fault) or "memory-setup" (kind's memory fault: the first look 4.1–6.5 s after the
+   * fault, the status writes at a random phase). Default "random".
    */
-  restartsKubelet?: boolean;
+  faultPhase?: SimFaultPhase;
 }
+
+export type SimFaultPhase = "random" | "restarted" | "memory-setup";
+
+/** kind's memory fault: the kubelet's first look after it, measured (see the top of this file). */
+const MEMORY_SETUP_FIRST_LOOK_MS = { min: 4_100, max: 6_500 } as const;
 
 export class SimEvictionManager implements AsyncDisposable {
   readonly #kc: k8s.KubeConfig;
@@ -77,7 +96,7 @@ export class SimEvictionManager implements AsyncDisposable {
   readonly #settings: EvictionSettings;
   readonly #abort = new AbortController();
   readonly #log: (message: string) => void;
-  readonly #restartsKubelet: boolean;
+  readonly #faultPhase: SimFaultPhase;
   /** Resolves once the eviction loop's first pass has decided the condition (or the loop ended). */
   readonly #firstLook: Promise<void>;
   #firstLookDone: () => void = () => undefined;
@@ -104,7 +123,7 @@ export class SimEvictionManager implements AsyncDisposable {
     this.#kind = kind;
     this.#settings = settings;
     this.#log = options.log ?? (() => undefined);
-    this.#restartsKubelet = options.restartsKubelet ?? false;
+    this.#faultPhase = options.faultPhase ?? "random";
     this.#firstLook = new Promise((resolve) => {
       this.#firstLookDone = resolve;
     });
@@ -149,7 +168,7 @@ export class SimEvictionManager implements AsyncDisposable {
     const signal = this.#abort.signal;
     const { monitoringIntervalMs, pressureTransitionPeriodMs } = this.#settings;
     try {
-      await sleep(this.#firstDelay(monitoringIntervalMs), signal);
+      await sleep(this.#firstLookDelay(monitoringIntervalMs), signal);
       for (;;) {
         const now = Date.now();
         if (this.#underPressure) this.#lastSeenAt = now;
@@ -159,7 +178,7 @@ export class SimEvictionManager implements AsyncDisposable {
         this.#held = held ? "True" : "False";
         this.#firstLookDone();
         if (!held) break;
-        if (this.#underPressure && (await this.#evictOne())) {
+        if (this.#underPressure && (await this.#evictOne(signal))) {
           await sleep(POD_CLEANUP_POLL_MS, signal);
           continue;
         }
@@ -173,9 +192,18 @@ export class SimEvictionManager implements AsyncDisposable {
     }
   }
 
-  /** The wait before a loop's first tick: a whole interval after a restart, else a random phase. */
-  #firstDelay(intervalMs: number): number {
-    return this.#restartsKubelet ? intervalMs : Math.random() * intervalMs;
+  /** The wait before the eviction loop's first look, by where the fault fell in its phase. */
+  #firstLookDelay(intervalMs: number): number {
+    switch (this.#faultPhase) {
+      case "restarted":
+        return intervalMs;
+      case "memory-setup": {
+        const { min, max } = MEMORY_SETUP_FIRST_LOOK_MS;
+        return Math.min(intervalMs, min + Math.random() * (max - min));
+      }
+      case "random":
+        return Math.random() * intervalMs;
+    }
   }
 
   /** The kubelet's node status updates: the held condition reaches the Node at the next one. */
@@ -183,9 +211,10 @@ export class SimEvictionManager implements AsyncDisposable {
     const signal = this.#abort.signal;
     const { statusUpdateIntervalMs } = this.#settings;
     try {
-      await sleep(this.#firstDelay(statusUpdateIntervalMs), signal);
+      const restarted = this.#faultPhase === "restarted";
+      await sleep(restarted ? statusUpdateIntervalMs : Math.random() * statusUpdateIntervalMs, signal);
       // A restarted kubelet's first write and first look come at once: the write shows the look.
-      if (this.#restartsKubelet) await this.#firstLook;
+      if (restarted) await this.#firstLook;
       for (;;) {
         const held = this.#held;
         if (held !== this.#shown) {
@@ -208,7 +237,7 @@ export class SimEvictionManager implements AsyncDisposable {
     for (;;) {
       try {
         for (const pod of await podsOnNode(this.#kc, this.#node))
-          if (startedOnNode(pod)) this.#admitted.add(pod.metadata?.uid ?? "");
+          if (podStarted(pod)) this.#admitted.add(pod.metadata?.uid ?? "");
         return;
       } catch (error) {
         this.#log(`simulated kubelet on ${this.#node}: pods not listed (retrying): ${errorMessage(error)}`);
@@ -247,10 +276,7 @@ export class SimEvictionManager implements AsyncDisposable {
         });
         // The kubelet leaves a refused pod Failed; the sim deletes it too, because KWOK's delayed
         // start (queued when the pod was bound) does not look again and would run it anyway.
-        await this.#kc
-          .makeApiClient(k8s.CoreV1Api)
-          .deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 })
-          .catch(() => undefined);
+        await this.#deleteNow(namespace, name);
         this.#log(
           `simulated kubelet on ${this.#node}: refused ${namespace}/${name} at admission (${condition})`,
         );
@@ -271,39 +297,56 @@ export class SimEvictionManager implements AsyncDisposable {
     this.#shown = status;
   }
 
-  /** Evicts the next pod in the kubelet's order; false when none may be evicted (or it failed). */
-  async #evictOne(): Promise<boolean> {
+  /**
+   * Evicts the next pod in the kubelet's order among those it admitted, started or not; false when
+   * none may be evicted (or it failed). A started pod ends after the runtime's kill; one not yet
+   * started ends at once and is deleted too, as admission's refusals are (KWOK's start, queued when
+   * it was bound, would run it anyway).
+   */
+  async #evictOne(signal: AbortSignal): Promise<boolean> {
     const { resource, condition } = SIGNALS[this.#kind];
     try {
-      // Only pods the kubelet admitted and runs: any other is admission's to refuse, not to evict.
-      const running = (await podsOnNode(this.#kc, this.#node)).filter(
-        (p) => p.status?.phase === "Running" && this.#admitted.has(p.metadata?.uid ?? ""),
+      // Any other pod bound to the node is admission's to refuse, not the eviction loop's to evict.
+      const active = (await podsOnNode(this.#kc, this.#node)).filter((p) =>
+        this.#admitted.has(p.metadata?.uid ?? ""),
       );
       for (;;) {
-        const next = nextEvictionVictim(running, resource);
+        const next = nextEvictionVictim(active, resource);
         if (!next) return false;
+        const started = next.noStats !== true;
+        if (started) await sleep(EVICTION_KILL_MS, signal);
         const ended = await terminatePod(this.#kc, next.namespace, next.name, {
           reason: "Evicted",
           message: `The node was low on resource: ${resource}. (simulated by rekindle: ${condition}; pod usage ${next.usageBytes} bytes, request ${next.requestBytes} bytes)`,
           disruptionReason: "TerminationByKubelet",
         });
         if (ended) {
+          if (!started) await this.#deleteNow(next.namespace, next.name);
           this.#log(
-            `simulated kubelet on ${this.#node}: evicted ${next.namespace}/${next.name} (${condition})`,
+            `simulated kubelet on ${this.#node}: evicted ${next.namespace}/${next.name}${started ? "" : " before it started"} (${condition})`,
           );
           return true;
         }
         // It ended meanwhile (refused, or gone): the next in order, as the kubelet would rank it.
-        const at = running.findIndex(
+        const at = active.findIndex(
           (p) => p.metadata?.namespace === next.namespace && p.metadata.name === next.name,
         );
         if (at < 0) return false;
-        running.splice(at, 1);
+        active.splice(at, 1);
       }
     } catch (error) {
+      if (signal.aborted) throw error;
       this.#log(`simulated eviction on ${this.#node} failed (retrying): ${errorMessage(error)}`);
       return false;
     }
+  }
+
+  /** Deletes an ended pod at once (grace 0); gone already is fine. */
+  async #deleteNow(namespace: string, name: string): Promise<void> {
+    await this.#kc
+      .makeApiClient(k8s.CoreV1Api)
+      .deleteNamespacedPod({ namespace, name, gracePeriodSeconds: 0 })
+      .catch(() => undefined);
   }
 }
 

@@ -132,12 +132,12 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     if (this.#pressure.has(key)) return;
     // No setup: the simulated eviction manager's start is the fault.
     options.onEffect?.();
-    // The sim's disk fault is kind's, whose provider restarts the kubelet for it (pressure.ts).
+    // The sim's faults are kind's, whose setup sets the kubelet's loop phase (pressure.ts).
     const manager = await SimEvictionManager.start(this.kubeConfig(), name, kind, this.eviction, {
       log: (m) => {
         this.#progress.info(m);
       },
-      restartsKubelet: kind === "disk",
+      faultPhase: kind === "disk" ? "restarted" : "memory-setup",
     });
     this.#pressure.set(key, manager);
     this.#progress.info(`node ${name}: ${kind} pressure applied (simulated kubelet eviction manager)`);
