@@ -46,5 +46,12 @@ export function renderCalibrationPage({ sim, kind, rows, flags, machine }: PageI
         `| ${r.scenario} | \`${r.milestone}\` | ${spread(r.sim)} | ${spread(r.kind)} | ${signed(r.sim.p50 - r.kind.p50)} | ${r.flagged ? "**yes**" : ""} |`,
     ),
   ].join("\n");
-  return [lead, provenance, excuseLine(sim, kind), perScenario, table].join("\n\n");
+  const excluded = [...sim.excluded, ...kind.excluded];
+  const leftOut =
+    excluded.length > 0
+      ? [
+          `Left out (runs superseded by a later change to their mechanism): ${excluded.map((e) => `\`${e}\``).join(", ")}.`,
+        ]
+      : [];
+  return [lead, provenance, ...leftOut, excuseLine(sim, kind), perScenario, table].join("\n\n");
 }

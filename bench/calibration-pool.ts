@@ -31,6 +31,12 @@ export interface PoolOptions {
    * a recorded sha never pool with other files unless "unrecorded" is listed.
    */
   poolShas?: readonly string[];
+  /**
+   * Runs left out, each `<scenario id>@<run id>`: that scenario's runs in that summary, superseded
+   * by later runs after a change to the scenario's mechanism. Each must name a scenario the summary
+   * has. Default none.
+   */
+  exclude?: readonly string[];
 }
 
 export interface PooledScenario {
@@ -46,6 +52,8 @@ export interface PooledRuns {
   runIds: string[];
   /** The builds the runs came from: a git sha, or "unrecorded" (schema 1, no git, or a dirty tree). */
   shas: string[];
+  /** The `<scenario id>@<run id>` left out (PoolOptions.exclude) of this provider's files. */
+  excluded: string[];
   scenarios: PooledScenario[];
 }
 
@@ -75,6 +83,8 @@ export function poolRuns(
   options: PoolOptions = {},
 ): PooledRuns {
   const poolShas = options.poolShas ?? [];
+  const exclude = new Set(options.exclude ?? []);
+  const excluded: string[] = [];
   const first = inputs[0];
   if (!first) throw refuse(`no ${provider} summaries given`, `pass --${provider} <summary.json>`);
   const byId = new Map<string, PooledScenario>();
@@ -101,6 +111,11 @@ export function poolRuns(
       );
     }
     for (const s of summary.scenarios) {
+      const key = `${s.id}@${summary.runId}`;
+      if (exclude.has(key)) {
+        excluded.push(key);
+        continue;
+      }
       const shape = expectationShape(s);
       const earlier = byId.get(s.id);
       if (earlier && earlier.shape !== shape) {
@@ -112,11 +127,22 @@ export function poolRuns(
       byId.set(s.id, { id: s.id, shape, runs: [...(earlier?.runs ?? []), ...s.runs] });
     }
   }
+  const ownRunIds = new Set(inputs.map((i) => i.summary.runId));
+  const unknown = [...exclude].filter(
+    (e) => ownRunIds.has(e.slice(e.lastIndexOf("@") + 1)) && !excluded.includes(e),
+  );
+  if (unknown.length > 0) {
+    throw refuse(
+      `--exclude ${unknown.join(", ")}: no such scenario in that ${provider} run`,
+      "name a scenario the run has, as <scenario id>@<run id>",
+    );
+  }
   return {
     provider,
     profile: first.summary.profile,
     runIds: inputs.map((i) => i.summary.runId),
     shas,
+    excluded,
     scenarios: [...byId.values()],
   };
 }

@@ -6,7 +6,7 @@
 // median and range (calibration-page.ts); the explanations of flagged rows are written by hand.
 // Also writes bench/results/calibration-<date>.json and the trimmed raw summaries.
 // Usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>...
-//        [--pool-shas <sha>,<sha>] [--min-runs 5]
+//        [--pool-shas <sha>,<sha>] [--exclude <scenario id>@<run id>]... [--min-runs 5]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ import { writeBetweenMarkers } from "./doc-markers.js";
 import { benchProvenance } from "./provenance.js";
 
 const USAGE =
-  "usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>... [--pool-shas <sha>,<sha>] [--min-runs 5]";
+  "usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>... [--pool-shas <sha>,<sha>] [--exclude <scenario id>@<run id>]... [--min-runs 5]";
 
 function fail(message: string, hint?: string): never {
   console.error(`calibration: ${message}${hint ? `\n  hint: ${hint}` : ""}\n${USAGE}`);
@@ -35,6 +35,7 @@ const { values } = parseArgs({
     sim: { type: "string", multiple: true },
     kind: { type: "string", multiple: true },
     "pool-shas": { type: "string" },
+    exclude: { type: "string", multiple: true },
     "min-runs": { type: "string", default: "5" },
   },
 });
@@ -62,7 +63,14 @@ try {
       return { file, summary };
     });
   read = { sim: load(values.sim), kind: load(values.kind) };
-  pooled = { sim: poolRuns(read.sim, "sim", { poolShas }), kind: poolRuns(read.kind, "kind", { poolShas }) };
+  const exclude = values.exclude ?? [];
+  const runIds = [...read.sim, ...read.kind].map((i) => i.summary.runId);
+  const stray = exclude.filter((e) => !runIds.includes(e.slice(e.lastIndexOf("@") + 1)));
+  if (stray.length > 0) fail(`--exclude ${stray.join(", ")}: no summary given has that run id`);
+  pooled = {
+    sim: poolRuns(read.sim, "sim", { poolShas, exclude }),
+    kind: poolRuns(read.kind, "kind", { poolShas, exclude }),
+  };
 } catch (error) {
   if (error instanceof RekindleError) fail(error.message, error.hint);
   throw error;

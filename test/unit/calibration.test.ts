@@ -153,6 +153,27 @@ describe("calibration method", function () {
       );
       expect(refusal(() => poolRuns([], "sim")).message).to.include("no sim summaries");
     });
+
+    it("leaves out a scenario's runs of one named run, and refuses a scenario that run does not have", function () {
+      const files = [
+        input("old.json", summary("sim", [run({ "node-ready-unknown": 9 })], { runId: "old" })),
+        input("new.json", summary("sim", [run({ "node-ready-unknown": 1 })], { runId: "new", sha: SHA_B })),
+      ];
+      const pooled = poolRuns(files, "sim", {
+        poolShas: [SHA_A, SHA_B],
+        exclude: ["node-loss/baseline@old"],
+      });
+      expect(pooled.scenarios[0]?.runs.map((r) => r.milestones[0]?.atMs)).to.deep.equal([1]);
+      expect(pooled.excluded).to.deep.equal(["node-loss/baseline@old"]);
+      expect(
+        refusal(() => poolRuns(files, "sim", { poolShas: [SHA_A, SHA_B], exclude: ["node-loss/typo@old"] }))
+          .message,
+      ).to.include("--exclude node-loss/typo@old");
+      // Another provider's run id is that provider's to check.
+      expect(
+        poolRuns(files, "sim", { poolShas: [SHA_A, SHA_B], exclude: ["x@kind-run"] }).excluded,
+      ).to.deep.equal([]);
+    });
   });
 
   describe("rows, flags and the page", function () {
@@ -217,6 +238,17 @@ describe("calibration method", function () {
         "| node-loss/baseline | `deployment:recovered` | 15.3 (15.0–15.5) | 18.2 (18.0–18.4) | −3.0 | **yes** |",
       );
       expect(page).to.include("build `aaaaaaaaaaaa`");
+      expect(page).not.to.include("Left out");
+      const leftOut = renderCalibrationPage({
+        sim: { ...sim, excluded: ["node-pressure/memory@r0"] },
+        kind,
+        rows,
+        flags,
+        machine: "2 cores",
+      });
+      expect(leftOut).to.include(
+        "Left out (runs superseded by a later change to their mechanism): `node-pressure/memory@r0`.",
+      );
     });
   });
 
