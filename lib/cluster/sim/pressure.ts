@@ -5,8 +5,10 @@
 //   comes by itself), unless the fault's setup sets it, as kind's do (small-node.ts):
 //   - kind's disk fault restarts the kubelet (it moves onto a small filesystem): a restarted
 //     kubelet's loops start with it, so its first look and its first status write come one interval
-//     after the fault, the write after the look (on kind the first disk eviction came 9.5–9.8 s
-//     after the fault and the condition within 0.35 s of it, 10 runs, 2026-11-26);
+//     after the restart, the write after the look. The provider then waits for the kubelet's stats
+//     to show the new filesystem and sizes the fill before the fault's time zero: on kind the first
+//     disk eviction came 9.5–9.8 s after the fault and the condition within 0.35 s of it (10 runs,
+//     2026-11-26), so the look came 9.1–9.5 s after it, less the eviction's kill;
 //   - kind's memory fault starts once the kubelet's stats show the small MemTotal, which cadvisor
 //     reads when it refreshes its root container's spec (on a stats read at least 5 s after the
 //     last refresh), so the fault starts at a phase of the kubelet's reads: its next look came
@@ -78,8 +80,8 @@ export interface SimEvictionOptions {
   /**
    * Where the fault falls in the kubelet's loops (see the top of this file): "random" (a phase drawn
    * at random), "restarted" (the fault restarts the kubelet, as kind's disk fault does: both loops
-   * start at the fault) or "memory-setup" (kind's memory fault: the first look 4.1–6.5 s after the
-   * fault, the status writes at a random phase). Default "random".
+   * start at the restart, 0.7 s before the fault) or "memory-setup" (kind's memory fault: the first
+   * look 4.1–6.5 s after the fault, the status writes at a random phase). Default "random".
    */
   faultPhase?: SimFaultPhase;
 }
@@ -88,6 +90,8 @@ export type SimFaultPhase = "random" | "restarted" | "memory-setup";
 
 /** kind's memory fault: the kubelet's first look after it, measured (see the top of this file). */
 const MEMORY_SETUP_FIRST_LOOK_MS = { min: 4_100, max: 6_500 } as const;
+/** kind's disk fault: from the kubelet's restart to the fault's time zero (see the top of this file). */
+const RESTART_BEFORE_FAULT_MS = 700;
 
 export class SimEvictionManager implements AsyncDisposable {
   readonly #kc: k8s.KubeConfig;
@@ -196,7 +200,7 @@ export class SimEvictionManager implements AsyncDisposable {
   #firstLookDelay(intervalMs: number): number {
     switch (this.#faultPhase) {
       case "restarted":
-        return intervalMs;
+        return Math.max(0, intervalMs - RESTART_BEFORE_FAULT_MS);
       case "memory-setup": {
         const { min, max } = MEMORY_SETUP_FIRST_LOOK_MS;
         return Math.min(intervalMs, min + Math.random() * (max - min));
@@ -212,7 +216,12 @@ export class SimEvictionManager implements AsyncDisposable {
     const { statusUpdateIntervalMs } = this.#settings;
     try {
       const restarted = this.#faultPhase === "restarted";
-      await sleep(restarted ? statusUpdateIntervalMs : Math.random() * statusUpdateIntervalMs, signal);
+      await sleep(
+        restarted
+          ? Math.max(0, statusUpdateIntervalMs - RESTART_BEFORE_FAULT_MS)
+          : Math.random() * statusUpdateIntervalMs,
+        signal,
+      );
       // A restarted kubelet's first write and first look come at once: the write shows the look.
       if (restarted) await this.#firstLook;
       for (;;) {
