@@ -11,9 +11,10 @@
 //     2026-11-26), so the look came 9.1–9.5 s after it, less the eviction's kill;
 //   - kind's memory fault starts once the kubelet's stats show the small MemTotal, which cadvisor
 //     reads when it refreshes its root container's spec (on a stats read at least 5 s after the
-//     last refresh), so the fault starts at a phase of the kubelet's reads: its next look came
-//     4.1–6.5 s after the fault in 13 of 13 kind runs as the scenario runs them (first eviction
-//     4.4–6.8 s, 2026-11-26 and 11-29), never in the first 4 s; the status writes keep their phase;
+//     last refresh), so the fault starts at a phase of the kubelet's reads: the first eviction came
+//     4.3–6.8 s after the fault in 13 of 13 kind runs as the scenario runs them (2026-11-26 and
+//     11-29), never in the first 4 s, so the sim's first look is drawn from 4.1–6.5 s (the last
+//     eight runs' 4.4–6.8 s, less the kill); the status writes keep their phase;
 // - a pass that sees the signal met evicts one pod in the kubelet's order, never a critical pod
 //   (system-node-critical DaemonSet pods, static and mirror pods: the kubelet refuses those), waits
 //   for its cleanup (polled every second) and looks again at once, so a fill no eviction relieves
