@@ -1,11 +1,12 @@
 // The kubelet's eviction ranking under node pressure (Node-pressure Eviction, "Pod selection"):
 // first pods whose usage of the starved resource exceeds their request, then by priority (lowest
-// first), then by how far usage exceeds the request (most first). A pod with no stats yet (admitted,
-// its containers not started) goes before every other: the kubelet's comparators rank a pod whose
-// stats are not found first (eviction/helpers.go exceedMemoryRequests, exceedDiskRequests). Guaranteed pods and Burstable
-// pods below their requests therefore go last, lowest priority first. Critical pods are ranked
-// like any other, but the eviction manager refuses to evict them (evictPod: "cannot evict a
-// critical pod") and takes the next one; DaemonSet pods get no special treatment.
+// first), then by how far usage exceeds the request (most first). A pod with no stats yet
+// (admitted, its containers not started) goes before every other: the kubelet's comparators rank a
+// pod whose stats are not found first (eviction/helpers.go exceedMemoryRequests,
+// exceedDiskRequests). Guaranteed pods and Burstable pods below their requests therefore go last,
+// lowest priority first. Critical pods are ranked like any other, but the eviction manager refuses
+// to evict them (evictPod: "cannot evict a critical pod") and takes the next one; DaemonSet pods
+// get no special treatment.
 import { isPodTerminal, type k8s } from "./client.js";
 import { isCriticalPod } from "./pod-kinds.js";
 import { parseQuantity } from "./quantity.js";
