@@ -94,6 +94,11 @@ const MEMORY_SETUP_FIRST_LOOK_MS = { min: 4_100, max: 6_500 } as const;
 /** kind's disk fault: from the kubelet's restart to the fault's time zero (see the top of this file). */
 const RESTART_BEFORE_FAULT_MS = 700;
 
+/** A restarted kubelet's loop's first tick after the fault: one interval after the restart. */
+function afterRestart(intervalMs: number): number {
+  return Math.max(0, intervalMs - RESTART_BEFORE_FAULT_MS);
+}
+
 export class SimEvictionManager implements AsyncDisposable {
   readonly #kc: k8s.KubeConfig;
   readonly #node: string;
@@ -201,7 +206,7 @@ export class SimEvictionManager implements AsyncDisposable {
   #firstLookDelay(intervalMs: number): number {
     switch (this.#faultPhase) {
       case "restarted":
-        return Math.max(0, intervalMs - RESTART_BEFORE_FAULT_MS);
+        return afterRestart(intervalMs);
       case "memory-setup": {
         const { min, max } = MEMORY_SETUP_FIRST_LOOK_MS;
         return Math.min(intervalMs, min + Math.random() * (max - min));
@@ -217,12 +222,8 @@ export class SimEvictionManager implements AsyncDisposable {
     const { statusUpdateIntervalMs } = this.#settings;
     try {
       const restarted = this.#faultPhase === "restarted";
-      await sleep(
-        restarted
-          ? Math.max(0, statusUpdateIntervalMs - RESTART_BEFORE_FAULT_MS)
-          : Math.random() * statusUpdateIntervalMs,
-        signal,
-      );
+      const first = restarted ? afterRestart(statusUpdateIntervalMs) : Math.random() * statusUpdateIntervalMs;
+      await sleep(first, signal);
       // A restarted kubelet's first write and first look come at once: the write shows the look.
       if (restarted) await this.#firstLook;
       for (;;) {
