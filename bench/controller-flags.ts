@@ -5,13 +5,13 @@
 // bench:controller's shipped measurement does (bench/controller-shipped.ts), after a warm-up.
 //
 //   npx tsx bench/controller-flags.ts --sim-cluster DIR [--variants 'A|B|…'] [--runs 2]
-//       [--seconds 120] [--warmup 30]
+//       [--seconds 120] [--warmup 30] [--out bench/results/F.json]
 //
 // A variant is a space-separated list of node flags; an empty one runs node without flags. The
 // default compares the Deployment's flags, none, and each of the two alone.
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { RekindleError } from "../lib/errors.js";
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       runs: { type: "string", default: "2" },
       seconds: { type: "string", default: "120" },
       warmup: { type: "string", default: "30" },
+      out: { type: "string" },
     },
     strict: true,
   });
@@ -116,7 +117,10 @@ async function main(): Promise<void> {
       "Each window: `node FLAGS bin/rekindle.js controller --sim-cluster DIR` alone on a running sim cluster (no other controller), CPU and RSS of its process group from /proc after the warm-up; variants interleaved round by round.",
     ],
   };
-  const file = join(PROJECT_ROOT, "bench", "results", `controller-flags-${workers}w-${provenance.date}.json`);
+  const file =
+    values.out === undefined
+      ? join(PROJECT_ROOT, "bench", "results", `controller-flags-${workers}w-${provenance.date}.json`)
+      : resolve(values.out);
   await writeResultsFile(file, out);
   progress(`written to ${file}`);
   rmSync(logFile, { force: true });

@@ -37,7 +37,7 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
                     [--manual-confirm-timeout 10m] [--recovery-timeout 10m] [--watch-stale-after 3s]
                     [--node-monitor-grace-period 50s] [--silence-window D] [--fence-rate 6]
                     [--secondary-fence-rate 1] [--fence-burst 1] [--unhealthy-zone-threshold 0.55]
-                    [--no-early-power-read]
+                    [--no-early-power-read] [--lease-read-interval 250ms]
       the recovery controller: detect → guard → fence → taint out-of-service → clean up → recover
       (with no --kubeconfig: the sim cluster's own with --sim-cluster, else the files $KUBECONFIG
       lists, merged as kubectl merges them, else ~/.kube/config, else in a pod its service account;
@@ -55,7 +55,10 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       --secondary-fence-rate per minute; every fence start counts against --fence-rate per minute.
       A node that missed a Lease renewal has its power read through its fence driver (not manual),
       and at once when its driver reports a power loss (docker, sim): one read off is lost at once,
-      without unhealthyAfter, the hold or the rate (--no-early-power-read: never read early)`;
+      without unhealthyAfter, the hold or the rate (--no-early-power-read: never read early).
+      --lease-read-interval: the node Lease watch is read at most this often (0: each renewal as it
+      arrives; at most a quarter of --check-interval, the default's cap): one wake-up per read, not
+      one per renewal, for renewals seen up to that late`;
 
 /** Where a pod's service account token says which namespace the pod runs in. */
 const SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";

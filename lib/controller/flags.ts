@@ -11,6 +11,7 @@ import { FLEET_FLAG_OPTIONS, fleetSettingsFrom, validateFleetConfig } from "./fl
 import {
   DEFAULT_CONTROLLER_CONFIG,
   DURATION_BOUNDS_MS,
+  LEASE_READS_PER_CHECK,
   parseBoundedDuration,
   validateControllerConfig,
   type ControllerConfig,
@@ -49,6 +50,7 @@ const OPTIONS = {
   "recovery-timeout": { type: "string" },
   ...FLEET_FLAG_OPTIONS,
   "watch-stale-after": { type: "string" },
+  "lease-read-interval": { type: "string" },
 } as const;
 
 /** Duration flags beyond detection, each a ControllerConfig field with its bounds. */
@@ -64,6 +66,7 @@ const DURATION_FLAGS = [
   ["max-retry-backoff", "maxRetryBackoffMs"],
   ["recovery-timeout", "recoveryTimeoutMs"],
   ["watch-stale-after", "watchStaleAfterMs"],
+  ["lease-read-interval", "leaseReadIntervalMs"],
 ] as const;
 
 export type ControllerFlags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
@@ -180,6 +183,13 @@ export function controllerSettings(
   // Blindness must be told before a silence is a loss: a short --unhealthy-after shortens the default.
   if (values["watch-stale-after"] === undefined) {
     config.watchStaleAfterMs = Math.min(config.watchStaleAfterMs, Math.floor(config.unhealthyAfterMs / 2));
+  }
+  // Renewals are seen at most a quarter check late: a short --check-interval shortens the default.
+  if (values["lease-read-interval"] === undefined) {
+    config.leaseReadIntervalMs = Math.min(
+      config.leaseReadIntervalMs,
+      Math.floor(config.checkIntervalMs / LEASE_READS_PER_CHECK),
+    );
   }
   // A pass outlasts a driver call and two API calls: a longer --driver-timeout lengthens its default.
   if (values["pass-timeout"] === undefined) {

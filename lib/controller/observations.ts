@@ -249,6 +249,7 @@ export class NodeObservations {
   /** Restarts the clock of every node still silent that went silent with a node that returned. */
   #applyReturns(nowMs: number): void {
     this.#returns = this.#returns.filter((r) => nowMs - r.returnedAt <= 2 * this.#options.unhealthyAfterMs);
+    if (this.#returns.length === 0) return;
     for (const [name, observation] of this.#nodes) {
       for (const r of this.#returns) {
         if (r.node === name || observation.lastSignAt >= r.returnedAt) continue;

@@ -32,6 +32,11 @@ export type NodePlan =
   /** Not lost (healthy, or suspect for too short a time). */
   | { kind: "none"; healthy: boolean };
 
+// Most nodes' plan in every pass: shared, not made anew per node and pass.
+const NONE_HEALTHY: NodePlan = Object.freeze({ kind: "none", healthy: true });
+const NONE_SUSPECT: NodePlan = Object.freeze({ kind: "none", healthy: false });
+const nonePlan = (healthy: boolean): NodePlan => (healthy ? NONE_HEALTHY : NONE_SUSPECT);
+
 function nodeName(node: { metadata?: { name?: string } }): string {
   return node.metadata?.name ?? "";
 }
@@ -105,7 +110,7 @@ export function planNode(
     return { kind: "supersede", fence };
   }
   if (fence && !isFinished(fence.status)) return { kind: "progress", fence, health: nodeHealth };
-  if (nodeHealth.state !== "unhealthy") return { kind: "none", healthy: nodeHealth.state === "healthy" };
+  if (nodeHealth.state !== "unhealthy") return nonePlan(nodeHealth.state === "healthy");
   // Peers are waited for so that nodes lost together are counted together; a node read off is
   // fenced as it is read (its fence powers nothing off), each counted by the guard as it comes.
   const poweredOff = nodeHealth.poweredOff === true;

@@ -9,6 +9,16 @@ import type { WatchSource } from "./watch-cache.js";
 /** The server ends each WATCH after this long. */
 const WATCH_TIMEOUT_SECONDS = 300;
 
+export interface ApiWatchOptions<T> {
+  /** Read each WATCH once per this many ms (watch-lines.ts). Default: events as they arrive. */
+  batchMs?: number;
+  /**
+   * What of each object is kept (listed or received), e.g. the few fields a cache is read for: the
+   * rest is garbage at once instead of living in the cache. Default: all of it.
+   */
+  project?: (object: T) => T;
+}
+
 /**
  * Watches `path` (e.g. "/api/v1/pods") with `query` (label or field selectors); `what` names the
  * objects in messages. Each LIST is abandoned after `listTimeoutMs`.
@@ -19,14 +29,16 @@ export function apiWatchSource<T>(
   query: Record<string, string>,
   what: string,
   listTimeoutMs: number,
+  options: ApiWatchOptions<T> = {},
 ): WatchSource<T> {
+  const project = options.project ?? ((object: T) => object);
   return {
     what,
     list: async (stop) => {
       const bound = boundedSignal(stop, listTimeoutMs, `LIST ${what}`);
       try {
         const list = await listJson(kc, path, query, bound.signal);
-        return { items: list.items as T[], resourceVersion: list.resourceVersion };
+        return { items: (list.items as T[]).map(project), resourceVersion: list.resourceVersion };
       } finally {
         bound.dispose();
       }
@@ -43,8 +55,10 @@ export function apiWatchSource<T>(
         },
         signal,
         (line) => {
-          onEvent(line.type, line.object as T);
+          // An ERROR event's object is a Status, not a T: handed over whole.
+          onEvent(line.type, line.type === "ERROR" ? (line.object as T) : project(line.object as T));
         },
+        options.batchMs === undefined ? {} : { batchMs: options.batchMs },
       ),
   };
 }

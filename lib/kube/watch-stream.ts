@@ -4,9 +4,9 @@
 // it neither asks for bookmarks nor says when the server answered.
 import http from "node:http";
 import https from "node:https";
-import { createInterface } from "node:readline";
 import { RekindleError } from "../errors.js";
 import { k8s } from "./client.js";
+import { LineSplitter, readInBatches, readingOptions } from "./watch-lines.js";
 
 /** One line of a watch stream: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, and its object. */
 export interface WatchLine {
@@ -91,6 +91,29 @@ export async function listJson(
   return { items: parsed.items ?? [], resourceVersion: parsed.metadata?.resourceVersion ?? "" };
 }
 
+export interface WatchReading {
+  /**
+   * Read the stream once per this many ms instead of as events arrive (watch-lines.ts): events
+   * are then received up to this late, in bursts, for far fewer wake-ups. 0 (the default): as
+   * they arrive.
+   */
+  batchMs?: number;
+}
+
+/** One line of a watch body as an event, or undefined for a blank or malformed line. */
+function watchLineOf(text: string): WatchLine | undefined {
+  if (text.trim() === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || !("type" in parsed)) return undefined;
+  const { type, object } = parsed as { type: unknown; object: unknown };
+  return typeof type === "string" ? { type, object } : undefined;
+}
+
 /**
  * Sends `GET path?watch=true&…query` and resolves once the server answered 200: events then go to
  * `onLine` until `ended`. Rejects when the server answers otherwise (a WatchStatusError), when the
@@ -102,10 +125,13 @@ export async function openWatch(
   query: Readonly<Record<string, string>>,
   signal: AbortSignal,
   onLine: (line: WatchLine) => void,
+  reading: WatchReading = {},
 ): Promise<OpenedWatch> {
+  const batchMs = reading.batchMs ?? 0;
   const { url, options, send } = await requestFor(kc, path, { ...query, watch: "true" });
   return new Promise<OpenedWatch>((resolve, reject) => {
-    const request = send(url, { ...options, method: "GET", signal }, (response) => {
+    const requestOptions = { ...options, ...readingOptions(batchMs), method: "GET", signal };
+    const request = send(url, requestOptions, (response) => {
       if (response.statusCode !== 200) {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -122,31 +148,25 @@ export async function openWatch(
         return;
       }
       const ended = new Promise<void>((done, fail) => {
-        const lines = createInterface({ input: response, crlfDelay: Infinity });
-        lines.on("line", (text) => {
-          if (text.trim() === "") return;
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            return;
-          }
-          if (typeof parsed === "object" && parsed !== null && "type" in parsed) {
-            const { type, object } = parsed as { type: unknown; object: unknown };
-            if (typeof type === "string") onLine({ type, object });
-          }
+        const lines = new LineSplitter();
+        const deliver = (text: string) => {
+          const line = watchLineOf(text);
+          if (line) onLine(line);
+        };
+        response.on("data", (chunk: Buffer) => {
+          for (const text of lines.push(chunk)) deliver(text);
         });
-        // An abandoned or broken stream errors on the response and on its line reader alike.
-        const onError = (error: Error) => {
+        const stopBatches = batchMs > 0 ? readInBatches(response, batchMs) : undefined;
+        response.on("end", () => {
+          const rest = lines.flush();
+          if (rest !== undefined) deliver(rest);
+        });
+        response.on("error", (error: Error) => {
           if (signal.aborted) done();
           else fail(error);
-        };
-        response.on("error", onError);
-        lines.on("error", onError);
-        lines.on("close", () => {
-          done();
         });
         response.on("close", () => {
+          stopBatches?.();
           if (signal.aborted || response.complete) done();
           else fail(new Error(`WATCH ${path}: connection closed mid-stream`));
         });

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
 import { k8s } from "../../lib/kube/client.js";
 
 export interface FakeResponse {
@@ -40,6 +41,12 @@ export function list(kind: string, items: unknown[]): FakeResponse {
 
 /** How often a watch looks at its list route for changes. */
 export const WATCH_POLL_MS = 10;
+
+/**
+ * Long enough for a change to reach a controller's watch caches: the stand-in's polls, and the
+ * controller's pause between two reads of the node Lease watch (its default leaseReadInterval).
+ */
+export const WATCH_SETTLE_MS = 20 * WATCH_POLL_MS + DEFAULT_CONTROLLER_CONFIG.leaseReadIntervalMs;
 
 type Listed = { metadata?: { name?: string; namespace?: string } };
 

@@ -9,10 +9,10 @@ import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
 import { fenceDriverRegistry } from "../../lib/controller/drivers/registry.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
 import { sleep } from "../../lib/util/time.js";
-import { list, startFakeApiServer, WATCH_POLL_MS, type FakeApiServer } from "../support/fake-apiserver.js";
+import { list, startFakeApiServer, WATCH_SETTLE_MS, type FakeApiServer } from "../support/fake-apiserver.js";
 
 /** Long enough for the stand-in API server's watches to carry a change to the controller's caches. */
-const settle = () => sleep(20 * WATCH_POLL_MS);
+const settle = () => sleep(WATCH_SETTLE_MS);
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -21,7 +21,7 @@ import {
   list,
   startFakeApiServer,
   status,
-  WATCH_POLL_MS,
+  WATCH_SETTLE_MS,
   type FakeApiServer,
 } from "../support/fake-apiserver.js";
 
@@ -247,7 +247,7 @@ describe("the controller feeds its metrics from its passes", function () {
       now = at;
       for (const name of renewing) renewed.set(name, at);
       // Long enough for the stand-in API server's watches to carry the change.
-      await sleep(20 * WATCH_POLL_MS);
+      await sleep(WATCH_SETTLE_MS);
       await controller.reconcileOnce();
     };
     await pass(T0, []);

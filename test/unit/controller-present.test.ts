@@ -11,11 +11,11 @@ import type { NodeFence } from "../../lib/controller/fence-state.js";
 import type { NodeObservation } from "../../lib/controller/observations.js";
 import { lostNow, type CurrentNode } from "../../lib/controller/present.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
-import { list, startFakeApiServer, WATCH_POLL_MS, type FakeApiServer } from "../support/fake-apiserver.js";
+import { list, startFakeApiServer, WATCH_SETTLE_MS, type FakeApiServer } from "../support/fake-apiserver.js";
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
 /** Long enough for the stand-in API server's watches to carry a change to the controller's caches. */
-const settle = () => sleep(20 * WATCH_POLL_MS);
+const settle = () => sleep(WATCH_SETTLE_MS);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe("controller: a side effect acts only on a node lost right now", function () {

@@ -302,6 +302,18 @@ describe("controller flags: bounded and consistent", function () {
     expect(() => settings("--max-fences-per-window", "0")).to.throw(RekindleError, "a count of 1 or more");
   });
 
+  it("reads the Lease watch at most every 250 ms by default, at most a quarter check; 0 reads each renewal", function () {
+    expect(settings().config.leaseReadIntervalMs).to.equal(250);
+    expect(settings("--check-interval", "400ms").config.leaseReadIntervalMs).to.equal(100);
+    expect(settings("--lease-read-interval", "0s").config.leaseReadIntervalMs).to.equal(0);
+    expect(settings("--lease-read-interval", "100ms").config.leaseReadIntervalMs).to.equal(100);
+    expect(() => settings("--lease-read-interval", "500ms")).to.throw(
+      RekindleError,
+      "--lease-read-interval 500ms is longer than a quarter of --check-interval 1s; valid: at most 250ms",
+    );
+    expect(() => settings("--lease-read-interval", "1m")).to.throw(RekindleError, "out of range");
+  });
+
   it("refuses a bad port, maxUnhealthy or namespace", function () {
     expect(() => settings("--metrics-port", "70000")).to.throw(RekindleError, "a TCP port from 0 to 65535");
     expect(() => settings("--max-unhealthy", "half")).to.throw(RekindleError, 'unknown maxUnhealthy "half"');

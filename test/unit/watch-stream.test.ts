@@ -1,0 +1,174 @@
+// How a watch's body is read (lib/kube/watch-lines.ts, lib/kube/watch-stream.ts): split into lines
+// on the bytes, and, for the controller's Lease watch, read in batches so that a stream of many
+// small events wakes the process once per period, not once per event. A real HTTP server on
+// loopback writes the events when the test says.
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { expect } from "chai";
+import { k8s } from "../../lib/kube/client.js";
+import { LineSplitter, readInBatches, readingOptions } from "../../lib/kube/watch-lines.js";
+import { openWatch, type WatchLine } from "../../lib/kube/watch-stream.js";
+import { pollUntil, sleep } from "../../lib/util/time.js";
+
+/** A server whose one watch response the test writes to. */
+interface StreamServer {
+  url: string;
+  kc: k8s.KubeConfig;
+  /** The open watch response, once a client asked. */
+  response: () => Promise<ServerResponse>;
+  close(): Promise<void>;
+}
+
+async function startStreamServer(): Promise<StreamServer> {
+  let answer: (res: ServerResponse) => void = () => undefined;
+  const opened = new Promise<ServerResponse>((resolve) => {
+    answer = resolve;
+  });
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.flushHeaders();
+    answer(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "s", server: url, skipTLSVerify: true }],
+    users: [{ name: "u", token: "t" }],
+    contexts: [{ name: "c", cluster: "s", user: "u" }],
+    currentContext: "c",
+  });
+  return {
+    url,
+    kc,
+    response: () => opened,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+/** Waits (polling every few ms) until `condition` holds. */
+function until(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<true> {
+  return pollUntil(() => Promise.resolve(condition() ? true : undefined), { what, timeoutMs, intervalMs: 2 });
+}
+
+const event = (n: number) =>
+  `${JSON.stringify({ type: "MODIFIED", object: { metadata: { name: `n${n}` } } })}\n`;
+
+describe("watch bodies: lines on the bytes", function () {
+  it("splits lines across chunks, drops a CR before LF, and keeps a split multi-byte character whole", function () {
+    const splitter = new LineSplitter();
+    const text = Buffer.from('{"a":"é"}\r\n{"b":2}\n{"c":', "utf8");
+    const at = text.indexOf(0xc3) + 1; // between the two bytes of "é"
+    expect(splitter.push(text.subarray(0, at))).to.deep.equal([]);
+    expect(splitter.push(text.subarray(at))).to.deep.equal(['{"a":"é"}', '{"b":2}']);
+    expect(splitter.push(Buffer.from("3}\n\n"))).to.deep.equal(['{"c":3}', ""]);
+    expect(splitter.flush()).to.equal(undefined);
+    splitter.push(Buffer.from('{"d":4}'));
+    expect(splitter.flush()).to.equal('{"d":4}');
+  });
+});
+
+describe("watch bodies: read in batches", function () {
+  this.timeout(20_000);
+  let server: StreamServer;
+  beforeEach(async function () {
+    server = await startStreamServer();
+  });
+  afterEach(async function () {
+    await server.close();
+  });
+
+  it("a quiet stream is read at once; after a read, the socket reads nothing for the period (the kernel holds it), then all at once", async function () {
+    const req = request(server.url, { ...readingOptions(300), method: "GET" });
+    req.end();
+    const response = await new Promise<IncomingMessage>((resolve) => req.once("response", resolve));
+    let received = "";
+    response.setEncoding("utf8");
+    response.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    const stop = readInBatches(response, 300);
+    try {
+      const res = await server.response();
+      const writtenAt = performance.now();
+      res.write(event(0));
+      await until(() => received === event(0), "the first event");
+      expect(performance.now() - writtenAt).to.be.lessThan(250);
+      await until(() => response.isPaused(), "the pause after the read");
+      const before = response.socket.bytesRead;
+      for (let n = 1; n <= 10; n += 1) {
+        res.write(event(n));
+        await sleep(5);
+      }
+      // One chunk may be taken before the socket stops; ten are not.
+      expect(response.socket.bytesRead - before).to.be.lessThan(3 * event(0).length);
+      await until(() => received.split("\n").length > 11, "the ten events");
+      expect(received).to.equal(Array.from({ length: 11 }, (_, n) => event(n)).join(""));
+    } finally {
+      stop();
+      req.destroy();
+    }
+  });
+
+  it("openWatch with batchMs delivers every event, in order, in a few bursts instead of one per event", async function () {
+    const stop = new AbortController();
+    const lines: { line: WatchLine; atMs: number }[] = [];
+    const opened = await openWatch(
+      server.kc,
+      "/api/v1/things",
+      {},
+      stop.signal,
+      (line) => lines.push({ line, atMs: performance.now() }),
+      { batchMs: 200 },
+    );
+    try {
+      const res = await server.response();
+      for (let n = 0; n < 30; n += 1) {
+        // The last one split in two writes: a line across chunks.
+        if (n === 29) {
+          res.write(event(n).slice(0, 10));
+          await sleep(5);
+          res.write(event(n).slice(10));
+        } else res.write(event(n));
+        await sleep(10);
+      }
+      await until(() => lines.length === 30, "30 events");
+      expect(
+        lines.map(({ line }) => (line.object as { metadata: { name: string } }).metadata.name),
+      ).to.deep.equal(Array.from({ length: 30 }, (_, n) => `n${n}`));
+      // 30 events over about 0.4 s, read every 200 ms: a handful of bursts, each a single moment.
+      let bursts = 1;
+      for (let i = 1; i < lines.length; i += 1) {
+        if ((lines[i]?.atMs ?? 0) - (lines[i - 1]?.atMs ?? 0) > 20) bursts += 1;
+      }
+      expect(bursts).to.be.at.most(8);
+      res.end();
+      await opened.ended;
+    } finally {
+      stop.abort(new Error("test over"));
+    }
+  });
+
+  it("openWatch without batchMs delivers each event as it comes, and ends when the server ends", async function () {
+    const stop = new AbortController();
+    const lines: WatchLine[] = [];
+    const opened = await openWatch(server.kc, "/api/v1/things", {}, stop.signal, (line) => lines.push(line));
+    try {
+      const res = await server.response();
+      res.write(event(1));
+      await until(() => lines.length === 1, "the first event");
+      res.write("not json\n\n");
+      res.end(event(2).trimEnd()); // the last line without its newline
+      await opened.ended;
+      expect(lines.map((l) => l.type)).to.deep.equal(["MODIFIED", "MODIFIED"]);
+    } finally {
+      stop.abort(new Error("test over"));
+    }
+  });
+});
