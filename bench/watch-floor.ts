@@ -7,9 +7,12 @@
 //
 // --readers splits that floor by layer, each reader opening the same watch alone in turn (rounds
 // interleaved, so drift over the run falls on every reader alike):
-//   watch  the controller's reader (HTTPS, line splitting, JSON.parse, one callback per event);
-//   https  node's https client, body chunks counted and dropped (no lines, no JSON);
-//   tls    a bare TLS socket with the request written by hand, bytes counted (no HTTP parsing).
+//   watch    the controller's reader (HTTPS, line splitting, JSON.parse, one callback per event),
+//            every event read as it arrives;
+//   batched  the same, read at most every 250 ms as the controller reads the Lease watch
+//            (--lease-read-interval's default);
+//   https    node's https client, body chunks counted and dropped (no lines, no JSON);
+//   tls      a bare TLS socket with the request written by hand, bytes counted (no HTTP parsing).
 //
 //   npx tsx bench/watch-floor.ts --kubeconfig K [--seconds 60] [--warmup 15] [--runs 3]
 //       [--readers watch,https,tls] [--machine TEXT] [--out bench/results/F.json]
@@ -19,6 +22,7 @@ import tls from "node:tls";
 import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_CONTROLLER_CONFIG } from "../lib/controller/config.js";
 import { RekindleError } from "../lib/errors.js";
 import { type k8s, loadKubeConfig } from "../lib/kube/client.js";
 import { openWatch, requestFor } from "../lib/kube/watch-stream.js";
@@ -31,7 +35,7 @@ import { writeResultsFile } from "./results-file.js";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
 
-const READERS = ["watch", "https", "tls"] as const;
+const READERS = ["watch", "batched", "https", "tls"] as const;
 type Reader = (typeof READERS)[number];
 
 /** An open Lease watch read by one reader: what it has received so far, and how to close it. */
@@ -40,13 +44,20 @@ interface OpenReader {
   close: () => void;
 }
 
-/** The controller's reader: one callback per event. */
-async function openControllerReader(kc: k8s.KubeConfig): Promise<OpenReader> {
+/** The controller's reader: one callback per event, the stream read at most every `batchMs` (0: as it comes). */
+async function openControllerReader(kc: k8s.KubeConfig, batchMs = 0): Promise<OpenReader> {
   const stop = new AbortController();
   let events = 0;
-  const opened = await openWatch(kc, LEASES, { allowWatchBookmarks: "true" }, stop.signal, (line) => {
-    if (line.type !== "BOOKMARK") events += 1;
-  });
+  const opened = await openWatch(
+    kc,
+    LEASES,
+    { allowWatchBookmarks: "true" },
+    stop.signal,
+    (line) => {
+      if (line.type !== "BOOKMARK") events += 1;
+    },
+    { batchMs },
+  );
   opened.ended.catch(() => undefined);
   return {
     received: () => events,
@@ -126,7 +137,8 @@ async function openTlsReader(kc: k8s.KubeConfig): Promise<OpenReader> {
 }
 
 const OPENERS: Record<Reader, (kc: k8s.KubeConfig) => Promise<OpenReader>> = {
-  watch: openControllerReader,
+  watch: (kc) => openControllerReader(kc),
+  batched: (kc) => openControllerReader(kc, DEFAULT_CONTROLLER_CONFIG.leaseReadIntervalMs),
   https: openHttpsReader,
   tls: openTlsReader,
 };
