@@ -57,8 +57,9 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       and at once when its driver reports a power loss (docker, sim): one read off is lost at once,
       without unhealthyAfter, the hold or the rate (--no-early-power-read: never read early).
       --lease-read-interval: the node Lease watch is read at most this often (0: each renewal as it
-      arrives; at most a quarter of --check-interval, the default's cap): one wake-up per read, not
-      one per renewal, for renewals seen up to that late`;
+      arrives; 0–5s, at most a quarter of --check-interval, the default's cap, and of
+      --watch-stale-after): one wake-up per read, not one per renewal, for renewals seen up to that
+      late (a side effect reads what has arrived first)`;
 
 /** Where a pod's service account token says which namespace the pod runs in. */
 const SERVICE_ACCOUNT_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";

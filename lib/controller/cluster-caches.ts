@@ -188,18 +188,22 @@ export class ClusterCaches implements WorkloadReads {
     };
   }
 
-  /** The node's state now, from the caches; throws while they are not current. */
-  readonly currentNode: CurrentNodeReader = (node) => {
+  /**
+   * The node's state now, from the caches, with every Lease renewal received so far taken in
+   * (the Lease watch is read in batches); throws while they are not current.
+   */
+  readonly currentNode: CurrentNodeReader = async (node) => {
+    await this.leases.catchUp();
     const stale = this.leases.staleness() ?? this.nodes.staleness();
-    if (stale !== undefined) return Promise.reject(new RekindleError("TIMEOUT", `blind: ${stale}`));
+    if (stale !== undefined) throw new RekindleError("TIMEOUT", `blind: ${stale}`);
     const lease = this.leases.get(node, NODE_LEASE_NAMESPACE);
-    if (lease) return Promise.resolve({ renewTime: renewTimeOf(lease) });
+    if (lease) return { renewTime: renewTimeOf(lease) };
     const current = this.nodes.get(node);
-    if (!current) return Promise.resolve(undefined);
-    return Promise.resolve({
+    if (!current) return undefined;
+    return {
       renewTime: undefined,
       ready: current.status?.conditions?.find((c) => c.type === "Ready")?.status,
-    });
+    };
   };
 
   /** Every pod bound to the node, from its own cache (started, and listed, at its first read). */

@@ -127,8 +127,8 @@ export interface ControllerConfig {
    * its socket alone this long and the kernel holds what arrives, so a busy watch (100 renewals a
    * second at 1000 nodes) costs one wake-up per read instead of one per renewal, and a quiet one
    * is read as each event comes. A renewal is then seen up to this late. 0: every event as it
-   * arrives. At most a quarter of checkInterval. Default 250 ms (with the controller's flags: at
-   * most a quarter of --check-interval).
+   * arrives. At most a quarter of checkInterval and of watchStaleAfter. Default 250 ms (with the
+   * controller's flags: at most a quarter of --check-interval).
    */
   leaseReadIntervalMs: number;
 }
@@ -228,7 +228,7 @@ export const DURATION_BOUNDS_MS = {
   nodeMonitorGracePeriodMs: { min: 1_000, max: 3_600_000 },
   silenceWindowMs: { min: 100, max: 600_000 },
   watchStaleAfterMs: { min: 1_000, max: 60_000 },
-  leaseReadIntervalMs: { min: 0, max: 15_000 },
+  leaseReadIntervalMs: { min: 0, max: 5_000 },
 } as const satisfies Record<string, DurationBoundsMs>;
 
 /** The node Lease watch is read at least this many times per check interval (leaseReadIntervalMs). */
@@ -327,6 +327,16 @@ export function validateControllerConfig(
     throw new RekindleError(
       "INVALID_INPUT",
       `--lease-read-interval ${formatDurationMs(config.leaseReadIntervalMs)} is longer than a quarter of --check-interval ${formatDurationMs(config.checkIntervalMs)}; valid: at most ${formatDurationMs(Math.floor(config.checkIntervalMs / LEASE_READS_PER_CHECK))} (0 reads every renewal as it arrives), so a pass sees renewals at most a quarter check late`,
+    );
+  }
+  if (
+    config.leaseReadIntervalMs !== undefined &&
+    config.watchStaleAfterMs !== undefined &&
+    config.leaseReadIntervalMs > config.watchStaleAfterMs / LEASE_READS_PER_CHECK
+  ) {
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--lease-read-interval ${formatDurationMs(config.leaseReadIntervalMs)} is longer than a quarter of --watch-stale-after ${formatDurationMs(config.watchStaleAfterMs)}; valid: at most ${formatDurationMs(Math.floor(config.watchStaleAfterMs / LEASE_READS_PER_CHECK))}, so the Lease watch is read well before it could look quiet or stale`,
     );
   }
   parseMaxUnhealthy(config.maxUnhealthy);

@@ -30,13 +30,14 @@ export interface WatchSource<T> {
   list(signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }>;
   /**
    * Opens a WATCH from `resourceVersion`: resolves when the server answered (then events go to
-   * `onEvent` until `ended`), rejects if it did not; ends when `signal` aborts.
+   * `onEvent` until `ended`), rejects if it did not; ends when `signal` aborts. `readNow`, if
+   * given, delivers every event received so far (a watch read in batches reads out of turn).
    */
   watch(
     resourceVersion: string,
     signal: AbortSignal,
     onEvent: (type: string, object: T) => void,
-  ): Promise<{ ended: Promise<void> }>;
+  ): Promise<{ ended: Promise<void>; readNow?: () => Promise<void> }>;
 }
 
 export interface WatchCacheOptions<T> {
@@ -84,6 +85,8 @@ export class WatchCache<T extends KubeObject> {
   #stop: AbortController | undefined;
   #loop: Promise<void> | undefined;
   #synced = false;
+  /** The open watch's out-of-turn read, if it has one. */
+  #readNow: (() => Promise<void>) | undefined;
   /** Reads waiting for the first LIST: told when it succeeds, or when an attempt fails. */
   #waiting = new Set<{ resolve: () => void; reject: (error: unknown) => void }>();
 
@@ -149,6 +152,14 @@ export class WatchCache<T extends KubeObject> {
       else waiter.reject(error);
     }
     this.#waiting.clear();
+  }
+
+  /**
+   * Takes in every event the open watch has received so far (a watch read in batches is read out
+   * of turn), for a decision that must act on the present. At once when no watch is open.
+   */
+  async catchUp(): Promise<void> {
+    await this.#readNow?.();
   }
 
   /** Current: listed, and a receipt within staleAfter. */
@@ -264,7 +275,7 @@ export class WatchCache<T extends KubeObject> {
     );
     timer.unref();
     try {
-      const { ended } = await this.#options.source.watch(
+      const { ended, readNow } = await this.#options.source.watch(
         this.#resourceVersion,
         connection.signal,
         (type, object) => {
@@ -275,10 +286,12 @@ export class WatchCache<T extends KubeObject> {
       );
       this.#receipt(now());
       this.#error = undefined;
+      this.#readNow = readNow;
       await ended;
     } catch (error) {
       if (failure === undefined && !connection.signal.aborted) throw error;
     } finally {
+      this.#readNow = undefined;
       clearInterval(timer);
       stop.removeEventListener("abort", onStop);
       connection.abort(new Error("watch ended"));

@@ -37,13 +37,24 @@ export class LineSplitter {
   }
 }
 
+/** A stream read at most once per period (readInBatches). */
+export interface BatchedReading {
+  /**
+   * Reads now what the kernel holds, the period notwithstanding: resolves once it was delivered
+   * (for a decision that must see every event received so far).
+   */
+  readNow(): Promise<void>;
+  /** Ends the batching: the stream flows freely after it. */
+  stop(): void;
+}
+
 /**
  * Reads `response` at most once per `periodMs` (real time): after each read it is paused for that
  * long, then reads what came meanwhile at once; a quiet stream is read as data comes. Stops the
  * socket's reads while paused only when the request was made with readingOptions (else up to
- * 32 KB are still read as they come). Returns the stop (the stream flows freely after it).
+ * 32 KB are still read as they come).
  */
-export function readInBatches(response: IncomingMessage, periodMs: number): () => void {
+export function readInBatches(response: IncomingMessage, periodMs: number): BatchedReading {
   let drain: NodeJS.Immediate | undefined;
   let wait: NodeJS.Timeout | undefined;
   const afterRead = () => {
@@ -53,20 +64,28 @@ export function readInBatches(response: IncomingMessage, periodMs: number): () =
       drain = undefined;
       if (response.destroyed) return;
       response.pause();
-      wait = setTimeout(() => {
-        wait = undefined;
-        response.resume();
-      }, periodMs);
+      wait = setTimeout(resume, periodMs);
       // A paused stream must not hold the process open.
       wait.unref();
     });
   };
-  response.on("data", afterRead);
-  return () => {
-    response.off("data", afterRead);
-    clearImmediate(drain);
+  const resume = () => {
     clearTimeout(wait);
+    wait = undefined;
     response.resume();
+  };
+  response.on("data", afterRead);
+  return {
+    readNow: () => {
+      resume();
+      // The socket is read in the loop's poll phase; an immediate set now runs after one.
+      return new Promise<void>((done) => setImmediate(done));
+    },
+    stop: () => {
+      response.off("data", afterRead);
+      clearImmediate(drain);
+      resume();
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import { RekindleError } from "../errors.js";
 import { k8s } from "./client.js";
-import { LineSplitter, readInBatches, readingOptions } from "./watch-lines.js";
+import { LineSplitter, readInBatches, readingOptions, type BatchedReading } from "./watch-lines.js";
 
 /** One line of a watch stream: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, and its object. */
 export interface WatchLine {
@@ -37,6 +37,11 @@ export function isExpired(error: unknown): boolean {
 export interface OpenedWatch {
   /** Resolves when the server ends the stream (or the signal aborts); rejects on a broken connection. */
   ended: Promise<void>;
+  /**
+   * Delivers now every event received so far, and resolves after: at once for a stream read as
+   * events arrive, a read out of turn for one read in batches (WatchReading.batchMs).
+   */
+  readNow(): Promise<void>;
 }
 
 /** The request options for `path?query` on the kubeconfig's cluster, with its agent and credentials. */
@@ -147,6 +152,7 @@ export async function openWatch(
         response.on("error", reject);
         return;
       }
+      let batches: BatchedReading | undefined;
       const ended = new Promise<void>((done, fail) => {
         const lines = new LineSplitter();
         const deliver = (text: string) => {
@@ -156,7 +162,7 @@ export async function openWatch(
         response.on("data", (chunk: Buffer) => {
           for (const text of lines.push(chunk)) deliver(text);
         });
-        const stopBatches = batchMs > 0 ? readInBatches(response, batchMs) : undefined;
+        batches = batchMs > 0 ? readInBatches(response, batchMs) : undefined;
         response.on("end", () => {
           const rest = lines.flush();
           if (rest !== undefined) deliver(rest);
@@ -166,14 +172,14 @@ export async function openWatch(
           else fail(error);
         });
         response.on("close", () => {
-          stopBatches?.();
+          batches?.stop();
           if (signal.aborted || response.complete) done();
           else fail(new Error(`WATCH ${path}: connection closed mid-stream`));
         });
       });
       // Nobody may be waiting on `ended` when the caller abandons the watch.
       ended.catch(() => undefined);
-      resolve({ ended });
+      resolve({ ended, readNow: () => batches?.readNow() ?? Promise.resolve() });
     });
     request.on("error", reject);
     request.end();

@@ -6,6 +6,7 @@ import { expect } from "chai";
 import { WatchStatusError } from "../../lib/kube/watch-stream.js";
 import { WatchCache, type KubeObject, type WatchSource } from "../../lib/controller/watch-cache.js";
 import { RecoveryController } from "../../lib/controller/controller.js";
+import { ClusterCaches } from "../../lib/controller/cluster-caches.js";
 import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
 import { fenceDriverRegistry } from "../../lib/controller/drivers/registry.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
@@ -244,6 +245,31 @@ describe("controller: blind while its Lease watch is stale, and /healthz says so
 
   after(async function () {
     await api.close();
+  });
+
+  it("the node's present state takes in every renewal received, though the Lease watch is read in batches", async function () {
+    const caches = new ClusterCaches({
+      kc: api.kc,
+      config: {
+        ...DEFAULT_CONTROLLER_CONFIG,
+        // A minute between reads: only currentNode's read out of turn can see the renewal.
+        leaseReadIntervalMs: 60_000,
+      },
+      now: () => performance.now(),
+    });
+    const renewed = "2026-11-24T12:00:10.000000Z";
+    try {
+      await caches.whenSynced(5_000);
+      // The stand-in sends every Lease as ADDED first: the read after it starts the minute's pause.
+      await sleep(100);
+      lease.spec.renewTime = renewed;
+      await sleep(200);
+      expect(caches.leases.get("a", "kube-node-lease")?.spec?.renewTime).to.not.equal(renewed);
+      expect(await caches.currentNode("a")).to.deep.equal({ renewTime: renewed });
+    } finally {
+      lease.spec.renewTime = "2026-11-24T12:00:00.000000Z";
+      await caches.stop();
+    }
   });
 
   it("decides nothing while blind, fails /healthz when blind too long, and restarts every clock after", async function () {

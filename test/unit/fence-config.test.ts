@@ -312,6 +312,12 @@ describe("controller flags: bounded and consistent", function () {
       "--lease-read-interval 500ms is longer than a quarter of --check-interval 1s; valid: at most 250ms",
     );
     expect(() => settings("--lease-read-interval", "1m")).to.throw(RekindleError, "out of range");
+    expect(() =>
+      settings("--check-interval", "10s", "--unhealthy-after", "1m", "--lease-read-interval", "1s"),
+    ).to.throw(
+      RekindleError,
+      "--lease-read-interval 1s is longer than a quarter of --watch-stale-after 3s; valid: at most 750ms",
+    );
   });
 
   it("refuses a bad port, maxUnhealthy or namespace", function () {

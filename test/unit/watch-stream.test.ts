@@ -93,7 +93,7 @@ describe("watch bodies: read in batches", function () {
     response.on("data", (chunk: string) => {
       received += chunk;
     });
-    const stop = readInBatches(response, 300);
+    const reading = readInBatches(response, 300);
     try {
       const res = await server.response();
       const writtenAt = performance.now();
@@ -111,7 +111,7 @@ describe("watch bodies: read in batches", function () {
       await until(() => received.split("\n").length > 11, "the ten events");
       expect(received).to.equal(Array.from({ length: 11 }, (_, n) => event(n)).join(""));
     } finally {
-      stop();
+      reading.stop();
       req.destroy();
     }
   });
@@ -150,6 +150,31 @@ describe("watch bodies: read in batches", function () {
       expect(bursts).to.be.at.most(8);
       res.end();
       await opened.ended;
+    } finally {
+      stop.abort(new Error("test over"));
+    }
+  });
+
+  it("readNow delivers what a paused watch holds, out of turn, before it resolves", async function () {
+    const stop = new AbortController();
+    const names: string[] = [];
+    const opened = await openWatch(
+      server.kc,
+      "/api/v1/things",
+      {},
+      stop.signal,
+      (line) => names.push((line.object as { metadata: { name: string } }).metadata.name),
+      { batchMs: 60_000 },
+    );
+    try {
+      const res = await server.response();
+      res.write(event(1));
+      await until(() => names.length === 1, "the first event (a quiet stream is read at once)");
+      res.write(event(2));
+      await sleep(100);
+      expect(names, "held until the next read, a minute away").to.deep.equal(["n1"]);
+      await opened.readNow();
+      expect(names).to.deep.equal(["n1", "n2"]);
     } finally {
       stop.abort(new Error("test over"));
     }
