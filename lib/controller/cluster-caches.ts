@@ -34,7 +34,7 @@ export const STATE_REOPEN_QUIET_MS = 30_000;
 
 /**
  * What the controller reads of a node Lease: its name, version, renewTime and duration. The rest
- * (managedFields, owner, holder: about two thirds of it) would otherwise live in the cache until
+ * (managedFields, owner, holder: most of its bytes) would otherwise live in the cache until
  * the next renewal and be promoted to the old generation on the way, 100 times a second at 1000
  * nodes.
  */

@@ -10,7 +10,7 @@ import type { WatchSource } from "./watch-cache.js";
 const WATCH_TIMEOUT_SECONDS = 300;
 
 export interface ApiWatchOptions<T> {
-  /** Read each WATCH once per this many ms (watch-lines.ts). Default: events as they arrive. */
+  /** Read each WATCH at most once per this many ms (watch-lines.ts). Default: events as they arrive. */
   batchMs?: number;
   /**
    * What of each object is kept (listed or received), e.g. the few fields a cache is read for: the

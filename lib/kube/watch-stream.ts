@@ -98,9 +98,9 @@ export async function listJson(
 
 export interface WatchReading {
   /**
-   * Read the stream once per this many ms instead of as events arrive (watch-lines.ts): events
-   * are then received up to this late, in bursts, for far fewer wake-ups. 0 (the default): as
-   * they arrive.
+   * Read the stream at most once per this many ms (watch-lines.ts): events of a busy stream are
+   * then received up to this late, in bursts, for far fewer wake-ups; a quiet one's as they come.
+   * 0 (the default): every event as it arrives.
    */
   batchMs?: number;
 }
