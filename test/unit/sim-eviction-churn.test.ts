@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { SimEvictionManager } from "../../lib/cluster/sim/pressure.js";
 import { SIM_USAGE_ANNOTATION } from "../../lib/kube/eviction-order.js";
-import { pollUntil } from "../../lib/util/time.js";
+import { until } from "../support/until.js";
 import { list, startFakeApiServer, type FakeApiServer, type FakeRoutes } from "../support/fake-apiserver.js";
 
 const NODE = "n1";
@@ -102,18 +102,15 @@ describe("sim eviction manager: a replacement admitted under MemoryPressure goes
       { faultPhase: "random" },
     );
     try {
-      const waitFor = (what: string, done: () => boolean) =>
-        pollUntil(() => Promise.resolve(done() ? true : undefined), {
-          what,
-          timeoutMs: 10_000,
-          intervalMs: 10,
-        });
-      await waitFor("the first eviction", () => ended.length > 0);
+      await until(() => ended.length > 0, "the first eviction", { timeoutMs: 10_000, intervalMs: 10 });
       expect(ended).to.deep.equal(["burstable-1"]);
       // Its ReplicaSet's replacement, bound to the node before the NoSchedule taint; KWOK has not
       // started it yet (the stand-in never does).
       pods.set("burstable-2", pod("burstable-2", "100Mi", { started: false }));
-      await waitFor("the Guaranteed pod's eviction", () => ended.includes("guaranteed-1"));
+      await until(() => ended.includes("guaranteed-1"), "the Guaranteed pod's eviction", {
+        timeoutMs: 10_000,
+        intervalMs: 10,
+      });
       expect(ended).to.deep.equal(["burstable-1", "burstable-2", "guaranteed-1"]);
       expect(deleted, "a victim that never started is deleted, as KWOK would start it").to.deep.equal([
         "burstable-2",

@@ -7,7 +7,8 @@ import { expect } from "chai";
 import { k8s } from "../../lib/kube/client.js";
 import { LineSplitter, readInBatches, readingOptions } from "../../lib/kube/watch-lines.js";
 import { openWatch, type WatchLine } from "../../lib/kube/watch-stream.js";
-import { pollUntil, sleep } from "../../lib/util/time.js";
+import { sleep } from "../../lib/util/time.js";
+import { until } from "../support/until.js";
 
 /** A server whose one watch response the test writes to. */
 interface StreamServer {
@@ -50,11 +51,6 @@ async function startStreamServer(): Promise<StreamServer> {
         });
       }),
   };
-}
-
-/** Waits (polling every few ms) until `condition` holds. */
-function until(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<true> {
-  return pollUntil(() => Promise.resolve(condition() ? true : undefined), { what, timeoutMs, intervalMs: 2 });
 }
 
 const event = (n: number) =>
