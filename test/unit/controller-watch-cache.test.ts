@@ -4,9 +4,14 @@
 // fake clock: the point is the logic.
 import { expect } from "chai";
 import { WatchStatusError } from "../../lib/kube/watch-stream.js";
-import { WatchCache, type KubeObject, type WatchSource } from "../../lib/controller/watch-cache.js";
+import {
+  quietCheckIntervalMs,
+  WatchCache,
+  type KubeObject,
+  type WatchSource,
+} from "../../lib/controller/watch-cache.js";
 import { RecoveryController } from "../../lib/controller/controller.js";
-import { ClusterCaches } from "../../lib/controller/cluster-caches.js";
+import { ClusterCaches, STATE_REOPEN_QUIET_MS } from "../../lib/controller/cluster-caches.js";
 import { DEFAULT_CONTROLLER_CONFIG } from "../../lib/controller/config.js";
 import { fenceDriverRegistry } from "../../lib/controller/drivers/registry.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
@@ -212,6 +217,47 @@ describe("controller: watch caches", function () {
     t = 5_000;
     source.send("MODIFIED", obj("a", "41", "a5"));
     expect(cache.takeBlindSpell(5_000)).to.deep.equal({ sinceAt: 1_400, untilAt: 5_000 });
+  });
+
+  it("by default looks at a quiet watch often enough to reopen it well before it could go stale", function () {
+    // The caches' settings over --watch-stale-after's range: the Lease watch reopens at half of it,
+    // the others 30 s after their last receipt and go stale that plus it. A look every 5 s at the
+    // latter (a sixth of 30 s) reopened them at up to 35 s: stale, a blind pass, every 35 s.
+    for (const staleAfterMs of [1_000, 3_000, 60_000]) {
+      const settings = [
+        [staleAfterMs / 2, staleAfterMs],
+        [STATE_REOPEN_QUIET_MS, STATE_REOPEN_QUIET_MS + staleAfterMs],
+      ] as const;
+      for (const [reopenQuietMs, stale] of settings) {
+        const tick = quietCheckIntervalMs(reopenQuietMs, stale);
+        expect(tick, `reopen ${reopenQuietMs} ms, stale ${stale} ms`).to.be.at.most(
+          (stale - reopenQuietMs) / 4,
+        );
+        expect(tick).to.be.at.least(10);
+      }
+    }
+    expect(quietCheckIntervalMs(30_000, 33_000)).to.equal(750);
+    expect(quietCheckIntervalMs(1_500, 3_000)).to.equal(250);
+  });
+
+  it("a quiet watch on the real clock is reopened and answered before it goes stale: no blind spell", async function () {
+    const quiet = new FakeSource();
+    quiet.items = [obj("a", "5")];
+    const real = new WatchCache<Obj>({
+      source: quiet,
+      now: () => performance.now(),
+      staleAfterMs: 700,
+      reopenQuietMs: 600,
+    });
+    try {
+      await real.whenSynced(1_000);
+      await sleep(2_000);
+      expect(quiet.watches.length, "reopened about every 600 ms").to.be.at.least(3);
+      expect(real.takeBlindSpell()).to.equal(undefined);
+      expect(real.isCurrent()).to.equal(true);
+    } finally {
+      await real.stop();
+    }
   });
 });
 
