@@ -24,6 +24,7 @@ import { exitCodeForError } from "../lib/cli/exit-codes.js";
 import { controllerSettings, parseControllerFlags } from "../lib/controller/flags.js";
 import { leaseRenewIntervalMs, timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
+import { SIM_POWER_LOSS_NOTICE_MS } from "../lib/cluster/sim/fence-driver.js";
 import { kwokProcesses } from "../lib/cluster/sim/state.js";
 import { errorMessage, RekindleError } from "../lib/errors.js";
 import { interruptScope } from "../lib/util/cleanup.js";
@@ -278,7 +279,11 @@ async function measureSize(
     const before = memoryAfterGc();
     await using _controller = controller;
     controller.start();
-    const rules = { unhealthyAfterMs: config.unhealthyAfterMs, checkIntervalMs: config.checkIntervalMs };
+    const rules = {
+      unhealthyAfterMs: config.unhealthyAfterMs,
+      checkIntervalMs: config.checkIntervalMs,
+      powerLossNoticeMs: SIM_POWER_LOSS_NOTICE_MS,
+    };
     const events = new ControllerEvents(kc);
     await using _events = events;
     const timeouts = {
@@ -355,7 +360,7 @@ async function measureSize(
 
 const NOTES = [
   "The controller runs in the bench process: CPU and RSS are that process's (the controller plus the bench's bookkeeping: during incidents also its Event watch and its sim calls). The sim cluster boots in a child process and runs as separate daemons: none of its cost is counted as the controller's (simProcesses shows it).",
-  "Decision = the first of the node's NodeUnhealthy/FenceStarted or hold Events (FenceGuardHeld, FenceHeld*, FenceRateLimited, NothingToRelease), timed when this bench's watch received it (after the Event's POST and the watch's delivery: an upper bound). fromRenewalMs runs from the Lease's last renewTime; afterThresholdMs subtracts unhealthyAfter, or for a node its driver read off ('reports its power off') the missed-renewal time (renewal interval + max(10 %, 2 checks)); with power-loss notices (the sim driver hears of a stop from its state file: b3b9aea, and again since the sim's graceful shutdown powers off last), such a node is read at once and decided before that time, so afterThresholdMs is negative and fromStopMs is the measure.",
+  "Decision = the first of the node's NodeUnhealthy/FenceStarted or hold Events (FenceGuardHeld, FenceHeld*, FenceRateLimited, NothingToRelease), timed when this bench's watch received it (after the Event's POST and the watch's delivery: an upper bound). fromRenewalMs runs from the Lease's last renewTime. Each decision names its rule: unhealthy-after (silence; threshold unhealthyAfter), missed-renewal-read (the driver read the power off at a missed renewal; threshold the missed-renewal time, renewal interval + max(10 %, 2 checks)) or power-loss-notice (read off on the driver's notice, as the controller's log says; threshold the stop plus the sim driver's 800 ms notice delay). afterThresholdMs is the Event's receipt past that threshold; decidedInProcessAfterThresholdMs the controller's own log line of the decision (a hold, a fence start or nothing to release) past it, before the Event's write; eventAfterDecidedMs the time between the two (the Event's POST, 16 at once in the background, and this bench's watch).",
   "One-node losses stop a worker with filler pods outside zone-a; the zone outage stops every worker of zone-a (a third of 3 zones) in one batch, 16 label patches at once (stopSpreadMs: from the first stop to the last). Requests at rest are counted by kind: WATCH, LIST (a GET of a collection), GET (one object), WRITE.",
   "The bench runs under tsx (TypeScript transformed in process), which with client-node and the rest of lib/ loaded accounts for rssBeforeControllerMB: a compiled controller in a pod starts smaller. afterGc is the process after a full collection at the end of the rest window: what the controller keeps.",
   "poweredOnAgain (per incident) lists nodes the bench powered on a second time: the controller fenced them after their return because their Lease stayed silent past unhealthyAfter (a shared kwok re-taking hundreds of returned nodes on a loaded machine renews some late); an operator would power them on, and the next incident starts calm.",

@@ -1,8 +1,10 @@
 // Detection-to-decision latency (issue 25 item 8), pure: from the controller's Events and the lost
 // nodes' last Lease renewals. A node's decision is its first Event that starts its fence or holds
 // it; its latency runs from its last renewal (the Lease renewTime the kubelet wrote) to the moment
-// this bench received that Event, and is also given past the rule's threshold: unhealthyAfter, or
-// for a node its fence driver read off the missed-renewal time (early-power.ts).
+// this bench received that Event, and is also given past the rule's threshold: unhealthyAfter; for
+// a node its fence driver read off at a missed renewal, the missed-renewal time (early-power.ts);
+// for one read off on a power-loss notice, the notice (the stop plus the driver's notice delay).
+// The controller's log says which read it was, and when it decided (before the Event's POST).
 import { EVENT_REASONS } from "../lib/controller/events.js";
 import { missedRenewalAfterMs } from "../lib/controller/observations.js";
 import { percentile } from "../lib/report/summary.js";
@@ -50,9 +52,13 @@ export interface Decision {
   kind: DecisionKind;
   /** Lost by an early power read ("reports its power off"), not by unhealthyAfter. */
   poweredOff: boolean;
+  rule: DecisionRule;
   /** From the last renewal to the decision's Event. */
   fromRenewalMs: number;
-  /** The rule's threshold: unhealthyAfter, or the missed-renewal time for an early power read. */
+  /**
+   * The rule's threshold, from the last renewal: unhealthyAfter; the missed-renewal time for a
+   * power read at a missed renewal; the notice (stop + the driver's notice delay) for one on a notice.
+   */
   thresholdMs: number;
   /** fromRenewalMs less thresholdMs. */
   afterThresholdMs: number;
@@ -62,7 +68,17 @@ export interface Decision {
   readOffFromRenewalMs?: number;
   /** From the last renewal to the controller's log line of its decision (before the Event's POST), if logged. */
   decidedInProcessFromRenewalMs?: number;
+  /** That log line past the rule's threshold: the decision itself, without the Event's write. */
+  decidedInProcessAfterThresholdMs?: number;
+  /** From that log line to this bench's receipt of the decision's Event: its write and delivery. */
+  eventAfterDecidedMs?: number;
 }
+
+/**
+ * Which rule let the controller decide: silence for unhealthyAfter, a power read off at a missed
+ * renewal, or a power read off on the driver's power-loss notice.
+ */
+export type DecisionRule = "unhealthy-after" | "missed-renewal-read" | "power-loss-notice";
 
 /** A controller log line and when it was written (wall clock, ms). */
 export interface LogLine {
@@ -73,13 +89,14 @@ export interface LogLine {
 /** What a controller log line marks for a node: its early power read off, or its decision. */
 export interface LogMark {
   node: string;
-  mark: "read-off" | "decided";
+  mark: "read-off" | "notice-read-off" | "decided";
   atMs: number;
 }
 
 /** The log lines that mark a read off or a decision (controller.ts and early-power.ts's wording). */
 const LOG_MARKS: readonly [RegExp, LogMark["mark"]][] = [
   [/^(\S+) missed \d+ Lease renewal\(s\) and \S+ reports its power off/, "read-off"],
+  [/^(\S+) had a power-loss notice \(.*\) and \S+ reports its power off/, "notice-read-off"],
   [/^(\S+) holds .*: fencing it releases them$/, "decided"],
   [/^holds (\S+): /, "decided"],
   [/^(\S+) lost \(.*\), but it holds no running pods/, "decided"],
@@ -98,6 +115,8 @@ export function logMarks(lines: readonly LogLine[]): LogMark[] {
 export interface DecisionRules {
   unhealthyAfterMs: number;
   checkIntervalMs: number;
+  /** From a power loss to its notice (the sim driver's SIM_POWER_LOSS_NOTICE_MS). Default 0. */
+  powerLossNoticeMs?: number;
 }
 
 /** Each lost node's first decision received after it was stopped; nodes with none are left out. */
@@ -111,7 +130,8 @@ export function attributeDecisions(
   for (const node of lost) {
     const firstMark = (mark: LogMark["mark"]) =>
       marks.find((m) => m.node === node.node && m.mark === mark && m.atMs >= node.stoppedAtMs)?.atMs;
-    const readOffAt = firstMark("read-off");
+    const noticeReadOffAt = firstMark("notice-read-off");
+    const readOffAt = firstMark("read-off") ?? noticeReadOffAt;
     const decidedAt = firstMark("decided");
     const first = events
       .filter(
@@ -120,21 +140,35 @@ export function attributeDecisions(
       .sort((a, b) => a.receivedAtMs - b.receivedAtMs)[0];
     if (!first) continue;
     const poweredOff = POWERED_OFF.test(first.message);
-    const thresholdMs = poweredOff
-      ? missedRenewalAfterMs(node.renewIntervalMs, rules.checkIntervalMs)
-      : rules.unhealthyAfterMs;
+    const rule: DecisionRule = !poweredOff
+      ? "unhealthy-after"
+      : noticeReadOffAt !== undefined && noticeReadOffAt === readOffAt
+        ? "power-loss-notice"
+        : "missed-renewal-read";
+    const thresholdMs = {
+      "unhealthy-after": rules.unhealthyAfterMs,
+      "missed-renewal-read": missedRenewalAfterMs(node.renewIntervalMs, rules.checkIntervalMs),
+      "power-loss-notice": node.stoppedAtMs + (rules.powerLossNoticeMs ?? 0) - node.lastRenewalMs,
+    }[rule];
     const fromRenewalMs = first.receivedAtMs - node.lastRenewalMs;
     decisions.push({
       node: node.node,
       reason: first.reason,
       kind: DECISION_EVENTS[first.reason] ?? "hold",
       poweredOff,
+      rule,
       fromRenewalMs,
       thresholdMs,
       afterThresholdMs: fromRenewalMs - thresholdMs,
       fromStopMs: first.receivedAtMs - node.stoppedAtMs,
       ...(readOffAt === undefined ? {} : { readOffFromRenewalMs: readOffAt - node.lastRenewalMs }),
-      ...(decidedAt === undefined ? {} : { decidedInProcessFromRenewalMs: decidedAt - node.lastRenewalMs }),
+      ...(decidedAt === undefined
+        ? {}
+        : {
+            decidedInProcessFromRenewalMs: decidedAt - node.lastRenewalMs,
+            decidedInProcessAfterThresholdMs: decidedAt - node.lastRenewalMs - thresholdMs,
+            eventAfterDecidedMs: first.receivedAtMs - decidedAt,
+          }),
     });
   }
   return decisions;
@@ -165,6 +199,7 @@ export interface DecisionSummary {
   /** Lost nodes with no decision before the wait ended. */
   undecided: string[];
   byReason: Record<string, number>;
+  byRule: Partial<Record<DecisionRule, number>>;
   poweredOff: number;
   fromRenewalMs: LatencyStats | undefined;
   afterThresholdMs: LatencyStats | undefined;
@@ -172,6 +207,8 @@ export interface DecisionSummary {
   /** The controller's own log: early power read answered off, and decision made (before its Event). */
   readOffFromRenewalMs: LatencyStats | undefined;
   decidedInProcessFromRenewalMs: LatencyStats | undefined;
+  decidedInProcessAfterThresholdMs: LatencyStats | undefined;
+  eventAfterDecidedMs: LatencyStats | undefined;
 }
 
 export function summarizeDecisions(
@@ -180,12 +217,17 @@ export function summarizeDecisions(
 ): DecisionSummary {
   const decided = new Set(decisions.map((d) => d.node));
   const byReason: Record<string, number> = {};
-  for (const d of decisions) byReason[d.reason] = (byReason[d.reason] ?? 0) + 1;
+  const byRule: Partial<Record<DecisionRule, number>> = {};
+  for (const d of decisions) {
+    byReason[d.reason] = (byReason[d.reason] ?? 0) + 1;
+    byRule[d.rule] = (byRule[d.rule] ?? 0) + 1;
+  }
   return {
     lost: lost.length,
     decided: decisions.length,
     undecided: lost.filter((l) => !decided.has(l.node)).map((l) => l.node),
     byReason,
+    byRule,
     poweredOff: decisions.filter((d) => d.poweredOff).length,
     fromRenewalMs: latencyStats(decisions.map((d) => d.fromRenewalMs)),
     afterThresholdMs: latencyStats(decisions.map((d) => d.afterThresholdMs)),
@@ -194,5 +236,9 @@ export function summarizeDecisions(
     decidedInProcessFromRenewalMs: latencyStats(
       decisions.flatMap((d) => d.decidedInProcessFromRenewalMs ?? []),
     ),
+    decidedInProcessAfterThresholdMs: latencyStats(
+      decisions.flatMap((d) => d.decidedInProcessAfterThresholdMs ?? []),
+    ),
+    eventAfterDecidedMs: latencyStats(decisions.flatMap((d) => d.eventAfterDecidedMs ?? [])),
   };
 }

@@ -158,6 +158,15 @@ function controllerNumbers(content: Json): string[] {
       ],
       [`${label}: decisions`, cell(summary.byReason)],
     );
+    if (isRecord(summary.decidedInProcessAfterThresholdMs)) {
+      rows.push(
+        [`${label}: decisions by rule`, cell(summary.byRule)],
+        [
+          `${label}: decided (the controller's log) after the rule's threshold / its Event after that, p50 / p99`,
+          `${p50p99(summary.decidedInProcessAfterThresholdMs)}; ${p50p99(summary.eventAfterDecidedMs)}`,
+        ],
+      );
+    }
   }
   const outage =
     isRecord(content.zoneOutage) && isRecord(content.zoneOutage.usage) ? content.zoneOutage.usage : undefined;

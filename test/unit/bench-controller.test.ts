@@ -32,7 +32,7 @@ describe("bench:controller request kinds", () => {
 });
 
 describe("bench:controller decision latency", () => {
-  const rules = { unhealthyAfterMs: 20_000, checkIntervalMs: 1000 };
+  const rules = { unhealthyAfterMs: 20_000, checkIntervalMs: 1000, powerLossNoticeMs: 800 };
   // Renewed at 0 (every 10 s), stopped at 4 s.
   const lost = (node: string): LostNode => ({
     node,
@@ -69,6 +69,7 @@ describe("bench:controller decision latency", () => {
         reason: "NodeUnhealthy",
         kind: "fence",
         poweredOff: true,
+        rule: "missed-renewal-read",
         fromRenewalMs: 13_600,
         // 10 s interval + max(1 s, 2 checks).
         thresholdMs: 12_000,
@@ -87,6 +88,7 @@ describe("bench:controller decision latency", () => {
     expect(decision).to.include({
       kind: "hold",
       poweredOff: false,
+      rule: "unhealthy-after",
       thresholdMs: 20_000,
       afterThresholdMs: 400,
     });
@@ -122,7 +124,43 @@ describe("bench:controller decision latency", () => {
       rules,
       marks,
     );
-    expect(decision).to.include({ readOffFromRenewalMs: 12_500, decidedInProcessFromRenewalMs: 13_500 });
+    expect(decision).to.include({
+      rule: "missed-renewal-read",
+      readOffFromRenewalMs: 12_500,
+      decidedInProcessFromRenewalMs: 13_500,
+      decidedInProcessAfterThresholdMs: 1500,
+      eventAfterDecidedMs: 100,
+    });
+  });
+
+  it("times a node read off on a power-loss notice from the notice: the stop plus the driver's delay", () => {
+    const marks = logMarks([
+      {
+        atMs: 5_000,
+        message:
+          "w1 had a power-loss notice (0 Lease renewal(s) missed) and sim reports its power off: lost now, without waiting for unhealthyAfter",
+      },
+      { atMs: 5_100, message: "holds w1: not fencing w1 (…): 2 of 2 nodes in zone zone-a unhealthy" },
+    ]);
+    expect(marks.map((m) => `${m.node} ${m.mark}`)).to.deep.equal(["w1 notice-read-off", "w1 decided"]);
+    const [decision] = attributeDecisions(
+      [lost("w1")],
+      [event("w1", "FenceGuardHeld", 6_000, "not fencing w1 (… and sim reports its power off): held")],
+      rules,
+      marks,
+    );
+    // Stopped at 4 s, noticed at 4.8 s: decided 300 ms after, its Event received 900 ms after that.
+    expect(decision).to.include({
+      rule: "power-loss-notice",
+      thresholdMs: 4_800,
+      afterThresholdMs: 1_200,
+      readOffFromRenewalMs: 5_000,
+      decidedInProcessAfterThresholdMs: 300,
+      eventAfterDecidedMs: 900,
+    });
+    const summary = summarizeDecisions([lost("w1")], [decision!]);
+    expect(summary.byRule).to.deep.equal({ "power-loss-notice": 1 });
+    expect(summary.decidedInProcessAfterThresholdMs).to.deep.equal({ n: 1, p50: 300, p99: 300, max: 300 });
   });
 
   it("summarizes with nearest-rank p50 and p99, and names the nodes never decided", () => {

@@ -37,7 +37,12 @@ import { simClusterRoot, validateSimOptions, type SimClusterOptions } from "./op
 import { SimSession } from "./session.js";
 import { reregisterSimNode, type Reregistration } from "./reregister.js";
 import { readSimState, type SimClusterState } from "./state.js";
-import { nodeProcessRunning, simClusterStatus, type SimClusterStatus } from "./status.js";
+import {
+  nodeProcessRunning,
+  nodeProcessRunningIn,
+  simClusterStatus,
+  type SimClusterStatus,
+} from "./status.js";
 import { stopSimProcesses } from "./teardown.js";
 import { readyPollIntervalMs, scaledTimeoutMs, SIM_TIMEOUTS } from "./timeouts.js";
 
@@ -187,7 +192,8 @@ export class SimCluster implements AsyncDisposable {
   /** The nodes whose kwok runs, from the state as opened (nodeRunning for every node, in one walk). */
   runningNodes(): Set<string> {
     const { state } = this.#session;
-    return new Set(state.nodes.filter((node) => nodeProcessRunning(state, node)).map((node) => node.name));
+    const processRunning = nodeProcessRunningIn(state);
+    return new Set(state.nodes.filter((node) => processRunning(node)).map((node) => node.name));
   }
 
   /**

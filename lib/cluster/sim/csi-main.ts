@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { loadKubeConfig } from "../../kube/client.js";
 import { runCsiProvisioner } from "../../kube/csi-provisioner.js";
 import { readSimState } from "./state.js";
-import { nodeProcessRunning } from "./status.js";
+import { nodeProcessRunningIn } from "./status.js";
 import { SimKubeletVolumes } from "./kubelet-volumes.js";
 
 const { values } = parseArgs({
@@ -71,7 +71,8 @@ function liveNodes(): typeof live {
   if (live?.version !== version || now - live.at > LIVE_NODES_MAX_AGE_MS) {
     try {
       const state = readSimState(stateFile);
-      const nodes = state.nodes.filter((n) => n.power === "running" && nodeProcessRunning(state, n));
+      const processRunning = nodeProcessRunningIn(state);
+      const nodes = state.nodes.filter((n) => n.power === "running" && processRunning(n));
       live = {
         version,
         at: now,

@@ -40,6 +40,7 @@ export interface SimClusterStatus {
 
 export function simClusterStatus(state: SimClusterState, layout: SimLayout): SimClusterStatus {
   const pause = activePause(state);
+  const processRunning = nodeProcessRunningIn(state);
   return {
     name: state.name,
     runId: state.runId,
@@ -56,7 +57,7 @@ export function simClusterStatus(state: SimClusterState, layout: SimLayout): Sim
       name: n.name,
       zone: n.zone,
       power: n.power,
-      processRunning: nodeProcessRunning(state, n),
+      processRunning: processRunning(n),
       ...(n.group === undefined ? {} : { group: n.group }),
       ...(state.clock?.skews[n.name] ? { clock: state.clock.skews[n.name] } : {}),
     })),
@@ -79,8 +80,26 @@ export function nodeProcessRunning(
   state: Pick<SimClusterState, "kwokGroups">,
   node: Pick<SimNodeState, "group" | "process" | "power">,
 ): boolean {
-  if (node.group === undefined) return node.process !== undefined && isDaemonRunning(node.process);
-  if (node.power === "stopped") return false;
-  const group = state.kwokGroups?.find((g) => g.name === node.group);
-  return group?.process !== undefined && isDaemonRunning(group.process);
+  return nodeProcessRunningIn(state)(node);
+}
+
+/**
+ * nodeProcessRunning for many nodes of one state: each shared kwok's process is looked at once per
+ * walk, not once per node (at 1000 nodes that was 1000 reads of /proc, ~45 ms, for each walk).
+ */
+export function nodeProcessRunningIn(
+  state: Pick<SimClusterState, "kwokGroups">,
+): (node: Pick<SimNodeState, "group" | "process" | "power">) => boolean {
+  const groups = new Map<string, boolean>();
+  return (node) => {
+    if (node.group === undefined) return node.process !== undefined && isDaemonRunning(node.process);
+    if (node.power === "stopped") return false;
+    let running = groups.get(node.group);
+    if (running === undefined) {
+      const group = state.kwokGroups?.find((g) => g.name === node.group);
+      running = group?.process !== undefined && isDaemonRunning(group.process);
+      groups.set(node.group, running);
+    }
+    return running;
+  };
 }
