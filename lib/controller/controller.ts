@@ -13,6 +13,7 @@ import { BackgroundTasks, forEachBounded } from "../util/bounded-parallel.js";
 import { clockFrom, type Clock } from "../util/clock.js";
 import { sleep } from "../util/time.js";
 import { boundedKubeConfig } from "../kube/bounded-client.js";
+import { SharedAgents } from "../kube/shared-agents.js";
 import { countFailure, type ActionContext } from "./action-context.js";
 import { progressFenceSteps, startFence } from "./actions.js";
 import { describeHeld } from "./cleanup.js";
@@ -98,6 +99,8 @@ export class RecoveryController {
   /** Event writes of holds, beside the passes (hold-notices.ts): cheap, so more at once than steps. */
   readonly #writes = new BackgroundTasks(16);
   readonly #stopped = new AbortController();
+  /** Connections the controller's API calls reuse (client-node would open one per call). */
+  readonly #agents = new SharedAgents();
   /** Ends the wait for the next pass early (an early power read found a node off). */
   #wake = new AbortController();
   #loop: Promise<void> | undefined;
@@ -127,10 +130,11 @@ export class RecoveryController {
       leader ? AbortSignal.any([this.#bounds.signal, leader.signal]) : this.#bounds.signal;
     // Every API call of the controller's ends at its timeout (pass-bounds.ts); reads go on when
     // leadership ends (a standby reads too), writes check acting() first.
-    const bounded = boundedKubeConfig(kc, {
-      timeoutMs: () => this.#bounds.apiTimeoutMs(),
-      signal: () => this.#bounds.signal,
-    });
+    const bounded = boundedKubeConfig(
+      kc,
+      { timeoutMs: () => this.#bounds.apiTimeoutMs(), signal: () => this.#bounds.signal },
+      this.#agents,
+    );
     // Every replica keeps the caches: a standby's are warm when it takes over. Their LISTs end at
     // apiTimeout or when the controller stops, never with a pass.
     this.#caches = new ClusterCaches({
@@ -236,6 +240,7 @@ export class RecoveryController {
     await this.#early.settle();
     await this.#options.leader?.stop();
     await this.#caches.stop();
+    this.#agents.destroy();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -371,7 +376,7 @@ export class RecoveryController {
   }
 
   /** Carries out one node's plan for this pass. */
-  #act(node: k8s.V1Node, plan: NodePlan, guard: GuardNode[], now: number, paused: boolean): void {
+  #act(node: k8s.V1Node, plan: NodePlan, guard: readonly GuardNode[], now: number, paused: boolean): void {
     const name = node.metadata?.name ?? "";
     // A node's fence steps under way (or waiting for a slot) are left to finish: the first pass
     // after them decides again on what it reads then.
@@ -449,7 +454,7 @@ export class RecoveryController {
     fence: NodeFence,
     health: NodeHealth["state"],
     healthyForMs: number,
-    guard: GuardNode[],
+    guard: readonly GuardNode[],
     paused: boolean,
   ): Promise<void> {
     const { maxUnhealthy } = context.config;

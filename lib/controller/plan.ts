@@ -72,12 +72,13 @@ export function guardNodes(
   health: ReadonlyMap<string, NodeHealth>,
   excludeLabel: string,
   nodeSelector: string = "",
-): GuardNode[] {
+): readonly GuardNode[] {
   const selector = parseNodeSelector(nodeSelector);
-  return snapshot.nodes.map((node) => {
+  // Frozen: the guard counts a frozen view once for the whole pass (guard.ts).
+  const view = snapshot.nodes.map((node): GuardNode => {
     const name = nodeName(node);
     const fence = snapshot.fences.get(name);
-    return {
+    return Object.freeze({
       name,
       zone: node.metadata?.labels?.[ZONE_LABEL] ?? "",
       controlPlane: isControlPlaneNode(node),
@@ -85,8 +86,9 @@ export function guardNodes(
       unselected: !selector.matches(node.metadata?.labels),
       unhealthy: health.get(name)?.state === "unhealthy",
       fencing: fence !== undefined && !isFinished(fence.status) && fenceOwnsNode(fence, node),
-    };
+    });
   });
+  return Object.freeze(view);
 }
 
 /**

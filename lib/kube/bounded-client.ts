@@ -4,6 +4,7 @@
 // would otherwise wait for the operating system's TCP timeout, minutes later.
 import { RekindleError } from "../errors.js";
 import { k8s } from "./client.js";
+import type { SharedAgents } from "./shared-agents.js";
 
 export interface RequestBounds {
   /** How long a request started now may take (ms), read once per request. */
@@ -15,10 +16,15 @@ export interface RequestBounds {
 /**
  * `kc` with every API client it makes bounded by `bounds`: each request gets its own timer, and a
  * signal a call sets itself (lib/kube/abort.ts) still applies. Everything else is `kc`'s own (the
- * object is a view of it, not a copy), so credentials refreshed there apply here too.
+ * object is a view of it, not a copy), so credentials refreshed there apply here too. With `agents`,
+ * requests reuse their connections (shared-agents.ts; its owner destroys it when done).
  */
-export function boundedKubeConfig(kc: k8s.KubeConfig, bounds: RequestBounds): k8s.KubeConfig {
-  const httpApi = boundedHttp(new k8s.IsomorphicFetchHttpLibrary(), bounds);
+export function boundedKubeConfig(
+  kc: k8s.KubeConfig,
+  bounds: RequestBounds,
+  agents?: SharedAgents,
+): k8s.KubeConfig {
+  const httpApi = boundedHttp(new k8s.IsomorphicFetchHttpLibrary(), bounds, agents);
   const makeApiClient = <T extends k8s.ApiType>(apiClientType: k8s.ApiConstructor<T>): T => {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new RekindleError("INVALID_INPUT", "the kubeconfig has no current cluster");
@@ -40,9 +46,15 @@ export function boundedKubeConfig(kc: k8s.KubeConfig, bounds: RequestBounds): k8
 }
 
 /** Sends through `inner` with a per-request signal that aborts at the timeout or with bounds.signal. */
-function boundedHttp(inner: k8s.HttpLibrary, bounds: RequestBounds): k8s.HttpLibrary {
+function boundedHttp(
+  inner: k8s.HttpLibrary,
+  bounds: RequestBounds,
+  agents: SharedAgents | undefined,
+): k8s.HttpLibrary {
   return k8s.wrapHttpLibrary({
     async send(request: k8s.RequestContext): Promise<k8s.ResponseContext> {
+      const agent = agents?.shared(request.getAgent());
+      if (agent) request.setAgent(agent);
       const own = request.getSignal();
       const parent = own ? AbortSignal.any([own, bounds.signal()]) : bounds.signal();
       const bound = requestSignal(

@@ -74,6 +74,43 @@ describe("controller: guard", function () {
     });
   });
 
+  it("decides the same on a frozen view (counted once per pass) as on one counted per call", function () {
+    // Every node of a 5-node view, each state of a1..b2 in turn: troubled or not, fencing, control plane.
+    const states: Partial<GuardNode>[] = [
+      {},
+      { unhealthy: true },
+      { fencing: true },
+      { controlPlane: true, unhealthy: true },
+    ];
+    const names = ["a1", "a2", "a3", "b1", "b2"];
+    for (let mix = 0; mix < states.length ** names.length; mix += 7) {
+      const extra = Object.fromEntries(
+        names.map((name, i) => [name, states[Math.floor(mix / states.length ** i) % states.length] ?? {}]),
+      );
+      const open = nodes([], extra);
+      const frozen = Object.freeze(open.map((n) => Object.freeze({ ...n })));
+      for (const candidate of names) {
+        for (const maxUnhealthy of ["40%", "1", "2"]) {
+          const input = { maxUnhealthy, paused: false };
+          expect(
+            guardDecision(candidate, { nodes: frozen, ...input }),
+            `${candidate} in ${JSON.stringify(extra)}`,
+          ).to.deep.equal(guardDecision(candidate, { nodes: open, ...input }));
+        }
+      }
+    }
+  });
+
+  it("counts a view built anew for the next pass anew", function () {
+    const freeze = (view: GuardNode[]) => Object.freeze(view.map((n) => Object.freeze(n)));
+    expect(
+      guardDecision("a1", { nodes: freeze(nodes([])), maxUnhealthy: "1", paused: false }).allowed,
+    ).to.equal(true);
+    expect(
+      guardDecision("a1", { nodes: freeze(nodes(["a2"])), maxUnhealthy: "1", paused: false }),
+    ).to.deep.include({ allowed: false, reason: "ClusterBudget" });
+  });
+
   it("budgets: percentages round down but allow one node; counts are absolute", function () {
     expect(unhealthyBudget("40%", 5)).to.equal(2);
     expect(unhealthyBudget("40%", 2)).to.equal(1);
