@@ -135,6 +135,7 @@ async function lastRenewals(
   kc: k8s.KubeConfig,
   nodes: readonly string[],
   stoppedAt: Map<string, number>,
+  recordedAtMs: number,
 ): Promise<LostNode[]> {
   const api = kc.makeApiClient(k8s.CoordinationV1Api);
   const leases = new Map(
@@ -151,6 +152,7 @@ async function lastRenewals(
       {
         node,
         stoppedAtMs: stoppedAt.get(node) ?? 0,
+        recordedAtMs,
         lastRenewalMs: new Date(renewed).getTime(),
         renewIntervalMs: (spec.leaseDurationSeconds * 1000) / 4,
       },
@@ -200,7 +202,9 @@ export async function runIncident(
   // In one batch (a zone outage is one event): one node after another took about a minute for a
   // third of a thousand-node sim, and spread the zone's decisions over that minute.
   await cluster.stopNodes(nodes, { onEach: (node) => stoppedAt.set(node, Date.now()) });
-  const stopSpreadMs = Date.now() - firstStopAt;
+  // The batch is written to the sim's state file once, as stopNodes returns.
+  const recordedAt = Date.now();
+  const stopSpreadMs = recordedAt - firstStopAt;
   progress(
     `${what}: stopped ${nodes.length} node(s) in ${stopSpreadMs} ms; waiting for the controller's decisions`,
   );
@@ -225,7 +229,7 @@ export async function runIncident(
     progress(`${what}: ${error.message}; going on with the nodes decided`);
   });
   // Before any node returns: a stopped node's Lease keeps its last renewal until then.
-  const lost = await lastRenewals(kc, nodes, stoppedAt);
+  const lost = await lastRenewals(kc, nodes, stoppedAt, recordedAt);
   const decisions = attributeDecisions(lost, events.received, rules, logMarks(context.logLines));
   const stopped = new Set(nodes);
   progress(`${what}: waiting for the fences started to reach recovery before the nodes return`);

@@ -40,6 +40,11 @@ export interface LostNode {
   node: string;
   /** When this bench stopped it (wall clock, ms). */
   stoppedAtMs: number;
+  /**
+   * When the sim recorded it stopped in its state file, where its driver's power watch hears of it:
+   * a batch (a zone outage) is recorded once, after its last stop. Default stoppedAtMs.
+   */
+  recordedAtMs?: number;
   /** Its Lease's last renewTime (the kubelet's clock, the same machine's here), ms. */
   lastRenewalMs: number;
   /** Its renewal cadence: a quarter of its Lease's duration. */
@@ -148,7 +153,8 @@ export function attributeDecisions(
     const thresholdMs = {
       "unhealthy-after": rules.unhealthyAfterMs,
       "missed-renewal-read": missedRenewalAfterMs(node.renewIntervalMs, rules.checkIntervalMs),
-      "power-loss-notice": node.stoppedAtMs + (rules.powerLossNoticeMs ?? 0) - node.lastRenewalMs,
+      "power-loss-notice":
+        (node.recordedAtMs ?? node.stoppedAtMs) + (rules.powerLossNoticeMs ?? 0) - node.lastRenewalMs,
     }[rule];
     const fromRenewalMs = first.receivedAtMs - node.lastRenewalMs;
     decisions.push({

@@ -149,7 +149,7 @@ describe("bench:controller decision latency", () => {
       rules,
       marks,
     );
-    // Stopped at 4 s, noticed at 4.8 s: decided 300 ms after, its Event received 900 ms after that.
+    // Stopped and recorded at 4 s, noticed at 4.8 s: decided 300 ms after, its Event 900 ms after that.
     expect(decision).to.include({
       rule: "power-loss-notice",
       thresholdMs: 4_800,
@@ -158,6 +158,14 @@ describe("bench:controller decision latency", () => {
       decidedInProcessAfterThresholdMs: 300,
       eventAfterDecidedMs: 900,
     });
+    // Stopped at 4 s in a batch recorded at 5 s: its notice could come only at 5.8 s.
+    const [batched] = attributeDecisions(
+      [{ ...lost("w1"), recordedAtMs: 5_000 }],
+      [event("w1", "FenceGuardHeld", 6_000, "not fencing w1 (… and sim reports its power off): held")],
+      rules,
+      marks,
+    );
+    expect(batched).to.include({ thresholdMs: 5_800, afterThresholdMs: 200 });
     const summary = summarizeDecisions([lost("w1")], [decision!]);
     expect(summary.byRule).to.deep.equal({ "power-loss-notice": 1 });
     expect(summary.decidedInProcessAfterThresholdMs).to.deep.equal({ n: 1, p50: 300, p99: 300, max: 300 });
