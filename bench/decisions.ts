@@ -135,8 +135,12 @@ export function attributeDecisions(
   for (const node of lost) {
     const firstMark = (mark: LogMark["mark"]) =>
       marks.find((m) => m.node === node.node && m.mark === mark && m.atMs >= node.stoppedAtMs)?.atMs;
+    // The first read off, at a missed renewal or on a notice, is the one the decision followed.
+    const missedReadOffAt = firstMark("read-off");
     const noticeReadOffAt = firstMark("notice-read-off");
-    const readOffAt = firstMark("read-off") ?? noticeReadOffAt;
+    const readByNotice =
+      noticeReadOffAt !== undefined && (missedReadOffAt === undefined || noticeReadOffAt < missedReadOffAt);
+    const readOffAt = readByNotice ? noticeReadOffAt : missedReadOffAt;
     const decidedAt = firstMark("decided");
     const first = events
       .filter(
@@ -147,7 +151,7 @@ export function attributeDecisions(
     const poweredOff = POWERED_OFF.test(first.message);
     const rule: DecisionRule = !poweredOff
       ? "unhealthy-after"
-      : noticeReadOffAt !== undefined && noticeReadOffAt === readOffAt
+      : readByNotice
         ? "power-loss-notice"
         : "missed-renewal-read";
     const thresholdMs = {

@@ -65,7 +65,8 @@ function countsOf(nodes: readonly GuardNode[]): GuardCounts {
 
 /** May `candidate` be fenced now? Counts nodes unhealthy or being fenced, the candidate included. */
 export function guardDecision(candidate: string, input: GuardInput): GuardDecision {
-  const node = countsOf(input.nodes).byName.get(candidate);
+  const counts = countsOf(input.nodes);
+  const node = counts.byName.get(candidate);
   if (!node) return { allowed: false, reason: "Excluded", message: `node ${candidate} is unknown` };
   if (input.paused)
     return { allowed: false, reason: "Paused", message: "the controller is paused (ConfigMap paused=true)" };
@@ -79,7 +80,6 @@ export function guardDecision(candidate: string, input: GuardInput): GuardDecisi
       reason: "NotSelected",
       message: `${candidate} is not matched by the controller's --node-selector`,
     };
-  const counts = countsOf(input.nodes);
   // The candidate counts as troubled too (a fence it starts makes it so).
   const self = node.unhealthy || node.fencing ? 0 : 1;
   const all = counts.all;

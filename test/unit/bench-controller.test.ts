@@ -143,12 +143,10 @@ describe("bench:controller decision latency", () => {
       { atMs: 5_100, message: "holds w1: not fencing w1 (…): 2 of 2 nodes in zone zone-a unhealthy" },
     ]);
     expect(marks.map((m) => `${m.node} ${m.mark}`)).to.deep.equal(["w1 notice-read-off", "w1 decided"]);
-    const [decision] = attributeDecisions(
-      [lost("w1")],
-      [event("w1", "FenceGuardHeld", 6_000, "not fencing w1 (… and sim reports its power off): held")],
-      rules,
-      marks,
-    );
+    const held = [
+      event("w1", "FenceGuardHeld", 6_000, "not fencing w1 (… and sim reports its power off): held"),
+    ];
+    const [decision] = attributeDecisions([lost("w1")], held, rules, marks);
     // Stopped and recorded at 4 s, noticed at 4.8 s: decided 300 ms after, its Event 900 ms after that.
     expect(decision).to.include({
       rule: "power-loss-notice",
@@ -159,13 +157,18 @@ describe("bench:controller decision latency", () => {
       eventAfterDecidedMs: 900,
     });
     // Stopped at 4 s in a batch recorded at 5 s: its notice could come only at 5.8 s.
-    const [batched] = attributeDecisions(
-      [{ ...lost("w1"), recordedAtMs: 5_000 }],
-      [event("w1", "FenceGuardHeld", 6_000, "not fencing w1 (… and sim reports its power off): held")],
-      rules,
-      marks,
-    );
+    const [batched] = attributeDecisions([{ ...lost("w1"), recordedAtMs: 5_000 }], held, rules, marks);
     expect(batched).to.include({ thresholdMs: 5_800, afterThresholdMs: 200 });
+    // Read off on a notice first, at a missed renewal after (a second read): the first decided.
+    const noticeFirst = logMarks([
+      {
+        atMs: 5_000,
+        message: "w1 had a power-loss notice (0 Lease renewal(s) missed) and sim reports its power off",
+      },
+      { atMs: 5_200, message: "w1 missed 1 Lease renewal(s) and sim reports its power off: lost now" },
+    ]);
+    const [first] = attributeDecisions([lost("w1")], held, rules, noticeFirst);
+    expect(first).to.include({ rule: "power-loss-notice", readOffFromRenewalMs: 5_000 });
     const summary = summarizeDecisions([lost("w1")], [decision!]);
     expect(summary.byRule).to.deep.equal({ "power-loss-notice": 1 });
     expect(summary.decidedInProcessAfterThresholdMs).to.deep.equal({ n: 1, p50: 300, p99: 300, max: 300 });
