@@ -31,6 +31,7 @@ import { FenceStepRunner, stepRunContext } from "./fence-steps.js";
 import { HoldNotices } from "./hold-notices.js";
 import { driverPowerReader, EarlyPowerReads, earlyReadCandidates, watchPowerLosses } from "./early-power.js";
 import { PassBounds } from "./pass-bounds.js";
+import { PassSchedule } from "./pass-schedule.js";
 import { controllerLiveness } from "./liveness.js";
 import { checkFenceStart } from "./fence-start.js";
 import { lostNow, type CurrentNodeReader } from "./present.js";
@@ -38,7 +39,7 @@ import { cancelledByHand, clearCancelled, releaseFence, supersedeFence, sweepOrp
 import type { NodeHealth } from "./detect.js";
 import { guardDecision, type GuardNode } from "./guard.js";
 import { FenceRateLimiter, type FenceRateClass } from "./fence-rate.js";
-import { fleetView, type FleetHoldReason } from "./fleet.js";
+import { fleetView } from "./fleet.js";
 import { assessNodes, guardNodes, planNode, type NodePlan } from "./plan.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -72,12 +73,6 @@ export interface RecoveryControllerOptions {
   leader?: LeaderElector;
 }
 
-/** The Event of each hold of the fleet's (fleet.ts); the guard's are FenceGuardHeld. */
-const FLEET_HOLD_EVENTS: Partial<Record<string, EventReason>> = {
-  CorrelatedSilence: EVENT_REASONS.correlatedSilenceHeld,
-  AllZonesDisrupted: EVENT_REASONS.allZonesDisruptedHeld,
-} satisfies Record<FleetHoldReason, EventReason>;
-
 export class RecoveryController {
   readonly metrics: ControllerMetrics;
   readonly #options: RecoveryControllerOptions;
@@ -105,6 +100,7 @@ export class RecoveryController {
   #wake = new AbortController();
   #loop: Promise<void> | undefined;
   #lastPassAt: number | undefined;
+  readonly #schedule = new PassSchedule();
   #lastPassError: string | undefined;
   /** Nodes of the last pass with no evidence either way yet ("unobserved"). */
   #unobserved: string[] | undefined;
@@ -223,7 +219,8 @@ export class RecoveryController {
           }
         }
         try {
-          await sleep(this.#options.config.checkIntervalMs, AbortSignal.any([signal, this.#wake.signal]));
+          const sleepMs = this.#schedule.sleepMs(this.#clock.monotonicMs(), config.checkIntervalMs);
+          await sleep(sleepMs, AbortSignal.any([signal, this.#wake.signal]));
         } catch {
           if (this.#stopped.signal.aborted) break;
         }
@@ -316,6 +313,7 @@ export class RecoveryController {
       if (plan.kind === "none" && !clearCancellation) this.#holds.clear(name, plan.healthy);
       else plans.push({ node, name, plan, clearCancellation });
     }
+    this.#schedule.afterPass(now, config, health, this.#observations, plans);
     await forEachBounded(plans, config.nodeConcurrency, async ({ node, name, plan, clearCancellation }) => {
       try {
         if (clearCancellation) {
@@ -400,12 +398,7 @@ export class RecoveryController {
         this.#holds.waitingForPeers(name, plan.waiting);
         break;
       case "hold":
-        this.#holds.hold(
-          name,
-          plan.reason,
-          `not fencing ${name} (${plan.lostBecause}): ${plan.message}`,
-          FLEET_HOLD_EVENTS[plan.reason] ?? EVENT_REASONS.guardHeld,
-        );
+        this.#holds.hold(name, plan.reason, `not fencing ${name} (${plan.lostBecause}): ${plan.message}`);
         break;
       case "fence": {
         // Its start too: the checks and the NodeFence's creation are API calls, and a zone's

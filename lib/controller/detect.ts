@@ -1,6 +1,6 @@
 // Detection: is a node lost? From what this controller observed of its Lease and its Ready
 // condition (observations.ts), on this controller's own clock.
-import { poweredOffNow, type NodeObservation } from "./observations.js";
+import { missedRenewalAfterMs, poweredOffNow, type NodeObservation } from "./observations.js";
 
 export type NodeHealth =
   /** Seen renewing its Lease (or, without a Lease, Ready), and Ready. */
@@ -59,26 +59,63 @@ export function assessNode(
   return { state: "healthy" };
 }
 
+/** A peer as `peersSilentWith` needs it. */
+export interface PeerSilenceInput {
+  name: string;
+  observation: Readonly<NodeObservation> | undefined;
+  /** Judged lost already (or without a Lease): counted by the guard as it is. */
+  unhealthy: boolean;
+}
+
+/** The peers that may have gone silent in the same event as a candidate, and what is known of them. */
+export interface PeersSilentWith {
+  /**
+   * Silent for longer than a renewal may be late (missedRenewalAfterMs) but not judged lost yet:
+   * counted as lost with the candidate, so a zone that went silent together is held at once.
+   */
+  overdue: string[];
+  /** Not seen renewing since, and their next renewal not late yet: alive or lost, it is too soon to say. */
+  due: string[];
+}
+
+/** No peer silent with a candidate (one read off, or without a Lease). */
+export const NO_SILENT_PEERS: PeersSilentWith = Object.freeze({ overdue: [], due: [] });
+
 /**
- * Nodes that may have gone silent in the same event as `candidate` but are not judged lost yet:
- * healthy-looking nodes whose last renewal this controller saw is not later than the candidate's
- * next renewal would have been (plus the observation granularity). Nodes lost together stop within
- * one renewal interval of each other, so until these either renew (alive after the candidate
- * failed) or turn unhealthy, the guard would count too few lost nodes and could let a zone outage
- * be fenced node by node. With unhealthyAfter at least two renewal intervals (20 s vs 10 s
- * upstream), healthy nodes pass at once.
+ * The peers (`peers` less the candidate itself) that may have gone silent in the same event as
+ * `candidate` and are not judged lost yet: nodes whose last renewal this controller saw is not
+ * later than the candidate's next renewal would have been (plus the observation granularity).
+ * Nodes lost together stop within one renewal interval of each other. Of those, the ones that have
+ * missed a renewal by now (`overdue`) are counted as lost at once; the others (`due`) are waited
+ * for until they renew (alive after the candidate failed) or miss it. So a node lost alone waits
+ * only for the peers whose renewal is due as it is judged lost (about a check interval and a
+ * renewal's jitter), and a zone lost together is held as its first node is judged lost, not once
+ * its last one is (up to a renewal interval later).
  */
-export function possiblyLostTogether(
+export function peersSilentWith(
+  candidateName: string,
   candidate: Readonly<NodeObservation> | undefined,
-  peers: readonly { name: string; observation: Readonly<NodeObservation> | undefined; unhealthy: boolean }[],
+  peers: readonly PeerSilenceInput[],
+  nowMs: number,
   checkIntervalMs: number,
-): string[] {
-  if (candidate?.renewIntervalMs === undefined || candidate.renewTime === undefined) return [];
+): PeersSilentWith {
+  if (candidate?.renewIntervalMs === undefined || candidate.renewTime === undefined) return NO_SILENT_PEERS;
   const nextRenewalDue = candidate.lastSignAt + candidate.renewIntervalMs + checkIntervalMs;
-  return peers
-    .filter((peer) => {
-      if (peer.unhealthy || peer.observation?.renewTime === undefined) return false;
-      return peer.observation.lastSignAt <= nextRenewalDue;
-    })
-    .map((peer) => peer.name);
+  const silent: PeersSilentWith = { overdue: [], due: [] };
+  for (const peer of peers) {
+    const o = peer.observation;
+    if (
+      peer.name === candidateName ||
+      peer.unhealthy ||
+      o?.renewTime === undefined ||
+      o.lastSignAt > nextRenewalDue
+    )
+      continue;
+    // Without a known cadence a peer cannot be said to be late: waited for until judged lost.
+    const late =
+      o.renewIntervalMs !== undefined &&
+      nowMs - o.lastSignAt > missedRenewalAfterMs(o.renewIntervalMs, checkIntervalMs);
+    (late ? silent.overdue : silent.due).push(peer.name);
+  }
+  return silent;
 }

@@ -75,14 +75,25 @@ export function fleetView(
   return { zones, allDisrupted: allZonesDisrupted(zones), nodes, nowMs };
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** Last renewals within this long of each other: one event. */
 export function silenceWindowMs(node: Pick<FleetNode, "renewIntervalMs">, settings: FleetSettings): number {
   if (settings.silenceWindowMs !== undefined) return settings.silenceWindowMs;
   return (node.renewIntervalMs ?? settings.unhealthyAfterMs / 2) + 2 * settings.checkIntervalMs;
 }
 
-/** The other lost nodes of `name`'s zone whose last renewal came within the silence window of its own. */
-export function silentTogether(name: string, view: FleetView, settings: FleetSettings): string[] {
+/**
+ * The other lost nodes of `name`'s zone whose last renewal came within the silence window of its
+ * own; `silentWith`: nodes not judged lost yet that went silent with it and missed a renewal
+ * (detect.ts, `peersSilentWith`), counted as lost.
+ */
+export function silentTogether(
+  name: string,
+  view: FleetView,
+  settings: FleetSettings,
+  silentWith: ReadonlySet<string> = NONE,
+): string[] {
   const node = view.nodes.get(name);
   if (node?.silentSinceAt === undefined) return [];
   const since = node.silentSinceAt;
@@ -91,7 +102,7 @@ export function silentTogether(name: string, view: FleetView, settings: FleetSet
     .filter(
       ([peer, p]) =>
         peer !== name &&
-        p.lost &&
+        (p.lost || silentWith.has(peer)) &&
         p.zone === node.zone &&
         p.silentSinceAt !== undefined &&
         Math.abs(p.silentSinceAt - since) <= windowMs,
@@ -102,13 +113,15 @@ export function silentTogether(name: string, view: FleetView, settings: FleetSet
 /**
  * May lost node `name`, which the guard allows, be fenced now, and at which rate? `poweredOff`: its
  * driver read it off (early-power.ts): no partition can look like that, so neither a silence shared
- * with others nor the rate holds it; only a fully disrupted fleet does.
+ * with others nor the rate holds it; only a fully disrupted fleet does. `silentWith`: as for
+ * `silentTogether`.
  */
 export function fleetDecision(
   name: string,
   view: FleetView,
   settings: FleetSettings,
   poweredOff = false,
+  silentWith: ReadonlySet<string> = NONE,
 ): FleetDecision {
   const node = view.nodes.get(name);
   const zone = node?.zone ?? "";
@@ -121,7 +134,7 @@ export function fleetDecision(
     };
   }
   if (poweredOff) return { allowed: true, rate: "unmetered", why: "its fence driver reads it off" };
-  const peers = silentTogether(name, view, settings);
+  const peers = silentTogether(name, view, settings, silentWith);
   if (peers.length > 0 && node?.silentSinceAt !== undefined) {
     const lastSilentAt = Math.max(
       ...peers.map((p) => view.nodes.get(p)?.silentSinceAt ?? 0),

@@ -23,6 +23,11 @@ export interface GuardInput {
   nodes: readonly GuardNode[];
   maxUnhealthy: string;
   paused: boolean;
+  /**
+   * Nodes not judged lost yet that went silent with the candidate and have missed a renewal
+   * (detect.ts, `peersSilentWith`): counted as unhealthy for this decision. Default none.
+   */
+  silentWith?: readonly string[];
 }
 
 /** Nodes that are not control-plane, and how many of them are unhealthy or being fenced. */
@@ -82,25 +87,46 @@ export function guardDecision(candidate: string, input: GuardInput): GuardDecisi
     };
   // The candidate counts as troubled too (a fence it starts makes it so).
   const self = node.unhealthy || node.fencing ? 0 : 1;
+  const silent = silentTally(counts, node.zone, input.silentWith ?? []);
+  const troubled = (silentCount: number) =>
+    silentCount > 0
+      ? `unhealthy, fencing or silent with ${candidate} past a renewal`
+      : "unhealthy or fencing";
   const all = counts.all;
   const clusterBudget = unhealthyBudget(input.maxUnhealthy, all.nodes);
-  const clusterTroubled = all.troubled + self;
+  const clusterTroubled = all.troubled + self + silent.all;
   if (clusterTroubled > clusterBudget) {
     return {
       allowed: false,
       reason: "ClusterBudget",
-      message: `${clusterTroubled} of ${all.nodes} nodes unhealthy or fencing; maxUnhealthy ${input.maxUnhealthy} allows ${clusterBudget}`,
+      message: `${clusterTroubled} of ${all.nodes} nodes ${troubled(silent.all)}; maxUnhealthy ${input.maxUnhealthy} allows ${clusterBudget}`,
     };
   }
   const zone = counts.zones.get(node.zone) ?? { nodes: 0, troubled: 0 };
   const zoneBudget = unhealthyBudget(input.maxUnhealthy, zone.nodes);
-  const zoneTroubled = zone.troubled + self;
+  const zoneTroubled = zone.troubled + self + silent.zone;
   if (zoneTroubled > zoneBudget) {
     return {
       allowed: false,
       reason: "ZoneBudget",
-      message: `${zoneTroubled} of ${zone.nodes} nodes in zone ${node.zone} unhealthy or fencing; maxUnhealthy ${input.maxUnhealthy} allows ${zoneBudget}`,
+      message: `${zoneTroubled} of ${zone.nodes} nodes in zone ${node.zone} ${troubled(silent.zone)}; maxUnhealthy ${input.maxUnhealthy} allows ${zoneBudget}`,
     };
   }
   return { allowed: true };
+}
+
+/** How many of `silentWith` the counts do not count yet: cluster-wide, and in `zone`. */
+function silentTally(
+  counts: GuardCounts,
+  zone: string,
+  silentWith: readonly string[],
+): { all: number; zone: number } {
+  const tally = { all: 0, zone: 0 };
+  for (const name of new Set(silentWith)) {
+    const peer = counts.byName.get(name);
+    if (!peer || peer.controlPlane || peer.unhealthy || peer.fencing) continue;
+    tally.all += 1;
+    if (peer.zone === zone) tally.zone += 1;
+  }
+  return tally;
 }

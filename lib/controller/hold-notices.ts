@@ -5,6 +5,16 @@
 import type { BackgroundTasks } from "../util/bounded-parallel.js";
 import type { ActionContext } from "./action-context.js";
 import { EVENT_REASONS, type EventReason } from "./events.js";
+import type { FleetHoldReason } from "./fleet.js";
+
+/** The Event of each hold of the fleet's (fleet.ts); the guard's are FenceGuardHeld. */
+const FLEET_HOLD_EVENTS: Partial<Record<string, EventReason>> = {
+  CorrelatedSilence: EVENT_REASONS.correlatedSilenceHeld,
+  AllZonesDisrupted: EVENT_REASONS.allZonesDisruptedHeld,
+} satisfies Record<FleetHoldReason, EventReason>;
+
+/** A wait names this many of its peers in the log, and counts the rest. */
+const MAX_PEERS_NAMED = 5;
 
 export class HoldNotices {
   readonly #context: Pick<ActionContext, "log" | "event" | "metrics">;
@@ -27,12 +37,17 @@ export class HoldNotices {
     return true;
   }
 
-  /** Logs (once per set of peers) that lost `node` waits for peers silent with it. */
+  /**
+   * Logs (once per wait, however its set of peers shrinks as they renew) that lost `node` waits for
+   * peers silent with it whose renewal is due. At 1000 nodes a wait is for about a tenth of them.
+   */
   waitingForPeers(node: string, peers: readonly string[]): void {
-    const waiting = peers.join(", ");
-    if (this.#changed(node, `waiting:${waiting}`)) {
-      this.#context.log(`${node} lost; waiting for ${waiting} to renew or be judged lost too`);
-    }
+    if (!this.#changed(node, "waiting-for-peers")) return;
+    const named = peers.slice(0, MAX_PEERS_NAMED).join(", ");
+    const more = peers.length > MAX_PEERS_NAMED ? ` and ${peers.length - MAX_PEERS_NAMED} more` : "";
+    this.#context.log(
+      `${node} lost; waiting for ${named}${more} (silent with it, renewal due) to renew or miss it`,
+    );
   }
 
   /** Logs, counts and records (once per reason, its Event in the background) why a lost node is not fenced. */
@@ -40,7 +55,7 @@ export class HoldNotices {
     node: string,
     reason: string,
     message: string,
-    eventReason: EventReason = EVENT_REASONS.guardHeld,
+    eventReason: EventReason = FLEET_HOLD_EVENTS[reason] ?? EVENT_REASONS.guardHeld,
   ): void {
     if (!this.#changed(node, reason)) return;
     this.#context.metrics.guardHold(reason);

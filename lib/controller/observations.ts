@@ -114,6 +114,7 @@ export class NodeObservations {
   #returns: Return[] = [];
   /** A blind spell not applied yet: since when, and when it ended (undefined: at the next record). */
   #blind: { sinceAt: number; untilAt: number | undefined } | undefined;
+  #recordedAtMs: number | undefined;
 
   constructor(options: ObservationOptions) {
     this.#options = options;
@@ -132,8 +133,14 @@ export class NodeObservations {
     };
   }
 
+  /** When the last record was made (the pass's "now"); undefined before the first. */
+  get recordedAtMs(): number | undefined {
+    return this.#recordedAtMs;
+  }
+
   /** Records the caches as a pass sees them at `nowMs`. */
   record(snapshot: SnapshotView, nowMs: number): ObservationNews {
+    this.#recordedAtMs = nowMs;
     const news: ObservationNews = { returned: [] };
     const blind = this.#blind;
     this.#blind = undefined;

@@ -3,7 +3,14 @@
 // hold, fence, or nothing). Past the guard, the fleet's view decides (fleet.ts): a node silent
 // together with others is held, and each fence counts against a fleet-wide rate.
 import type { ControllerConfig } from "./config.js";
-import { assessNode, possiblyLostTogether, type NodeHealth } from "./detect.js";
+import {
+  assessNode,
+  NO_SILENT_PEERS,
+  peersSilentWith,
+  type NodeHealth,
+  type PeerSilenceInput,
+  type PeersSilentWith,
+} from "./detect.js";
 import { fenceOwnsNode, isFinished, type NodeFence } from "./fence-state.js";
 import type { FenceRateClass } from "./fence-rate.js";
 import { fleetDecision, type FleetHoldReason, type FleetSettings, type FleetView } from "./fleet.js";
@@ -20,7 +27,10 @@ export type NodePlan =
   | { kind: "supersede"; fence: NodeFence }
   /** A fence is under way: take its next step. */
   | { kind: "progress"; fence: NodeFence; health: NodeHealth }
-  /** Lost, but other nodes went stale with it and have not been judged yet. */
+  /**
+   * Lost, but other nodes went silent with it whose next renewal is due: the guard's and the
+   * fleet's decision depend on whether they renew.
+   */
   | { kind: "wait-for-peers"; waiting: string[] }
   /** Lost, and the guard says not now. */
   | { kind: "hold"; reason: GuardHoldReason | FleetHoldReason; message: string; lostBecause: string }
@@ -113,23 +123,19 @@ export function planNode(
   }
   if (fence && !isFinished(fence.status)) return { kind: "progress", fence, health: nodeHealth };
   if (nodeHealth.state !== "unhealthy") return nonePlan(nodeHealth.state === "healthy");
-  // Peers are waited for so that nodes lost together are counted together; a node read off is
-  // fenced as it is read (its fence powers nothing off), each counted by the guard as it comes.
+  // Nodes lost together are counted together: peers silent with it that missed a renewal count as
+  // lost at once (a zone is held as its first node is judged lost), and peers whose renewal is due
+  // are waited for unless the decision is a hold anyway. A node read off is fenced as it is read
+  // (its fence powers nothing off), each counted by the guard as it comes.
   const poweredOff = nodeHealth.poweredOff === true;
-  const waiting = poweredOff
-    ? []
-    : possiblyLostTogether(
-        observations.get(name),
-        guard
-          .filter((g) => g.name !== name && !g.controlPlane)
-          .map((g) => ({ name: g.name, observation: observations.get(g.name), unhealthy: g.unhealthy })),
-        config.checkIntervalMs,
-      );
-  if (waiting.length > 0) return { kind: "wait-for-peers", waiting };
+  const peers = poweredOff
+    ? NO_SILENT_PEERS
+    : silentPeersOf(name, observations, guard, config.checkIntervalMs);
   const decision = guardDecision(name, {
     nodes: guard,
     maxUnhealthy: config.maxUnhealthy,
     paused: snapshot.paused,
+    silentWith: peers.overdue,
   });
   if (!decision.allowed) {
     return {
@@ -139,10 +145,36 @@ export function planNode(
       lostBecause: nodeHealth.reason,
     };
   }
-  const mass = fleet ? fleetDecision(name, fleet.view, fleet.settings, poweredOff) : undefined;
+  const mass = fleet
+    ? fleetDecision(name, fleet.view, fleet.settings, poweredOff, new Set(peers.overdue))
+    : undefined;
   if (mass?.allowed === false) {
     return { kind: "hold", reason: mass.reason, message: mass.message, lostBecause: nodeHealth.reason };
   }
+  if (peers.due.length > 0) return { kind: "wait-for-peers", waiting: peers.due };
   const rate = mass?.rate ?? (poweredOff ? "unmetered" : "primary");
   return { kind: "fence", lostBecause: nodeHealth.reason, previous: fence, rate };
+}
+
+/** Each guard view's workers as `peersSilentWith` reads them, built once per pass, not per lost node. */
+const peersByView = new WeakMap<readonly GuardNode[], PeerSilenceInput[]>();
+
+/** `peersSilentWith` over the pass's workers, at the time of the pass's record. */
+function silentPeersOf(
+  name: string,
+  observations: NodeObservations,
+  guard: readonly GuardNode[],
+  checkIntervalMs: number,
+): PeersSilentWith {
+  // Never recorded (no pass yet): no peer can be said to be late, so every peer in the window is due.
+  const nowMs = observations.recordedAtMs ?? -Infinity;
+  let peers = peersByView.get(guard);
+  if (peers === undefined) {
+    peers = guard
+      .filter((g) => !g.controlPlane)
+      .map((g) => ({ name: g.name, observation: observations.get(g.name), unhealthy: g.unhealthy }));
+    // Only a frozen view (guardNodes') is the pass's own; any other is read anew.
+    if (Object.isFrozen(guard)) peersByView.set(guard, peers);
+  }
+  return peersSilentWith(name, observations.get(name), peers, nowMs, checkIntervalMs);
 }

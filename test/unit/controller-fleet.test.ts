@@ -154,6 +154,22 @@ describe("controller: nodes silent together are held (no mass power-off)", funct
     expect(released.kind === "fence" && released.rate, "then at the secondary rate").to.equal("secondary");
   });
 
+  it("the first of them is held once the other has missed a renewal, not once it is judged lost too", function () {
+    // n0 and n7 (zone a, renewal phases 0 and 9.1 s) are cut off at 59.5 s: n0 last renewed at 50 s,
+    // n7 at 59.1 s (seen at 60 s). n0 is judged lost at 71 s, n7 only at 81 s.
+    const zones = { n0: "a", n1: "b", n2: "b", n3: "b", n4: "b", n5: "b", n6: "b", n7: "a", n8: "b" };
+    const at = (t: number, stops: Record<string, number> = { n0: s(59.5), n7: s(59.5) }) =>
+      fleetAt(t, zones, stops);
+    // At 71 s n7 is 11 s silent: its renewal may still come (10 s, and two checks' delay).
+    expect(at(s(71)).plan("n0")).to.deep.equal({ kind: "wait-for-peers", waiting: ["n7"] });
+    // At 73 s it has missed it: silent with n0, both held, 8 s before n7 is judged lost.
+    const held = at(s(73)).plan("n0");
+    expect(held.kind === "hold" && held.reason).to.equal("CorrelatedSilence");
+    expect(held.kind === "hold" && held.message).to.include("n7");
+    // Had n7 renewed (at 69.1 s), n0 was lost alone.
+    expect(at(s(71), { n0: s(59.5) }).plan("n0")).to.deep.include({ kind: "fence", rate: "primary" });
+  });
+
   it("silences further apart than one renewal interval are separate losses", function () {
     // a1 stops at 40 s, a2 at 70 s: both lost at 100 s, each alone.
     const { plan } = fleetAt(s(100), SIX_IN_A, { a1: s(40), a2: s(70) });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { assessNode, possiblyLostTogether } from "../../lib/controller/detect.js";
+import { assessNode, peersSilentWith } from "../../lib/controller/detect.js";
 import type { NodeObservations } from "../../lib/controller/observations.js";
 import { observations, replay, type ScriptedNode } from "../support/node-history.js";
 
@@ -140,22 +140,41 @@ describe("controller: observations on its own clock", function () {
   });
 
   describe("nodes lost together", function () {
-    it("waits for a silent peer that may have failed in the same event, until it renews or is judged lost", function () {
+    it("a silent peer that may have failed in the same event is due until it misses a renewal, then overdue", function () {
       // Both stopped after their renewals at 20 s and 24 s; c renews on time.
       const nodes = [
         { name: "a", phaseMs: 0, alive: (t: number) => t <= s(20) },
         { name: "b", phaseMs: 4_000, alive: (t: number) => t <= s(24) },
         { name: "c", phaseMs: 8_000, alive: () => true },
       ];
+      const peersAt = (t: number, unhealthyB = false) => {
+        const o = observations();
+        replay(o, nodes, { from: s(0), to: t });
+        const peers = ["a", "b", "c"].map((name) => ({
+          name,
+          observation: o.get(name),
+          unhealthy: name === "b" && unhealthyB,
+        }));
+        return peersSilentWith("a", o.get("a"), peers, t, 1_000);
+      };
+      // At 35 s b is silent 11 s: its renewal (34 s) may still come. c renewed at 28 s: in the window
+      // (a's next renewal was due by 31 s), and due again at 38 s.
+      expect(peersAt(s(35))).to.deep.equal({ overdue: [], due: ["b", "c"] });
+      // At 39 s b is 15 s silent, past a renewal's 12 s (10 s and two checks): overdue. c renewed at
+      // 38 s, after a's renewal was due: alive after a failed, not a peer any more.
+      expect(peersAt(s(39))).to.deep.equal({ overdue: ["b"], due: [] });
+      // b judged lost: counted by the guard as it is, not here.
+      expect(peersAt(s(45), true)).to.deep.equal({ overdue: [], due: [] });
+    });
+
+    it("a peer without a known renewal cadence is due until judged lost", function () {
       const o = observations();
-      replay(o, nodes, { from: s(0), to: s(41) });
-      const peers = (unhealthyB: boolean) => [
-        { name: "b", observation: o.get("b"), unhealthy: unhealthyB },
-        { name: "c", observation: o.get("c"), unhealthy: false },
-      ];
-      expect(stateAt(o, "a", s(41))).to.equal("unhealthy");
-      expect(possiblyLostTogether(o.get("a"), peers(false), 1_000)).to.deep.equal(["b"]);
-      expect(possiblyLostTogether(o.get("a"), peers(true), 1_000)).to.deep.equal([]);
+      replay(o, [{ name: "a", alive: (t: number) => t <= s(20) }], { from: s(0), to: s(41) });
+      const a = o.get("a");
+      if (a === undefined) throw new Error("a not observed");
+      // A peer silent as long as a (21 s), whose Lease gives no duration.
+      const peers = [{ name: "p", observation: { ...a, renewIntervalMs: undefined }, unhealthy: false }];
+      expect(peersSilentWith("a", a, peers, s(41), 1_000)).to.deep.equal({ overdue: [], due: ["p"] });
     });
   });
 });
