@@ -11,7 +11,7 @@ import type { NodeHealth } from "./detect.js";
 import type { FenceRateClass } from "./fence-rate.js";
 import type { GuardNode } from "./guard.js";
 import type { NodeObservations } from "./observations.js";
-import { allZonesDisrupted, zoneStates, type ZoneView } from "./zones.js";
+import { allZonesDisrupted, zoneState, zoneStates, type ZoneView } from "./zones.js";
 
 export type FleetHoldReason = "AllZonesDisrupted" | "CorrelatedSilence";
 
@@ -31,6 +31,8 @@ interface FleetNode {
   renewIntervalMs: number | undefined;
   /** Judged lost now. */
   lost: boolean;
+  /** Counted as not ready in its zone's state (lost, suspect or being fenced). */
+  notReady: boolean;
 }
 
 /** The fleet as one pass sees it: zone states and each node's silence. */
@@ -54,11 +56,9 @@ export function fleetView(
 ): FleetView {
   const workers = guard.filter((g) => !g.controlPlane);
   const state = (name: string) => health.get(name)?.state;
+  const notReady = (g: GuardNode) => g.unhealthy || g.fencing || state(g.name) === "suspect";
   const zones = zoneStates(
-    workers.map((g) => ({
-      zone: g.zone,
-      notReady: g.unhealthy || g.fencing || state(g.name) === "suspect",
-    })),
+    workers.map((g) => ({ zone: g.zone, notReady: notReady(g) })),
     settings.unhealthyZoneThreshold,
   );
   const nodes = new Map<string, FleetNode>();
@@ -70,12 +70,33 @@ export function fleetView(
       silentSinceAt: hasLease ? observation.lastSignAt : undefined,
       renewIntervalMs: observation?.renewIntervalMs,
       lost: state(g.name) === "unhealthy",
+      notReady: notReady(g),
     });
   }
   return { zones, allDisrupted: allZonesDisrupted(zones), nodes, nowMs };
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/** The zones' states with `silentWith` counted as not ready too (the view's own when that adds none). */
+function zonesWithSilent(
+  view: FleetView,
+  settings: Pick<FleetSettings, "unhealthyZoneThreshold">,
+  silentWith: ReadonlySet<string>,
+): ReadonlyMap<string, ZoneView> {
+  const added = new Map<string, number>();
+  for (const name of silentWith) {
+    const peer = view.nodes.get(name);
+    if (peer && !peer.notReady) added.set(peer.zone, (added.get(peer.zone) ?? 0) + 1);
+  }
+  if (added.size === 0) return view.zones;
+  return new Map(
+    [...view.zones].map(([zone, z]): [string, ZoneView] => {
+      const notReady = z.notReady + (added.get(zone) ?? 0);
+      return [zone, { ...z, notReady, state: zoneState(notReady, z.total, settings.unhealthyZoneThreshold) }];
+    }),
+  );
+}
 
 /** Last renewals within this long of each other: one event. */
 export function silenceWindowMs(node: Pick<FleetNode, "renewIntervalMs">, settings: FleetSettings): number {
@@ -114,7 +135,7 @@ export function silentTogether(
  * May lost node `name`, which the guard allows, be fenced now, and at which rate? `poweredOff`: its
  * driver read it off (early-power.ts): no partition can look like that, so neither a silence shared
  * with others nor the rate holds it; only a fully disrupted fleet does. `silentWith`: as for
- * `silentTogether`.
+ * `silentTogether`, and counted as not ready in their zones' states too.
  */
 export function fleetDecision(
   name: string,
@@ -125,12 +146,13 @@ export function fleetDecision(
 ): FleetDecision {
   const node = view.nodes.get(name);
   const zone = node?.zone ?? "";
-  const zoneView = view.zones.get(zone);
-  if (view.allDisrupted) {
+  const zones = zonesWithSilent(view, settings, silentWith);
+  const zoneView = zones.get(zone);
+  if (zones === view.zones ? view.allDisrupted : allZonesDisrupted(zones)) {
     return {
       allowed: false,
       reason: "AllZonesDisrupted",
-      message: `every zone is fully disrupted (${[...view.zones.values()].reduce((n, z) => n + z.notReady, 0)} nodes not ready): the cause is likelier the network than the nodes`,
+      message: `every zone is fully disrupted (${[...zones.values()].reduce((n, z) => n + z.notReady, 0)} nodes not ready or silent past a renewal): the cause is likelier the network than the nodes`,
     };
   }
   if (poweredOff) return { allowed: true, rate: "unmetered", why: "its fence driver reads it off" };

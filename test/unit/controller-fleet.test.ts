@@ -202,6 +202,16 @@ describe("controller: nodes silent together are held (no mass power-off)", funct
     expect(p.kind === "hold" && p.reason).to.equal("AllZonesDisrupted");
   });
 
+  it("every zone silent at once is held as the first node is judged lost, its peers counted as they miss renewals", function () {
+    // Three workers in three zones lose the API server at 5 s (last renewals 0, 1.3 and 2.6 s).
+    // At 21 s a1 is judged lost and b1, c1 (18-19 s silent) have missed a renewal: every zone is
+    // down, whatever maxUnhealthy (100 % here) allows.
+    const { plan } = fleetAt(s(21), { a1: "a", b1: "b", c1: "c" }, { a1: s(5), b1: s(5), c1: s(5) });
+    const p = plan("a1");
+    expect(p.kind === "hold" && p.reason).to.equal("AllZonesDisrupted");
+    expect(p.kind === "hold" && p.message).to.include("3 nodes not ready or silent past a renewal");
+  });
+
   it("without a fleet view (older callers) a lost node is fenced at the primary rate", function () {
     const nodes: ScriptedNode[] = [{ name: "a1", zone: "a", alive: (t) => t <= s(30) }];
     const o = observations({ checkIntervalMs: 1_000 });
