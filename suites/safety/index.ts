@@ -3,6 +3,7 @@
 // is fenced, no out-of-service taint comes before a confirmed fence, one incident gives one
 // power-off, and nothing of the controller's is left once the node is back (lib/scenario/safety.ts).
 // One file of this folder per group of scenarios; what they share is in shared.ts.
+import { everyZoneSilentHealed } from "./all-zones-silent.js";
 import { badFenceConfigRefused } from "./bad-config.js";
 import { daemonSetAndFinalizer } from "./cleanup.js";
 import {
@@ -37,6 +38,7 @@ export {
   badFenceConfigRefused,
   cancelledThenRestarted,
   errorFenceBmcBack,
+  everyZoneSilentHealed,
   handMadeWhilePaused,
   poweredOffAfterRenewal,
   controllerKilledAtEveryStep,
@@ -77,6 +79,7 @@ export const scenarios = [
   zoneNodesSilentTogetherHealed,
   zoneNodesLostTogether,
   zoneNodesPoweredOffTogether,
+  everyZoneSilentHealed,
   earlyPowerReadHangs,
   powerLossNoticesWhileOn,
 ];

@@ -1,0 +1,124 @@
+// Safety when every zone goes silent at once: the cause is likelier the control plane's network than
+// the nodes, so nothing is fenced (reference 003: upstream stops all evictions then;
+// lib/controller/fleet.ts). The controller counts a node that went silent with a lost one and has
+// missed a renewal as lost at once, before it is judged lost itself: this scenario proves it counts
+// it in the zones' states too, not only in the budgets. Each worker is put in a zone of its own
+// (labels restored afterwards), so no two are "silent together" in one zone and the
+// correlated-silence hold cannot stand in; maxUnhealthy allows every worker, so the guard cannot
+// either. All are cut off the API server at once, held, then healed before node-monitor-grace-period.
+import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
+import { EVENT_REASONS } from "../../lib/controller/events.js";
+import { k8s } from "../../lib/kube/client.js";
+import { ZONE_LABEL } from "../../lib/kube/queries.js";
+import type { Milestone } from "../../lib/observe/milestones.js";
+import type { Transition } from "../../lib/observe/types.js";
+import { noFence } from "../../lib/scenario/common.js";
+import { defineScenario, type DeriveContext, type ScenarioContext } from "../../lib/scenario/harness.js";
+import {
+  checkNothingLeftBehind,
+  deriveUnsafe,
+  occupyEveryWorker,
+  SAFETY_MILESTONES,
+  safetyExpectations,
+  startSafetyController,
+} from "../../lib/scenario/safety.js";
+import { sleep } from "../../lib/util/time.js";
+import { watchAfterMs } from "./shared.js";
+
+/** Every cut node has had its FenceHeldAllZonesDisrupted Event. */
+const HELD_ALL = "all-zones-disrupted-held-all";
+const PARTITION_HEALED = "partition-healed";
+
+/** Puts each worker in a zone of its own (labels restored by an undo). */
+async function zonePerWorker(context: ScenarioContext, workers: readonly string[]): Promise<void> {
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const zones = new Map<string, string | undefined>();
+  for (const name of workers) zones.set(name, (await core.readNode({ name })).metadata?.labels?.[ZONE_LABEL]);
+  const label = async (name: string, value: string | null) => {
+    await core.patchNode(
+      { name, body: { metadata: { labels: { [ZONE_LABEL]: value } } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+  };
+  context.steps.registerUndo("give the workers their zones back", async () => {
+    for (const [name, original] of zones) await label(name, original ?? null).catch(() => undefined);
+  });
+  await context.steps.step(`put each of ${workers.join(", ")} in a zone of its own`, async () => {
+    for (const name of workers) await label(name, `zone-of-${name}`);
+  });
+}
+
+/** HELD_ALL once every fault node has had a FenceHeldAllZonesDisrupted Event after the fault. */
+function derive(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
+  const out: Milestone[] = [...deriveUnsafe(transitions, context)];
+  const held = new Set<string>();
+  for (const t of transitions) {
+    if (t.atMs < context.faultAtMs || t.name !== "event" || t.node === undefined) continue;
+    if (t.detail?.["reason"] !== EVENT_REASONS.allZonesDisruptedHeld) continue;
+    held.add(t.node);
+    if (context.faultNodes.every((n) => held.has(n))) {
+      out.push({ name: HELD_ALL, atMs: t.atMs - context.faultAtMs, node: t.node });
+      break;
+    }
+  }
+  return out;
+}
+
+export const everyZoneSilentHealed = defineScenario({
+  id: "safety/every-zone-silent-healed",
+  title:
+    "every worker, each in a zone of its own, cut off the API server at once with maxUnhealthy allowing them all: held as every zone disrupted, nothing powered off",
+  requires: ["partition", "fencing"],
+  usesController: true,
+  expected: (inputs) => {
+    const c = inputs.controller;
+    return [
+      ...safetyExpectations(0),
+      ...noFence(
+        "every zone silent at once is held (the network, likelier than the nodes), and this cut heals",
+      ),
+      inputs.within({
+        name: HELD_ALL,
+        after: "fault-injected",
+        minMs: Math.max(0, c.unhealthyAfterMs - leaseRenewIntervalMs(inputs.profile) - c.checkIntervalMs),
+        maxMs: c.unhealthyAfterMs + 4 * c.checkIntervalMs,
+        why: "each held as it is judged lost: its peers, silent past a renewal, count as not ready in their zones",
+      }),
+    ];
+  },
+  workloads: () => [],
+  recoveryOf: [],
+  note: () => "every worker in a zone of its own, all cut until each is held, then healed; maxUnhealthy 100%",
+  async run(context) {
+    const { steps, inputs } = context;
+    const workers = await occupyEveryWorker(context);
+    await zonePerWorker(context, workers);
+    await startSafetyController(context, { count: 0 }, { config: { maxUnhealthy: "100%" } });
+    const cut = await steps.step(`cut ${workers.join(", ")} off the API server`, () =>
+      context.faults.inject({
+        action: { kind: "partition" },
+        nodes: workers,
+        // The fault's own deadline (it reverts itself if rekindle dies): well past the hold.
+        durationMs: 4 * (inputs.controller.unhealthyAfterMs + 4 * inputs.controller.checkIntervalMs) + 60_000,
+        concurrent: true,
+        onFirstEffect: () => {
+          context.faultStarts(workers);
+        },
+      }),
+    );
+    await context.awaitMilestone(HELD_ALL);
+    await steps.step(`heal ${workers.join(", ")}`, () =>
+      cut.revert({
+        onReverted: () => {
+          context.mark(PARTITION_HEALED);
+        },
+      }),
+    );
+    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: nothing may be powered off`, () =>
+      sleep(watchAfterMs(inputs), context.signal),
+    );
+    await checkNothingLeftBehind(context);
+  },
+  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, PARTITION_HEALED],
+  derive,
+});
