@@ -152,7 +152,7 @@ export function fleetDecision(
     return {
       allowed: false,
       reason: "AllZonesDisrupted",
-      message: `every zone is fully disrupted (${[...zones.values()].reduce((n, z) => n + z.notReady, 0)} nodes not ready or silent past a renewal): the cause is likelier the network than the nodes`,
+      message: `every zone is fully disrupted (${[...zones.values()].reduce((n, z) => n + z.notReady, 0)} nodes not ready${zones === view.zones ? "" : " or silent past a renewal"}): the cause is likelier the network than the nodes`,
     };
   }
   if (poweredOff) return { allowed: true, rate: "unmetered", why: "its fence driver reads it off" };
