@@ -8,12 +8,10 @@
 // either. All are cut off the API server at once, held, then healed before node-monitor-grace-period.
 import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
-import { k8s } from "../../lib/kube/client.js";
-import { ZONE_LABEL } from "../../lib/kube/queries.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 import type { Transition } from "../../lib/observe/types.js";
 import { noFence } from "../../lib/scenario/common.js";
-import { defineScenario, type DeriveContext, type ScenarioContext } from "../../lib/scenario/harness.js";
+import { defineScenario, type DeriveContext } from "../../lib/scenario/harness.js";
 import {
   checkNothingLeftBehind,
   deriveUnsafe,
@@ -23,30 +21,11 @@ import {
   startSafetyController,
 } from "../../lib/scenario/safety.js";
 import { sleep } from "../../lib/util/time.js";
-import { watchAfterMs } from "./shared.js";
+import { relabelZones, watchAfterMs } from "./shared.js";
 
 /** Every cut node has had its FenceHeldAllZonesDisrupted Event. */
 const HELD_ALL = "all-zones-disrupted-held-all";
 const PARTITION_HEALED = "partition-healed";
-
-/** Puts each worker in a zone of its own (labels restored by an undo). */
-async function zonePerWorker(context: ScenarioContext, workers: readonly string[]): Promise<void> {
-  const core = context.kc.makeApiClient(k8s.CoreV1Api);
-  const zones = new Map<string, string | undefined>();
-  for (const name of workers) zones.set(name, (await core.readNode({ name })).metadata?.labels?.[ZONE_LABEL]);
-  const label = async (name: string, value: string | null) => {
-    await core.patchNode(
-      { name, body: { metadata: { labels: { [ZONE_LABEL]: value } } } },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    );
-  };
-  context.steps.registerUndo("give the workers their zones back", async () => {
-    for (const [name, original] of zones) await label(name, original ?? null).catch(() => undefined);
-  });
-  await context.steps.step(`put each of ${workers.join(", ")} in a zone of its own`, async () => {
-    for (const name of workers) await label(name, `zone-of-${name}`);
-  });
-}
 
 /** HELD_ALL once every fault node has had a FenceHeldAllZonesDisrupted Event after the fault. */
 function derive(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
@@ -92,7 +71,12 @@ export const everyZoneSilentHealed = defineScenario({
   async run(context) {
     const { steps, inputs } = context;
     const workers = await occupyEveryWorker(context);
-    await zonePerWorker(context, workers);
+    await relabelZones(
+      context,
+      workers,
+      `put each of ${workers.join(", ")} in a zone of its own`,
+      (w) => `zone-of-${w}`,
+    );
     await startSafetyController(context, { count: 0 }, { config: { maxUnhealthy: "100%" } });
     const cut = await steps.step(`cut ${workers.join(", ")} off the API server`, () =>
       context.faults.inject({

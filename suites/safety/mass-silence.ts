@@ -15,7 +15,6 @@ import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
 import { renewTimeOf } from "../../lib/controller/observations.js";
 import { k8s } from "../../lib/kube/client.js";
-import { ZONE_LABEL } from "../../lib/kube/queries.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 import type { Transition } from "../../lib/observe/types.js";
 import type { ControllerConfig } from "../../lib/controller/config.js";
@@ -43,7 +42,7 @@ import {
 } from "../../lib/scenario/safety.js";
 import { startSafetyController } from "../../lib/scenario/safety.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
-import { watchAfterMs } from "./shared.js";
+import { relabelZones, watchAfterMs } from "./shared.js";
 
 /** Every cut node has had its FenceHeldCorrelatedSilence Event. */
 const HELD_ALL = "correlated-silence-held-all";
@@ -65,23 +64,12 @@ function secondaryIntervalMs(inputs: ExpectationInputs): number {
   return 60_000 / inputs.controller.secondaryFenceRatePerMinute;
 }
 
-/** Puts every worker in `zone` (labels restored by an undo). */
+/** Puts every worker in one zone, the first one found among them (labels restored by an undo). */
 async function oneZone(context: ScenarioContext, workers: readonly string[]): Promise<string> {
-  const core = context.kc.makeApiClient(k8s.CoreV1Api);
-  const zones = new Map<string, string | undefined>();
-  for (const name of workers) zones.set(name, (await core.readNode({ name })).metadata?.labels?.[ZONE_LABEL]);
-  const zone = [...zones.values()].find((z) => z !== undefined) ?? "zone-a";
-  const label = async (name: string, value: string | null) => {
-    await core.patchNode(
-      { name, body: { metadata: { labels: { [ZONE_LABEL]: value } } } },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    );
-  };
-  context.steps.registerUndo("give the workers their zones back", async () => {
-    for (const [name, original] of zones) await label(name, original ?? null).catch(() => undefined);
-  });
-  await context.steps.step(`put ${workers.join(", ")} in zone ${zone}`, async () => {
-    for (const name of workers) await label(name, zone);
+  let zone = "zone-a";
+  await relabelZones(context, workers, `put ${workers.join(", ")} in one zone`, (_, originals) => {
+    zone = [...originals.values()].find((z) => z !== undefined) ?? "zone-a";
+    return zone;
   });
   return zone;
 }

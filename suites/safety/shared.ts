@@ -10,6 +10,7 @@ import {
 } from "../../lib/controller/fence-state.js";
 import { NodeFenceStore } from "../../lib/controller/node-fence-store.js";
 import { k8s } from "../../lib/kube/client.js";
+import { ZONE_LABEL } from "../../lib/kube/queries.js";
 import { deployWebAndDb, stopNodeAbruptly } from "../../lib/scenario/common.js";
 import type { DeriveContext, ExpectationInputs, ScenarioContext } from "../../lib/scenario/harness.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
@@ -70,4 +71,32 @@ export async function openWithNodeLost(
 /** The unsafe milestones, plus a second fence for the one incident. */
 export function deriveUnsafeOrTwice(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
   return [...deriveUnsafe(transitions, context), ...fenceStartedTwice(transitions, context.faultAtMs)];
+}
+
+/**
+ * Gives each of `workers` the zone `zoneOf` names (its topology label), restored by an undo: the
+ * sim's fixed 3 workers in 2 zones laid out as a scenario needs them.
+ */
+export async function relabelZones(
+  context: ScenarioContext,
+  workers: readonly string[],
+  what: string,
+  zoneOf: (worker: string, originals: ReadonlyMap<string, string | undefined>) => string,
+): Promise<void> {
+  const core = context.kc.makeApiClient(k8s.CoreV1Api);
+  const originals = new Map<string, string | undefined>();
+  for (const name of workers)
+    originals.set(name, (await core.readNode({ name })).metadata?.labels?.[ZONE_LABEL]);
+  const label = async (name: string, value: string | null) => {
+    await core.patchNode(
+      { name, body: { metadata: { labels: { [ZONE_LABEL]: value } } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+  };
+  context.steps.registerUndo("give the workers their zones back", async () => {
+    for (const [name, original] of originals) await label(name, original ?? null).catch(() => undefined);
+  });
+  await context.steps.step(what, async () => {
+    for (const name of workers) await label(name, zoneOf(name, originals));
+  });
 }
