@@ -20,7 +20,7 @@ import { planScenarioFiles } from "../scenario-file/plan.js";
 import { listedFileScenarios } from "../scenario-file/scenarios.js";
 import type { FilePlan } from "../scenario-file/plan.js";
 import { parseShard } from "../report/shard.js";
-import { planShard, selectedScenarioIds, shardLine } from "../run/shard-run.js";
+import { planShard, refuseEmptySelection, selectedScenarioIds, shardLine } from "../run/shard-run.js";
 import { checkPattern } from "../run/runner.js";
 import { RekindleError } from "../errors.js";
 import { simSizeFlags } from "./sim-size-flags.js";
@@ -36,6 +36,8 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
       {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
       3 the harness or its infrastructure failed, 130 interrupted
       families: ${SUITE_FAMILIES.join(", ")}
+      --scenario REGEX: the scenarios whose full title "<family> <id> — <title>" the pattern
+                matches anywhere ("node-loss/controller —" selects one); one that selects nothing exits 2
       --shard k/n: run shard k of n of the selected scenarios (a CI matrix: one job per k, then
                 rekindle merge); the selection (--suite/-f, --scenario) is sorted by id and dealt
                 round-robin, so a scenario's shard depends only on the selection and n, never on the
@@ -313,6 +315,7 @@ function listSelection(
   if (grep !== undefined) checkPattern(grep);
   return {
     ids: (families, plan) => {
+      if (grep !== undefined) refuseEmptySelection(families, plan, grep);
       const record = planShard(spec, families, plan, grep);
       if (record !== undefined) {
         process.stderr.write(`${shardLine(record).replace(/\s+/, " ")}\n`);

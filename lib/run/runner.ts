@@ -39,7 +39,7 @@ import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { failedScenarios, harnessFailure, summaryError, writeRunReports } from "./run-reports.js";
 import type { ShardRecord, ShardSpec } from "../report/shard.js";
-import { planShard, shardGroups, startShard } from "./shard-run.js";
+import { planShard, refuseEmptySelection, shardGroups, startShard } from "./shard-run.js";
 import { drainQueue, type ScenarioSource } from "./parallel-queue.js";
 import { checkProvider, planScenarioFiles, type FilePlan } from "../scenario-file/plan.js";
 import { prepareFileScenarios, type PreparedFileScenario } from "../scenario-file/scenarios.js";
@@ -169,15 +169,16 @@ export function validateRunOptions(options: RunOptions): {
   if ((filePlan?.provider ?? options.provider) === "existing") loadKubeconfig(kubeconfigChoice(options));
   checkRunRails(options, filePlan);
   checkSimSize(options, filePlan);
-  if (options.grep !== undefined) checkPattern(options.grep);
+  if (options.grep !== undefined) refuseEmptySelection(suites, filePlan, checkPattern(options.grep));
   const shard = planShard(options.shard, suites, filePlan, options.grep);
   return { suites, repeat, phaseSpreadMs, profile, filePlan, shard };
 }
 
-/** Refuses a --scenario pattern that is not a regular expression. */
-export function checkPattern(grep: string): void {
+/** Refuses a --scenario pattern that is not a regular expression; the pattern, when it is one. */
+export function checkPattern(grep: string): string {
   try {
     new RegExp(grep);
+    return grep;
   } catch {
     throw RekindleError.invalidInput("--scenario pattern", grep, "a regular expression");
   }

@@ -11,23 +11,62 @@ import { fileScenarioName } from "../scenario-file/scenarios.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 import { FILE_GROUP_NAME, scenarioTestTitle, type ScenarioGroup } from "./suite.js";
 
+interface NamedScenario {
+  group: string;
+  id: string;
+  title: string;
+}
+
+/** Every scenario of the families or files, with the group mocha files it under. */
+function namedScenarios(suites: readonly SuiteFamily[], plan: FilePlan | undefined): NamedScenario[] {
+  return plan === undefined
+    ? suites.flatMap((family) => SCENARIOS[family].map((s) => ({ group: family, id: s.id, title: s.title })))
+    : plan.files.map((file) => ({ group: FILE_GROUP_NAME, ...fileScenarioName(file) }));
+}
+
+/** What a --scenario pattern is tested against: mocha's full title, "<group> <id> — <title>". */
+function fullTitle(s: NamedScenario): string {
+  return `${s.group} ${scenarioTestTitle(s)}`;
+}
+
 /** The scenario ids a run selects: every scenario of the families or files whose full title `grep` matches. */
 export function selectedScenarioIds(
   suites: readonly SuiteFamily[],
   plan: FilePlan | undefined,
   grep: string | undefined,
 ): string[] {
-  const named =
-    plan === undefined
-      ? suites.flatMap((family) =>
-          SCENARIOS[family].map((s) => ({ group: family, id: s.id, title: s.title })),
-        )
-      : plan.files.map((file) => ({ group: FILE_GROUP_NAME, ...fileScenarioName(file) }));
   const pattern = grep === undefined ? undefined : new RegExp(grep);
   // Mocha tests a pattern against "<suite> <test>" (Test#fullTitle); the same here.
-  return named
-    .filter((s) => pattern === undefined || pattern.test(`${s.group} ${scenarioTestTitle(s)}`))
+  return namedScenarios(suites, plan)
+    .filter((s) => pattern === undefined || pattern.test(fullTitle(s)))
     .map((s) => s.id);
+}
+
+/**
+ * Refuses a --scenario pattern that selects no scenario: such a run would start a cluster, run no
+ * test and pass. The error shows what a pattern is matched against (anchors like `^id$` are the
+ * usual surprise: the title starts with the family and goes on past the id).
+ */
+export function refuseEmptySelection(
+  suites: readonly SuiteFamily[],
+  plan: FilePlan | undefined,
+  grep: string,
+): void {
+  if (selectedScenarioIds(suites, plan, grep).length > 0) return;
+  const example = namedScenarios(suites, plan)[0];
+  const from = plan === undefined ? `the families ${suites.join(", ")}` : "the scenario files";
+  throw new RekindleError(
+    "INVALID_INPUT",
+    `the selection is empty: --scenario ${JSON.stringify(grep)} matches no scenario of ${from}`,
+    {
+      hint:
+        `a pattern is matched anywhere in a scenario's full title, "<family> <id> — <title>"` +
+        (example !== undefined
+          ? ` (e.g. ${JSON.stringify(fullTitle(example))}: "${example.id} —" selects that one)`
+          : "") +
+        "; rekindle list shows the ids, and rekindle list --scenario REGEX what a pattern selects",
+    },
+  );
 }
 
 /** This shard's record for summary.json (none without --shard); an empty selection is bad input (no shard could run anything). */

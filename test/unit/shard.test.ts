@@ -2,7 +2,7 @@
 // scenario in exactly one shard, sizes within one, independent of order), the selection as mocha's
 // --scenario matching sees it, the groups cut to a share, and `rekindle list --shard`.
 import { expect } from "chai";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -213,6 +213,36 @@ describe("rekindle list --shard and rekindle run --shard (command line)", functi
     const empty = await cli(["run", "--provider", "sim", "--scenario", "no-such-scenario", "--shard", "1/2"]);
     expect(empty.code).to.equal(2);
     expect(empty.stderr).to.include("the selection is empty");
+  });
+
+  it("run and list refuse a --scenario that selects nothing, showing what a pattern is matched against (exit 2)", async function () {
+    const dir = "/nonexistent/never-written";
+    const anchored = "^safety/every-zone-silent-healed$";
+    const run = await cli([
+      "run",
+      "--provider",
+      "sim",
+      "--suite",
+      "safety",
+      "--scenario",
+      anchored,
+      "--report-dir",
+      dir,
+    ]);
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.include(`--scenario "${anchored}" matches no scenario of the families safety`);
+    expect(run.stderr).to.match(
+      /e\.g\. "safety safety\/[a-z-]+ — [^"]+": "safety\/[a-z-]+ —" selects that one/,
+    );
+    expect(existsSync(dir)).to.equal(false);
+    const list = await cli(["list", "--suite", "safety", "--scenario", anchored]);
+    expect(list.code).to.equal(2);
+    expect(list.stdout).to.equal("");
+    expect(list.stderr).to.include("matches no scenario");
+    // The form the hint gives selects the scenario.
+    const fixed = await cli(["list", "--suite", "safety", "--scenario", "safety/every-zone-silent-healed —"]);
+    expect(fixed.code).to.equal(0);
+    expect(fixed.stdout).to.include("safety/every-zone-silent-healed");
   });
 });
 
