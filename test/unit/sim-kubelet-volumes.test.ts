@@ -141,13 +141,16 @@ describe("sim kubelet volume managers: volumesInUse at the status cadence, mount
     expect(statusWrites.map((w) => [w.node, w.volumesInUse])).to.deep.equal([
       [LIVE, [csiUniqueVolumeName(DRIVER, "a"), csiUniqueVolumeName(DRIVER, "w")]],
     ]);
+    // Not before its phase, and the write of that phase, not the next one's: real timers under a
+    // loaded machine run late, so the bound is the next phase, not a tight allowance.
     const due = nextStatusWriteMs(LIVE, startedAt, STATUS_INTERVAL_MS);
-    expect(statusWrites[0]?.at).to.be.within(due - 50, due + 500);
+    expect(statusWrites[0]?.at).to.be.within(due - 50, due + 0.9 * STATUS_INTERVAL_MS);
   });
 
   it("marks a pod on a bound local volume at its first check, waiting for no status write", function () {
-    // Its first check comes once the caches have listed: well within the first retry.
-    expect((marked.get("local") ?? Infinity) - startedAt).to.be.below(500);
+    // Its first check comes once the caches have listed: within the first status interval even on
+    // a loaded machine (the pod that needs a status write waits for the node's phase, anywhere in it).
+    expect((marked.get("local") ?? Infinity) - startedAt).to.be.below(STATUS_INTERVAL_MS);
   });
 
   it("marks a pod whose volume is attached only once the status write has reported it, at the next look", function () {
@@ -155,7 +158,8 @@ describe("sim kubelet volume managers: volumesInUse at the status cadence, mount
     const at = marked.get("csi-attached");
     expect(at, "csi-attached marked").to.be.a("number");
     expect(at).to.be.at.least(writtenAt);
-    expect((at ?? 0) - writtenAt).to.be.below(600);
+    // After that write, and before the next one could have been needed.
+    expect((at ?? 0) - writtenAt).to.be.below(STATUS_INTERVAL_MS);
   });
 
   it("keeps a pod whose volume is not attached waiting, and marks it at the look after the attach", async function () {
