@@ -13,34 +13,23 @@ import type { Transition } from "../../lib/observe/types.js";
 import { noFence } from "../../lib/scenario/common.js";
 import { defineScenario, type DeriveContext } from "../../lib/scenario/harness.js";
 import {
-  checkNothingLeftBehind,
   deriveUnsafe,
   occupyEveryWorker,
   SAFETY_MILESTONES,
   safetyExpectations,
   startSafetyController,
 } from "../../lib/scenario/safety.js";
-import { sleep } from "../../lib/util/time.js";
-import { relabelZones, watchAfterMs } from "./shared.js";
+import { everyFaultNodeHad, healThenWatch, PARTITION_HEALED, relabelZones } from "./shared.js";
 
 /** Every cut node has had its FenceHeldAllZonesDisrupted Event. */
 const HELD_ALL = "all-zones-disrupted-held-all";
-const PARTITION_HEALED = "partition-healed";
 
 /** HELD_ALL once every fault node has had a FenceHeldAllZonesDisrupted Event after the fault. */
 function derive(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
-  const out: Milestone[] = [...deriveUnsafe(transitions, context)];
-  const held = new Set<string>();
-  for (const t of transitions) {
-    if (t.atMs < context.faultAtMs || t.name !== "event" || t.node === undefined) continue;
-    if (t.detail?.["reason"] !== EVENT_REASONS.allZonesDisruptedHeld) continue;
-    held.add(t.node);
-    if (context.faultNodes.every((n) => held.has(n))) {
-      out.push({ name: HELD_ALL, atMs: t.atMs - context.faultAtMs, node: t.node });
-      break;
-    }
-  }
-  return out;
+  return [
+    ...deriveUnsafe(transitions, context),
+    ...everyFaultNodeHad(transitions, context, EVENT_REASONS.allZonesDisruptedHeld, HELD_ALL),
+  ];
 }
 
 export const everyZoneSilentHealed = defineScenario({
@@ -91,17 +80,7 @@ export const everyZoneSilentHealed = defineScenario({
       }),
     );
     await context.awaitMilestone(HELD_ALL);
-    await steps.step(`heal ${workers.join(", ")}`, () =>
-      cut.revert({
-        onReverted: () => {
-          context.mark(PARTITION_HEALED);
-        },
-      }),
-    );
-    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: nothing may be powered off`, () =>
-      sleep(watchAfterMs(inputs), context.signal),
-    );
-    await checkNothingLeftBehind(context);
+    await healThenWatch(context, cut, workers, "nothing may be powered off");
   },
   ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, PARTITION_HEALED],
   derive,

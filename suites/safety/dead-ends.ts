@@ -41,6 +41,7 @@ import {
   nodeFence,
   nodeFencesByHand,
   openWithNodeLost,
+  PARTITION_HEALED,
   watchAfterMs,
 } from "./shared.js";
 
@@ -327,7 +328,6 @@ export const handMadeWhilePaused = defineScenario({
   derive: deriveUnsafe,
 });
 
-const PARTITION_HEALED = "partition-healed";
 const POWERED_OFF = "powered-off-after-renewal";
 
 export const poweredOffAfterRenewal = defineScenario({

@@ -42,11 +42,10 @@ import {
 } from "../../lib/scenario/safety.js";
 import { startSafetyController } from "../../lib/scenario/safety.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
-import { relabelZones, watchAfterMs } from "./shared.js";
+import { everyFaultNodeHad, healThenWatch, PARTITION_HEALED, relabelZones } from "./shared.js";
 
 /** Every cut node has had its FenceHeldCorrelatedSilence Event. */
 const HELD_ALL = "correlated-silence-held-all";
-const PARTITION_HEALED = "partition-healed";
 /** The n-th FenceStarted Event after the fault, any node. */
 const fenceStarted = (n: number) => `fence-started:${n}`;
 
@@ -90,19 +89,15 @@ async function afterRenewal(context: ScenarioContext, node: string): Promise<voi
 
 /** HELD_ALL and the FenceStarted Events after the fault, numbered. */
 function deriveHoldsAndStarts(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
-  const out: Milestone[] = [];
-  const held = new Set<string>();
+  const out = everyFaultNodeHad(transitions, context, EVENT_REASONS.correlatedSilenceHeld, HELD_ALL);
   let starts = 0;
   for (const t of transitions) {
-    if (t.atMs < context.faultAtMs || t.name !== "event") continue;
-    const reason = t.detail?.["reason"];
-    const at = { atMs: t.atMs - context.faultAtMs, ...(t.node ? { node: t.node } : {}) };
-    if (reason === EVENT_REASONS.correlatedSilenceHeld && t.node !== undefined) {
-      held.add(t.node);
-      const all = context.faultNodes.every((n) => held.has(n));
-      if (all && !out.some((m) => m.name === HELD_ALL)) out.push({ name: HELD_ALL, ...at });
-    }
-    if (reason === "FenceStarted") out.push({ name: fenceStarted(++starts), ...at });
+    if (t.atMs < context.faultAtMs || t.name !== "event" || t.detail?.["reason"] !== "FenceStarted") continue;
+    out.push({
+      name: fenceStarted(++starts),
+      atMs: t.atMs - context.faultAtMs,
+      ...(t.node ? { node: t.node } : {}),
+    });
   }
   return out;
 }
@@ -159,17 +154,7 @@ export const zoneNodesSilentTogetherHealed = defineScenario({
     await steps.step(`keep them cut off ${cutMs(inputs) / 1000}s`, () =>
       sleep(cutMs(inputs), context.signal),
     );
-    await steps.step(`heal ${pair.join(", ")}`, () =>
-      cut.revert({
-        onReverted: () => {
-          context.mark(PARTITION_HEALED);
-        },
-      }),
-    );
-    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: nothing may be powered off`, () =>
-      sleep(watchAfterMs(inputs), context.signal),
-    );
-    await checkNothingLeftBehind(context);
+    await healThenWatch(context, cut, pair, "nothing may be powered off");
   },
   ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, PARTITION_HEALED, /^fence-started:\d+$/],
   derive,

@@ -24,7 +24,7 @@ import {
   safetyExpectations,
   startSafetyController,
 } from "../../lib/scenario/safety.js";
-import { watchAfterMs } from "./shared.js";
+import { healThenWatch, PARTITION_HEALED, watchAfterMs } from "./shared.js";
 
 interface MustNotFence<R extends NodeCapability> {
   id: string;
@@ -73,8 +73,6 @@ async function largestZone(context: ScenarioContext): Promise<string[]> {
   return [...zones.values()].sort((a, b) => b.length - a.length)[0] ?? [];
 }
 
-const PARTITION_HEALED = "partition-healed";
-
 export const zonePartitionHealed = mustNotFence({
   id: "safety/zone-partition-healed",
   title:
@@ -101,17 +99,7 @@ export const zonePartitionHealed = mustNotFence({
     await steps.step(`keep the zone cut off ${cutMs / 1000}s (past unhealthyAfter)`, () =>
       sleep(cutMs, context.signal),
     );
-    await steps.step(`heal ${zone.join(", ")}`, () =>
-      cut.revert({
-        onReverted: () => {
-          context.mark(PARTITION_HEALED);
-        },
-      }),
-    );
-    await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
-      sleep(watchAfterMs(inputs), context.signal),
-    );
-    await checkNothingLeftBehind(context);
+    await healThenWatch(context, cut, zone, "no fence may start");
   },
 });
 

@@ -16,11 +16,15 @@ import type { DeriveContext, ExpectationInputs, ScenarioContext } from "../../li
 import type { Milestone } from "../../lib/observe/milestones.js";
 import type { Transition } from "../../lib/observe/types.js";
 import {
+  checkNothingLeftBehind,
   deriveUnsafe,
   fenceStartedTwice,
   startSafetyController,
   type SafetyControllerOptions,
 } from "../../lib/scenario/safety.js";
+import type { FaultHandle } from "../../lib/fault/handle.js";
+import { PARTITION_HEALED_MILESTONE } from "../../lib/expect/node-windows.js";
+import { sleep } from "../../lib/util/time.js";
 
 export const NODE_POWERED_ON = "node-powered-on";
 export const HOLD_RELEASED = "hold-released";
@@ -43,6 +47,9 @@ export const NODE_FENCE_REF = {
 export function nodeFencesByHand(kc: k8s.KubeConfig): k8s.CustomObjectsApi {
   return kc.makeApiClient(k8s.CustomObjectsApi);
 }
+
+/** Marked when a scenario heals its partition (healThenWatch). */
+export const PARTITION_HEALED = PARTITION_HEALED_MILESTONE;
 
 /** How long a "must not fence" scenario keeps watching after the condition ends. */
 export function watchAfterMs(inputs: ExpectationInputs): number {
@@ -99,4 +106,50 @@ export async function relabelZones(
   await context.steps.step(what, async () => {
     for (const name of workers) await label(name, zoneOf(name, originals));
   });
+}
+
+/**
+ * The milestone `name` at the Event (of `reason`, after the fault) by which every fault node has had
+ * one; none while some node has not.
+ */
+export function everyFaultNodeHad(
+  transitions: readonly Transition[],
+  context: DeriveContext,
+  reason: string,
+  name: string,
+): Milestone[] {
+  const had = new Set<string>();
+  for (const t of transitions) {
+    if (t.atMs < context.faultAtMs || t.name !== "event" || t.node === undefined) continue;
+    if (t.detail?.["reason"] !== reason) continue;
+    had.add(t.node);
+    if (context.faultNodes.every((n) => had.has(n)))
+      return [{ name, atMs: t.atMs - context.faultAtMs, node: t.node }];
+  }
+  return [];
+}
+
+/**
+ * The close of a "must not fence" partition: heals `cut` (marking PARTITION_HEALED as it reverts),
+ * watches watchAfterMs for a late `forbidden` (a fence, a power-off), then checks the controller
+ * left nothing behind.
+ */
+export async function healThenWatch(
+  context: ScenarioContext,
+  cut: FaultHandle,
+  nodes: readonly string[],
+  forbidden: string,
+): Promise<void> {
+  const { steps, inputs } = context;
+  await steps.step(`heal ${nodes.join(", ")}`, () =>
+    cut.revert({
+      onReverted: () => {
+        context.mark(PARTITION_HEALED);
+      },
+    }),
+  );
+  await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: ${forbidden}`, () =>
+    sleep(watchAfterMs(inputs), context.signal),
+  );
+  await checkNothingLeftBehind(context);
 }
