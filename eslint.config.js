@@ -71,6 +71,21 @@ export default tseslint.config(
       // chai's `expect(x).to.be.true` style reads as an unused expression.
       "@typescript-eslint/no-unused-expressions": "off",
       "@typescript-eslint/no-non-null-assertion": "off",
+      // `not.include.members([a, b])` fails only when every name is present: one left behind
+      // passes. Check each name on its own (expectNoneOf in test/support/assertions.ts).
+      "no-restricted-syntax": [
+        "error",
+        ...["include", "contain", "includes", "contains"].flatMap((word) => [
+          {
+            selector: `MemberExpression[property.name='members'][object.property.name='${word}'][object.object.property.name='not']`,
+            message: "not.include.members passes while one of the names is present: use expectNoneOf",
+          },
+          {
+            selector: `MemberExpression[property.name='members'][object.property.name='${word}'][object.object.property.name=/^(to|be|been|is|that|which|and|has|have|with|at|of|same|but|does|still|also)$/][object.object.object.property.name='not']`,
+            message: "not.include.members passes while one of the names is present: use expectNoneOf",
+          },
+        ]),
+      ],
     },
   },
 );

@@ -4,7 +4,10 @@
 // it lacks instead of its numbers.
 import { controllerFlagsNumbers, watchFloorNumbers } from "./measurements-controller.js";
 import { recorderNumbers } from "./measurements-recorder.js";
-import { cell, isRecord, rowsOf, table, type Json } from "./results-table.js";
+import { gateNumbers, unitStressNumbers } from "./measurements-tests.js";
+import { cell, isRecord, minutes, rowsOf, table, type Json } from "./results-table.js";
+
+export { minutes } from "./results-table.js";
 
 /** A results file as read from bench/results/: its base name and parsed JSON. */
 export interface ResultsFile {
@@ -92,14 +95,6 @@ function sec(ms: unknown): string {
 function calibrationTime(spread: unknown, p50Ms: unknown): string {
   if (!isRecord(spread)) return sec(p50Ms);
   return `${sec(spread.p50)} (${sec(spread.min)}–${sec(spread.max)})`;
-}
-
-/** "36 min 40 s", "18 s"; "—" for anything not a number. */
-export function minutes(ms: unknown): string {
-  if (typeof ms !== "number") return "—";
-  const total = Math.round(ms / 1000);
-  const m = Math.floor(total / 60);
-  return m === 0 ? `${total % 60} s` : `${m} min ${total % 60} s`;
 }
 
 function p50max(stats: unknown): string {
@@ -265,13 +260,22 @@ function runWallNumbers(content: Json): string[] {
   ];
 }
 
+/** Renderers of files whose numbers take no more than their content, by the name's prefix. */
+const RENDERERS: readonly (readonly [RegExp, (content: Json) => string[]])[] = [
+  [/^controller-\d+w-/, controllerNumbers],
+  [/^recorder-\d+w-/, recorderNumbers],
+  [/^recovery-/, recoveryNumbers],
+  [/^watch-floor-/, watchFloorNumbers],
+  [/^controller-flags-/, controllerFlagsNumbers],
+  [/^unit-stress-/, unitStressNumbers],
+  [/^gate-/, gateNumbers],
+  [/^run-/, runWallNumbers],
+];
+
 /** The numbers of one file, by the bench script that wrote it (its name's prefix). */
 function numbers(name: string, content: Json): string[] {
-  if (/^controller-\d+w-/.test(name)) return controllerNumbers(content);
-  if (/^recorder-\d+w-/.test(name)) return recorderNumbers(content);
-  if (name.startsWith("recovery-")) return recoveryNumbers(content);
-  if (name.startsWith("watch-floor-")) return watchFloorNumbers(content);
-  if (name.startsWith("controller-flags-")) return controllerFlagsNumbers(content);
+  const renderer = RENDERERS.find(([pattern]) => pattern.test(name))?.[1];
+  if (renderer !== undefined) return renderer(content);
   if (name.startsWith("sim-start-")) {
     const rss = isRecord(content.rssMiB) ? Object.entries(content.rssMiB) : [];
     return table(
@@ -329,23 +333,6 @@ function numbers(name: string, content: Json): string[] {
         r.flagged === true ? "yes" : "",
       ]),
     );
-  if (name.startsWith("gate-"))
-    return table(
-      ["run", "git sha", "outcome", "total", "stages", "conditions"],
-      rowsOf(content, "rows").map((r) => [
-        String(r.run),
-        typeof r.gitSha === "string" ? r.gitSha.slice(0, 7) : "—",
-        String(r.outcome),
-        minutes(r.totalMs),
-        isRecord(r.stagesMs)
-          ? Object.entries(r.stagesMs)
-              .map(([stage, ms]) => `${stage} ${minutes(ms)}`)
-              .join("; ")
-          : "—",
-        typeof r.conditions === "string" ? r.conditions : "",
-      ]),
-    );
-  if (name.startsWith("run-")) return runWallNumbers(content);
   if (name.startsWith("parallel-"))
     return table(
       ["run", "clusters", "outcome", "wall time", "conditions"],

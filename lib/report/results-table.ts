@@ -24,3 +24,11 @@ export function rowsOf(content: Json, key: string): Json[] {
   const value = content[key];
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
+
+/** "36 min 40 s", "18 s"; "—" for anything not a number. */
+export function minutes(ms: unknown): string {
+  if (typeof ms !== "number") return "—";
+  const total = Math.round(ms / 1000);
+  const m = Math.floor(total / 60);
+  return m === 0 ? `${total % 60} s` : `${m} min ${total % 60} s`;
+}

@@ -57,3 +57,15 @@ export async function captureStderr<T>(
     process.stderr.write = original;
   }
 }
+
+/**
+ * Fails when `actual` holds any of `forbidden`, naming the one it holds. (chai's
+ * `not.include.members([a, b])` fails only when it holds all of them; lint refuses that form.)
+ */
+export function expectNoneOf(
+  actual: readonly string[],
+  forbidden: readonly string[],
+  what = "the list",
+): void {
+  for (const name of forbidden) expect(actual, `${what} holds ${name}`).to.not.include(name);
+}

@@ -15,6 +15,7 @@ import { parseManifests } from "../../lib/kube/apply.js";
 import { CLUSTER_SCOPED_KINDS } from "../../lib/scenario-file/manifests.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { fixturePath } from "../../lib/util/fixtures.js";
+import { expectNoneOf } from "../support/assertions.js";
 
 const DIR = fixturePath("controller");
 interface Kustomization {
@@ -96,7 +97,7 @@ describe("the controller's kustomize base (fixtures/controller)", function () {
   it("removes the cluster-scoped objects it applied, the PriorityClass among them, but not the CRD", function () {
     const removed = fixtureObjectsToRemove().map((o) => String(o.kind));
     expect(removed).to.include.members(["PriorityClass", "ClusterRole", "ClusterRoleBinding", "Service"]);
-    expect(removed).to.not.include.members(["CustomResourceDefinition", "Namespace"]);
+    expectNoneOf(removed, ["CustomResourceDefinition", "Namespace"], "the objects removed");
   });
 
   it("offers a ServiceMonitor component that scrapes the metrics Service's port", function () {

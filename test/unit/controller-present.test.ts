@@ -228,11 +228,13 @@ describe("controller: one pass, decided on the present", function () {
     // c falls silent too: a decision for it can only come from a pass run while a's steps hang.
     now = T0 + 43_000;
     controller.start();
-    await pollUntil(() => Promise.resolve(logs.some((l) => l.startsWith("holds c:")) ? true : undefined), {
-      what: "a decision for c while the power-off of a hangs",
-      timeoutMs: 5_000,
-      intervalMs: 10,
-    });
+    // The pass that starts a's steps and the one that decides for c run side by side: either may
+    // come first, so wait for both before looking at what b got.
+    await pollUntil(
+      () =>
+        Promise.resolve(calls.includes("a") && logs.some((l) => l.startsWith("holds c:")) ? true : undefined),
+      { what: "the power-off of a and a decision for c while it hangs", timeoutMs: 5_000, intervalMs: 10 },
+    );
     // b's steps wait for the one slot a's hold (nodeConcurrency 1).
     expect(calls).to.deep.equal(["a"]);
     release();

@@ -34,7 +34,13 @@ describe("daemon processes", function () {
       timeoutMs: 8_000,
       intervalMs: 20,
     });
-    expect(findProcessesByRunTag(tag)).to.include(record.pid);
+    // Right after the echo the shell exec's sleep, and /proc/<pid>/environ can read empty or fail
+    // while the new image replaces the old: the tag shows again once the exec is done.
+    await pollUntil(() => Promise.resolve(findProcessesByRunTag(tag).includes(record.pid) || undefined), {
+      what: "the daemon found by its run tag",
+      timeoutMs: 8_000,
+      intervalMs: 20,
+    });
     await stopDaemon(record, 2_000);
     expect(isDaemonRunning(record)).to.equal(false);
     expect(findProcessesByRunTag(tag)).to.deep.equal([]);

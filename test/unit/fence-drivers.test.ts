@@ -90,15 +90,14 @@ describe("fence drivers: transport, origin and cancellation", function () {
     it("gives up after its timeout option, and at once when its signal aborts", async function () {
       const driver = new WebhookFenceDriver();
       const hanging = target({ url: `${httpsUrl}/hang`, caFile: caFile, timeout: "1s" });
-      let started = Date.now();
+      const started = Date.now();
       const timedOut = await rekindleRejection(driver.powerState(hanging));
       expect(timedOut.code).to.equal("TIMEOUT");
       expect(Date.now() - started).to.be.within(900, 4_000);
 
-      started = Date.now();
+      // Its own 1 s timeout would end the call as TIMEOUT: ABORTED says the signal ended it first.
       const aborted = await rekindleRejection(driver.powerOff({ ...hanging }, AbortSignal.timeout(200)));
       expect(aborted.code).to.equal("ABORTED");
-      expect(Date.now() - started).to.be.below(900);
       expect((await rekindleRejection(driver.powerOff(hanging, AbortSignal.abort()))).code).to.equal(
         "ABORTED",
       );
@@ -170,10 +169,9 @@ describe("fence drivers: transport, origin and cancellation", function () {
       );
       expect(noPassword.message).to.include("credentials lack password");
       members = [{ "@odata.id": "/redfish/v1/Systems/slow" }];
-      const started = Date.now();
+      // The request never gets an answer; its own 10 s timeout would end it as TIMEOUT.
       const aborted = await rekindleRejection(driver.powerState(target(), AbortSignal.timeout(200)));
       expect(aborted.code).to.equal("ABORTED");
-      expect(Date.now() - started).to.be.below(900);
     });
   });
 
@@ -235,12 +233,11 @@ describe("fence drivers: transport, origin and cancellation", function () {
 
     it("kills the agent when its signal aborts", async function () {
       const driver = new FenceAgentDriver(`${dir}:/usr/bin:/bin`);
-      const started = Date.now();
+      // The agent sleeps 30 s, past this test's timeout: only the signal can end the call in time.
       const error = await rekindleRejection(
         driver.powerOff(target({ mode: "hang" }), AbortSignal.timeout(500)),
       );
       expect(error.code).to.equal("ABORTED");
-      expect(Date.now() - started).to.be.below(5_000);
       const pid = Number(readFileSync(join(dir, "pid"), "utf8"));
       expect(existsSync(`/proc/${pid}`)).to.equal(false);
     });
@@ -257,12 +254,11 @@ describe("fence drivers: transport, origin and cancellation", function () {
         const t = { node: "worker-1", options: {}, credentials: {} };
         expect(await driver.powerState(t)).to.equal("unknown");
         expect((await rekindleRejection(driver.powerState(t, AbortSignal.abort()))).code).to.equal("ABORTED");
-        const started = Date.now();
+        // worker-2's read never gets an answer: only the signal can end it.
         const hung = { ...t, node: "worker-2" };
         expect((await rekindleRejection(driver.powerState(hung, AbortSignal.timeout(200)))).code).to.equal(
           "ABORTED",
         );
-        expect(Date.now() - started).to.be.below(900);
       } finally {
         await api.close();
       }

@@ -11,7 +11,7 @@ import { expectedScenarioWindows, type WorkloadSituation } from "../../lib/expec
 import type { WorkloadObjects } from "../../lib/scenario-file/manifests.js";
 import { probeTargets } from "../../lib/scenario-file/probes.js";
 import type { ScenarioFile, WorkloadSpec } from "../../lib/scenario-file/types.js";
-import { rekindleThrow } from "../support/assertions.js";
+import { rekindleThrow, expectNoneOf } from "../support/assertions.js";
 
 const fast = TIMING_PROFILES.fast;
 
@@ -71,10 +71,11 @@ describe("a probed workload in the model", function () {
   });
 
   it("no probe windows without a probe; none when replicas survive (the Service may still answer)", function () {
-    expect(windows(undefined).map((w) => w.name)).to.not.include.members([
-      "web:probe-failing",
-      "web:answering",
-    ]);
+    expectNoneOf(
+      windows(undefined).map((w) => w.name),
+      ["web:probe-failing", "web:answering"],
+      "the windows",
+    );
     const survived = windows("http", { lostPods: 1 }, 2).map((w) => w.name);
     expect(survived).to.not.include("web:probe-failing");
     expect(survived).to.not.include("web:answering");

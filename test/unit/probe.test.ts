@@ -21,6 +21,7 @@ import {
   proberPod,
   type ProbeCheck,
 } from "../../lib/workloads/prober.js";
+import { expectNoneOf } from "../support/assertions.js";
 
 describe("the prober pod", function () {
   const pod = proberPod({
@@ -206,10 +207,11 @@ describe("the probe's milestones", function () {
       p(5000, "pod-created"),
       p(6000, "pod-ready"),
     ]);
-    expect(milestones.map((m) => m.name)).to.not.include.members([
-      "web:replacement-created",
-      "web:recovered",
-    ]);
+    expectNoneOf(
+      milestones.map((m) => m.name),
+      ["web:replacement-created", "web:recovered"],
+      "the milestones",
+    );
   });
 
   it("are names the recorder produces for a workload", function () {
