@@ -5,7 +5,7 @@ import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
 import { PROVIDERS, SUITE_FAMILIES, type RunOptions } from "../run/runner.js";
 import { MAX_PARALLEL } from "../run/parallel-count.js";
-import { runSerialOrParallel } from "../run/parallel-run.js";
+import { runSerialOrParallel } from "../run/run-choice.js";
 import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rails.js";
 import { parseDurationMs } from "../util/duration.js";
 import { agentFaults } from "./existing-agent.js";
@@ -45,10 +45,12 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 empty starts no cluster, writes its reports and exits 0; an empty selection exits 2
       --parallel N|auto: sim only: run the selection on N sim clusters at once (1..${MAX_PARALLEL}), each
                 taking the next scenario, longest expected first, whenever it is free; one set of
-                reports as a serial run writes (each cluster's own under cluster-<k>/); auto: from the
-                cores, free memory and the selection's lengths (docs/user.md; 5 on 2 cores for the
-                fast run); scenarios that need more than 3 workers (zone-disruption) get clusters
-                of their own, sized for them; with --shard, the shard's share runs in parallel
+                reports as a serial run writes (each cluster's own under cluster-<k>/); auto (the
+                default on the sim): from the cores, free memory and the selection's lengths
+                (docs/user.md), one cluster running serially; 1: serially on one cluster;
+                scenarios that need more than 3 workers (zone-disruption) get clusters of their
+                own, sized for them (serially they skip); with --shard, the shard's share runs in
+                parallel; --keep-cluster runs serially
       -f, --file: scenario files (docs/scenario-files.md) or directories of them, instead of the
                 families; their spec.cluster (provider, profile, knobs) applies, and must agree with
                 --provider/--profile when both are given; --repeat overrides each file's repeat

@@ -16,7 +16,7 @@ import { PROJECT_ROOT } from "../util/fixtures.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { SCENARIOS } from "../../suites/index.js";
 import { expectedEndMs, listExpectationInputs, scenarioLengthMs } from "./expected-length.js";
-import { checkParallelProvider, clusterCount, parseParallel, type ParallelChoice } from "./parallel-count.js";
+import { checkParallelProvider, clusterCount, type ParallelChoice } from "./parallel-count.js";
 import type { SlotRunOptions } from "./parallel-protocol.js";
 import { ScenarioQueue, type QueuedScenario } from "./parallel-queue.js";
 import { slotSizes, type SlotSize } from "./parallel-sizes.js";
@@ -142,9 +142,17 @@ function runHarnessError(
   return undefined;
 }
 
-export async function runParallel(options: RunOptions, choice: ParallelChoice): Promise<RunResult> {
+/**
+ * Runs the selection on `choice` sim clusters. `byDefault`: no --parallel was given, so nothing
+ * is refused for it, and a selection that one cluster runs as fast runs serially instead.
+ */
+export async function runParallel(
+  options: RunOptions,
+  choice: ParallelChoice,
+  byDefault = false,
+): Promise<RunResult> {
   const v = validateRunOptions(options);
-  checkParallelOptions(options, choice, v.filePlan);
+  if (!byDefault) checkParallelOptions(options, choice, v.filePlan);
   // A shard whose share is empty starts nothing: the serial path knows how to say so.
   if (v.shard?.scenarios.length === 0) return runConformance({ ...options, provider: "sim" });
   const selection = await queuedSelection(options, v);
@@ -158,6 +166,7 @@ export async function runParallel(options: RunOptions, choice: ParallelChoice): 
     choice,
     selection.map((s) => s.expectedMs),
   );
+  if (byDefault && clusters === 1) return runConformance(options);
   const runId = newRunId();
   const startedAt = new Date().toISOString();
   const reportDir = resolve(options.reportDir ?? join(PROJECT_ROOT, "reports", runId));
@@ -273,13 +282,4 @@ async function finish(f: FinishInput): Promise<RunResult> {
     testFailures,
     ...(harnessError !== undefined ? { harnessError } : {}),
   };
-}
-
-/** `rekindle run`: serial, or with `--parallel` (its value parsed here: bad input before anything starts). */
-export async function runSerialOrParallel(
-  options: RunOptions,
-  parallel: string | undefined,
-): Promise<RunResult> {
-  if (parallel === undefined) return runConformance(options);
-  return runParallel(options, parseParallel(parallel));
 }

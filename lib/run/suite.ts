@@ -65,7 +65,7 @@ export async function workerShortfall(
   if (workers >= needed) return undefined;
   const how =
     cluster.provider === "sim"
-      ? ` (run it apart from scenarios written for the default size, e.g. --suite ${definition.id.split("/")[0] ?? ""}: rekindle run then sizes the sim to it; or --workers ${needed})`
+      ? ` (on one cluster; side by side, without --parallel 1 or --keep-cluster, it gets a cluster of its size; or run it apart, e.g. --suite ${definition.id.split("/")[0] ?? ""}: rekindle run then sizes the sim to it; or --workers ${needed})`
       : "";
   return `it needs ${needed} workers at profile ${cluster.profile.name}, the cluster has ${workers}${how}`;
 }

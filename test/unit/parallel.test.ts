@@ -20,6 +20,7 @@ import {
   parseParallel,
 } from "../../lib/run/parallel-count.js";
 import { drainQueue, queueOrder, ScenarioQueue } from "../../lib/run/parallel-queue.js";
+import { defaultLayout } from "../../lib/run/run-choice.js";
 import { familyGroups } from "../../lib/run/suite.js";
 import { allScenarios } from "../../suites/index.js";
 import { cli } from "../support/cli-capture.js";
@@ -104,6 +105,24 @@ describe("--parallel N|auto", function () {
     const result = await cli(["run", "--provider", "sim", "--parallel", "2", "--keep-cluster"]);
     expect(result.code).to.equal(2);
     expect(result.stderr).to.include("--keep-cluster");
+  });
+
+  it("--parallel 1 is a serial run: --keep-cluster goes with it", async function () {
+    const result = await cli([
+      ...["run", "--provider", "sim", "--parallel", "1", "--keep-cluster"],
+      ...["--scenario", "^nothing-matches$", "--report-dir", "/nonexistent/never-written"],
+    ]);
+    // Refused for its pattern, as a serial run is, not for --keep-cluster.
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include("the selection is empty");
+    expect(result.stderr).to.not.include("--keep-cluster does not go");
+  });
+
+  it("without --parallel: side by side (auto) on the sim, serially when the cluster is kept or not a sim", function () {
+    expect(defaultLayout("sim", false)).to.equal("auto");
+    expect(defaultLayout("sim", true)).to.equal(1);
+    expect(defaultLayout("kind", false)).to.equal(1);
+    expect(defaultLayout("existing", false)).to.equal(1);
   });
 });
 
