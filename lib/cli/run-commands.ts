@@ -71,7 +71,7 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 the profile's grace period + unreachable toleration + 1m, at most 1h)
       --storage-class: the StorageClass of the scenarios' StatefulSet volume; kind: rekindle-csi (the
                 default: attached to its node, so node loss waits for the detach) or rekindle-shared
-                (nothing to attach; docs/csi-attach.md); existing: default the cluster's default
+                (nothing to attach; docs/user.md); existing: default the cluster's default
                 class; one that keeps each volume on one node (local-path, local volumes) is
                 refused, and as the default it skips the scenarios with a volume
       --fence-config: existing with --allow-faults: a fence configuration in the controller's format

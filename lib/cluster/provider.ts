@@ -213,7 +213,7 @@ export interface ProviderLatencies {
    * real kubelet mounts an attachable volume only once its own node-status write has reported it
    * in volumesInUse (every nodeStatusUpdateFrequency, 10 s) and it is attached; its reconciler
    * looks every 100 ms. So up to 10.1 s at 10 s (kubelet-volume-timing.ts); on kind v1.34 with
-   * rekindle-csi replacements ran 1.2–8.2 s after their attach (docs/csi-attach.md). The sim's
+   * rekindle-csi replacements ran 1.2–8.2 s after their attach (notes/csi-attach.md). The sim's
    * kubelets wait the same way. Default 0.
    */
   attachSeenMs?: number;

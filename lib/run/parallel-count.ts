@@ -1,6 +1,6 @@
 // `rekindle run --parallel N|auto`: how many sim clusters run the selection side by side. `auto`
 // is sized from what one fast-profile sim cluster (3 workers) and the rekindle process driving it
-// were measured to use on the 2-core development machine (docs/user.md, "Scenarios side by side"):
+// were measured to use on the 2-core development machine (docs/measurements.md, run-*.json):
 // their average CPU over a whole run and the peak RSS of all its processes; and from the
 // selection itself, which gains nothing from more clusters than its longest scenario allows.
 import { availableParallelism, freemem } from "node:os";
@@ -41,7 +41,7 @@ export function checkParallelProvider(provider: string | undefined, choice: Para
   );
 }
 
-/** What one fast-profile sim cluster with its rekindle process was measured to use (docs/user.md). */
+/** What one fast-profile sim cluster with its rekindle process was measured to use (docs/measurements.md). */
 export const CLUSTER_COST = {
   /**
    * Cores on average over a whole run: the fast run, every family, on 5 clusters took 0.56 of the

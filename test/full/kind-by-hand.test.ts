@@ -1,7 +1,7 @@
 // The operator's reflexes on a lost node on real kubelets (issue 23 item 2): force delete, drain,
 // and force delete under --disable-force-detach-on-timeout (set on kind's kube-controller-manager
 // static pod), on a kind cluster rekindle makes, whose default class rekindle-csi attaches
-// (docs/csi-attach.md). Seed 004's finding: Multi-Attach, then the 6-minute forced detach. One
+// (notes/csi-attach.md). Seed 004's finding: Multi-Attach, then the 6-minute forced detach. One
 // cluster, the three scenarios one after another (≈ 7 min each), as a user runs them.
 import { expect } from "chai";
 import type { RunSummary } from "../../lib/report/summary.js";

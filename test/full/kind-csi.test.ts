@@ -1,4 +1,4 @@
-// kind's attaching CSI driver (docs/csi-attach.md) on a real cluster: a StatefulSet's volume from
+// kind's attaching CSI driver (notes/csi-attach.md) on a real cluster: a StatefulSet's volume from
 // the default class gets a VolumeAttachment that upstream's external-attacher marks attached, the
 // kubelet lists the volume in node.status.volumesInUse, and after the pod moves the attachment
 // moves with it and the data is still there. One cluster boot plus the CSI build (cached after).

@@ -70,7 +70,7 @@ export const KIND_LATENCIES = {
   powerOnMs: 6_000,
 } as const;
 
-/** rekindle-csi (docs/csi-attach.md): a VolumeAttachment attached 0.5–0.6 s after it is made. */
+/** rekindle-csi (notes/csi-attach.md): a VolumeAttachment attached 0.5–0.6 s after it is made. */
 export const KIND_CSI_ATTACH_MS = 500;
 
 /** The kubelet eviction manager's housekeeping interval (fixed in the kubelet, 10 s). */
@@ -251,7 +251,7 @@ export class KindCluster implements ClusterUnderTest {
 
   /**
    * Shared volumes that can follow a pod to any worker: rekindle-shared (hostPath, nothing to
-   * attach), or with startStorage({ csi: true }) rekindle-csi (attached: docs/csi-attach.md).
+   * attach), or with startStorage({ csi: true }) rekindle-csi (attached: notes/csi-attach.md).
    */
   get storage(): StorageSettings {
     return this.#storage.settings;

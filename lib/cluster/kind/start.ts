@@ -71,7 +71,7 @@ export interface KindClusterOptions {
   /** Install the rekindle-shared StorageClass and run its provisioner (needs the API server). Default true. */
   sharedStorage?: boolean;
   /**
-   * Also install the attaching CSI driver (docs/csi-attach.md) and make rekindle-csi the default
+   * Also install the attaching CSI driver (notes/csi-attach.md) and make rekindle-csi the default
    * class and the suites' (needs sharedStorage and Go to build it once). Default true; false keeps
    * the suites on rekindle-shared, whose volumes need no attach.
    */

@@ -1,5 +1,5 @@
 // The kind provider's storage: the rekindle-shared class always (hostPath volumes, nothing to
-// attach: shared-storage.ts), and, by default, the attaching CSI driver (csi/, docs/csi-attach.md),
+// attach: shared-storage.ts), and, by default, the attaching CSI driver (csi/, notes/csi-attach.md),
 // which then becomes the class the suites' volumes use. Its provisioners run in this process.
 import type { k8s } from "../../kube/client.js";
 import type { Progress } from "../../util/progress.js";

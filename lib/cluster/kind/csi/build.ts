@@ -1,4 +1,4 @@
-// The Go parts of kind's attaching CSI driver (docs/csi-attach.md), built like the node image's
+// The Go parts of kind's attaching CSI driver (notes/csi-attach.md), built like the node image's
 // (wrapper module, go build, cached per version under <cache>/kind/): upstream's external-attacher
 // from its module, and our plugin from fixtures/csi, whose version is a hash of its sources.
 import { createHash } from "node:crypto";

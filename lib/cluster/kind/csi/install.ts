@@ -1,4 +1,4 @@
-// Installs kind's attaching CSI driver into a running cluster (docs/csi-attach.md): builds the
+// Installs kind's attaching CSI driver into a running cluster (notes/csi-attach.md): builds the
 // binaries and the image (cached), loads the image into the nodes, takes the default annotation
 // off the other StorageClasses, applies fixtures/csi/deploy.yaml and waits until the attacher is
 // ready and every worker's kubelet has registered the driver (its CSINode lists it). The volumes

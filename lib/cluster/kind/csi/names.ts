@@ -1,4 +1,4 @@
-// The names of kind's attaching CSI driver (docs/csi-attach.md), apart from its install so that
+// The names of kind's attaching CSI driver (notes/csi-attach.md), apart from its install so that
 // code reading a cluster (existing-storage.ts) need not load the build.
 
 /** The CSIDriver's name (fixtures/csi/main.go's DriverName). */
