@@ -16,7 +16,7 @@ export type RekindleErrorCode =
   | "CONFLICT"
   /** The cluster lacks what a step needs (no worker, nodes not Ready, a kubelet setting missing, a safety cap). */
   | "PRECONDITION"
-  /** An API server or kubelet that does not answer. */
+  /** An API server, kubelet or container engine that does not answer. */
   | "UNREACHABLE"
   /** A scenario definition that contradicts itself (a bug in rekindle or in a new scenario). */
   | "SCENARIO_DEFINITION"

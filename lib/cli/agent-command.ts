@@ -1,6 +1,6 @@
 // `rekindle agent install|uninstall`: rekindle's node agent (lib/agent/) on a cluster rekindle did
 // not create, opt-in. The kubeconfig as `rekindle reap` and kubectl pick it.
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { installAgent, uninstallAgent } from "../agent/install.js";
 import { AGENT_NAMESPACE } from "../agent/protocol.js";
 import { RekindleError } from "../errors.js";
@@ -40,7 +40,12 @@ const OPTIONS = {
 } as const;
 
 function parse(command: "install" | "uninstall", args: string[]) {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({
+    args,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   if (positionals.length > 0)
     throw new RekindleError(
       "INVALID_INPUT",

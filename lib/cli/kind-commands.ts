@@ -1,5 +1,5 @@
 // `rekindle kind …`: the offline node image and the container engine kind runs on.
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { ensureKindEngine } from "../cluster/kind/engine.js";
 import { cachedNodeImage, ensureNodeImage } from "../cluster/kind/image/build.js";
 import {
@@ -39,7 +39,7 @@ async function withImageEngine(
     progress: ReturnType<typeof consoleProgress>,
   ) => Promise<number>,
 ): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args,
     options: { check: { type: "boolean", default: false }, force: { type: "boolean", default: false } },
     strict: true,

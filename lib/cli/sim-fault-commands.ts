@@ -1,8 +1,9 @@
 // `rekindle sim node …` and `rekindle sim apiserver …`: faults on a running sim cluster. Every
 // argument is checked before the cluster is opened, so a typo fails fast and names what is valid.
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { RekindleError } from "../errors.js";
 import { nodeCommand } from "./node-verbs.js";
+import { notice } from "./notice.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { validatePauseMs } from "../cluster/sim/apiserver-pause.js";
 import { formatOffset, validateClockSkew } from "../cluster/sim/clock-webhook.js";
@@ -89,7 +90,7 @@ export function joinNegativeOffset(args: readonly string[]): string[] {
 }
 
 export async function simNode(args: string[], signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: joinNegativeOffset(args),
     options: OPTIONS,
     allowPositionals: true,
@@ -117,7 +118,7 @@ export async function simNode(args: string[], signal: AbortSignal): Promise<numb
     case "reregister": {
       const { oldUid, newUid } = await cluster.reregisterNode(nodeName, signal);
       process.stdout.write(`${newUid}\n`);
-      process.stderr.write(`node ${nodeName} re-registered: UID ${oldUid} → ${newUid}\n`);
+      notice(`node ${nodeName} re-registered: UID ${oldUid} → ${newUid}`);
       break;
     }
     case "clock":
@@ -180,15 +181,13 @@ async function skewClock(
   const { forMs } = args;
   if (forMs === undefined) {
     if (args.offsetMs !== 0) {
-      process.stderr.write(
-        `node ${node}: clock ${formatOffset(args.offsetMs)} until changed; clear it with: rekindle sim node clock ${node} --offset 0 --name ${cluster.name}\n`,
+      notice(
+        `node ${node}: clock ${formatOffset(args.offsetMs)} until changed; clear it with: rekindle sim node clock ${node} --offset 0 --name ${cluster.name}`,
       );
     }
     return 0;
   }
-  process.stderr.write(
-    `node ${node}: clock ${formatOffset(args.offsetMs)} for ${forMs / 1000}s (Ctrl-C ends it early)\n`,
-  );
+  notice(`node ${node}: clock ${formatOffset(args.offsetMs)} for ${forMs / 1000}s (Ctrl-C ends it early)`);
   return heldInForeground(
     async () => {
       try {
@@ -203,7 +202,12 @@ async function skewClock(
 }
 
 export async function simApiserver(args: string[], signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({
+    args,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   const [actionText, ...extra] = positionals;
   if (!(APISERVER_ACTIONS as readonly string[]).includes(actionText ?? ""))
     throw RekindleError.invalidInput("apiserver action", actionText ?? "", APISERVER_ACTIONS);
@@ -228,6 +232,6 @@ export async function simApiserver(args: string[], signal: AbortSignal): Promise
     );
   }
   const resumed = SimCluster.open(values.name, consoleProgress()).resumeApiServer();
-  if (!resumed) process.stderr.write("kube-apiserver was not paused (sent SIGCONT all the same)\n");
+  if (!resumed) notice("kube-apiserver was not paused (sent SIGCONT all the same)");
   return 0;
 }
