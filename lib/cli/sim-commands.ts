@@ -18,8 +18,9 @@ import { notice } from "./notice.js";
 import { simSizeFlags } from "./sim-size-flags.js";
 import { SIM_APISERVER_USAGE, SIM_NODE_USAGE } from "./sim-fault-commands.js";
 
-export const SIM_BUILD_USAGE = `rekindle sim build [--check]
-      build (or with --check only report) the pinned sim binaries`;
+export const SIM_BUILD_USAGE = `rekindle sim build [--check] ${OUTPUT_USAGE}
+      build (or with --check only report) the pinned sim binaries (-o json: {versions}; --check:
+      {components: [{component, version, cached, dir}]})`;
 export const SIM_UP_USAGE = `rekindle sim up [--workers N] [--zones Z] [--pods-per-node P] [--own-kwoks K] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--name X] ${OUTPUT_USAGE}
       start a sim cluster in the background; prints its kubeconfig (-o json: {provider, name,
       kubeconfig, status}, status as rekindle sim status -o json prints it)
@@ -39,19 +40,26 @@ ${[SIM_BUILD_USAGE, SIM_UP_USAGE, SIM_STATUS_USAGE, SIM_DOWN_USAGE, SIM_NODE_USA
 export async function simBuild(args: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseOptions({
     args,
-    options: { check: { type: "boolean", default: false } },
+    options: { check: { type: "boolean", default: false }, ...OUTPUT_OPTION },
     strict: true,
   });
+  const format = outputFormat(values.output);
   if (values.check) {
     const status = simBuildStatus();
-    for (const s of status)
-      process.stdout.write(`${s.component} ${s.version}: ${s.cached ? "cached" : "not built"} (${s.dir})\n`);
+    if (format === "json") writeJson({ components: status });
+    else
+      for (const s of status)
+        process.stdout.write(
+          `${s.component} ${s.version}: ${s.cached ? "cached" : "not built"} (${s.dir})\n`,
+        );
     return status.every((s) => s.cached) ? 0 : 1;
   }
   const binaries = await ensureSimBinaries({ progress: consoleProgress(), signal });
-  process.stdout.write(
-    `sim binaries ready: kubernetes ${binaries.versions.kubernetes}, etcd ${binaries.versions.etcd}, kwok ${binaries.versions.kwok}\n`,
-  );
+  if (format === "json") writeJson({ versions: binaries.versions });
+  else
+    process.stdout.write(
+      `sim binaries ready: kubernetes ${binaries.versions.kubernetes}, etcd ${binaries.versions.etcd}, kwok ${binaries.versions.kwok}\n`,
+    );
   return 0;
 }
 

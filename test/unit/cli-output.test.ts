@@ -52,16 +52,44 @@ describe("CLI -o json on every command that reports a result", function () {
       ["trend", "x/summary.json", "-o", "yaml"],
       ["sim", "up", "-o", "yaml"],
       ["sim", "down", "--name", "no-such-cluster-here", "-o", "yaml"],
+      ["sim", "build", "--check", "-o", "yaml"],
+      ["sim", "node", "stop", "worker-1", "-o", "yaml"],
+      ["sim", "node", "reregister", "worker-1", "-o", "yaml"],
+      ["agent", "install", "-o", "yaml"],
+      ["agent", "uninstall", "-o", "yaml"],
+      ["kind", "build-image", "-o", "yaml"],
+      ["kind", "build-controller-image", "--check", "-o", "yaml"],
     ]) {
       const { code, stdout, stderr } = await cli(argv);
       expect(code, argv.join(" ")).to.equal(2);
       expect(stdout).to.equal("");
       expect(stderr, argv.join(" ")).to.include('"yaml"; valid: text, json');
     }
-    for (const path of [["up"], ["down"], ["node"], ["reap"], ["trend"], ["sim", "up"], ["sim", "down"]]) {
+    for (const path of [
+      ["up"],
+      ["down"],
+      ["node"],
+      ["reap"],
+      ["trend"],
+      ["sim", "up"],
+      ["sim", "down"],
+      ["sim", "build"],
+      ["sim", "node"],
+      ["agent", "install"],
+      ["agent", "uninstall"],
+      ["kind", "build-image"],
+      ["kind", "build-controller-image"],
+    ]) {
       const { stdout } = await cli([...path, "--help"]);
       expect(stdout, path.join(" ")).to.include("[-o text|json]");
     }
+  });
+
+  it("sim build --check -o json: each pinned component and whether it is cached, as JSON alone", async function () {
+    const { code, stdout } = await cli(["sim", "build", "--check", "-o", "json"]);
+    const parsed = JSON.parse(stdout) as { components: { component: string; cached: boolean }[] };
+    expect(parsed.components.map((c) => c.component)).to.include.members(["kubernetes", "etcd", "kwok"]);
+    expect(code).to.equal(parsed.components.every((c) => c.cached) ? 0 : 1);
   });
 
   it("trend -o json: the page written, its runs and scenarios, and nothing else on stdout", async function () {
