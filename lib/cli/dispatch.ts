@@ -110,11 +110,29 @@ export async function runCommandTable(
     write(process.stdout, await usage());
     return 0;
   }
+  if (word.startsWith("-")) throw unknownGroupOption(word, choices);
   const what = path.length === 0 ? "command" : `${path.join(" ")} command`;
   throw unknownWord(
     what,
     word,
     choices.map((c) => c.name),
+  );
+}
+
+/** An option where a (sub)command word is due: only -h/--help and the commands' option aliases (--version) go there. */
+function unknownGroupOption(word: string, choices: readonly CommandSpec[]): RekindleError {
+  const known = [
+    ...HELP_FLAGS,
+    ...choices.flatMap((c) => (c.aliases ?? []).filter((a) => a.startsWith("-"))),
+  ];
+  const meant = didYouMean(
+    word,
+    known.filter((k) => k.startsWith("--")),
+  );
+  return new RekindleError(
+    "INVALID_INPUT",
+    `unknown option '${word}' (a command comes first)${meant !== undefined ? `; did you mean ${meant}?` : ""}`,
+    { details: { [USAGE_ERROR]: true, option: word, ...(meant !== undefined ? { suggestion: meant } : {}) } },
   );
 }
 

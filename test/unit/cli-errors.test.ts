@@ -97,9 +97,40 @@ describe("CLI usage errors: one line and a pointer, exit 2", function () {
       'error [INVALID_INPUT]: unknown sim command "stauts"; valid: build, up, status, down, node, apiserver; did you mean status?',
       "  see: rekindle sim --help",
     ]);
+    const option = await cli(["--verison"]);
+    expect(option.code).to.equal(2);
+    expect(lines(option.stderr)).to.deep.equal([
+      "error [INVALID_INPUT]: unknown option '--verison' (a command comes first); did you mean --version?",
+      "  see: rekindle --help",
+    ]);
     const help = await cli(["help", "sim", "stauts"]);
     expect(help.code).to.equal(2);
     expect(help.stderr).to.include("did you mean sim status?").and.include("see: rekindle --help");
+  });
+});
+
+describe("an unknown value names the closest valid one", function () {
+  this.timeout(60_000);
+
+  it("a profile, a node verb, an -o format", async function () {
+    expect(RekindleError.invalidInput("profile", "fsat", ["default", "fast"]).message).to.equal(
+      'unknown profile "fsat"; valid: default, fast; did you mean fast?',
+    );
+    expect(RekindleError.invalidInput("profile", "slow", ["default", "fast"]).message).to.equal(
+      'unknown profile "slow"; valid: default, fast',
+    );
+    // A description of what is valid, not a list: nothing to suggest.
+    expect(RekindleError.invalidInput("--timeout", "0", "whole seconds").message).to.equal(
+      'unknown --timeout "0"; valid: whole seconds',
+    );
+    const verb = await cli(["node", "stpo", "worker-1"]);
+    expect(verb.code).to.equal(2);
+    expect(verb.stderr).to.include(
+      'unknown node verb "stpo"; valid: stop, start, partition, heal, pressure; did you mean stop?',
+    );
+    const format = await cli(["list", "-o", "jsno"]);
+    expect(format.code).to.equal(2);
+    expect(format.stderr).to.include("did you mean json?");
   });
 });
 
