@@ -3,8 +3,6 @@ import { RekindleError } from "../errors.js";
 
 export { parseCount, parseCountIn } from "../util/parse-count.js";
 
-export { isParseArgsError, parseOptions } from "../util/parse-options.js";
-
 export const OUTPUT_FORMATS = ["text", "json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 

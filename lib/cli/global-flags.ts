@@ -11,7 +11,7 @@ const LEVEL_FLAGS: Readonly<Record<string, ProgressLevel>> = {
 
 /** The usage lines of the global flags (and of -o, which every command that reports a result takes). */
 export const GLOBAL_FLAGS_USAGE = `  -q, --quiet      only errors and the result (of -q and -v, the last one given wins)
-  -v, --verbose    more progress
+  -v, --verbose    more progress (which provider and cluster a command picked, and from where)
   -o text|json     on the commands that report a result: JSON alone on stdout, progress on stderr`;
 
 /**
