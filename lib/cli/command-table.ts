@@ -9,7 +9,7 @@
 // and help output) would risk their checked error messages for no fewer lines. What parseArgs lacks,
 // the table gives: help on every command, one place that lists commands, and errors naming the path.
 import type { CommandSpec } from "./dispatch.js";
-import { unknownWord, walkCommands, usageText } from "./dispatch.js";
+import { resolveCommand, unknownWord, walkCommands, usageText } from "./dispatch.js";
 import { exitCodeLines } from "./exit-codes.js";
 import { GLOBAL_FLAGS_USAGE } from "./global-flags.js";
 
@@ -194,14 +194,21 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
-/** `rekindle help [<command>...]`: the usage of the command the words name, else of rekindle. */
+/**
+ * `rekindle help [<command>...]`: the usage of the command the words name, else of rekindle. Words
+ * after a command that has no subcommands are its own (`help node stop` is node's usage).
+ */
 async function helpCommand(args: string[]): Promise<number> {
   if (args.length === 0) {
     process.stdout.write(`${await rekindleUsage()}\n`);
     return 0;
   }
   const commands = walkCommands(COMMANDS);
-  const named = commands.find(({ path }) => path.join(" ") === args.join(" "));
+  const { path, spec } = resolveCommand(COMMANDS, args);
+  const leaf = spec !== undefined && (spec.subcommands ?? []).length === 0;
+  const named =
+    commands.find((c) => c.path.join(" ") === args.join(" ")) ??
+    (leaf ? commands.find((c) => c.path.join(" ") === path.join(" ")) : undefined);
   if (named === undefined)
     throw unknownWord(
       "command",

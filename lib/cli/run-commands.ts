@@ -33,8 +33,8 @@ import { RekindleError } from "../errors.js";
 import { simSizeFlags } from "./sim-size-flags.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--scenario REGEX] [--shard k/n] [--parallel N|auto] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
-             [--fail-on-skip]
+             [--scenario REGEX] [--shard k/n] [--parallel N|auto] [--repeat N] [--fail-on-skip]
+             [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
              [--allow-faults (--node-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
              [--storage-class SC] [--fence-config FILE [--controller-image IMAGE]]
@@ -75,11 +75,13 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 (default 3 workers in 2 zones, no filler pods); a scenario file's spec.cluster
                 workers/zones/podsPerNode must agree; past 100 workers use --profile large
       --allow-faults: existing only: node faults through rekindle's node agent, on the nodes the
-                selector (--node-selector; --nodes-selector is its old spelling, still taken) or names choose (never a control-plane node, at most --max-faulted-nodes,
-                default 1); a preflight prints what, where and until when; refused while the
-                cluster's fault journal holds another run's live fault; --fault-deadline: when a
-                fault with no duration of its own is reverted at the latest (default 1h; at least
-                the profile's grace period + unreachable toleration + 1m, at most 1h)
+                label selector (--node-selector; --nodes-selector is its old spelling, still
+                taken) or the names (--nodes) choose (never a control-plane node, at most
+                --max-faulted-nodes, default 1); a preflight prints what, where and until when;
+                refused while the cluster's fault journal holds another run's live fault;
+                --fault-deadline: when a fault with no duration of its own is reverted at the
+                latest (default 1h; at least the profile's grace period + unreachable toleration
+                + 1m, at most 1h)
       --storage-class: the StorageClass of the scenarios' StatefulSet volume; kind: rekindle-csi (the
                 default: attached to its node, so node loss waits for the detach) or rekindle-shared
                 (nothing to attach; docs/csi-attach.md); existing: default the cluster's default

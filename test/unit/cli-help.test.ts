@@ -92,6 +92,9 @@ describe("CLI help on every command of the table", function () {
     const { code, stdout } = await cli(["help", "sim", "status"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("rekindle sim status [--name X] [-o text|json]");
+    // A leaf's own words after it (node's verbs, sim node's actions) still name it.
+    expect((await cli(["help", "node", "stop"])).stdout).to.equal((await cli(["node", "--help"])).stdout);
+    expect((await cli(["help", "sim", "node", "clock"])).stdout).to.include("rekindle sim node clock <node>");
     const bad = await cli(["help", "sim", "reboot"]);
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.include('unknown command "sim reboot"').and.include("sim apiserver");
