@@ -1,7 +1,7 @@
 // -o json on every command that reports a result (JSON alone on stdout), and the global -q/-v:
 // how much progress a command shows, through the Progress level.
 import { expect } from "chai";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -213,6 +213,33 @@ describe("CLI -q and -v", function () {
     expect(progressLevel()).to.equal("verbose");
     restore();
     expect(progressLevel()).to.equal(before);
+  });
+
+  it("run -q: the result lines and the error, no progress", async function () {
+    const dir = mkdtempSync(join(tmpdir(), "rekindle-quiet-run-"));
+    // A cluster that does not answer: the run breaks at once, its reports written (exit 3).
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      [
+        "apiVersion: v1",
+        "kind: Config",
+        'clusters: [{ name: gone, cluster: { server: "http://127.0.0.1:1", insecure-skip-tls-verify: true } }]',
+        "users: [{ name: gone, user: { token: t } }]",
+        "contexts: [{ name: gone, context: { cluster: gone, user: gone } }]",
+        "current-context: gone",
+        "",
+      ].join("\n"),
+    );
+    const argv = ["run", "--provider", "existing", "--kubeconfig", kubeconfig, "--no-html"];
+    const normal = await cli([...argv, "--report-dir", join(dir, "normal")]);
+    const quiet = await cli(["-q", ...argv, "--report-dir", join(dir, "quiet")]);
+    expect(normal.code).to.equal(3);
+    expect(quiet.code).to.equal(3);
+    expect(normal.stderr).to.include("[rekindle +");
+    expect(quiet.stderr).to.include("error [HARNESS_FAILED]");
+    expect(quiet.stderr).to.not.include("[rekindle +");
+    expect(quiet.stdout.trimEnd().split("\n").at(-1)).to.equal("scenarios: 0 passed, 0 failed");
   });
 
   it("-q leaves errors and the result only; -v adds the details (which cluster, which provider)", async function () {
