@@ -1,6 +1,7 @@
 // One rich error type for the whole harness: a stable code, a message that names the input,
 // an optional hint saying what would be valid, and structured details for reports.
 import { STATUS_CODES } from "node:http";
+import { didYouMean } from "./util/did-you-mean.js";
 
 export type RekindleErrorCode =
   | "INVALID_INPUT"
@@ -16,7 +17,7 @@ export type RekindleErrorCode =
   | "CONFLICT"
   /** The cluster lacks what a step needs (no worker, nodes not Ready, a kubelet setting missing, a safety cap). */
   | "PRECONDITION"
-  /** An API server or kubelet that does not answer. */
+  /** An API server, kubelet or container engine that does not answer. */
   | "UNREACHABLE"
   /** A scenario definition that contradicts itself (a bug in rekindle or in a new scenario). */
   | "SCENARIO_DEFINITION"
@@ -66,13 +67,22 @@ export class RekindleError extends Error {
     this.details = options.details ?? {};
   }
 
-  /** `unknown profile "slow"; valid: default, fast` */
+  /**
+   * `unknown profile "slow"; valid: default, fast`, and `; did you mean fast?` when one of a list
+   * of valid values is close to what was given (`fsat`).
+   */
   static invalidInput(what: string, got: unknown, valid: readonly string[] | string): RekindleError {
     const validText = typeof valid === "string" ? valid : valid.join(", ");
-    return new RekindleError("INVALID_INPUT", `unknown ${what} ${JSON.stringify(got)}; valid: ${validText}`, {
-      hint: `valid ${what} values: ${validText}`,
-      details: { what, got, valid },
-    });
+    const meant = typeof valid === "string" || typeof got !== "string" ? undefined : didYouMean(got, valid);
+    const suggestion = meant === undefined ? "" : `; did you mean ${meant}?`;
+    return new RekindleError(
+      "INVALID_INPUT",
+      `unknown ${what} ${JSON.stringify(got)}; valid: ${validText}${suggestion}`,
+      {
+        hint: `valid ${what} values: ${validText}`,
+        details: { what, got, valid, ...(meant !== undefined ? { suggestion: meant } : {}) },
+      },
+    );
   }
 
   /** Text for a terminal: message, hint and the most useful details. */

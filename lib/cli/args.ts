@@ -3,13 +3,6 @@ import { RekindleError } from "../errors.js";
 
 export { parseCount, parseCountIn } from "../util/parse-count.js";
 
-/** node:util parseArgs throws TypeErrors with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION. */
-export function isParseArgsError(error: unknown): error is Error & { code: string } {
-  if (!(error instanceof TypeError)) return false;
-  const code: unknown = (error as TypeError & { code?: unknown }).code;
-  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
-}
-
 export const OUTPUT_FORMATS = ["text", "json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 

@@ -8,9 +8,10 @@
 // rewriting eight commands' parsing onto another library's model (with commander's own exit paths
 // and help output) would risk their checked error messages for no fewer lines. What parseArgs lacks,
 // the table gives: help on every command, one place that lists commands, and errors naming the path.
-import { RekindleError } from "../errors.js";
 import type { CommandSpec } from "./dispatch.js";
-import { walkCommands, usageText } from "./dispatch.js";
+import { resolveCommand, unknownWord, walkCommands, usageText } from "./dispatch.js";
+import { exitCodeLines } from "./exit-codes.js";
+import { GLOBAL_FLAGS_USAGE } from "./global-flags.js";
 
 // Modules are imported when their command runs or its usage is asked for: the in-cluster controller
 // then loads the controller and its drivers, not the sim runtime, the suites or the report writers.
@@ -96,8 +97,8 @@ const KIND_SUBCOMMANDS: readonly CommandSpec[] = [
   },
 ];
 
-export const HELP_USAGE = `rekindle help [<command>...]
-      this text, or the usage of the command named (as rekindle <command> --help)`;
+export const HELP_USAGE = `rekindle help [<command> [<subcommand>]]
+      the list of commands, or the full usage of the command named (as rekindle <command> --help)`;
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -187,22 +188,29 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "help",
-    summary: "this text, or a command's usage",
+    summary: "this text, or a command's full usage (help <command> [<sub>])",
     usage: () => HELP_USAGE,
     run: helpCommand,
   },
 ];
 
-/** `rekindle help [<command>...]`: the usage of the command the words name, else of rekindle. */
+/**
+ * `rekindle help [<command>...]`: the usage of the command the words name, else of rekindle. Words
+ * after a command that has no subcommands are its own (`help node stop` is node's usage).
+ */
 async function helpCommand(args: string[]): Promise<number> {
   if (args.length === 0) {
     process.stdout.write(`${await rekindleUsage()}\n`);
     return 0;
   }
   const commands = walkCommands(COMMANDS);
-  const named = commands.find(({ path }) => path.join(" ") === args.join(" "));
+  const { path, spec } = resolveCommand(COMMANDS, args);
+  const leaf = spec !== undefined && (spec.subcommands ?? []).length === 0;
+  const named =
+    commands.find((c) => c.path.join(" ") === args.join(" ")) ??
+    (leaf ? commands.find((c) => c.path.join(" ") === path.join(" ")) : undefined);
   if (named === undefined)
-    throw RekindleError.invalidInput(
+    throw unknownWord(
       "command",
       args.join(" "),
       commands.map(({ path }) => path.join(" ")),
@@ -211,18 +219,22 @@ async function helpCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-/** The usage of rekindle itself: its commands, then each top-level command's usage. */
-export async function rekindleUsage(): Promise<string> {
+/** The usage of rekindle itself, one screen: its commands, the global flags, the exit codes, the docs. */
+export function rekindleUsage(): Promise<string> {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 3;
   const list = COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join("\n");
-  const usages = await Promise.all(
-    COMMANDS.filter((c) => c.name !== "help").map((c) => usageText(c, [c.name])),
-  );
-  return `rekindle: chaos-testing and conformance harness for Kubernetes node loss
+  return Promise.resolve(`rekindle: chaos-testing and conformance harness for Kubernetes node loss
 
-usage: rekindle <command> [options]      rekindle <command> --help      rekindle --version
+usage: rekindle <command> [options]     rekindle help <command> [<sub>]     rekindle <command> --help
 
+commands:
 ${list}
 
-${usages.join("\n\n")}`;
+global options:
+${GLOBAL_FLAGS_USAGE}
+
+exit codes:
+${exitCodeLines().join("\n")}
+
+docs, in rekindle's checkout: docs/user.md (using it), docs/scenarios.md, docs/controller.md`);
 }

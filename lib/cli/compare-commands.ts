@@ -1,14 +1,14 @@
 // `rekindle compare` (a run against a baseline: the CI gate) and `rekindle trend` (many runs on one page).
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { compareSummaries, parsePercent } from "../report/compare.js";
 import { comparisonJson, formatComparison } from "../report/compare-format.js";
 import { checkComparable, loadSummary } from "../report/summary-file.js";
 import { buildTrend } from "../report/trend.js";
 import { trendHtml } from "../report/trend-html.js";
 import { RekindleError } from "../errors.js";
-import { outputFormat } from "./args.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";
 
 export const COMPARE_USAGE = `rekindle compare <baseline summary.json|report dir> <new summary.json|report dir>
                  [--max-regression 20%] [--allow-mismatch] [-o text|json]
@@ -18,13 +18,14 @@ export const COMPARE_USAGE = `rekindle compare <baseline summary.json|report dir
       that failed in the new run; exits 2 when the runs differ in provider, profile or schema
       version, unless --allow-mismatch (then a warning is printed)`;
 
-export const TREND_USAGE = `rekindle trend <summary.json|report dir>... [--out trend.html] [--allow-mismatch]
+export const TREND_USAGE = `rekindle trend <summary.json|report dir>... [--out trend.html] [--allow-mismatch] ${OUTPUT_USAGE}
       one self-contained HTML page (inline SVG, no external resources): each scenario's milestones
       across the runs, in startedAt order; the runs must share provider, profile and schema version
-      unless --allow-mismatch`;
+      unless --allow-mismatch; -o json prints {out, provider, profile, runs: [{runId, startedAt,
+      gitSha?, path}], scenarios: [{id, outcomes (by run, null where absent)}], warnings} instead of the line`;
 
 export function compareCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     options: {
       "max-regression": { type: "string", default: "20%" },
@@ -66,12 +67,13 @@ export function compareCommand(args: string[]): number {
 }
 
 export function trendCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     options: {
       out: { type: "string", default: "trend.html" },
       "allow-mismatch": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
+      ...OUTPUT_OPTION,
     },
     allowPositionals: true,
     strict: true,
@@ -80,6 +82,7 @@ export function trendCommand(args: string[]): number {
     process.stdout.write(`${TREND_USAGE}\n`);
     return 0;
   }
+  const format = outputFormat(values.output);
   if (positionals.length === 0) {
     throw new RekindleError(
       "INVALID_INPUT",
@@ -103,6 +106,16 @@ export function trendCommand(args: string[]): number {
       { hint: "--out names an HTML file in a directory that exists" },
     );
   }
-  process.stdout.write(`trend: ${out} (${trend.runs.length} runs, ${trend.scenarios.length} scenarios)\n`);
+  if (format === "json")
+    writeJson({
+      out,
+      provider: trend.provider,
+      profile: trend.profile,
+      runs: trend.runs,
+      scenarios: trend.scenarios.map((s) => ({ id: s.scenario, outcomes: s.outcomes.map((o) => o ?? null) })),
+      warnings,
+    });
+  else
+    process.stdout.write(`trend: ${out} (${trend.runs.length} runs, ${trend.scenarios.length} scenarios)\n`);
   return 0;
 }

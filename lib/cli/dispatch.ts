@@ -1,6 +1,8 @@
 // The mechanism behind the command table: picks the (sub)command the words name, answers -h/--help
 // for every entry before its own parsing runs, and refuses an unknown word naming the valid ones.
 import { errorMessage, RekindleError } from "../errors.js";
+import { didYouMean } from "../util/did-you-mean.js";
+import { USAGE_ERROR } from "../util/parse-options.js";
 
 export interface CommandSpec {
   /** The word that selects it after its parent's words. */
@@ -83,7 +85,7 @@ function write(stream: NodeJS.WriteStream, text: string): void {
 /**
  * Runs the command `argv` names. -h/--help prints its usage on stdout and exits 0 before its
  * handler (and so its parseArgs) runs; a group with no further word prints its usage on stderr and
- * exits 2; an unknown word is bad input naming the valid commands at that level.
+ * exits 2; an unknown word is bad input naming the valid commands at that level and the closest.
  */
 export async function runCommandTable(
   table: readonly CommandSpec[],
@@ -108,10 +110,49 @@ export async function runCommandTable(
     write(process.stdout, await usage());
     return 0;
   }
+  if (word.startsWith("-")) throw unknownGroupOption(word, choices);
   const what = path.length === 0 ? "command" : `${path.join(" ")} command`;
-  throw RekindleError.invalidInput(
+  throw unknownWord(
     what,
     word,
     choices.map((c) => c.name),
+  );
+}
+
+/** An option where a (sub)command word is due: only -h/--help and the commands' option aliases (--version) go there. */
+function unknownGroupOption(word: string, choices: readonly CommandSpec[]): RekindleError {
+  const known = [
+    ...HELP_FLAGS,
+    ...choices.flatMap((c) => (c.aliases ?? []).filter((a) => a.startsWith("-"))),
+  ];
+  const meant = didYouMean(
+    word,
+    known.filter((k) => k.startsWith("--")),
+  );
+  return new RekindleError(
+    "INVALID_INPUT",
+    `unknown option '${word}' (a command comes first)${meant !== undefined ? `; did you mean ${meant}?` : ""}`,
+    { details: { [USAGE_ERROR]: true, option: word, ...(meant !== undefined ? { suggestion: meant } : {}) } },
+  );
+}
+
+/**
+ * `unknown kind command "build"; valid: build-image, build-controller-image; did you mean
+ * build-image?`: one line (the CLI adds where the usage is).
+ */
+export function unknownWord(what: string, word: string, valid: readonly string[]): RekindleError {
+  const meant = didYouMean(word, valid);
+  return new RekindleError(
+    "INVALID_INPUT",
+    `unknown ${what} ${JSON.stringify(word)}; valid: ${valid.join(", ")}${meant !== undefined ? `; did you mean ${meant}?` : ""}`,
+    {
+      details: {
+        [USAGE_ERROR]: true,
+        what,
+        got: word,
+        valid,
+        ...(meant !== undefined ? { suggestion: meant } : {}),
+      },
+    },
   );
 }

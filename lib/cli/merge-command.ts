@@ -2,7 +2,7 @@
 // directory — summary.json, junit.xml, signoff.html/.md and charts/ — as one serial run writes them.
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { RekindleError } from "../errors.js";
 import { mergeShardSummaries, readShardSummary, type ShardSummary } from "../report/merge.js";
 import { chartsOf } from "../report/parallel-join.js";
@@ -14,7 +14,7 @@ import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat } from "./args.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import { runResultJson, runResultText } from "./run-result.js";
 
-export const MERGE_USAGE = `rekindle merge <summary.json|report dir>... [--out DIR] ${OUTPUT_USAGE}
+export const MERGE_USAGE = `rekindle merge <summary.json|report dir>... [--out DIR] [--fail-on-skip] ${OUTPUT_USAGE}
       joins the summaries of every shard of one CI matrix (rekindle run --shard k/n) into one report
       directory as a serial run writes it: summary.json (merged.shards says which shard runs it came
       from, their hosts and how their environments differ), junit.xml, signoff.html and signoff.md
@@ -26,15 +26,20 @@ export const MERGE_USAGE = `rekindle merge <summary.json|report dir>... [--out D
       differ in provider, profile, knob values, repeat, schema version, rekindle version or git sha;
       differences in host, cluster, Kubernetes or image versions are recorded and warned about
       exit 0 every scenario passed, 1 a scenario failed (or none ran), 2 the inputs cannot be
-      merged, 3 a shard's harness broke, 130 a shard was interrupted (as rekindle run would have)
+      merged, 3 a shard's harness broke, 130 a shard was interrupted (as rekindle run would have);
+      --fail-on-skip: 1 also when a shard skipped a scenario (as rekindle run --fail-on-skip)
       default: --out reports/<merged run id>`;
 
-/** The merged run's exit code, as `rekindle run` of the whole selection would have ended. */
-export function mergedExitCode(summary: RunSummary): number {
+/**
+ * The merged run's exit code, as `rekindle run` of the whole selection would have ended
+ * (`failOnSkip`: as with --fail-on-skip; default false).
+ */
+export function mergedExitCode(summary: RunSummary, failOnSkip = false): number {
   if (summary.error?.code === "ABORTED") return EXIT_CODES.interrupted;
   if (summary.error != null) return EXIT_CODES.infrastructure;
   const failed = summary.scenarios.filter((s) => s.outcome === "failed").length;
-  return failed > 0 || summary.scenarios.length === 0 ? EXIT_CODES.failed : EXIT_CODES.passed;
+  if (failed > 0 || summary.scenarios.length === 0) return EXIT_CODES.failed;
+  return failOnSkip && (summary.skipped?.length ?? 0) > 0 ? EXIT_CODES.failed : EXIT_CODES.passed;
 }
 
 /** --out must not be a shard's own report directory (its summary.json would be overwritten). */
@@ -47,9 +52,13 @@ function checkOut(out: string, shards: readonly ShardSummary[]): void {
 }
 
 export function mergeCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
-    options: { out: { type: "string" }, ...OUTPUT_OPTION },
+    options: {
+      out: { type: "string" },
+      "fail-on-skip": { type: "boolean", default: false },
+      ...OUTPUT_OPTION,
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -72,7 +81,7 @@ export function mergeCommand(args: string[]): number {
   );
   const result = { summary, reportDir: out, failed: 0 };
   process.stdout.write(format === "json" ? runResultJson(result) : mergedText(result));
-  return mergedExitCode(summary);
+  return mergedExitCode(summary, values["fail-on-skip"]);
 }
 
 function mergedText(result: { summary: RunSummary; reportDir: string; failed: number }): string {

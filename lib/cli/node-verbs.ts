@@ -2,7 +2,7 @@
 // through the fault layer (a handle, a journal record in the cluster with a deadline, the rails on
 // an existing cluster). A fault outlives the command: its record's deadline bounds it, `rekindle
 // node start|heal` ends it sooner, and `rekindle reap` sees it. Arguments are checked first.
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { parseNodeNames } from "../cluster/existing-rails.js";
 import { chooseProvider } from "../cluster/create.js";
 import type { ClusterUnderTest, PressureKind, ProviderName } from "../cluster/provider.js";
@@ -16,7 +16,16 @@ import { checkVerbDeadline, endNodeFaults, leaveFault, VERB_DEADLINES } from "..
 import { parseDurationMs } from "../util/duration.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { sleep } from "../util/time.js";
-import { parseCount } from "./args.js";
+import {
+  OUTPUT_OPTION,
+  OUTPUT_USAGE,
+  outputFormat,
+  parseCount,
+  writeJson,
+  type OutputFormat,
+} from "./args.js";
+import { faultJson } from "./fault-json.js";
+import { notice } from "./notice.js";
 import {
   openVerbCluster,
   VERB_CLUSTER_OPTIONS,
@@ -34,14 +43,16 @@ const ENDS: Partial<Record<NodeVerb, FaultKind[]>> = {
   heal: ["partition", "pressure"],
 };
 
-export const NODE_USAGE = `rekindle node stop|partition|pressure <node> [--for D] [--kind memory|disk] [cluster options]
+export const NODE_USAGE = `rekindle node stop|partition|pressure <node> [--for D] [--kind memory|disk] [cluster options] ${OUTPUT_USAGE}
       node loss, partition, or memory/disk pressure (--kind, default memory) on one worker, left in
       place after the command ends; journalled in the cluster (namespace rekindle-journal) with a
       deadline --for from now (default 1h; 30s to 1h): \`rekindle reap\` reverts it once that has
       passed (on an existing cluster the node agent does, by itself); prints the fault's id
-rekindle node start|heal <node> [cluster options]
+      (-o json: {verb, node, fault: {id, runId, action, nodes, appliedAt, deadline, command}})
+rekindle node start|heal <node> [cluster options] ${OUTPUT_USAGE}
       end the node's journalled faults and remove their records: start ends stop (and graceful
       shutdown), heal ends partition and pressure; with no record, start/heal the node all the same
+      (-o json: {verb, node, ended: [fault], left: [fault and reason], direct: no record, acted directly})
       cluster options: ${VERB_CLUSTER_USAGE}
       existing: node faults go through rekindle's node agent and need --allow-faults; the node named
       is the one allowed (never a control-plane node), and at most --max-faulted-nodes (default 1)
@@ -55,6 +66,7 @@ const OPTIONS = {
   kind: { type: "string" },
   "allow-faults": { type: "boolean", default: false },
   "max-faulted-nodes": { type: "string" },
+  ...OUTPUT_OPTION,
 } as const;
 
 interface NodeCommand {
@@ -63,6 +75,7 @@ interface NodeCommand {
   action: FaultAction | undefined;
   forMs: number;
   maxNodes: number | undefined;
+  format: OutputFormat;
 }
 
 /** Every argument checked before any cluster is reached; a typo names what is valid. */
@@ -70,7 +83,13 @@ function parseNodeCommand(args: string[]): {
   command: NodeCommand;
   values: VerbClusterValues & Record<string, unknown>;
 } {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({
+    args,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
+  const format = outputFormat(values.output);
   const [verbText, node, ...extra] = positionals;
   if (!(NODE_VERBS as readonly string[]).includes(verbText ?? ""))
     throw RekindleError.invalidInput("node verb", verbText ?? "", NODE_VERBS);
@@ -97,7 +116,7 @@ function parseNodeCommand(args: string[]): {
       : { kind: verb as "stop" | "partition" };
   const max = values["max-faulted-nodes"];
   const maxNodes = max === undefined ? undefined : parseCount("--max-faulted-nodes", max);
-  return { command: { verb, node, action, forMs, maxNodes }, values };
+  return { command: { verb, node, action, forMs, maxNodes, format }, values };
 }
 
 function checkExistingFlags(
@@ -165,12 +184,13 @@ async function applyVerb(
     command: `rekindle node ${command.verb}`,
     progress,
   });
-  process.stdout.write(`${record.id}\n`);
+  if (command.format === "json") writeJson({ verb: command.verb, node, fault: faultJson(record) });
+  else process.stdout.write(`${record.id}\n`);
   if (cluster.provider === "sim" && action.kind === "pressure")
     return holdSimPressure(cluster, journal, node, forMs, signal);
   const end = action.kind === "stop" ? "start" : "heal";
-  process.stderr.write(
-    `node ${node}: ${describeAction(action)} until ${record.deadline} (its journal record ${record.id}); end it with: rekindle node ${end} ${node} ${again}\n`,
+  notice(
+    `node ${node}: ${describeAction(action)} until ${record.deadline} (its journal record ${record.id}); end it with: rekindle node ${end} ${node} ${again}`,
   );
   return 0;
 }
@@ -183,7 +203,7 @@ async function holdSimPressure(
   forMs: number,
   signal: AbortSignal,
 ): Promise<number> {
-  process.stderr.write(`node ${node}: pressure held for ${forMs / 1000}s (Ctrl-C ends it early)\n`);
+  notice(`node ${node}: pressure held for ${forMs / 1000}s (Ctrl-C ends it early)`);
   let code = 0;
   try {
     await sleep(forMs, signal);
@@ -193,7 +213,7 @@ async function holdSimPressure(
   } finally {
     await endNodeFaults({ cluster, journal, node, kinds: ["pressure"] });
   }
-  process.stderr.write(`node ${node}: pressure relieved\n`);
+  notice(`node ${node}: pressure relieved`);
   return code;
 }
 
@@ -217,18 +237,25 @@ async function endVerb(
       ? { actuatorFor: (r: FaultRecord) => reconnect(r.locator, r.action) }
       : {}),
   });
-  for (const record of ended) process.stderr.write(`ended ${describeRecord(record)}\n`);
-  for (const { record, reason } of left) process.stderr.write(`left ${describeRecord(record)}: ${reason}\n`);
+  for (const record of ended) notice(`ended ${describeRecord(record)}`);
+  for (const { record, reason } of left) notice(`left ${describeRecord(record)}: ${reason}`);
+  const direct = ended.length === 0 && left.length === 0 && cluster.provider !== "existing";
   if (ended.length === 0 && left.length === 0) {
-    if (cluster.provider === "existing") {
-      process.stderr.write(`node ${command.node}: no journalled ${kinds.join(" or ")} fault to end\n`);
-      return 0;
-    }
-    process.stderr.write(
-      `node ${command.node}: no journalled fault; ${command.verb === "start" ? "starting" : "healing"} it all the same\n`,
+    notice(
+      direct
+        ? `node ${command.node}: no journalled fault; ${command.verb === "start" ? "starting" : "healing"} it all the same`
+        : `node ${command.node}: no journalled ${kinds.join(" or ")} fault to end`,
     );
-    await startOrHeal(cluster, command);
+    if (direct) await startOrHeal(cluster, command);
   }
+  if (command.format === "json")
+    writeJson({
+      verb: command.verb,
+      node: command.node,
+      ended: ended.map(faultJson),
+      left: left.map(({ record, reason }) => ({ ...faultJson(record), reason })),
+      direct,
+    });
   return left.length > 0 ? 1 : 0;
 }
 

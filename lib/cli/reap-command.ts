@@ -1,6 +1,6 @@
 // `rekindle reap`: reverts what runs that died (SIGKILL, OOM, a closed laptop) left faulted, from
 // the fault journal in the cluster, and removes their records.
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { errorMessage, RekindleError } from "../errors.js";
 import { deadExistingRuns, deleteRunNamespaces } from "../fault/dead-run-namespaces.js";
 import { ConfigMapJournal } from "../fault/journal.js";
@@ -8,15 +8,19 @@ import { JOURNAL_NAMESPACE } from "../fault/record-codec.js";
 import { reapFaults, reapLines, type ReapReport } from "../fault/reaper.js";
 import { loadKubeconfig } from "../kube/kubeconfig-load.js";
 import { consoleProgress } from "../util/progress.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";
 import { EXIT_CODES } from "./exit-codes.js";
+import { reapReportJson } from "./fault-json.js";
 
-export const REAP_USAGE = `rekindle reap [--kubeconfig K] [--context C] [--run-id R]
+export const REAP_USAGE = `rekindle reap [--kubeconfig K] [--context C] [--run-id R] ${OUTPUT_USAGE}
       revert every node fault the cluster's fault journal (ConfigMaps in namespace ${JOURNAL_NAMESPACE})
       still holds from a run that is gone, and remove its record; --run-id: only that run's.
       On a cluster rekindle did not create, the namespaces of such a run's scenarios go too.
       A fault whose run still runs on this machine is left to it; one held by a run on another
       machine is left until its deadline unless --run-id names that run.
       Kubeconfig as kubectl picks it (default $KUBECONFIG, else ~/.kube/config; its current context).
+      -o json: {faults: [{id, runId, action, nodes, appliedAt, deadline, outcome, reason?}],
+      unreadable: [{name, reason}], deletedNamespaces, namespaceError?} instead of the lines.
       Exit 0: nothing was left, or all of it reverted; 1: some left to a run still going;
       3: a revert failed, a record was unreadable, or the cluster did not answer`;
 
@@ -24,6 +28,7 @@ const OPTIONS = {
   kubeconfig: { type: "string" },
   context: { type: "string" },
   "run-id": { type: "string" },
+  ...OUTPUT_OPTION,
 } as const;
 
 /** 0 clean, 1 something left to a live run, 3 a failure or an unreadable record. */
@@ -35,16 +40,22 @@ export function reapExitCode(report: ReapReport): number {
 }
 
 export async function reapCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({
+    args,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   if (positionals.length > 0) {
     throw new RekindleError(
       "INVALID_INPUT",
       `rekindle reap takes no arguments, got ${positionals.join(" ")}`,
       {
-        hint: "it takes --kubeconfig, --context and --run-id",
+        hint: "it takes --kubeconfig, --context, --run-id and -o",
       },
     );
   }
+  const format = outputFormat(values.output);
   const runId = values["run-id"];
   if (runId === "")
     throw new RekindleError("INVALID_INPUT", "--run-id is empty", {
@@ -54,6 +65,10 @@ export async function reapCommand(args: string[]): Promise<number> {
     ...(values.kubeconfig !== undefined ? { path: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
   });
+  const progress = consoleProgress();
+  progress.detail?.(
+    `fault journal: ConfigMaps in namespace ${JOURNAL_NAMESPACE} of the cluster in ${source}`,
+  );
   const journal = ConfigMapJournal.forCluster(kc);
   let report: ReapReport;
   try {
@@ -61,7 +76,7 @@ export async function reapCommand(args: string[]): Promise<number> {
       journal,
       kubeConfig: kc,
       ...(runId !== undefined ? { runId } : {}),
-      progress: consoleProgress(),
+      progress,
     });
   } catch (error) {
     throw new RekindleError(
@@ -76,13 +91,25 @@ export async function reapCommand(args: string[]): Promise<number> {
       },
     );
   }
-  for (const line of reapLines(report)) process.stdout.write(`${line}\n`);
+  const text = format === "text";
+  if (text) for (const line of reapLines(report)) process.stdout.write(`${line}\n`);
+  let deleted: string[] = [];
+  let namespaceError: string | undefined;
   try {
-    for (const name of await deleteRunNamespaces(kc, deadExistingRuns(report)))
-      process.stdout.write(`  deleted namespace ${name}, left by the dead run\n`);
+    deleted = await deleteRunNamespaces(kc, deadExistingRuns(report));
   } catch (error) {
-    process.stdout.write(`  FAILED to delete the dead runs' namespaces: ${errorMessage(error)}\n`);
-    return EXIT_CODES.infrastructure;
+    namespaceError = errorMessage(error);
   }
-  return reapExitCode(report);
+  if (text) {
+    for (const name of deleted) process.stdout.write(`  deleted namespace ${name}, left by the dead run\n`);
+    if (namespaceError !== undefined)
+      process.stdout.write(`  FAILED to delete the dead runs' namespaces: ${namespaceError}\n`);
+  } else {
+    writeJson({
+      ...reapReportJson(report),
+      deletedNamespaces: deleted,
+      ...(namespaceError !== undefined ? { namespaceError } : {}),
+    });
+  }
+  return namespaceError !== undefined ? EXIT_CODES.infrastructure : reapExitCode(report);
 }

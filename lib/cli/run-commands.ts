@@ -1,5 +1,5 @@
 // `rekindle run` and `rekindle list` (`compare` and `trend` are in compare-commands.ts).
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { CATALOGUE_PROFILE_NAMES, timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
@@ -10,9 +10,16 @@ import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rail
 import { parseDurationMs } from "../util/duration.js";
 import { agentFaults } from "./existing-agent.js";
 import type { k8s } from "../kube/client.js";
-import { consoleProgress } from "../util/progress.js";
+import { consoleProgress, progressLevel } from "../util/progress.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
-import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, parseCount, writeJson } from "./args.js";
+import {
+  OUTPUT_OPTION,
+  OUTPUT_USAGE,
+  outputFormat,
+  parseCount,
+  writeJson,
+  type OutputFormat,
+} from "./args.js";
 import { scenarioListJson } from "./list-json.js";
 import { faultWindow, listExpectationInputs, relativeWindow, scenarioCatalogue } from "./catalogue.js";
 import { finishRun } from "./run-result.js";
@@ -26,15 +33,19 @@ import { RekindleError } from "../errors.js";
 import { simSizeFlags } from "./sim-size-flags.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
-             [--scenario REGEX] [--shard k/n] [--parallel N|auto] [--repeat N] [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
+             [--scenario REGEX] [--shard k/n] [--parallel N|auto] [--repeat N] [--fail-on-skip]
+             [--report-dir D] [--keep-cluster] [--no-html] [--allure-history DIR]
              [--cluster-name N] [--image auto|kindest|rekindle|REF] [--kubeconfig F] [--context C] ${OUTPUT_USAGE}
-             [--allow-faults (--nodes-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
+             [--allow-faults (--node-selector k=v | --nodes a,b) [--max-faulted-nodes N] [--fault-deadline D]]
              [--storage-class SC] [--fence-config FILE [--controller-image IMAGE]]
              [--workers N] [--zones Z] [--pods-per-node P]
       run the conformance suites; reports in reports/<run-id>/ (summary.json, junit.xml, signoff.html,
       signoff.md, charts/, allure-report/), written also when the harness breaks; -o json prints
-      {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed, 2 bad input,
-      3 the harness or its infrastructure failed, 130 interrupted
+      {reportDir, summary} instead of the lines; exit 0 passed, 1 a scenario failed (or, with
+      --fail-on-skip, was skipped), 2 bad input, 3 the harness or its infrastructure failed,
+      130 interrupted; the last line: scenarios: N passed, N failed[, N skipped]
+      --fail-on-skip: a run that skipped a scenario (a fault the provider cannot inject, a cluster
+                too small) exits 1; without it, skips are listed and do not fail the run
       families: ${SUITE_FAMILIES.join(", ")}
       --scenario REGEX: the scenarios whose full title "<family> <id> — <title>" the pattern
                 matches anywhere ("node-loss/controller —" selects one); one that selects nothing exits 2
@@ -64,11 +75,13 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 (default 3 workers in 2 zones, no filler pods); a scenario file's spec.cluster
                 workers/zones/podsPerNode must agree; past 100 workers use --profile large
       --allow-faults: existing only: node faults through rekindle's node agent, on the nodes the
-                selector or names choose (never a control-plane node, at most --max-faulted-nodes,
-                default 1); a preflight prints what, where and until when; refused while the
-                cluster's fault journal holds another run's live fault; --fault-deadline: when a
-                fault with no duration of its own is reverted at the latest (default 1h; at least
-                the profile's grace period + unreachable toleration + 1m, at most 1h)
+                label selector (--node-selector; --nodes-selector is its old spelling, still
+                taken) or the names (--nodes) choose (never a control-plane node, at most
+                --max-faulted-nodes, default 1); a preflight prints what, where and until when;
+                refused while the cluster's fault journal holds another run's live fault;
+                --fault-deadline: when a fault with no duration of its own is reverted at the
+                latest (default 1h; at least the profile's grace period + unreachable toleration
+                + 1m, at most 1h)
       --storage-class: the StorageClass of the scenarios' StatefulSet volume; kind: rekindle-csi (the
                 default: attached to its node, so node loss waits for the detach) or rekindle-shared
                 (nothing to attach; docs/user.md); existing: default the cluster's default
@@ -90,40 +103,45 @@ export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join(
       rekindle run with the same flags runs`;
 
 export async function runCommandLine(args: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      provider: { type: "string" },
-      suite: { type: "string", multiple: true },
-      file: { type: "string", short: "f", multiple: true },
-      profile: { type: "string" },
-      repeat: { type: "string" },
-      "report-dir": { type: "string" },
-      "keep-cluster": { type: "boolean", default: false },
-      "no-html": { type: "boolean", default: false },
-      "allure-history": { type: "string" },
-      scenario: { type: "string" },
-      shard: { type: "string" },
-      parallel: { type: "string" },
-      "cluster-name": { type: "string" },
-      image: { type: "string" },
-      kubeconfig: { type: "string" },
-      context: { type: "string" },
-      "allow-faults": { type: "boolean", default: false },
-      "nodes-selector": { type: "string" },
-      nodes: { type: "string" },
-      "max-faulted-nodes": { type: "string" },
-      "fault-deadline": { type: "string" },
-      "storage-class": { type: "string" },
-      "fence-config": { type: "string" },
-      "controller-image": { type: "string" },
-      workers: { type: "string" },
-      zones: { type: "string" },
-      "pods-per-node": { type: "string" },
-      ...OUTPUT_OPTION,
+  const { values } = parseOptions(
+    {
+      args,
+      options: {
+        provider: { type: "string" },
+        suite: { type: "string", multiple: true },
+        file: { type: "string", short: "f", multiple: true },
+        profile: { type: "string" },
+        repeat: { type: "string" },
+        "report-dir": { type: "string" },
+        "keep-cluster": { type: "boolean", default: false },
+        "no-html": { type: "boolean", default: false },
+        "allure-history": { type: "string" },
+        scenario: { type: "string" },
+        shard: { type: "string" },
+        parallel: { type: "string" },
+        "cluster-name": { type: "string" },
+        image: { type: "string" },
+        kubeconfig: { type: "string" },
+        context: { type: "string" },
+        "allow-faults": { type: "boolean", default: false },
+        "node-selector": { type: "string" },
+        "nodes-selector": { type: "string" },
+        "fail-on-skip": { type: "boolean", default: false },
+        nodes: { type: "string" },
+        "max-faulted-nodes": { type: "string" },
+        "fault-deadline": { type: "string" },
+        "storage-class": { type: "string" },
+        "fence-config": { type: "string" },
+        "controller-image": { type: "string" },
+        workers: { type: "string" },
+        zones: { type: "string" },
+        "pods-per-node": { type: "string" },
+        ...OUTPUT_OPTION,
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    { aliases: RUN_ALIASES },
+  );
   const rails = railsRequest(values);
   // Bad input fails before anything starts (no report directory, no engine, no cluster).
   if (values.image !== undefined) checkNodeImageChoice(values.image);
@@ -151,22 +169,50 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     ...(values["allure-history"] !== undefined ? { allureHistory: values["allure-history"] } : {}),
     ...(values.scenario !== undefined ? { grep: values.scenario } : {}),
     ...(values.shard !== undefined ? { shard: parseShard(values.shard) } : {}),
-    ...(output === "json" ? { testLog: "stderr" as const } : {}),
+    ...testLog(output),
     signal,
   };
   const result = await runSerialOrParallel(options, values.parallel);
-  return finishRun(result, output);
+  return finishRun(result, output, { failOnSkip: values["fail-on-skip"] });
+}
+
+/** Where the per-test lines go: nowhere under -q, stderr when stdout is JSON, else stdout. */
+function testLog(output: OutputFormat): Pick<RunOptions, "testLog"> {
+  if (progressLevel() === "quiet") return { testLog: "none" };
+  return output === "json" ? { testLog: "stderr" } : {};
+}
+
+/** run's older spellings, old → new: --nodes-selector was the selector's name before every command said --node-selector. */
+export const RUN_ALIASES: Readonly<Record<string, string>> = { "nodes-selector": "node-selector" };
+
+/** --node-selector, or its old spelling --nodes-selector; both given must agree. */
+function nodeSelector(values: {
+  "node-selector"?: string | undefined;
+  "nodes-selector"?: string | undefined;
+}): string | undefined {
+  const { "node-selector": selector, "nodes-selector": old } = values;
+  if (selector !== undefined && old !== undefined && selector !== old)
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--node-selector ${selector} and --nodes-selector ${old} differ`,
+      {
+        hint: "--nodes-selector is the old spelling of --node-selector: pass one of them",
+      },
+    );
+  return selector ?? old;
 }
 
 /** The rails flags as a request (undefined when none was given); checked with the run's options. */
 export function railsRequest(values: {
   "allow-faults"?: boolean;
+  "node-selector"?: string | undefined;
   "nodes-selector"?: string | undefined;
   nodes?: string | undefined;
   "max-faulted-nodes"?: string | undefined;
   "fault-deadline"?: string | undefined;
 }): FaultRailsRequest | undefined {
-  const { "nodes-selector": selector, nodes, "max-faulted-nodes": max, "fault-deadline": deadline } = values;
+  const selector = nodeSelector(values);
+  const { nodes, "max-faulted-nodes": max, "fault-deadline": deadline } = values;
   const allowFaults = values["allow-faults"] === true;
   if (!allowFaults && [selector, nodes, max, deadline].every((v) => v === undefined)) return undefined;
   return {
@@ -203,7 +249,7 @@ function printScenario(
 }
 
 export async function listCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args,
     options: {
       profile: { type: "string" },

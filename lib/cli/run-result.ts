@@ -27,17 +27,37 @@ export function runResultText(result: RunResult): string {
   for (const skip of summary.skipped ?? []) lines.push(`  SKIP  ${skip.id}  (${skip.reason})`);
   if (summary.error) lines.push(`  HARNESS FAILED during ${summary.error.phase}: ${summary.error.code}`);
   lines.push(`reports: ${result.reportDir}`);
-  const passed = summary.scenarios.filter((s) => s.outcome === "passed").length;
-  lines.push(`scenarios: ${passed} passed, ${summary.scenarios.length - passed} failed`);
+  lines.push(closingLine(summary));
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * The run's last line, read by CI: `scenarios: N passed, N failed`, then `, N skipped` when a
+ * scenario was skipped.
+ */
+export function closingLine(summary: RunResult["summary"]): string {
+  const passed = summary.scenarios.filter((s) => s.outcome === "passed").length;
+  const skipped = summary.skipped?.length ?? 0;
+  return `scenarios: ${passed} passed, ${summary.scenarios.length - passed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`;
+}
+
+export interface FinishRunOptions {
+  /** --fail-on-skip: a run that skipped a scenario exits 1. Default false (skips do not fail). */
+  failOnSkip?: boolean;
+}
+
 /** Prints the result in `format` (a broken harness's error to stderr) and returns the exit code. */
-export function finishRun(result: RunResult, format: OutputFormat): number {
+export function finishRun(result: RunResult, format: OutputFormat, options: FinishRunOptions = {}): number {
   process.stdout.write(format === "json" ? runResultJson(result) : runResultText(result));
   if (result.harnessError !== undefined) {
     process.stderr.write(`${result.harnessError.describe()}\n`);
     return exitCodeForError(result.harnessError);
   }
-  return result.failed > 0 ? EXIT_CODES.failed : EXIT_CODES.passed;
+  if (result.failed > 0) return EXIT_CODES.failed;
+  const skipped = result.summary.skipped?.length ?? 0;
+  if (options.failOnSkip === true && skipped > 0) {
+    process.stderr.write(`--fail-on-skip: ${skipped} scenario${skipped === 1 ? " was" : "s were"} skipped\n`);
+    return EXIT_CODES.failed;
+  }
+  return EXIT_CODES.passed;
 }

@@ -1,8 +1,10 @@
 // `rekindle sim node …` and `rekindle sim apiserver …`: faults on a running sim cluster. Every
 // argument is checked before the cluster is opened, so a typo fails fast and names what is valid.
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { RekindleError } from "../errors.js";
 import { nodeCommand } from "./node-verbs.js";
+import { notice } from "./notice.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { validatePauseMs } from "../cluster/sim/apiserver-pause.js";
 import { formatOffset, validateClockSkew } from "../cluster/sim/clock-webhook.js";
@@ -15,15 +17,16 @@ type NodeAction = (typeof NODE_ACTIONS)[number];
 export const APISERVER_ACTIONS = ["pause", "resume"] as const;
 type ApiserverAction = (typeof APISERVER_ACTIONS)[number];
 
-export const SIM_NODE_USAGE = `rekindle sim node ${NODE_ACTIONS.slice(0, 4).join("|")} <node> [--name X]
+export const SIM_NODE_USAGE = `rekindle sim node ${NODE_ACTIONS.slice(0, 4).join("|")} <node> [--name X] ${OUTPUT_USAGE}
       node loss (SIGKILL of its kwok), return, partition (SIGSTOP), heal: an alias of
-      rekindle node … --provider sim (journalled; a stop or partition is due within 1h)
+      rekindle node … --provider sim (journalled; a stop or partition is due within 1h; -o as its)
 rekindle sim node clock <node> --offset D [--step] [--for D] [--name X]
       skew the node's kubelet clock: its Lease renewTime and heartbeats are written D off (-30s
       behind, +30s ahead, 0 true again); slewed so renewTime never goes back, or stepped at once
       with --step; kept until changed, or with --for held in the foreground that long (Ctrl-C ends it)
-rekindle sim node reregister <node> [--name X]
-      delete the node's Node object and register it again (same name, new UID)`;
+rekindle sim node reregister <node> [--name X] ${OUTPUT_USAGE}
+      delete the node's Node object and register it again (same name, new UID); prints the new UID
+      (-o json: {node, oldUid, newUid})`;
 
 export const SIM_APISERVER_USAGE = `rekindle sim apiserver pause --for D [--name X]
       freeze kube-apiserver (SIGSTOP) for D, in the foreground; Ctrl-C continues it at once
@@ -35,16 +38,17 @@ const OPTIONS = {
   offset: { type: "string" },
   step: { type: "boolean", default: false },
   for: { type: "string" },
+  ...OUTPUT_OPTION,
 } as const;
 
 /** Which flags beyond --name each action takes. */
 const NODE_FLAGS: Readonly<Record<NodeAction, readonly string[]>> = {
-  stop: [],
-  start: [],
-  partition: [],
-  heal: [],
+  stop: ["output"],
+  start: ["output"],
+  partition: ["output"],
+  heal: ["output"],
   clock: ["offset", "step", "for"],
-  reregister: [],
+  reregister: ["output"],
 };
 
 function rejectFlags(
@@ -89,7 +93,7 @@ export function joinNegativeOffset(args: readonly string[]): string[] {
 }
 
 export async function simNode(args: string[], signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: joinNegativeOffset(args),
     options: OPTIONS,
     allowPositionals: true,
@@ -100,6 +104,7 @@ export async function simNode(args: string[], signal: AbortSignal): Promise<numb
     throw RekindleError.invalidInput("node action", actionText ?? "", NODE_ACTIONS);
   const action = actionText as NodeAction;
   rejectFlags(`node ${action}`, values, NODE_FLAGS[action]);
+  const format = outputFormat(values.output);
   const clock = action === "clock" ? clockArguments(values) : undefined;
   const cluster = SimCluster.open(values.name, consoleProgress());
   if (nodeName === undefined || extra.length > 0) {
@@ -113,11 +118,15 @@ export async function simNode(args: string[], signal: AbortSignal): Promise<numb
     case "partition":
     case "heal":
       // An alias of `rekindle node …` on the sim: through the fault layer, journalled.
-      return nodeCommand([action, nodeName, "--provider", "sim", "--name", values.name], signal);
+      return nodeCommand(
+        [action, nodeName, "--provider", "sim", "--name", values.name, "-o", format],
+        signal,
+      );
     case "reregister": {
       const { oldUid, newUid } = await cluster.reregisterNode(nodeName, signal);
-      process.stdout.write(`${newUid}\n`);
-      process.stderr.write(`node ${nodeName} re-registered: UID ${oldUid} → ${newUid}\n`);
+      if (format === "json") writeJson({ node: nodeName, oldUid, newUid });
+      else process.stdout.write(`${newUid}\n`);
+      notice(`node ${nodeName} re-registered: UID ${oldUid} → ${newUid}`);
       break;
     }
     case "clock":
@@ -180,15 +189,13 @@ async function skewClock(
   const { forMs } = args;
   if (forMs === undefined) {
     if (args.offsetMs !== 0) {
-      process.stderr.write(
-        `node ${node}: clock ${formatOffset(args.offsetMs)} until changed; clear it with: rekindle sim node clock ${node} --offset 0 --name ${cluster.name}\n`,
+      notice(
+        `node ${node}: clock ${formatOffset(args.offsetMs)} until changed; clear it with: rekindle sim node clock ${node} --offset 0 --name ${cluster.name}`,
       );
     }
     return 0;
   }
-  process.stderr.write(
-    `node ${node}: clock ${formatOffset(args.offsetMs)} for ${forMs / 1000}s (Ctrl-C ends it early)\n`,
-  );
+  notice(`node ${node}: clock ${formatOffset(args.offsetMs)} for ${forMs / 1000}s (Ctrl-C ends it early)`);
   return heldInForeground(
     async () => {
       try {
@@ -203,7 +210,12 @@ async function skewClock(
 }
 
 export async function simApiserver(args: string[], signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions({
+    args,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   const [actionText, ...extra] = positionals;
   if (!(APISERVER_ACTIONS as readonly string[]).includes(actionText ?? ""))
     throw RekindleError.invalidInput("apiserver action", actionText ?? "", APISERVER_ACTIONS);
@@ -228,6 +240,6 @@ export async function simApiserver(args: string[], signal: AbortSignal): Promise
     );
   }
   const resumed = SimCluster.open(values.name, consoleProgress()).resumeApiServer();
-  if (!resumed) process.stderr.write("kube-apiserver was not paused (sent SIGCONT all the same)\n");
+  if (!resumed) notice("kube-apiserver was not paused (sent SIGCONT all the same)");
   return 0;
 }

@@ -1,7 +1,7 @@
 // `rekindle up` and `rekindle down` on every provider: a sim cluster in the background (as `rekindle
 // sim up|down`), a kind cluster kept running, or an existing cluster (nothing to bring up: it is
 // checked and described; `down` ends the faults rekindle left there and leaves the cluster).
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { chooseProvider } from "../cluster/create.js";
 import { deleteKindCluster } from "../cluster/kind/attach.js";
 import { startKindCluster } from "../cluster/kind/start.js";
@@ -10,20 +10,26 @@ import { RekindleError } from "../errors.js";
 import { ConfigMapJournal } from "../fault/journal.js";
 import { reapFaults, reapLines, type ReapReport } from "../fault/reaper.js";
 import { consoleProgress } from "../util/progress.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";
+import { reapReportJson } from "./fault-json.js";
+import { notice } from "./notice.js";
 import { reapExitCode } from "./reap-command.js";
 import { simDown, simUp } from "./sim-commands.js";
 import { openVerbCluster, VERB_CLUSTER_OPTIONS, VERB_CLUSTER_USAGE } from "./verb-cluster.js";
 
-export const UP_USAGE = `rekindle up [--provider sim|kind|existing] [--name X] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--workers N] [--zones Z] [--pods-per-node P] [--own-kwoks K] [--image REF]
+export const UP_USAGE = `rekindle up [--provider sim|kind|existing] [--name X] [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--workers N] [--zones Z] [--pods-per-node P] [--own-kwoks K] [--image REF] ${OUTPUT_USAGE}
       bring a cluster up for local reproduction and leave it running; prints its kubeconfig path
+      (-o json: {provider, name, kubeconfig} and, sim, its status; existing: {provider, cluster, workers})
       sim: as rekindle sim up (--workers 1..1000, --zones, --pods-per-node, --own-kwoks); kind: created, or reused when it runs (--image as
       rekindle run's); existing: nothing is started: the cluster is checked and its nodes listed
       ${VERB_CLUSTER_USAGE}`;
 
-export const DOWN_USAGE = `rekindle down [--provider sim|kind|existing] [--name X] [--kubeconfig K] [--context C]
+export const DOWN_USAGE = `rekindle down [--provider sim|kind|existing] [--name X] [--kubeconfig K] [--context C] ${OUTPUT_USAGE}
       take the cluster rekindle up brought up down (sim: its processes; kind: kind delete cluster);
       existing: the cluster stays; the faults rekindle's journal holds there are reverted as rekindle
-      reap reverts them, and the verbs' faults before their deadline too; exit code as reap's`;
+      reap reverts them, and the verbs' faults before their deadline too; exit code as reap's
+      -o json: {provider, name} (sim: and logsDir; existing: {provider, cluster, faults, unreadable}
+      as rekindle reap -o json)`;
 
 const UP_OPTIONS = {
   ...VERB_CLUSTER_OPTIONS,
@@ -33,6 +39,7 @@ const UP_OPTIONS = {
   "pods-per-node": { type: "string" },
   "own-kwoks": { type: "string" },
   image: { type: "string" },
+  ...OUTPUT_OPTION,
 } as const;
 
 /** Drops --provider X from args (the sim commands do not take it). */
@@ -50,7 +57,7 @@ function only(provider: string, given: Record<string, unknown>, allowed: readonl
   const extra = Object.entries(given)
     .filter(
       ([flag, value]) =>
-        value !== undefined && flag !== "provider" && flag !== "name" && !allowed.includes(flag),
+        value !== undefined && !["provider", "name", "output"].includes(flag) && !allowed.includes(flag),
     )
     .map(([flag]) => `--${flag}`);
   if (extra.length > 0)
@@ -60,7 +67,8 @@ function only(provider: string, given: Record<string, unknown>, allowed: readonl
 }
 
 export async function upCommand(args: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({ args, options: UP_OPTIONS, strict: true });
+  const { values } = parseOptions({ args, options: UP_OPTIONS, strict: true });
+  const format = outputFormat(values.output);
   const progress = consoleProgress();
   if (values.profile !== undefined) timingProfile(values.profile);
   const provider = await chooseProvider(values.provider, progress);
@@ -80,27 +88,31 @@ export async function upCommand(args: string[], signal: AbortSignal): Promise<nu
         signal,
       });
       await cluster.destroy(); // kept: says how to reach it
-      process.stdout.write(`${cluster.kubeconfigPath ?? ""}\n`);
+      if (format === "json")
+        writeJson({ provider, name: values.name, kubeconfig: cluster.kubeconfigPath ?? null });
+      else process.stdout.write(`${cluster.kubeconfigPath ?? ""}\n`);
       return 0;
     }
     case "existing": {
       only(provider, values, ["kubeconfig", "context"]);
       const cluster = await openVerbCluster(provider, values, { progress, signal });
       const workers = await cluster.workerNodes();
-      process.stderr.write(
-        `${cluster.description} answers; rekindle did not create it and starts nothing there. Workers: ${workers.join(", ")}\n`,
+      notice(
+        `${cluster.description} answers; rekindle did not create it and starts nothing there. Workers: ${workers.join(", ")}`,
       );
+      if (format === "json") writeJson({ provider, cluster: cluster.description, workers });
       return 0;
     }
   }
 }
 
 export async function downCommand(args: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args,
-    options: { ...VERB_CLUSTER_OPTIONS, "keep-files": { type: "boolean" } },
+    options: { ...VERB_CLUSTER_OPTIONS, "keep-files": { type: "boolean" }, ...OUTPUT_OPTION },
     strict: true,
   });
+  const format = outputFormat(values.output);
   const progress = consoleProgress();
   const provider = await chooseProvider(values.provider, progress);
   switch (provider) {
@@ -110,7 +122,8 @@ export async function downCommand(args: string[], signal: AbortSignal): Promise<
     case "kind":
       only(provider, values, []);
       await deleteKindCluster(values.name, { progress, signal });
-      process.stderr.write(`kind cluster ${values.name} deleted\n`);
+      notice(`kind cluster ${values.name} deleted`);
+      if (format === "json") writeJson({ provider, name: values.name });
       return 0;
     case "existing": {
       only(provider, values, ["kubeconfig", "context"]);
@@ -123,8 +136,9 @@ export async function downCommand(args: string[], signal: AbortSignal): Promise<
       report.entries = report.entries.filter((e) => e.record.holder.command === undefined);
       for (const runId of new Set(verbs.map((r) => r.runId)))
         report.entries.push(...(await reapFaults({ journal, runId, progress })).entries);
-      for (const line of reapLines(report)) process.stdout.write(`${line}\n`);
-      process.stderr.write(`${cluster.description} stays up (rekindle did not create it)\n`);
+      if (format === "json") writeJson({ provider, cluster: cluster.description, ...reapReportJson(report) });
+      else for (const line of reapLines(report)) process.stdout.write(`${line}\n`);
+      notice(`${cluster.description} stays up (rekindle did not create it)`);
       return reapExitCode(report);
     }
   }

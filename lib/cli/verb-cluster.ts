@@ -40,6 +40,11 @@ export async function openVerbCluster(
   options: VerbClusterOptions,
 ): Promise<ClusterUnderTest> {
   const { progress, signal } = options;
+  progress.detail?.(
+    provider === "existing"
+      ? `cluster: the existing one in ${values.kubeconfig ?? "$KUBECONFIG or ~/.kube/config"}, context ${values.context ?? "its current one"}`
+      : `cluster: the running ${provider} cluster ${values.name}`,
+  );
   switch (provider) {
     case "sim":
       // keep: the cluster outlives this command; destroy() leaves it running.

@@ -1,5 +1,5 @@
 // `rekindle version` (and `--version`, `-V`): which rekindle this is and the versions it pins.
-import { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { PINNED_KIND_VERSION } from "../build/kind-binary.js";
 import { PINNED_SIM_VERSIONS } from "../build/versions.js";
 import { rekindleBuildInfo, type BuildInfo } from "../util/build-info.js";
@@ -38,7 +38,7 @@ function describeGit(info: BuildInfo): string {
 }
 
 export async function versionCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: OUTPUT_OPTION, strict: true });
+  const { values } = parseOptions({ args, options: OUTPUT_OPTION, strict: true });
   const format = outputFormat(values.output);
   const report = await versionReport();
   if (format === "json") {

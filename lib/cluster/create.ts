@@ -100,6 +100,7 @@ export async function chooseProvider(
   if (requested !== undefined) {
     if (!(PROVIDER_NAMES as readonly string[]).includes(requested))
       throw RekindleError.invalidInput("provider", requested, PROVIDER_NAMES);
+    progress.detail?.(`provider: ${requested} (--provider)`);
     return requested as ProviderName;
   }
   const kind = await kindAvailable();

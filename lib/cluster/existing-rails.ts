@@ -11,7 +11,7 @@ import type { CapabilityMap, ExistingNodeFaults, FaultRails } from "./provider.j
 export interface FaultRailsRequest {
   /** --allow-faults: without it nothing on an existing cluster's nodes is touched. */
   allowFaults: boolean;
-  /** --nodes-selector: a label selector, e.g. "pool=chaos" (the API's syntax). */
+  /** --node-selector: a label selector, e.g. "pool=chaos" (the API's syntax). */
   selector?: string;
   /** --nodes: explicit node names. */
   nodes?: readonly string[];
@@ -62,7 +62,7 @@ export const DEFAULT_MAX_FAULTED_NODES = 1;
 /** Reads nodes: all, or those a label selector matches (CoreV1Api.listNode has it; tests fake it). */
 export type ListNodes = (labelSelector?: string) => Promise<k8s.V1Node[]>;
 
-const HOW = "name the nodes with --nodes-selector k=v or --nodes a,b";
+const HOW = "name the nodes with --node-selector k=v or --nodes a,b";
 
 /** Checks the flags alone (before the cluster is reached); undefined when faults are not asked for. */
 export function checkRailsRequest(request: FaultRailsRequest): void {
@@ -76,7 +76,7 @@ export function checkRailsRequest(request: FaultRailsRequest): void {
     if (named)
       throw new RekindleError(
         "INVALID_INPUT",
-        "--nodes-selector, --nodes, --max-faulted-nodes and --fault-deadline need --allow-faults",
+        "--node-selector, --nodes, --max-faulted-nodes and --fault-deadline need --allow-faults",
         { hint: "add --allow-faults to let rekindle fault the nodes named (and only those)" },
       );
     return;
@@ -84,12 +84,12 @@ export function checkRailsRequest(request: FaultRailsRequest): void {
   if (selector === undefined && nodes === undefined)
     throw new RekindleError("INVALID_INPUT", "--allow-faults needs the nodes it allows", { hint: HOW });
   if (selector !== undefined && nodes !== undefined)
-    throw new RekindleError("INVALID_INPUT", "--nodes-selector and --nodes do not go together", {
+    throw new RekindleError("INVALID_INPUT", "--node-selector and --nodes do not go together", {
       hint: "choose the nodes one way",
     });
   if (selector !== undefined && !/^[^=!,\s]+(=|==|!=)[^=,\s]*(,[^=!,\s]+(=|==|!=)[^=,\s]*)*$/.test(selector))
     throw RekindleError.invalidInput(
-      "--nodes-selector",
+      "--node-selector",
       selector,
       "k=v, e.g. pool=chaos (comma-separated for more)",
     );
@@ -121,7 +121,7 @@ export async function resolveFaultRails(
   let chosen: k8s.V1Node[];
   let chosenBy: string;
   if (request.selector !== undefined) {
-    chosenBy = request.chosenBy ?? `--nodes-selector ${request.selector}`;
+    chosenBy = request.chosenBy ?? `--node-selector ${request.selector}`;
     chosen = await listNodes(request.selector);
     if (chosen.length === 0)
       throw new RekindleError("INVALID_INPUT", `${chosenBy} matches no node of this cluster`, {
@@ -170,7 +170,7 @@ export function checkRailsNode(rails: FaultRails, node: string): void {
       "INVALID_INPUT",
       `node ${node} is not among the nodes faults are allowed on (${rails.allowedNodes.join(", ")}, by ${rails.chosenBy})`,
       {
-        hint: "rekindle faults only the nodes --nodes-selector or --nodes chose on a cluster it did not create",
+        hint: "rekindle faults only the nodes --node-selector or --nodes chose on a cluster it did not create",
       },
     );
 }

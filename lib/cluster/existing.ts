@@ -76,7 +76,7 @@ function assumedLatencies(profile: TimingProfile): ProviderLatencies {
 }
 
 const HANDS_OFF =
-  "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --nodes-selector or --nodes (through rekindle's node agent)";
+  "rekindle never does to a cluster it did not create what it cannot undo; run node faults with --provider kind or sim, or allow them here with --allow-faults and --node-selector or --nodes (through rekindle's node agent)";
 const NEEDS_AGENT =
   "node faults on a cluster rekindle did not create go through rekindle's node agent (rekindle agent install), which this run does not have";
 /** The bundled controller fences out of band; the agent, on the very node that is lost or cut off, is no fence. */
@@ -201,7 +201,7 @@ async function existingFencing(
     throw new RekindleError(
       "INVALID_INPUT",
       `--fence-config ${path} is for faults on this cluster, which are not allowed`,
-      { hint: "add --allow-faults with --nodes or --nodes-selector, or drop --fence-config" },
+      { hint: "add --allow-faults with --nodes or --node-selector, or drop --fence-config" },
     );
   const fencing = await loadExistingFencing({ kc, path, rails });
   progress.info(

@@ -188,7 +188,7 @@ export interface FaultRails {
   readonly allowedNodes: readonly string[];
   /** How many nodes may be faulted at once (--max-faulted-nodes). */
   readonly maxNodes: number;
-  /** How the nodes were chosen, for the preflight: "--nodes-selector pool=chaos". */
+  /** How the nodes were chosen, for the preflight: "--node-selector pool=chaos". */
   readonly chosenBy: string;
   /** The deadline of a fault with no duration of its own (--fault-deadline). Default: FAULT_DEADLINES.defaultMs. */
   readonly deadlineMs?: number;

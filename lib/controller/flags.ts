@@ -2,7 +2,8 @@
 // `rekindle controller` and by whatever must know how a shipped manifest's args configure the
 // controller (the in-cluster scenario's expected timeline).
 import { hostname } from "node:os";
-import { parseArgs } from "node:util";
+import type { parseArgs } from "node:util";
+import { parseOptions } from "../util/parse-options.js";
 import { RekindleError } from "../errors.js";
 import { parseCount } from "../util/parse-count.js";
 import { metricsAddress, type MetricsAddress } from "./metrics-address.js";
@@ -98,7 +99,7 @@ function parseNodeConcurrency(text: string): number {
 
 /** The command's flags (node:util parseArgs, strict: an unknown flag throws). */
 export function parseControllerFlags(args: string[]): ControllerFlags {
-  return parseArgs({ args, options: OPTIONS, strict: true }).values;
+  return parseOptions({ args, options: OPTIONS, strict: true }).values;
 }
 
 /** Where the controller runs, as far as its defaults care. */

@@ -89,7 +89,7 @@ export interface RunOptions {
   fenceConfig?: string;
   /** existing: --controller-image, what the nodes run for the in-cluster controller. Default: deployment.yaml's. */
   controllerImage?: string;
-  /** existing: --allow-faults with --nodes-selector or --nodes and --max-faulted-nodes. Default: no node faults. */
+  /** existing: --allow-faults with --node-selector or --nodes and --max-faulted-nodes. Default: no node faults. */
   rails?: FaultRailsRequest;
   /** existing: the node agent's capabilities and locator (the CLI wires lib/agent/ in). Default: none. */
   nodeFaults?: ExistingNodeFaults;
@@ -113,10 +113,10 @@ export interface RunOptions {
    */
   scenarioSource?: ScenarioSource;
   /**
-   * Where mocha's per-test lines go: "stdout" (default), or "stderr" when stdout carries a
-   * machine-readable result (`rekindle run -o json`).
+   * Where mocha's per-test lines go: "stdout" (default), "stderr" when stdout carries a
+   * machine-readable result (`rekindle run -o json`), or "none" (`rekindle -q run`).
    */
-  testLog?: "stdout" | "stderr";
+  testLog?: "stdout" | "stderr" | "none";
   progress?: Progress;
   signal?: AbortSignal;
 }
@@ -460,11 +460,12 @@ async function runMocha(
   context: RunContext,
   reportDir: string,
   grep: string | undefined,
-  testLog: "stdout" | "stderr" = "stdout",
+  testLog: RunOptions["testLog"] = "stdout",
 ): Promise<number> {
   // The spec reporter prints through this (mocha's own hook for where its lines go).
   const consoleLog = Mocha.reporters.Base.consoleLog;
-  if (testLog === "stderr") Mocha.reporters.Base.consoleLog = console.error;
+  // To stderr under -o json; dropped under -q ("none").
+  if (testLog !== "stdout") Mocha.reporters.Base.consoleLog = testLog === "stderr" ? console.error : () => 0;
   const mocha = new Mocha({
     timeout: 0,
     reporter: AllureMochaReporter as unknown as Mocha.ReporterConstructor,

@@ -58,27 +58,47 @@ describe("CLI help on every command of the table", function () {
     expect(stdout).to.include("rekindle sim node clock <node> --offset D");
   });
 
-  it("rekindle --help, -h and help print every command; no command prints it on stderr and exits 2", async function () {
+  it("rekindle --help, -h and help fit in a screen: every command and its summary, the exit codes, the docs", async function () {
     const usage = await rekindleUsage();
     for (const argv of [["--help"], ["-h"], ["help"]]) {
       const { code, stdout } = await cli(argv);
       expect(code, argv.join(" ")).to.equal(0);
       expect(stdout).to.equal(`${usage}\n`);
     }
-    for (const { name } of COMMANDS) expect(usage).to.include(`\n  ${name} `);
+    expect(usage.split("\n").length).to.be.at.most(40);
+    for (const { name, summary } of COMMANDS) expect(usage).to.include(`\n  ${name} `).and.include(summary);
+    expect(usage).to.include("exit codes:\n  0 ").and.include("\n  3    ").and.include("\n  130 ");
+    expect(usage).to.include("docs/user.md").and.include("rekindle help <command>");
+    expect(usage).to.include("-q, --quiet").and.include("-v, --verbose").and.include("-o text|json");
+    // Not the commands' own usages: those are a `help <command>` away.
+    expect(usage).to.not.include("families:").and.not.include("rekindle sim up [--workers N]");
     const none = await cli([]);
     expect(none.code).to.equal(2);
     expect(none.stdout).to.equal("");
-    expect(none.stderr).to.include("usage: rekindle <command>");
+    expect(none.stderr).to.equal(`${usage}\n`);
   });
+
+  for (const { path } of commands.filter((c) => c.path[0] !== "help")) {
+    it(`rekindle help ${path.join(" ")} prints what rekindle ${path.join(" ")} --help prints`, async function () {
+      const help = await cli(["help", ...path]);
+      const flag = await cli([...path, "--help"]);
+      expect(help.code).to.equal(0);
+      expect(help.stderr).to.equal("");
+      expect(help.stdout).to.equal(flag.stdout);
+    });
+  }
 
   it("help <command...> prints that command's usage; an unknown one exits 2 naming the valid ones", async function () {
     const { code, stdout } = await cli(["help", "sim", "status"]);
     expect(code).to.equal(0);
     expect(stdout).to.include("rekindle sim status [--name X] [-o text|json]");
+    // A leaf's own words after it (node's verbs, sim node's actions) still name it.
+    expect((await cli(["help", "node", "stop"])).stdout).to.equal((await cli(["node", "--help"])).stdout);
+    expect((await cli(["help", "sim", "node", "clock"])).stdout).to.include("rekindle sim node clock <node>");
     const bad = await cli(["help", "sim", "reboot"]);
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.include('unknown command "sim reboot"').and.include("sim apiserver");
+    expect(bad.stderr.trimEnd().split("\n")).to.have.length(2);
   });
 
   it("stops looking for -h after --", function () {

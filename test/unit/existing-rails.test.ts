@@ -61,7 +61,7 @@ describe("existing cluster fault rails", () => {
         checkRailsRequest({ allowFaults: true });
       });
       expect(bare.code).to.equal("INVALID_INPUT");
-      expect(bare.hint).to.include("--nodes-selector k=v or --nodes a,b");
+      expect(bare.hint).to.include("--node-selector k=v or --nodes a,b");
     });
 
     it("refuses a selector that is not k=v and a maximum of 0", () => {
@@ -130,7 +130,7 @@ describe("existing cluster fault rails", () => {
       expect(rails).to.deep.equal({
         allowedNodes: ["worker-1", "worker-2"],
         maxNodes: 2,
-        chosenBy: "--nodes-selector pool=chaos",
+        chosenBy: "--node-selector pool=chaos",
       });
     });
 
@@ -146,7 +146,7 @@ describe("existing cluster fault rails", () => {
       const error = await rekindleRejection(
         resolveFaultRails({ allowFaults: true, selector: "pool=none" }, listNodes),
       );
-      expect(error.message).to.equal("--nodes-selector pool=none matches no node of this cluster");
+      expect(error.message).to.equal("--node-selector pool=none matches no node of this cluster");
     });
 
     it("refuses a control-plane node, by name or by selector", async () => {

@@ -106,7 +106,7 @@ describe("kind provider", function () {
       const error = await rejected(
         startKindCluster({ containerEngine: noEngine, kindBinary: "/nonexistent/kind" }),
       );
-      expect(error.code).to.equal("NOT_FOUND");
+      expect(error.code).to.equal("UNREACHABLE");
       expect(error.message).to.equal("no container engine answers (kind nodes are containers)");
       expect(error.hint).to.include("start Docker");
     });

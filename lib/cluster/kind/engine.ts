@@ -48,8 +48,9 @@ export async function ensureKindEngine(progress: Progress, signal?: AbortSignal)
   try {
     host = await script(["ensure"], signal);
   } catch (error) {
+    // The harness's infrastructure, not the system under test: exit 3 (lib/cli/exit-codes.ts).
     throw new RekindleError(
-      "UNSUPPORTED",
+      "HARNESS_FAILED",
       "no container engine here can run kind's privileged node containers",
       {
         hint: `scripts/kind-engine.sh explains why above; it needs root and Debian's docker.io (dockerd, runc) and python3 to run rekindle's private engine`,

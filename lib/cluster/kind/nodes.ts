@@ -15,7 +15,7 @@ type ContainerState = Awaited<ReturnType<ContainerRuntimeClient["container"]["in
 
 export type RuntimeClientFactory = () => Promise<ContainerRuntimeClient>;
 
-/** testcontainers' runtime client, or a RekindleError saying no container engine answered. */
+/** testcontainers' runtime client, or a RekindleError UNREACHABLE (exit 3) saying no container engine answered. */
 export async function connectContainerEngine(
   factory: RuntimeClientFactory = getContainerRuntimeClient,
 ): Promise<ContainerRuntimeClient> {
@@ -23,7 +23,7 @@ export async function connectContainerEngine(
     return await factory();
   } catch (error) {
     if (error instanceof RekindleError) throw error;
-    throw new RekindleError("NOT_FOUND", "no container engine answers (kind nodes are containers)", {
+    throw new RekindleError("UNREACHABLE", "no container engine answers (kind nodes are containers)", {
       hint: "start Docker (dockerd, Docker Desktop) or Podman; testcontainers looks at DOCKER_HOST, ~/.testcontainers.properties and the default sockets",
       cause: error,
     });
