@@ -2,7 +2,9 @@
 // cycle between layers (such as cluster ↔ controller) can come back; and the rooms of one layer
 // listed in SEPARATE_ROOMS (the kind and sim providers) do not import each other. Every relative
 // import, re-export and dynamic import() of a file under lib/, suites/, bench/ or test/ is resolved
-// and both ends are placed in the table below. Files in no layer (fixtures, tools, node_modules) are not checked.
+// and both ends are placed in the table below, type-only ones too (`import type`, `export type …
+// from`, `typeof import("…")`): a type import ties two layers together as much as a value import.
+// Files in no layer (fixtures, tools, node_modules) are not checked.
 import { dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,9 +17,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * lib/ belongs in this table, or its imports go unchecked.
  */
 export const LAYERS = [
-  // A scenario file's loaded form is plain data with no imports: the model (expect) and the
-  // recorder read it, so it sits at the bottom; the rest of lib/scenario-file/ is above suites.
-  { name: "base", paths: ["lib/errors.ts", "lib/util/", "lib/scenario-file/types.ts"] },
+  { name: "base", paths: ["lib/errors.ts", "lib/util/"] },
   // The Go build machinery (toolchain, wrapper modules, build cache, pinned versions): below both
   // providers, so the kind node image and the sim's binaries share it without kind importing the sim.
   { name: "build", paths: ["lib/build/"] },
@@ -146,6 +146,8 @@ export const layersRule = {
       ExportNamedDeclaration: (node) => check(node.source),
       ExportAllDeclaration: (node) => check(node.source),
       ImportExpression: (node) => check(node.source),
+      // `typeof import("…")` in a type (typescript-eslint: `source`; `argument` before it).
+      TSImportType: (node) => check(node.source ?? node.argument?.literal),
     };
   },
 };

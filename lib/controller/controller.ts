@@ -43,7 +43,7 @@ import { fleetView } from "./fleet.js";
 import { assessNodes, guardNodes, planNode, type NodePlan } from "./plan.js";
 import type { Snapshot } from "./snapshot.js";
 
-export { FENCING_TAINT, OUT_OF_SERVICE_VALUE } from "./actions.js";
+export { FENCING_TAINT, OUT_OF_SERVICE_VALUE } from "./node-effects.js";
 
 export interface RecoveryControllerOptions {
   kc: k8s.KubeConfig;

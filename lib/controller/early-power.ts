@@ -13,7 +13,7 @@
 import { errorMessage } from "../errors.js";
 import { boundedSignal } from "../util/abort.js";
 import type { ActionContext } from "./action-context.js";
-import { driverCall } from "./actions.js";
+import { driverCall } from "./node-effects.js";
 import { MANUAL_DRIVER_NAME } from "./drivers/manual.js";
 import type { FenceDriverRegistry } from "./drivers/registry.js";
 import type { PowerState, PowerWatchOptions } from "./drivers/types.js";

@@ -8,21 +8,8 @@
 //   or is not known yet (Unknown);
 // - WorkloadsReleased: the node's pods and volume attachments were released (True) or not (False).
 // A condition's lastTransitionTime changes only when its status does.
+import type { FenceCondition, FenceConditionType } from "./fence-condition-types.js";
 import type { FenceStatus } from "./fence-state.js";
-
-export const FENCE_CONDITION_TYPES = ["Processing", "FenceSucceeded", "WorkloadsReleased"] as const;
-export type FenceConditionType = (typeof FENCE_CONDITION_TYPES)[number];
-
-export interface FenceCondition {
-  type: FenceConditionType;
-  status: "True" | "False" | "Unknown";
-  /** CamelCase, one word: why the condition has this status. */
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  /** The NodeFence's metadata.generation this condition was written for. */
-  observedGeneration?: number;
-}
 
 /** "power-management" + "error" → "PowerManagementError". */
 function camel(...words: string[]): string {

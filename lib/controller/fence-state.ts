@@ -1,6 +1,6 @@
 // NodeFence status and the pure decision of what to do next. The controller persists every step
 // in the NodeFence, so a restarted controller resumes where the last one stopped.
-import type { FenceCondition } from "./fence-conditions.js";
+import type { FenceCondition } from "./fence-condition-types.js";
 
 export const NODE_FENCE_GROUP = "rekindle.dev";
 export const NODE_FENCE_VERSION = "v1alpha1";

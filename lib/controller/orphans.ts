@@ -9,7 +9,7 @@ import { errorMessage } from "../errors.js";
 import { isNotFound, k8s } from "../kube/client.js";
 import { OUT_OF_SERVICE_TAINT } from "../kube/queries.js";
 import { assertActing, countFailure, isoNow, type ActionContext } from "./action-context.js";
-import { FENCING_TAINT, liftTaints, OUT_OF_SERVICE_VALUE } from "./actions.js";
+import { FENCING_TAINT, liftTaints, OUT_OF_SERVICE_VALUE } from "./node-effects.js";
 import { EVENT_REASONS } from "./events.js";
 import {
   CANCELLED_ANNOTATION,

@@ -10,7 +10,7 @@
 // if that was wrong, the recovery bound re-evaluates the fence later.
 import { errorMessage } from "../errors.js";
 import { assertActing, isoNow, type ActionContext } from "./action-context.js";
-import { clearPowerConfirmation, liftTaints, readPowerState, uidOption } from "./actions.js";
+import { clearPowerConfirmation, liftTaints, readPowerState, uidOption } from "./node-effects.js";
 import { formatDurationMs } from "./config.js";
 import type { PowerState } from "./drivers/types.js";
 import { EVENT_REASONS } from "./events.js";

@@ -6,13 +6,13 @@
 import { RekindleError } from "../errors.js";
 import type { Milestone } from "../observe/milestones.js";
 import type { Transition } from "../observe/types.js";
-import type { BudgetSpec } from "../scenario-file/types.js";
 import type { ExpectedMilestone } from "./windows.js";
+import type { BudgetSpec } from "./budget-spec.js";
 import { firstEviction, maxUnavailable, readyOnTwoNodes, type BudgetWorkload } from "./budget-pods.js";
 
 export type { BudgetWorkload };
 
-/** One workload's budgets, as a scenario file states them (its loaded form is below this layer). */
+/** One workload's budgets, as a scenario file states them (budget-spec.ts). */
 export type WorkloadBudgets = BudgetSpec;
 
 export const BUDGET_KINDS = [

@@ -1,8 +1,7 @@
 // A PersistentVolumeClaim's binding to its volume: how a workload's pods lead to the volumes
 // whose VolumeAttachments are its volume milestones (pod → claim → PV → VolumeAttachment).
 import type { k8s } from "../kube/client.js";
-import type { Make } from "./transitions.js";
-import type { Transition } from "./types.js";
+import type { Make, Transition } from "./types.js";
 
 /** "pvc-bound" when spec.volumeName is set or changes (the initial list reports the bindings so far). */
 export function claimTransitions(

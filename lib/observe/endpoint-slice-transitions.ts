@@ -2,8 +2,7 @@
 // replaces its whole endpoint list, so a transition carries the slice's full ready set; what a
 // Service serves is the union over its slices (serving.ts).
 import type { k8s } from "../kube/client.js";
-import type { Make } from "./transitions.js";
-import type { Transition } from "./types.js";
+import type { Make, Transition } from "./types.js";
 
 /** The label the EndpointSlice controller (and any mirroring one) sets to the Service's name. */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";

@@ -3,20 +3,10 @@
 // the probe's answers. `<id>:probe-failing` is the first instant at or after the fault when it did
 // not answer (the fault itself when it already did not), `<id>:answering` the first instant after
 // that when it answered again.
-import { PROBER_LABEL } from "../workloads/prober.js";
 import { relative, type Milestone } from "./milestone.js";
+import { isProberOf } from "./prober-pods.js";
 import type { Transition } from "./types.js";
 import type { WorkloadRef } from "./workload-ref.js";
-
-/** Whether `t` is a transition of the prober pod of workload `id` in `namespace`. */
-export function isProberOf(id: string, namespace: string, t: Transition): boolean {
-  return t.subject.kind === "Pod" && t.subject.namespace === namespace && t.pod?.labels[PROBER_LABEL] === id;
-}
-
-/** Whether `t` is a transition of any prober pod (never a pod of the workload it probes). */
-export function isProberPod(t: Transition): boolean {
-  return t.pod?.labels[PROBER_LABEL] !== undefined;
-}
 
 /** Answering or not after `t`; undefined when `t` does not change it. */
 function answersAfter(t: Transition): boolean | undefined {

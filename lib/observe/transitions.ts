@@ -2,19 +2,13 @@
 import { isPodTerminal, type k8s } from "../kube/client.js";
 import { endpointSliceTransitions } from "./endpoint-slice-transitions.js";
 import { claimTransitions } from "./claim-transitions.js";
-import type { ObjectRef, PodFacts, Transition, TransitionName, WatchedKind } from "./types.js";
+import type { Make, ObjectRef, PodFacts, Transition, WatchedKind } from "./types.js";
 
 export interface ChangeContext {
   kind: WatchedKind;
   atMs: number;
   source: "watch" | "relist";
 }
-
-/** Makes a transition of the changed object, at the change's receive time. */
-export type Make = (
-  name: TransitionName,
-  extra?: Partial<Omit<Transition, "name" | "atMs" | "subject" | "source">>,
-) => Transition;
 
 function ref(kind: WatchedKind, object: k8s.KubernetesObject): ObjectRef {
   const meta = object.metadata;

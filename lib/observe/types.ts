@@ -76,3 +76,12 @@ export type TransitionName =
   | "endpoints-changed"
   | "event"
   | "fence-changed";
+
+/**
+ * Makes a transition of the changed object, at the change's receive time (transitions.ts builds
+ * one per change; the per-kind readers it calls take it).
+ */
+export type Make = (
+  name: TransitionName,
+  extra?: Partial<Omit<Transition, "name" | "atMs" | "subject" | "source">>,
+) => Transition;

@@ -1,6 +1,6 @@
 // A workload as the milestones see it: which pods are its own (by the built-in fixtures' `app`
 // label, or by a label selector), the Service that fronts it, and how many endpoints it should serve.
-import { isProberPod } from "./probe-answers.js";
+import { isProberPod } from "./prober-pods.js";
 import type { Transition } from "./types.js";
 
 interface WorkloadIdentity {

@@ -1,7 +1,7 @@
 // The volume milestones of one workload, so two StatefulSets with volumes are told apart: its lost
 // pods' claims lead to their PersistentVolumes (the claims' bindings, "pvc-bound"), and those to
 // the VolumeAttachments on the lost node and elsewhere.
-import type { Derivation } from "./milestones.js";
+import type { Derivation } from "./derivation.js";
 import type { Transition } from "./types.js";
 import { isPodOf, type WorkloadRef } from "./workload-ref.js";
 

@@ -3,7 +3,7 @@
 // A milestone that never came keeps its row: its window, and a red ✗ where it was due at the latest.
 // Past a few nodes in the timeline, the nodes' own milestones fold per zone (chart-rows.ts).
 import type { WindowCheck } from "../expect/assert.js";
-import type { SummaryExpected } from "./summary.js";
+import type { SummaryExpected } from "./summary-types.js";
 import { escapeMarkup } from "../util/markup.js";
 import { chartRows, rowLabel, type ChartMilestone, type ChartRow } from "./chart-rows.js";
 import { zoneNodesRow, zoneStatesRow } from "./chart-zone-rows.js";

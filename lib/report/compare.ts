@@ -4,7 +4,8 @@
 // either side, a scenario that failed in the new run, or a must-not-happen milestone that happened in
 // it are failures too, each on a line of its own: nothing is skipped in silence.
 import { RekindleError } from "../errors.js";
-import { statsOf, type ScenarioSummary, type RunSummary } from "./summary.js";
+import { statsOf } from "./summary.js";
+import type { ScenarioSummary, RunSummary } from "./summary-types.js";
 
 export { readSummary } from "./summary-file.js";
 

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { missedBudgetLine } from "../expect/budgets.js";
 import { missedBudgets, summaryBudgetLine } from "./summary-budgets.js";
-import type { RunSummary, ScenarioSummary } from "./summary.js";
+import type { RunSummary, ScenarioSummary } from "./summary-types.js";
 import { escapeMarkup } from "../util/markup.js";
 
 /** The testcase that stands for the harness itself when it broke. */

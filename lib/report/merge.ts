@@ -20,7 +20,8 @@ import type { RunEnvironment } from "./environment.js";
 import { type MergedShard, shardLabel, type ShardRecord } from "./shard.js";
 import { summaryPathOf } from "./summary-file.js";
 import { summarySchemaErrors } from "./summary-schema.js";
-import type { RunError, RunSummary } from "./summary.js";
+import type { RunError } from "./run-error.js";
+import type { RunSummary } from "./summary-types.js";
 
 /** A shard's summary with the file it came from. */
 export interface ShardSummary {

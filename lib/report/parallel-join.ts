@@ -5,29 +5,8 @@
 // one run on one machine, so nothing is compared or refused here as `rekindle merge` must for a
 // CI matrix: the parent process started every one of them with the same options.
 import type { RunEnvironment } from "./environment.js";
-import type { RunError, RunSummary } from "./summary.js";
-
-/** summary.json's `parallel`. */
-export interface ParallelRecord {
-  clusters: number;
-  /** "--parallel 2", or auto's rule with the machine's numbers. */
-  chosenBy: string;
-  slots: ParallelSlot[];
-  /** Selected scenarios no cluster took (interrupted, or every cluster broke). */
-  notRun: string[];
-}
-
-export interface ParallelSlot {
-  index: number;
-  runId: string;
-  /** The cluster's own reports and component logs. */
-  reportDir: string;
-  startedAt: string;
-  finishedAt?: string;
-  /** What it took from the queue, in the order it ran them. */
-  scenarios: string[];
-  error: RunError | null;
-}
+import type { RunError } from "./run-error.js";
+import type { RunSummary } from "./summary-types.js";
 
 /** One cluster's finished run: its summary (undefined when it wrote none) and where its reports are. */
 export interface SlotRun {

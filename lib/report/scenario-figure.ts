@@ -4,7 +4,7 @@
 // scenario that expects none (preflight, the guards, most safety scenarios) says "no recovery
 // expected" and its key milestone; anything with must-not-happen windows how many stayed absent;
 // and a scenario with budgets (a scenario file's) how many of them every run met.
-import type { ScenarioSummary } from "./summary.js";
+import type { ScenarioSummary } from "./summary-types.js";
 
 const RECOVERED = ":recovered";
 

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { RekindleError } from "../errors.js";
 import type { HostFacts } from "./environment.js";
-import type { RunError } from "./summary.js";
+import type { RunError } from "./run-error.js";
 
 /** Shard `index` (1-based) of `count`. */
 export interface ShardSpec {

@@ -1,6 +1,6 @@
 // signoff.html: the sign-off as one self-contained page (inline CSS, each scenario's timeline
 // chart as inline SVG, no script, no external resource): it opens offline, from an artifact.
-import type { BudgetRow, Fact, ScenarioSignoff, SignoffFacts } from "./signoff.js";
+import type { BudgetRow, Fact, ScenarioSignoff, SignoffFacts } from "./signoff-facts.js";
 import { escapeMarkup } from "../util/markup.js";
 
 const CSS = `

@@ -1,6 +1,6 @@
 // signoff.md: the sign-off's facts as GitHub-flavoured Markdown (no charts), for
 // $GITHUB_STEP_SUMMARY and for reading in a terminal.
-import type { Fact, SignoffFacts } from "./signoff.js";
+import type { Fact, SignoffFacts } from "./signoff-facts.js";
 
 /** Text safe in a Markdown table cell: no HTML, no cell breaks, one line. */
 export function mdCell(text: string): string {

@@ -1,12 +1,7 @@
 // A scenario's budgets over its repeated runs, for summary.json and the pages made from it: a
 // budget passes only if it passed in every run, and shows what its worst run measured.
 import { missedBudgetLine, type BudgetKind, type BudgetResult } from "../expect/budgets.js";
-import type { ScenarioRun, ScenarioSummary } from "./summary.js";
-
-export interface SummaryBudget extends BudgetResult {
-  /** Runs that missed it; a run that could not check it (its fault never came) counts as one. */
-  missedRuns: number;
-}
+import type { ScenarioRun, ScenarioSummary, SummaryBudget } from "./summary-types.js";
 
 /** Budgets whose larger measure is the worse one (a later recovery, more replicas down). */
 const LARGER_IS_WORSE: ReadonlySet<BudgetKind> = new Set([

@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";
-import type { RunSummary } from "./summary.js";
+import type { RunSummary } from "./summary-types.js";
 
 /** A summary with the path it was read from (messages name the file). */
 export interface LoadedSummary {

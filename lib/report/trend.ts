@@ -1,6 +1,6 @@
 // `rekindle trend`'s model: the runs in startedAt order, and per scenario one series per milestone
 // (its p50 time since the fault in each run that recorded it).
-import type { RunSummary } from "./summary.js";
+import type { RunSummary } from "./summary-types.js";
 import type { LoadedSummary } from "./summary-file.js";
 
 export interface TrendRun {

@@ -5,7 +5,7 @@ import { fenceDriverRegistry, genericFenceDrivers } from "../controller/drivers/
 import { loadFenceConfig } from "../controller/fence-config-parse.js";
 import type { NodeCapability } from "../cluster/provider.js";
 import type { ScenarioContext } from "../scenario/harness.js";
-import type { ControllerOverrides } from "../scenario/scenario-controller.js";
+import type { ControllerOverrides } from "../scenario/harness-types.js";
 import type { ControllerSpec } from "./types.js";
 
 export function fileControllerOverrides<R extends NodeCapability>(

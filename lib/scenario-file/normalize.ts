@@ -2,10 +2,10 @@
 // against the file's directory; checks.ts says which are missing), defaults filled in.
 import { dirname, resolve } from "node:path";
 import { RekindleError } from "../errors.js";
+import type { BudgetSpec } from "../expect/budget-spec.js";
 import { parseDurationMs } from "../util/duration.js";
 import {
   EVICTION_SIGNALS,
-  type BudgetSpec,
   type ClusterSpec,
   type ControllerSpec,
   type EvictionThresholds,

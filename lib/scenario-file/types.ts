@@ -1,6 +1,8 @@
 // A scenario file (`rekindle run -f`), as the rest of rekindle sees it once loaded: validated,
 // durations in ms, paths absolute. The YAML form (apiVersion rekindle.dev/v1alpha1, kind Scenario)
-// is described by docs/scenario.schema.json; load.ts turns one into the other.
+// is described by docs/scenario.schema.json; load.ts turns one into the other. A workload's budgets
+// are the model's type (lib/expect/budget-spec.ts): the model checks them and sits below this layer.
+import type { BudgetSpec } from "../expect/budget-spec.js";
 
 export const SCENARIO_API_VERSION = "rekindle.dev/v1alpha1";
 export const SCENARIO_KIND = "Scenario";
@@ -123,21 +125,6 @@ export interface ControllerSpec {
   };
   /** A fence config file (absolute path), as `rekindle controller --fence-config` takes. */
   fenceConfig?: string;
-}
-
-/** Absolute service-level objectives for one workload, checked beside the model's windows. */
-export interface BudgetSpec {
-  workload: string;
-  /** "<workload>:recovered" at most this long after the fault. */
-  recoveredWithinMs?: number;
-  /** "<workload>:serving" at most this long after the fault (needs a Service). */
-  servingWithinMs?: number;
-  /** At no instant after the fault are more than this many of its wanted replicas not Ready. */
-  maxUnavailable?: number;
-  /** None of its pods is evicted or deleted by the node lifecycle or the kubelet. */
-  neverEvicted?: boolean;
-  /** Never two of its pods Ready at once on different nodes (StatefulSet split brain). */
-  neverReadyOnTwoNodes?: boolean;
 }
 
 /** Where something was written in the file, for errors after loading. */

@@ -5,7 +5,7 @@ import { deriveNodeLossMilestones, deriveOneNodeMilestones, type Milestone } fro
 import { qualifiedMilestone } from "../observe/milestone-names.js";
 import { fromTime, indexOf, type TransitionIndex } from "../observe/transition-log.js";
 import type { Transition } from "../observe/types.js";
-import type { DeriveContext, ScenarioDefinition } from "./harness.js";
+import type { DeriveContext, ScenarioDefinition } from "./harness-types.js";
 
 /** Pressure conditions turning True or False; a lost node's conditions going Unknown (and back) are noise here. */
 function conditionMilestone(t: Transition, lostNode: string): string | undefined {

@@ -1,7 +1,7 @@
 // The milestones a scenario makes itself (ownMilestones): marking or deriving any other is refused,
 // so the declared list and the recorder's vocabulary are every name its windows may use.
 import { RekindleError } from "../errors.js";
-import type { ScenarioDefinition } from "./harness.js";
+import type { ScenarioDefinition } from "./harness-types.js";
 
 /** Whether the scenario declared `name` among the milestones it makes itself. */
 export function isOwnMilestone(definition: ScenarioDefinition, name: string): boolean {

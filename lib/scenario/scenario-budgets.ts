@@ -3,7 +3,7 @@
 import type { BudgetResult } from "../expect/budgets.js";
 import type { ExpectedMilestone } from "../expect/windows.js";
 import type { Milestone } from "../observe/milestones.js";
-import type { ScenarioDefinition } from "./harness.js";
+import type { ScenarioDefinition } from "./harness-types.js";
 import type { ScenarioTimeline } from "./scenario-timeline.js";
 
 export interface CheckedBudgets {

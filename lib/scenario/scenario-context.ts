@@ -1,9 +1,9 @@
 // The context a scenario's run() is handed: its cluster and client, its steps, the timeline's
 // fault instant and marks, awaiting milestones against their windows, the in-process controller,
 // and waiting for a node to be back.
-import type { ClusterUnderTest, ClusterWith, NodeCapability } from "../cluster/provider.js";
+import type { NodeCapability } from "../cluster/provider.js";
 import { leaseRenewIntervalMs } from "../cluster/profiles.js";
-import { nominalWindows, type ExpectedMilestone, type NominalWindow } from "../expect/windows.js";
+import { nominalWindows } from "../expect/windows.js";
 import { ConfigMapJournal } from "../fault/journal.js";
 import { FaultInjector } from "../fault/injector.js";
 import { faultPhaseWaitMs } from "../fault/phase-spread.js";
@@ -11,39 +11,12 @@ import { waitForChosenPhase } from "../fault/phase-choice.js";
 import type { k8s } from "../kube/client.js";
 import { waitForNodeBack } from "../kube/queries.js";
 import type { Milestone } from "../observe/milestones.js";
-import type { LineTail } from "../util/line-tail.js";
 import type { Progress } from "../util/progress.js";
 import { sleep, waitUntil } from "../util/time.js";
 import { withControllerTail } from "./controller-tail.js";
-import type { ExpectationInputs, ScenarioContext, ScenarioDefinition } from "./harness.js";
+import type { ScenarioContext } from "./harness-types.js";
+import type { ScenarioContextParts } from "./scenario-context-parts.js";
 import { startScenarioController } from "./scenario-controller.js";
-import type { ScenarioTimeline } from "./scenario-timeline.js";
-import type { ScenarioSteps } from "./steps.js";
-
-/** What the context is made of, set up by runScenario. */
-export interface ScenarioContextParts<R extends NodeCapability> {
-  definition: ScenarioDefinition<R>;
-  /** The cluster as given (its fence driver is offered even when the scenario did not require it). */
-  given: ClusterUnderTest;
-  cluster: ClusterWith<R>;
-  kc: k8s.KubeConfig;
-  steps: ScenarioSteps;
-  namespace: string;
-  inputs: ExpectationInputs;
-  signal: AbortSignal | undefined;
-  progress: Progress;
-  timeline: ScenarioTimeline;
-  /** The expected timeline the verdict checks (a scenario may refine it once it knows what the fault hits). */
-  expected: readonly ExpectedMilestone[];
-  /** Whose recovery is the headline number; undefined: the definition's recoveryOf, else every workload. */
-  recoveryOf: readonly string[] | undefined;
-  /** The nominal windows: a milestone's wait defaults to its upper bound plus a minute. */
-  nominal: readonly NominalWindow[];
-  /** The in-process controllers' last lines: a milestone that never comes is often their decision. */
-  controllerTail: LineTail;
-  /** A random wait below this (ms) right before the first fault (lib/fault/phase-spread.ts). */
-  faultPhaseSpreadMs: number;
-}
 
 /**
  * Waits for a milestone, woken by the timeline (each transition stored, mark, the fault), not on a

@@ -4,15 +4,12 @@
 import type { NodeCapability } from "../cluster/provider.js";
 import { leaseRenewIntervalMs } from "../cluster/profiles.js";
 import type { ControllerConfig } from "../controller/config.js";
-import { RecoveryController, type RecoveryControllerOptions } from "../controller/controller.js";
+import { RecoveryController } from "../controller/controller.js";
 import { RekindleError } from "../errors.js";
 import { pollUntil, sleep } from "../util/time.js";
 import { deleteFinishedFences } from "./fences.js";
-import type { ScenarioContextParts } from "./scenario-context.js";
-
-export type ControllerOverrides = Partial<Omit<RecoveryControllerOptions, "kc" | "config">> & {
-  config?: Partial<ControllerConfig>;
-};
+import type { ControllerOverrides } from "./harness-types.js";
+import type { ScenarioContextParts } from "./scenario-context-parts.js";
 
 /** Refuses a controller the scenario did not declare, or one with no fence driver to use. */
 function checkCanStart<R extends NodeCapability>(

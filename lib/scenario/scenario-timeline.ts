@@ -17,7 +17,7 @@ import {
 } from "../observe/transition-log.js";
 import type { Transition } from "../observe/types.js";
 import { baseMilestones } from "./base-milestones.js";
-import type { DeriveContext, ExpectationInputs, ScenarioDefinition } from "./harness.js";
+import type { DeriveContext, ExpectationInputs, ScenarioDefinition } from "./harness-types.js";
 import { isOwnMilestone, undeclaredMilestone } from "./own-milestones.js";
 
 /** How often a waiter reads kube-controller-manager's log (a file: nothing announces its lines). */

@@ -8,7 +8,7 @@ import { missedBudgetLines, type BudgetResult } from "../expect/budgets.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { recoveryMs, type Milestone } from "../observe/milestones.js";
 import { timelineSvg } from "../report/chart.js";
-import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
+import type { ScenarioRun, SummaryExpected } from "../report/summary-types.js";
 
 export interface ScenarioVerdictInput {
   title: string;

@@ -1,9 +1,11 @@
 // rekindle's own import graph, read from its TypeScript sources: which of its modules a command
-// loads and which npm packages those modules import. The dependency tests and the controller
-// image's package list (docker/controller/package.json) are computed from it.
+// loads and which npm packages those modules import (the dependency tests and the controller
+// image's package list, docker/controller/package.json, are computed from it); and which files
+// name which, type imports included (the import-cycle check).
 import { readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join, relative } from "node:path";
+import ts from "typescript";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 
 export interface ModuleImports {
@@ -89,4 +91,34 @@ export function controllerModules(root = PROJECT_ROOT): Set<string> {
     ["lib/cli/main.ts", "lib/cli/controller-command.ts", "lib/agent/daemon-main.ts"],
     root,
   );
+}
+
+/**
+ * The repository-relative .ts files `path` names by a relative specifier: `import`, `import type`,
+ * `export … from` and literal `import("…")` (a type's `typeof import("…")` too), as TypeScript's
+ * scanner reads them (never in a comment or a string). Unlike moduleImports, a type import counts:
+ * it loads nothing, but it ties the two files together as much as a value import does.
+ */
+export function fileImports(path: string, root = PROJECT_ROOT): string[] {
+  const { importedFiles } = ts.preProcessFile(readFileSync(join(root, path), "utf8"), true, true);
+  const named = importedFiles
+    .map((f) => f.fileName)
+    .filter((specifier) => specifier.startsWith("./") || specifier.startsWith("../"))
+    .map((specifier) => relative(root, join(root, dirname(path), specifier.replace(/\.js$/, ".ts"))));
+  return [...new Set(named)];
+}
+
+/**
+ * Every .ts file under `dirs` (repository-relative, .d.ts and tests included) with the files of
+ * that set it names (fileImports): the graph the import-cycle check runs on.
+ */
+export function fileGraph(dirs: readonly string[], root = PROJECT_ROOT): Map<string, string[]> {
+  const files = dirs
+    .flatMap((dir) =>
+      readdirSync(join(root, dir), { recursive: true, encoding: "utf8" }).map((f) => join(dir, f)),
+    )
+    .filter((f) => f.endsWith(".ts"))
+    .sort();
+  const known = new Set(files);
+  return new Map(files.map((file) => [file, fileImports(file, root).filter((f) => known.has(f))]));
 }

@@ -12,7 +12,7 @@ import {
 } from "../../lib/expect/budgets.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 import type { Transition, TransitionName } from "../../lib/observe/types.js";
-import type { BudgetSpec } from "../../lib/scenario-file/types.js";
+import type { BudgetSpec } from "../../lib/expect/budget-spec.js";
 
 const FAULT = 1_000_000;
 const NS = "ns";

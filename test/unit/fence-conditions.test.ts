@@ -6,11 +6,8 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { parse } from "yaml";
-import {
-  fenceCondition,
-  fenceConditions,
-  type FenceCondition,
-} from "../../lib/controller/fence-conditions.js";
+import type { FenceCondition } from "../../lib/controller/fence-condition-types.js";
+import { fenceCondition, fenceConditions } from "../../lib/controller/fence-conditions.js";
 import type { FenceStatus, NodeFence } from "../../lib/controller/fence-state.js";
 import { NodeFenceStore, partitionByName } from "../../lib/controller/node-fence-store.js";
 import { k8s } from "../../lib/kube/client.js";

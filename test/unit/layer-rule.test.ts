@@ -58,6 +58,28 @@ describe("layer lint rule (tools/eslint-layers.js)", function () {
     expect(messages.map((m) => m.line)).to.deep.equal([1, 2]);
   });
 
+  it("reports type-only imports too: import type, export type … from, typeof import()", function () {
+    // The model once took a scenario file's budget type from lib/scenario-file/types.ts, which the
+    // table then placed at the bottom; the type lives in lib/expect/ now, and the file in its layer.
+    const messages = lint(
+      "lib/expect/budgets.ts",
+      [
+        'import type { BudgetSpec } from "../scenario-file/types.js";',
+        'import { type ScenarioFile } from "../scenario-file/types.js";',
+        'export type { ScenarioFile } from "../scenario-file/load.js";',
+        'type Loader = typeof import("../scenario-file/load.js");',
+        'type Spec = import("../scenario-file/types.js").BudgetSpec;',
+      ].join("\n"),
+    );
+    expect(messages.map((m) => m.line)).to.deep.equal([1, 2, 3, 4, 5]);
+    expect(messages[0]!.message).to.contain("lib/expect/budgets.ts (layer expect)");
+    expect(messages[0]!.message).to.contain("lib/scenario-file/types.ts (layer scenario-file)");
+    expect(layerOf("lib/scenario-file/types.ts")).to.deep.equal(layerOf("lib/scenario-file/load.ts"));
+    expect(
+      lint("lib/scenario-file/types.ts", 'import type { BudgetSpec } from "../expect/budget-spec.js";\n'),
+    ).to.deep.equal([]);
+  });
+
   it("reports the kind provider importing the sim provider, and the other way round", function () {
     const kindToSim = lint("lib/cluster/kind/image/fixture.ts", 'import { x } from "../../sim/state.js";\n');
     expect(kindToSim).to.have.length(1);

@@ -3,6 +3,7 @@
 import { RekindleError } from "../../errors.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { pollUntil } from "../../util/time.js";
+import type { SimBootContext } from "./boot-context.js";
 import { runBootSteps, type BootStep } from "./boot-steps.js";
 import { apiserverSpec, controllerManagerSpec, etcdSpec, schedulerSpec } from "./control-plane.js";
 import { writeClusterCredentials } from "./credentials.js";
@@ -17,21 +18,10 @@ import {
 } from "./health.js";
 import { kwokStageFiles, writeKwokStages } from "./kwok-stages.js";
 import type { ValidatedSimOptions } from "./options.js";
-import type { SimTokens } from "./pki.js";
 import type { SimSession } from "./session.js";
 import { applySimStorage, attacherSpec, csiProvisionerSpec } from "./storage.js";
 import { SIM_TIMEOUTS } from "./timeouts.js";
 import { SIM_WORKER_BOOT_STEPS } from "./workers-boot.js";
-
-export interface SimBootContext {
-  readonly session: SimSession;
-  readonly options: ValidatedSimOptions;
-  readonly signal: AbortSignal | undefined;
-  /** Set by the credentials step; the apiserver's readiness probe authenticates with the admin token. */
-  tokens?: SimTokens;
-  /** Waits started by one step and joined by the last, so they overlap the steps between. */
-  readonly background: Promise<unknown>[];
-}
 
 function adminToken(context: SimBootContext): string {
   if (!context.tokens) {

@@ -10,7 +10,7 @@ import { isNotFound, k8s } from "../../kube/client.js";
 import { inBatches } from "../../util/batches.js";
 import { pollUntil } from "../../util/time.js";
 import type { BootStep } from "./boot-steps.js";
-import type { SimBootContext } from "./boot.js";
+import type { SimBootContext } from "./boot-context.js";
 
 export const SIM_FILLER_NAMESPACE = "rekindle-filler";
 const CREATE_CONCURRENCY = 16;

@@ -5,7 +5,7 @@
 import { k8s } from "../../kube/client.js";
 import { inBatches } from "../../util/batches.js";
 import type { BootStep } from "./boot-steps.js";
-import type { SimBootContext } from "./boot.js";
+import type { SimBootContext } from "./boot-context.js";
 import { waitForSimDaemonSets, SIM_DAEMONSETS } from "./daemonsets.js";
 import { planKwoks } from "./kwok-groups.js";
 import { kwokStageFiles } from "./kwok-stages.js";
