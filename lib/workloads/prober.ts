@@ -37,9 +37,12 @@ export function probeScript(kind: ProbeCheck["kind"]): string {
   ].join("\n");
 }
 
-/** The command the kubelet runs as the readiness probe (also what a test runs locally). */
-export function probeCommand(kind: ProbeCheck["kind"]): string[] {
-  return ["timeout", PROBE_CHECK_TIMEOUT, "bash", "-c", probeScript(kind)];
+/**
+ * The command the kubelet runs as the readiness probe (also what a test runs locally), ended after
+ * `timeoutSeconds` (default PROBE_CHECK_TIMEOUT) with coreutils timeout's exit code, 124.
+ */
+export function probeCommand(kind: ProbeCheck["kind"], timeoutSeconds = PROBE_CHECK_TIMEOUT): string[] {
+  return ["timeout", timeoutSeconds, "bash", "-c", probeScript(kind)];
 }
 
 export interface ProberPodOptions {

@@ -1,34 +1,27 @@
-// The `safety` family end to end through `rekindle run` on the sim provider (fast profile): every
-// scenario injects one hostile condition and must pass, and the safety invariants its windows judge
-// (no reachable node fenced, no out-of-service taint before a confirmed fence, one power-off per
-// incident, nothing left behind) must hold in the recorded milestones themselves.
+// The `safety` family end to end through `rekindle run` on the sim provider (fast profile), side by
+// side with the gate's other families (test/support/gate-sim-run.ts): every scenario injects one
+// hostile condition and must pass, and the safety invariants its windows judge (no reachable node
+// fenced, no out-of-service taint before a confirmed fence, one power-off per incident, nothing
+// left behind) must hold in the recorded milestones themselves.
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { RunSummary, ScenarioSummary } from "../../lib/report/summary.js";
+import type { ScenarioSummary } from "../../lib/report/summary.js";
 import { UNSAFE } from "../../lib/scenario/safety.js";
 import { scenarios as safetyScenarios } from "../../suites/safety/index.js";
-import { runOnSimFast } from "../support/rekindle-run.js";
-import { testRunDir } from "../support/run-dir.js";
+import { gateSimRun, passedScenariosOf } from "../support/gate-sim-run.js";
 
 function names(s: ScenarioSummary): string[] {
   return s.milestones.map((m) => m.name);
 }
 
 describe("safety family on the sim provider (fast profile)", function () {
-  const reportDir = join(testRunDir("safety"), "report");
-  let summary: RunSummary;
+  let summary: { scenarios: ScenarioSummary[] };
 
   before(async function () {
-    const run = await runOnSimFast(this, reportDir, ["--no-html", "--suite", "safety"], 1_800_000);
-    summary = JSON.parse(readFileSync(join(reportDir, "summary.json"), "utf8")) as RunSummary;
-    expect(run.exitCode, `${run.stdout.slice(-6000)}\n${run.stderr.slice(-4000)}`).to.equal(0);
+    summary = { scenarios: passedScenariosOf(await gateSimRun(this), "safety") };
   });
 
   it("runs every safety scenario, all passing, nothing skipped", function () {
     expect(summary.scenarios.map((s) => s.id)).to.deep.equal(safetyScenarios.map((s) => s.id));
-    for (const s of summary.scenarios) expect(s.outcome, `${s.id}: ${s.error ?? ""}`).to.equal("passed");
-    expect(summary.skipped).to.deep.equal([]);
   });
 
   it("no scenario recorded an unsafe moment or a second power-off", function () {

@@ -20,7 +20,8 @@ import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
-import { readRunSummary, runOnSimFast } from "../support/rekindle-run.js";
+import { gateSimRun, passedScenariosOf, type GateSimRun } from "../support/gate-sim-run.js";
+import { readRunSummary } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const bin = join(PROJECT_ROOT, "bin", "rekindle.js");
@@ -39,12 +40,25 @@ function names(s: ScenarioSummary): string[] {
   return s.milestones.map((m) => m.name);
 }
 
-describe("suite families on the sim provider (fast profile)", function () {
-  const reportDir = join(testRunDir("suites"), "report");
+describe("suite families on the sim provider (fast profile), side by side with safety and zone-disruption", function () {
+  let reportDir = "";
   let summary: RunSummary;
   let stdout = "";
+  let run: GateSimRun;
 
   before(async function () {
+    run = await gateSimRun(this);
+    ({ reportDir, summary, stdout } = run);
+  });
+
+  it("the run of every gate family passes as a whole: exit 0, nothing skipped, a PASS line per scenario", function () {
+    expect(run.exitCode, run.output).to.equal(0);
+    expect(summary.skipped).to.deep.equal([]);
+    for (const s of summary.scenarios) expect(stdout).to.include(`PASS  ${s.id}`);
+    expect(stdout).to.match(new RegExp(`^scenarios: ${summary.scenarios.length} passed, 0 failed$`, "m"));
+  });
+
+  it("runs every scenario of these families, all passing, in the serial run's order", function () {
     const families = [
       "preflight",
       "node-pressure",
@@ -53,19 +67,8 @@ describe("suite families on the sim provider (fast profile)", function () {
       "controller-failover",
       "graceful-shutdown",
     ];
-    const run = await runOnSimFast(
-      this,
-      reportDir,
-      ["--no-html", ...families.flatMap((f) => ["--suite", f])],
-      1_200_000,
-    );
-    stdout = run.stdout;
-    summary = readRunSummary(reportDir);
-    expect(run.exitCode, `${run.stdout}\n${run.stderr.slice(-4000)}`).to.equal(0);
-  });
-
-  it("runs every scenario of every family, all passing, nothing skipped", function () {
-    expect(summary.scenarios.map((s) => s.id)).to.deep.equal([
+    const ours = families.flatMap((f) => passedScenariosOf(run, f));
+    expect(ours.map((s) => s.id)).to.deep.equal([
       "preflight/node-heartbeats",
       "node-pressure/memory",
       "node-pressure/disk",
@@ -75,9 +78,6 @@ describe("suite families on the sim provider (fast profile)", function () {
       "controller-failover/leader-killed-mid-fence",
       "graceful-shutdown/no-fence",
     ]);
-    for (const s of summary.scenarios) expect(s.outcome, `${s.id}: ${s.error ?? ""}`).to.equal("passed");
-    expect(summary.skipped).to.deep.equal([]);
-    for (const s of summary.scenarios) expect(stdout).to.include(`PASS  ${s.id}`);
   });
 
   it("node pressure: condition, taint, every pod evicted in the kubelet's order (a fill is no pod), no fence", function () {
