@@ -38,7 +38,7 @@ import {
   type IncidentContext,
   type IncidentResult,
 } from "./controller-incident.js";
-import { bootSimInChild, simController, tearDownSim, type SimShape } from "./controller-sim.js";
+import { benchSimShape, bootSimInChild, simController, tearDownSim } from "./controller-sim.js";
 import { benchMachine, writeResultsFile } from "./results-file.js";
 import { summarizeDecisions } from "./decisions.js";
 import { groupUsage } from "./process-usage.js";
@@ -250,15 +250,7 @@ async function measureSize(
   opts: Options,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const shape: SimShape = {
-    name: `bench-ctl-${workers}w`,
-    root: join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w`),
-    workers,
-    zones: ZONES,
-    podsPerNode: opts.podsPerNode,
-    ownKwoks: opts.ownKwoks,
-    profile: opts.profile,
-  };
+  const shape = benchSimShape("ctl", "controller", workers, ZONES, opts);
   const loadAtStart = Math.round((loadavg()[0] ?? 0) * 10) / 10;
   const bootStartedAt = Date.now();
   progress(

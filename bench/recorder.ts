@@ -35,7 +35,7 @@ import { LineTail } from "../lib/util/line-tail.js";
 import { silentProgress } from "../lib/util/progress.js";
 import { sleep } from "../lib/util/time.js";
 import { ensureNamespace } from "../lib/workloads/deploy.js";
-import { bootSimInChild, tearDownSim, type SimShape } from "./controller-sim.js";
+import { benchSimShape, bootSimInChild, tearDownSim } from "./controller-sim.js";
 import { benchMachine, writeResultsFile } from "./results-file.js";
 import { memoryAfterGc, startWindow, type WindowUsage } from "./process-window.js";
 import { benchProvenance } from "./provenance.js";
@@ -160,15 +160,10 @@ async function measureSize(
   opts: Options,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const shape: SimShape = {
-    name: `bench-rec-${workers}w`,
-    root: join(PROJECT_ROOT, "reports", "bench", `recorder-${workers}w`),
-    workers,
-    zones: ZONES,
-    podsPerNode: opts.podsPerNode,
+  const shape = benchSimShape("rec", "recorder", workers, ZONES, {
+    ...opts,
     ownKwoks: Math.min(opts.ownKwoks, workers),
-    profile: opts.profile,
-  };
+  });
   const bootStartedAt = Date.now();
   progress(`${workers} workers: booting the sim cluster (profile ${opts.profile})`);
   try {
