@@ -16,6 +16,7 @@ import { cli } from "../support/cli-capture.js";
 import { runSummary, scenario, scenarioRun, window } from "../support/summaries.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
 import { rekindleThrow } from "../support/assertions.js";
+import { withoutStepSummary } from "../support/step-summary.js";
 
 const READY = "deployment:recovered";
 const IDS = ["node-loss/baseline", "node-loss/controller", "partition/healed", "safety/a", "safety/b"];
@@ -59,16 +60,6 @@ function writeShards(summaries: readonly (RunSummary | string)[]): string[] {
 
 function merged(dirs: readonly string[]) {
   return mergeShardSummaries(dirs.map(readShardSummary));
-}
-
-function withoutStepSummary(): void {
-  const saved = process.env["GITHUB_STEP_SUMMARY"];
-  before(function () {
-    delete process.env["GITHUB_STEP_SUMMARY"];
-  });
-  after(function () {
-    if (saved !== undefined) process.env["GITHUB_STEP_SUMMARY"] = saved;
-  });
 }
 
 describe("rekindle merge", function () {
