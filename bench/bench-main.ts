@@ -9,7 +9,12 @@ export async function runBenchMain(main: () => Promise<void>): Promise<never> {
     await main();
     process.exit(0);
   } catch (error) {
-    process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
-    process.exit(exitCodeForError(error));
+    process.exit(printBenchError(error));
   }
+}
+
+/** Prints `error` as the CLI does (a RekindleError with its hint); returns the exit code for it. */
+export function printBenchError(error: unknown): number {
+  process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
+  return exitCodeForError(error);
 }

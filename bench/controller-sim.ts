@@ -30,6 +30,25 @@ export interface SimShape {
   profile: string;
 }
 
+/** A bench's sim cluster of `workers` workers: named bench-<short>-<N>w, its state in reports/bench/<bench>-<N>w. */
+export function benchSimShape(
+  short: string,
+  bench: string,
+  workers: number,
+  zones: number,
+  size: Pick<SimShape, "podsPerNode" | "ownKwoks" | "profile">,
+): SimShape {
+  return {
+    name: `bench-${short}-${workers}w`,
+    root: join(PROJECT_ROOT, "reports", "bench", `${bench}-${workers}w`),
+    workers,
+    zones,
+    podsPerNode: size.podsPerNode,
+    ownKwoks: size.ownKwoks,
+    profile: size.profile,
+  };
+}
+
 /** `rekindle sim up` from source in a child process; resolves once the cluster is up. */
 export async function bootSimInChild(shape: SimShape, signal: AbortSignal): Promise<void> {
   const main = pathToFileURL(join(PROJECT_ROOT, "lib", "cli", "main.ts")).href;

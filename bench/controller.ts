@@ -15,19 +15,16 @@
 // Writes bench/results/controller-<workers>w-<date>.json per size. Not a test: numbers vary by
 // machine and load (recorded). Progress goes to stderr; the controller's log to
 // reports/bench/controller-<workers>w.log. Every cluster is torn down, also on failure or Ctrl-C.
-import { mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { CONTROLLER_USAGE } from "../lib/cli/controller-command.js";
-import { exitCodeForError } from "../lib/cli/exit-codes.js";
 import { controllerSettings, parseControllerFlags } from "../lib/controller/flags.js";
 import { leaseRenewIntervalMs, timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { SIM_POWER_LOSS_NOTICE_MS } from "../lib/cluster/sim/fence-driver.js";
 import { kwokProcesses } from "../lib/cluster/sim/state.js";
 import { errorMessage, RekindleError } from "../lib/errors.js";
-import { interruptScope } from "../lib/util/cleanup.js";
 import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { parseCountIn } from "../lib/util/parse-count.js";
 import { sleep } from "../lib/util/time.js";
@@ -38,8 +35,9 @@ import {
   type IncidentContext,
   type IncidentResult,
 } from "./controller-incident.js";
-import { bootSimInChild, simController, tearDownSim, type SimShape } from "./controller-sim.js";
-import { benchMachine, writeResultsFile } from "./results-file.js";
+import { benchSimShape, bootSimInChild, simController, tearDownSim } from "./controller-sim.js";
+import { benchMachine } from "./results-file.js";
+import { runBench, writeSizeResult } from "./sized-bench.js";
 import { summarizeDecisions } from "./decisions.js";
 import { groupUsage } from "./process-usage.js";
 import { measureRest, memoryAfterGc } from "./process-window.js";
@@ -250,15 +248,7 @@ async function measureSize(
   opts: Options,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const shape: SimShape = {
-    name: `bench-ctl-${workers}w`,
-    root: join(PROJECT_ROOT, "reports", "bench", `controller-${workers}w`),
-    workers,
-    zones: ZONES,
-    podsPerNode: opts.podsPerNode,
-    ownKwoks: opts.ownKwoks,
-    profile: opts.profile,
-  };
+  const shape = benchSimShape("ctl", "controller", workers, ZONES, opts);
   const loadAtStart = Math.round((loadavg()[0] ?? 0) * 10) / 10;
   const bootStartedAt = Date.now();
   progress(
@@ -368,17 +358,15 @@ const NOTES = [
 ];
 
 const provenance = benchProvenance();
-using scope = interruptScope("bench:controller", { budgetMs: 120_000 });
-try {
+await runBench("bench:controller", async (signal) => {
   const opts = options();
-  mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
   if (opts.shipped) {
     progress("building dist/ (the shipped controller is measured compiled)");
-    await buildDist(scope.signal);
+    await buildDist(signal);
   }
   for (const workers of opts.workers) {
     const startedAt = Date.now();
-    const measured = await measureSize(workers, opts, scope.signal);
+    const measured = await measureSize(workers, opts, signal);
     const result = {
       ...provenance,
       machine: benchMachine(),
@@ -388,18 +376,7 @@ try {
       totalMs: Date.now() - startedAt,
       notes: NOTES,
     };
-    const out = join(
-      PROJECT_ROOT,
-      "bench",
-      "results",
-      `controller-${workers}w${argsSlug(opts.controllerArgs)}-${provenance.date}.json`,
-    );
-    await writeResultsFile(out, result);
-    progress(`written to ${out}`);
+    const file = `controller-${workers}w${argsSlug(opts.controllerArgs)}-${provenance.date}.json`;
+    await writeSizeResult(file, result, progress);
   }
-  scope.settle(0);
-} catch (error) {
-  process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
-  process.exitCode = exitCodeForError(error);
-  scope.settle(process.exitCode);
-}
+});

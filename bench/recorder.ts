@@ -14,11 +14,8 @@
 // the harness had before the recorder was indexed are required, so the same file measures the
 // previous code (a checkout of it, --label before). Progress goes to stderr. Not a test: numbers
 // vary by machine and load (recorded). Every cluster is torn down, also on failure or Ctrl-C.
-import { mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { exitCodeForError } from "../lib/cli/exit-codes.js";
 import { leaseRenewIntervalMs, timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { SimClusterUnderTest } from "../lib/cluster/sim/under-test.js";
@@ -29,14 +26,13 @@ import { scenarioContext } from "../lib/scenario/scenario-context.js";
 import type { ScenarioContextParts } from "../lib/scenario/scenario-context-parts.js";
 import { ScenarioTimeline } from "../lib/scenario/scenario-timeline.js";
 import { ScenarioSteps } from "../lib/scenario/steps.js";
-import { interruptScope } from "../lib/util/cleanup.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
 import { LineTail } from "../lib/util/line-tail.js";
 import { silentProgress } from "../lib/util/progress.js";
 import { sleep } from "../lib/util/time.js";
 import { ensureNamespace } from "../lib/workloads/deploy.js";
-import { bootSimInChild, tearDownSim, type SimShape } from "./controller-sim.js";
-import { benchMachine, writeResultsFile } from "./results-file.js";
+import { benchSimShape, bootSimInChild, tearDownSim } from "./controller-sim.js";
+import { benchMachine } from "./results-file.js";
+import { runBench, writeSizeResult } from "./sized-bench.js";
 import { memoryAfterGc, startWindow, type WindowUsage } from "./process-window.js";
 import { benchProvenance } from "./provenance.js";
 
@@ -160,15 +156,10 @@ async function measureSize(
   opts: Options,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const shape: SimShape = {
-    name: `bench-rec-${workers}w`,
-    root: join(PROJECT_ROOT, "reports", "bench", `recorder-${workers}w`),
-    workers,
-    zones: ZONES,
-    podsPerNode: opts.podsPerNode,
+  const shape = benchSimShape("rec", "recorder", workers, ZONES, {
+    ...opts,
     ownKwoks: Math.min(opts.ownKwoks, workers),
-    profile: opts.profile,
-  };
+  });
   const bootStartedAt = Date.now();
   progress(`${workers} workers: booting the sim cluster (profile ${opts.profile})`);
   try {
@@ -264,14 +255,12 @@ const NOTES = [
 ];
 
 const provenance = benchProvenance();
-using scope = interruptScope("bench:recorder", { budgetMs: 120_000 });
-try {
+await runBench("bench:recorder", async (signal) => {
   const opts = options();
-  mkdirSync(join(PROJECT_ROOT, "bench", "results"), { recursive: true });
   for (const workers of opts.workers) {
     const startedAt = Date.now();
     const loadAtStart = Math.round((loadavg()[0] ?? 0) * 10) / 10;
-    const measured = await measureSize(workers, opts, scope.signal);
+    const measured = await measureSize(workers, opts, signal);
     const result = {
       ...provenance,
       machine: benchMachine(),
@@ -282,18 +271,10 @@ try {
       notes: NOTES,
     };
     const label = opts.label === "" ? "" : `-${opts.label}`;
-    const out = join(
-      PROJECT_ROOT,
-      "bench",
-      "results",
+    await writeSizeResult(
       `recorder-${workers}w-${opts.profile}${label}-${provenance.date}.json`,
+      result,
+      progress,
     );
-    await writeResultsFile(out, result);
-    progress(`written to ${out}`);
   }
-  scope.settle(0);
-} catch (error) {
-  process.stderr.write(`${error instanceof RekindleError ? error.describe() : errorMessage(error)}\n`);
-  process.exitCode = exitCodeForError(error);
-  scope.settle(process.exitCode);
-}
+});

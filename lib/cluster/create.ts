@@ -22,7 +22,30 @@ import {
 import { SimCluster } from "./sim/cluster.js";
 import { SimClusterUnderTest } from "./sim/under-test.js";
 
-export interface ClusterChoiceOptions {
+/** The existing provider's choices, as `rekindle run` takes them and the cluster picker uses them. */
+export interface ExistingClusterOptions {
+  /** kubeconfig (default $KUBECONFIG or ~/.kube/config) and context (default current). */
+  kubeconfig?: string;
+  context?: string;
+  /**
+   * --storage-class, the StorageClass of the scenarios' volume. Default: the cluster's default class.
+   * kind takes it too: rekindle-csi (attached, the default) or rekindle-shared (nothing to attach).
+   */
+  storageClass?: string;
+  /** --fence-config, the user's fence configuration for the controller (needs rails). Default: none. */
+  fenceConfig?: string;
+  /** --controller-image, what the nodes run for the in-cluster controller. Default: deployment.yaml's. */
+  controllerImage?: string;
+  /** --allow-faults with --node-selector or --nodes and --max-faulted-nodes. Default: no node faults. */
+  rails?: FaultRailsRequest;
+  /** The node agent's capabilities and locator (the CLI wires lib/agent/ in). Default: none. */
+  nodeFaults?: ExistingNodeFaults;
+  faultLocator?: NodeFaultLocator;
+  /** Finds the node agent once the cluster answers (with --allow-faults). Default: none. */
+  agent?: ExistingAgent;
+}
+
+export interface ClusterChoiceOptions extends ExistingClusterOptions {
   /** Default: kind when available, else sim. */
   provider?: string;
   profile: TimingProfile;
@@ -42,23 +65,6 @@ export interface ClusterChoiceOptions {
   podsPerNode?: number;
   /** kind: the kind config to render for the profile. Default <repo>/kind-config.yaml. */
   kindConfig?: string;
-  /** existing: kubeconfig path and context. */
-  kubeconfig?: string;
-  context?: string;
-  /**
-   * existing: --storage-class. Default: the cluster's default class. kind: rekindle-csi (attached,
-   * the default) or rekindle-shared (nothing to attach).
-   */
-  storageClass?: string;
-  /** existing: --fence-config and --controller-image (existing.ts). Default: none, deployment.yaml's. */
-  fenceConfig?: string;
-  controllerImage?: string;
-  /** existing: --allow-faults and the nodes it allows. Default: no node faults. */
-  rails?: FaultRailsRequest;
-  /** existing: the node agent's capabilities and its locator (lib/agent/). Default: none. */
-  nodeFaults?: ExistingNodeFaults;
-  faultLocator?: NodeFaultLocator;
-  agent?: ExistingAgent;
   progress: Progress;
   signal: AbortSignal;
 }

@@ -2,7 +2,7 @@
 // replaces its whole endpoint list, so a transition carries the slice's full ready set; what a
 // Service serves is the union over its slices (serving.ts).
 import type { k8s } from "../kube/client.js";
-import type { Make, Transition } from "./types.js";
+import type { KindTransitions } from "./types.js";
 
 /** The label the EndpointSlice controller (and any mirroring one) sets to the Service's name. */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -23,11 +23,7 @@ export function readyEndpointKeys(slice: k8s.V1EndpointSlice | undefined): strin
 }
 
 /** "endpoints-changed" when the slice appears, goes, or its ready set changes. */
-export function endpointSliceTransitions(
-  make: Make,
-  before: k8s.V1EndpointSlice | undefined,
-  after: k8s.V1EndpointSlice | undefined,
-): Transition[] {
+export const endpointSliceTransitions: KindTransitions<k8s.V1EndpointSlice> = (make, before, after) => {
   const ready = readyEndpointKeys(after);
   const readyBefore = readyEndpointKeys(before);
   if (before && after && ready.join(",") === readyBefore.join(",")) return [];
@@ -37,4 +33,4 @@ export function endpointSliceTransitions(
       detail: { service, ready: String(ready.length), endpoints: ready.join(",") },
     }),
   ];
-}
+};

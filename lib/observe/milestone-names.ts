@@ -6,20 +6,21 @@
 // A scenario's own marks and derived milestones come on top (ScenarioDefinition.ownMilestones). An
 // expected window naming anything else could never be met, or a "must not happen" could never fail.
 
-const FIXED = new Set([
-  "fault-injected",
+/** The milestones each fault node gets of its own, qualified by it, when the fault hit several. */
+const PER_NODE_FIXED = new Set([
   "last-lease-renewal",
   "node-ready-unknown",
   "node-not-ready",
   "node-ready-again",
   "volumes-in-use-changed",
   "volumes-in-use-cleared",
-  "multi-attach",
   "va-detach-started",
   "va-gone",
   "va-attached-elsewhere",
-  "any-node:event:FenceStarted",
 ]);
+
+/** Every fixed name: the fault, the node milestones (of the lost node, unqualified), the volume ones, any fence start. */
+const FIXED = new Set(["fault-injected", ...PER_NODE_FIXED, "multi-attach", "any-node:event:FenceStarted"]);
 
 /** Per watched workload: `<workload id>:<suffix>`. */
 export const WORKLOAD_MILESTONE_SUFFIXES = [
@@ -63,19 +64,6 @@ const PATTERNS: readonly RegExp[] = [
   /^zone-state:[A-Za-z0-9_.-]*:(Initial|Normal|PartialDisruption|FullDisruption)$/,
   /^disruption-mode:(entered|exited)$/,
 ];
-
-/** The milestones each fault node gets of its own, qualified by it, when the fault hit several. */
-const PER_NODE_FIXED = new Set([
-  "last-lease-renewal",
-  "node-ready-unknown",
-  "node-not-ready",
-  "node-ready-again",
-  "volumes-in-use-changed",
-  "volumes-in-use-cleared",
-  "va-detach-started",
-  "va-gone",
-  "va-attached-elsewhere",
-]);
 
 /** Of PATTERNS, those of one node: taints, its Events, its fence, its conditions, its forced detaches. */
 const PER_NODE_PATTERNS: readonly RegExp[] = PATTERNS.filter(

@@ -2,7 +2,7 @@
 import { isPodTerminal, type k8s } from "../kube/client.js";
 import { endpointSliceTransitions } from "./endpoint-slice-transitions.js";
 import { claimTransitions } from "./claim-transitions.js";
-import type { Make, ObjectRef, PodFacts, Transition, WatchedKind } from "./types.js";
+import type { KindTransitions, Make, ObjectRef, PodFacts, Transition, WatchedKind } from "./types.js";
 
 export interface ChangeContext {
   kind: WatchedKind;
@@ -134,11 +134,7 @@ function taintTransitions(
   return out;
 }
 
-function nodeTransitions(
-  make: Make,
-  before: k8s.V1Node | undefined,
-  after: k8s.V1Node | undefined,
-): Transition[] {
+const nodeTransitions: KindTransitions<k8s.V1Node> = (make, before, after) => {
   const node = (after ?? before)?.metadata?.name ?? "";
   const added = !before && after ? [make("node-added", { node })] : [];
   if (!after) return added;
@@ -148,13 +144,9 @@ function nodeTransitions(
     ...volumesInUseTransitions(make, node, before, after),
     ...taintTransitions(make, node, before, after),
   ];
-}
+};
 
-function leaseTransitions(
-  make: Make,
-  before: k8s.V1Lease | undefined,
-  after: k8s.V1Lease | undefined,
-): Transition[] {
+const leaseTransitions: KindTransitions<k8s.V1Lease> = (make, before, after) => {
   const renewed = iso(after?.spec?.renewTime);
   if (!after || !renewed || renewed === iso(before?.spec?.renewTime)) return [];
   return [
@@ -164,7 +156,7 @@ function leaseTransitions(
       detail: { holder: after.spec?.holderIdentity ?? "" },
     }),
   ];
-}
+};
 
 function podReady(pod: k8s.V1Pod | undefined): boolean {
   return pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
@@ -280,24 +272,16 @@ function podEndTransitions({ make, before, after, detail }: PodChange): Transiti
   return out;
 }
 
-function podTransitions(
-  makeAny: Make,
-  before: k8s.V1Pod | undefined,
-  after: k8s.V1Pod | undefined,
-): Transition[] {
+const podTransitions: KindTransitions<k8s.V1Pod> = (makeAny, before, after) => {
   const detail = podDetail(after ?? before);
   const pod = podFacts(after ?? before);
   const make: Make = (name, extra = {}) => makeAny(name, { pod, ...extra });
   if (!after) return [make("pod-gone", { node: nodeOf(before), detail })];
   const change: PodChange = { make, before, after, detail };
   return [...podArrivalTransitions(change), ...podProgressTransitions(change), ...podEndTransitions(change)];
-}
+};
 
-function vaTransitions(
-  make: Make,
-  before: k8s.V1VolumeAttachment | undefined,
-  after: k8s.V1VolumeAttachment | undefined,
-): Transition[] {
+const vaTransitions: KindTransitions<k8s.V1VolumeAttachment> = (make, before, after) => {
   const current = after ?? before;
   const node = current?.spec.nodeName ?? "";
   const detail = { volume: current?.spec.source.persistentVolumeName ?? "" };
@@ -319,13 +303,9 @@ function vaTransitions(
     );
   }
   return out;
-}
+};
 
-function eventTransitions(
-  make: Make,
-  before: k8s.CoreV1Event | undefined,
-  after: k8s.CoreV1Event | undefined,
-): Transition[] {
+const eventTransitions: KindTransitions<k8s.CoreV1Event> = (make, before, after) => {
   if (!after || (before && before.count === after.count)) return [];
   const involved = after.involvedObject;
   const apiTime = iso(after.eventTime) ?? iso(after.lastTimestamp) ?? iso(after.firstTimestamp);
@@ -345,25 +325,21 @@ function eventTransitions(
       },
     }),
   ];
-}
+};
 
 interface FenceLike extends k8s.KubernetesObject {
   spec?: { node?: string };
   status?: { step?: string; phase?: string };
 }
 
-function fenceTransitions(
-  make: Make,
-  before: FenceLike | undefined,
-  after: FenceLike | undefined,
-): Transition[] {
+const fenceTransitions: KindTransitions<FenceLike> = (make, before, after) => {
   const current = after ?? before;
   const node = current?.spec?.node ?? "";
   const step = after?.status?.step ?? "";
   const phase = after?.status?.phase ?? (after ? "" : "deleted");
   if (before && after && before.status?.step === step && before.status.phase === phase) return [];
   return [make("fence-changed", { node, detail: { step, phase } })];
-}
+};
 
 /** All transitions between two versions of one object (`before` undefined: added; `after` undefined: deleted). */
 export function transitionsOf(

@@ -85,3 +85,6 @@ export type Make = (
   name: TransitionName,
   extra?: Partial<Omit<Transition, "name" | "atMs" | "subject" | "source">>,
 ) => Transition;
+
+/** One watched kind's transitions between two versions of an object (`before` undefined: added; `after` undefined: deleted). */
+export type KindTransitions<T> = (make: Make, before: T | undefined, after: T | undefined) => Transition[];

@@ -88,14 +88,16 @@ interface RowScale {
   at: ReadonlyMap<string, number>;
 }
 
+/** One milestone's row: its name, its height, its window check and its window when it never came. */
+interface MilestoneRow {
+  name: string;
+  y: number;
+  check: WindowCheck | undefined;
+  late: MissingWindow | undefined;
+}
+
 /** The expected window as a bar (hatched when it must never happen, outlined red when missed). */
-function windowBar(
-  row: RowScale,
-  name: string,
-  y: number,
-  check: WindowCheck | undefined,
-  late: MissingWindow | undefined,
-): string[] {
+function windowBar(row: RowScale, { name, y, check, late }: MilestoneRow): string[] {
   if (check?.minMs === undefined && !late) return [];
   const { x, plotRight } = row;
   const minMs = late?.minMs ?? check?.minMs ?? 0;
@@ -109,13 +111,7 @@ function windowBar(
 }
 
 /** What was measured: a dot at the time (red unless ok), else the missing marker, else the verdict. */
-function measuredMark(
-  row: RowScale,
-  name: string,
-  y: number,
-  check: WindowCheck | undefined,
-  late: MissingWindow | undefined,
-): string[] {
+function measuredMark(row: RowScale, { name, y, check, late }: MilestoneRow): string[] {
   const { x, left, plotRight } = row;
   const actual = row.at.get(name);
   if (actual !== undefined) {
@@ -133,12 +129,11 @@ function measuredMark(
 
 /** One milestone's row at height `y`: its name, its expected window, and what was measured (or not). */
 function timelineRow(row: RowScale, name: string, y: number): string[] {
-  const check = row.checkByName.get(name);
-  const late = row.missing.get(name);
+  const milestone: MilestoneRow = { name, y, check: row.checkByName.get(name), late: row.missing.get(name) };
   return [
     `<text x="${row.left - 8}" y="${y + 16}" text-anchor="end">${escapeMarkup(name)}</text>`,
-    ...windowBar(row, name, y, check, late),
-    ...measuredMark(row, name, y, check, late),
+    ...windowBar(row, milestone),
+    ...measuredMark(row, milestone),
   ];
 }
 

@@ -11,18 +11,16 @@ import { errorMessage, RekindleError } from "../errors.js";
 import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
-import type { FaultRailsRequest } from "../cluster/existing-rails.js";
 import { checkFaultPhaseSpread } from "../fault/phase-spread.js";
 import { checkRunRails } from "./run-rails.js";
 import { checkSimSize, scenarioWorkers, sizeChoice } from "./sim-size.js";
-import type { ExistingAgent } from "../cluster/existing.js";
-import { chooseProvider, openClusterUnderTest, type ClusterChoiceOptions } from "../cluster/create.js";
-import type {
-  ClusterUnderTest,
-  ExistingNodeFaults,
-  NodeFaultLocator,
-  ProviderName,
-} from "../cluster/provider.js";
+import {
+  chooseProvider,
+  openClusterUnderTest,
+  type ClusterChoiceOptions,
+  type ExistingClusterOptions,
+} from "../cluster/create.js";
+import type { ClusterUnderTest, ProviderName } from "../cluster/provider.js";
 import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
 import { resolveAllureHistory } from "../report/allure-history.js";
 import { generateAllureHtml } from "./allure-html.js";
@@ -55,7 +53,8 @@ import {
 export { SUITE_FAMILIES };
 export { PROVIDER_NAMES as PROVIDERS } from "../cluster/provider.js";
 
-export interface RunOptions {
+/** What `rekindle run` takes; the existing provider's choices are the cluster picker's own (cluster/create.ts). */
+export interface RunOptions extends ExistingClusterOptions {
   /** "kind", "sim" or "existing". Default: kind when the kind CLI and a container engine answer, else sim. */
   provider?: string;
   /** Suite families; default all (none when scenario files are given). */
@@ -80,22 +79,6 @@ export interface RunOptions {
   clusterName?: string;
   /** kind: node image choice for a new cluster (see startKindCluster). Default $REKINDLE_KIND_IMAGE or "auto". */
   kindImage?: string;
-  /** existing: kubeconfig (default $KUBECONFIG or ~/.kube/config) and context (default current). */
-  kubeconfig?: string;
-  context?: string;
-  /** existing: --storage-class, the StorageClass of the scenarios' volume. Default: the cluster's default class. */
-  storageClass?: string;
-  /** existing: --fence-config, the user's fence configuration for the controller (needs rails). Default: none. */
-  fenceConfig?: string;
-  /** existing: --controller-image, what the nodes run for the in-cluster controller. Default: deployment.yaml's. */
-  controllerImage?: string;
-  /** existing: --allow-faults with --node-selector or --nodes and --max-faulted-nodes. Default: no node faults. */
-  rails?: FaultRailsRequest;
-  /** existing: the node agent's capabilities and locator (the CLI wires lib/agent/ in). Default: none. */
-  nodeFaults?: ExistingNodeFaults;
-  faultLocator?: NodeFaultLocator;
-  /** existing: finds the node agent once the cluster answers (with --allow-faults). Default: none. */
-  agent?: ExistingAgent;
   /** Generate the Allure HTML report (needs Java). Default true. */
   allureHtml?: boolean;
   /**
@@ -362,21 +345,7 @@ function kubeconfigChoice(options: RunOptions): KubeconfigChoice {
 /** The user's choices of cluster among the run's options. */
 function clusterChoice(
   options: RunOptions,
-): Pick<
-  ClusterChoiceOptions,
-  | "keep"
-  | "clusterName"
-  | "kindImage"
-  | "kubeconfig"
-  | "context"
-  | "storageClass"
-  | "fenceConfig"
-  | "controllerImage"
-  | "rails"
-  | "nodeFaults"
-  | "faultLocator"
-  | "agent"
-> {
+): Pick<ClusterChoiceOptions, "keep" | "clusterName" | "kindImage" | keyof ExistingClusterOptions> {
   return {
     ...(options.rails !== undefined ? { rails: options.rails } : {}),
     ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),

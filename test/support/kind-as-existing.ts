@@ -9,6 +9,7 @@ import { ensureControllerImage } from "../../lib/cluster/kind/image/controller-i
 import { k8s, nodeConditionStatus } from "../../lib/kube/client.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil } from "../../lib/util/time.js";
+import { KIND_FAST_RUN } from "./kind-run.js";
 import { REKINDLE_BIN } from "./rekindle-run.js";
 
 /** The three workers kind-config.yaml gives a cluster named `cluster`. */
@@ -25,13 +26,7 @@ export async function keptKindCluster(cluster: string): Promise<string> {
     process.execPath,
     [
       REKINDLE_BIN,
-      "run",
-      "--provider",
-      "kind",
-      "--image",
-      "rekindle",
-      "--profile",
-      "fast",
+      ...KIND_FAST_RUN,
       "--suite",
       "preflight",
       "--keep-cluster",

@@ -58,6 +58,17 @@ export interface KindRunOptions {
   timeoutMs: number;
 }
 
+/** `rekindle run` on kind at the fast profile, on rekindle's offline node image: how every kind run here begins. */
+export const KIND_FAST_RUN = [
+  "run",
+  "--provider",
+  "kind",
+  "--image",
+  "rekindle",
+  "--profile",
+  "fast",
+] as const;
+
 /**
  * `rekindle run --provider kind --image rekindle --profile fast ...`. Rejects only when the run's
  * summary lists an excused milestone (the gate allows none: excuses.ts).
@@ -70,13 +81,7 @@ export async function runOnKindFast(
     process.execPath,
     [
       REKINDLE_BIN,
-      "run",
-      "--provider",
-      "kind",
-      "--image",
-      "rekindle",
-      "--profile",
-      "fast",
+      ...KIND_FAST_RUN,
       ...(options.suites ?? []).flatMap((suite) => ["--suite", suite]),
       ...(options.scenario !== undefined ? ["--scenario", options.scenario] : []),
       ...(options.files ?? []).flatMap((file) => ["-f", file]),

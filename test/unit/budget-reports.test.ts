@@ -21,15 +21,12 @@ import { runEnvironment } from "../../lib/report/environment.js";
 import type { TimelineRecorder } from "../../lib/observe/recorder.js";
 import { TransitionLog } from "../../lib/observe/transition-log.js";
 import type { Transition } from "../../lib/observe/types.js";
-import {
-  expectationInputs,
-  type BudgetContext,
-  type ScenarioDefinition,
-} from "../../lib/scenario/harness.js";
+import { type BudgetContext, type ScenarioDefinition } from "../../lib/scenario/harness.js";
 import { scenarioBudgets } from "../../lib/scenario/scenario-budgets.js";
 import { ScenarioTimeline } from "../../lib/scenario/scenario-timeline.js";
 import { concludeScenario, verdictError } from "../../lib/scenario/verdict.js";
 import { SUMMARY_SCHEMA_PATH, summarySchemaErrors } from "../support/summary-schema.js";
+import { fastTimelineInputs } from "../support/timeline-inputs.js";
 
 const recoveredIn = (ms: number | null, passed: boolean): BudgetResult => ({
   workload: "db",
@@ -122,18 +119,7 @@ describe("a scenario's verdict with budgets", function () {
 });
 
 describe("the harness hands budgets() the judged run", function () {
-  const inputs = expectationInputs({
-    profile: TIMING_PROFILES.fast,
-    eviction: {
-      pressureTransitionPeriodMs: 1000,
-      monitoringIntervalMs: 1000,
-      statusUpdateIntervalMs: 1000,
-      shutdownGracePeriodMs: 1000,
-    },
-    latencies: {} as never,
-    volumeAttachRequired: false,
-    controllerManagerLogged: false,
-  });
+  const inputs = fastTimelineInputs();
   const transition = (atMs: number): Transition => ({
     name: "pod-ready",
     atMs,

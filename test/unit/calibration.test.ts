@@ -18,6 +18,7 @@ import { RekindleError } from "../../lib/errors.js";
 import { readSummary } from "../../lib/report/summary-file.js";
 import { summarizeScenario, type RunSummary, type ScenarioRun } from "../../lib/report/summary.js";
 import type { RunEnvironment } from "../../lib/report/environment.js";
+import { rekindleThrow } from "../support/assertions.js";
 
 const SHA_A = "a".repeat(40);
 const SHA_B = "b".repeat(40);
@@ -68,16 +69,6 @@ function summary(
 
 const input = (file: string, s: RunSummary): CalibrationInput => ({ file, summary: s });
 
-function refusal(fn: () => unknown): RekindleError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal");
-}
-
 describe("calibration method", function () {
   describe("spreadOf", function () {
     it("takes the middle value of an odd count and the mean of the two middles of an even one", function () {
@@ -106,13 +97,13 @@ describe("calibration method", function () {
         input("a.json", summary("sim", [run({ "node-ready-unknown": 1 })])),
         input("b.json", summary("sim", [run({ "node-ready-unknown": 2 })], { sha: SHA_B })),
       ];
-      const error = refusal(() => poolRuns(files, "sim"));
+      const error = rekindleThrow(() => poolRuns(files, "sim"));
       expect(error.code).to.equal("INVALID_INPUT");
       expect(error.message).to.include("b.json").and.include(SHA_B).and.include(SHA_A);
       expect(error.hint).to.include("--pool-shas");
-      expect(refusal(() => poolRuns(files, "sim", { poolShas: [SHA_A.slice(0, 7)] })).message).to.include(
-        "b.json",
-      );
+      expect(
+        rekindleThrow(() => poolRuns(files, "sim", { poolShas: [SHA_A.slice(0, 7)] })).message,
+      ).to.include("b.json");
       expect(
         poolRuns(files, "sim", { poolShas: [SHA_A.slice(0, 7), SHA_B.slice(0, 12)] }).shas,
       ).to.deep.equal([SHA_A, SHA_B]);
@@ -127,7 +118,7 @@ describe("calibration method", function () {
         input("clean.json", summary("sim", [run({ "node-ready-unknown": 1 })])),
         input("dirty.json", summary("sim", [run({ "node-ready-unknown": 2 })], { dirty: true })),
       ];
-      expect(refusal(() => poolRuns(files, "sim")).message)
+      expect(rekindleThrow(() => poolRuns(files, "sim")).message)
         .to.include("dirty.json")
         .and.include("unrecorded");
       expect(poolRuns(files, "sim", { poolShas: [SHA_A, "unrecorded"] }).scenarios[0]?.runs).to.have.length(
@@ -136,22 +127,22 @@ describe("calibration method", function () {
     });
 
     it("refuses another provider, another profile, and a scenario whose expectations changed", function () {
-      expect(refusal(() => poolRuns([input("k.json", summary("kind", []))], "sim")).message).to.include(
+      expect(rekindleThrow(() => poolRuns([input("k.json", summary("kind", []))], "sim")).message).to.include(
         "k.json: a kind run, given as sim",
       );
       const profiles = [
         input("a.json", summary("sim", [])),
         input("d.json", summary("sim", [], { profile: "default" })),
       ];
-      expect(refusal(() => poolRuns(profiles, "sim")).message).to.include("d.json: profile default");
+      expect(rekindleThrow(() => poolRuns(profiles, "sim")).message).to.include("d.json: profile default");
       const changed = [
         input("a.json", summary("sim", [])),
         input("c.json", summary("sim", [], { expected: ["node-ready-unknown", "taint-added:x"] })),
       ];
-      expect(refusal(() => poolRuns(changed, "sim")).message).to.include(
+      expect(rekindleThrow(() => poolRuns(changed, "sim")).message).to.include(
         "c.json: scenario node-loss/baseline expects other milestones",
       );
-      expect(refusal(() => poolRuns([], "sim")).message).to.include("no sim summaries");
+      expect(rekindleThrow(() => poolRuns([], "sim")).message).to.include("no sim summaries");
     });
 
     it("leaves out a scenario's runs of one named run, and refuses a scenario that run does not have", function () {
@@ -166,8 +157,9 @@ describe("calibration method", function () {
       expect(pooled.scenarios[0]?.runs.map((r) => r.milestones[0]?.atMs)).to.deep.equal([1]);
       expect(pooled.excluded).to.deep.equal(["node-loss/baseline@old"]);
       expect(
-        refusal(() => poolRuns(files, "sim", { poolShas: [SHA_A, SHA_B], exclude: ["node-loss/typo@old"] }))
-          .message,
+        rekindleThrow(() =>
+          poolRuns(files, "sim", { poolShas: [SHA_A, SHA_B], exclude: ["node-loss/typo@old"] }),
+        ).message,
       ).to.include("--exclude node-loss/typo@old");
       // Another provider's run id is that provider's to check.
       expect(

@@ -1,57 +1,39 @@
 import { expect } from "chai";
-import { main } from "../../lib/cli/main.js";
-
-async function captureStderr(run: () => Promise<number>): Promise<{ code: number; stderr: string }> {
-  const original = process.stderr.write.bind(process.stderr);
-  let stderr = "";
-  process.stderr.write = (chunk: string | Uint8Array) => {
-    stderr += chunk.toString();
-    return true;
-  };
-  try {
-    return { code: await run(), stderr };
-  } finally {
-    process.stderr.write = original;
-  }
-}
+import { cli } from "../support/cli-capture.js";
 
 describe("CLI input errors", function () {
   it("an unknown command exits 2 naming the valid ones", async function () {
-    const { code, stderr } = await captureStderr(() => main(["frobnicate"]));
+    const { code, stderr } = await cli(["frobnicate"]);
     expect(code).to.equal(2);
     expect(stderr).to.include('unknown command "frobnicate"').and.include("sim");
   });
 
   it("an unknown profile exits 2 before anything starts", async function () {
-    const { code, stderr } = await captureStderr(() =>
-      main(["sim", "up", "--profile", "slow", "--name", "never-started"]),
-    );
+    const { code, stderr } = await cli(["sim", "up", "--profile", "slow", "--name", "never-started"]);
     expect(code).to.equal(2);
     expect(stderr).to.include('unknown profile "slow"; valid: default, fast, large');
   });
 
   it("a bad worker count exits 2", async function () {
-    const { code, stderr } = await captureStderr(() => main(["sim", "up", "--workers", "three"]));
+    const { code, stderr } = await cli(["sim", "up", "--workers", "three"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--workers takes a whole number");
   });
 
   it("an unknown option exits 2", async function () {
-    const { code, stderr } = await captureStderr(() => main(["sim", "up", "--nodes", "3"]));
+    const { code, stderr } = await cli(["sim", "up", "--nodes", "3"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--nodes");
   });
 
   it("more zones than workers exits 2", async function () {
-    const { code, stderr } = await captureStderr(() => main(["sim", "up", "--workers", "2", "--zones", "3"]));
+    const { code, stderr } = await cli(["sim", "up", "--workers", "2", "--zones", "3"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--zones takes a whole number from 1 to 2 (the worker count)");
   });
 
   it("operating on a cluster that does not exist exits 1 and says how to start one", async function () {
-    const { code, stderr } = await captureStderr(() =>
-      main(["sim", "status", "--name", "no-such-cluster-here"]),
-    );
+    const { code, stderr } = await cli(["sim", "status", "--name", "no-such-cluster-here"]);
     expect(code).to.equal(1);
     expect(stderr).to.include('no sim cluster "no-such-cluster-here"').and.include("rekindle sim up");
   });
@@ -97,7 +79,7 @@ describe("CLI input errors of the sim faults (checked before any cluster is open
   ];
   for (const [what, argv, message] of cases) {
     it(`${what}: exits 2`, async function () {
-      const { code, stderr } = await captureStderr(() => main([...argv, "--name", "no-such-cluster-here"]));
+      const { code, stderr } = await cli([...argv, "--name", "no-such-cluster-here"]);
       expect(stderr).to.include(message);
       expect(code).to.equal(2);
     });
@@ -113,9 +95,16 @@ describe("CLI input errors of the sim faults (checked before any cluster is open
     ]);
     expect(joinNegativeOffset(["--offset", "--step"])).to.deep.equal(["--offset", "--step"]);
     // Valid input reaches the cluster lookup, which names the missing cluster.
-    const { code, stderr } = await captureStderr(() =>
-      main(["sim", "node", "clock", "worker-1", "--offset", "-30s", "--name", "no-such-cluster-here"]),
-    );
+    const { code, stderr } = await cli([
+      "sim",
+      "node",
+      "clock",
+      "worker-1",
+      "--offset",
+      "-30s",
+      "--name",
+      "no-such-cluster-here",
+    ]);
     expect(code).to.equal(1);
     expect(stderr).to.include('no sim cluster "no-such-cluster-here"');
   });
@@ -140,48 +129,26 @@ describe("error messages", function () {
 });
 
 describe("CLI input errors of the sim cluster's size (checked before anything starts)", function () {
-  async function captured(args: string[]): Promise<{ code: number; stderr: string }> {
-    const original = process.stderr.write.bind(process.stderr);
-    let stderr = "";
-    process.stderr.write = (chunk: string | Uint8Array) => {
-      stderr += chunk.toString();
-      return true;
-    };
-    try {
-      return { code: await main(args), stderr };
-    } finally {
-      process.stderr.write = original;
-    }
-  }
-
   it("--workers past 1000 exits 2 naming the flag and its range", async function () {
-    const { code, stderr } = await captured([
-      "up",
-      "--provider",
-      "sim",
-      "--workers",
-      "1001",
-      "--name",
-      "never",
-    ]);
+    const { code, stderr } = await cli(["up", "--provider", "sim", "--workers", "1001", "--name", "never"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--workers takes a whole number from 1 to 1000, not 1001");
   });
 
   it("--zones past 26 exits 2", async function () {
-    const { code, stderr } = await captured(["sim", "up", "--workers", "1000", "--zones", "27"]);
+    const { code, stderr } = await cli(["sim", "up", "--workers", "1000", "--zones", "27"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--zones takes a whole number from 1 to 26");
   });
 
   it("--pods-per-node past 100 exits 2", async function () {
-    const { code, stderr } = await captured(["sim", "up", "--pods-per-node", "500"]);
+    const { code, stderr } = await cli(["sim", "up", "--pods-per-node", "500"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--pods-per-node takes a whole number from 0 to 100");
   });
 
   it("rekindle run --workers with --provider kind exits 2", async function () {
-    const { code, stderr } = await captured(["run", "--provider", "kind", "--workers", "300", "--no-html"]);
+    const { code, stderr } = await cli(["run", "--provider", "kind", "--workers", "300", "--no-html"]);
     expect(code).to.equal(2);
     expect(stderr).to.include("--workers size a sim cluster; --provider kind does not take them");
   });

@@ -24,6 +24,7 @@ import {
   WATCH_SETTLE_MS,
   type FakeApiServer,
 } from "../support/fake-apiserver.js";
+import { fleetLease, readyFleetRoutes } from "../support/fake-fleet.js";
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -202,21 +203,9 @@ describe("the controller feeds its metrics from its passes", function () {
   const renewed = new Map<string, number>();
 
   before(async function () {
-    const lease = (name: string) => ({
-      metadata: { name, namespace: "kube-node-lease" },
-      spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: iso(renewed.get(name) ?? T0) },
-    });
+    const lease = (name: string) => fleetLease(name, renewed.get(name) ?? T0);
     api = await startFakeApiServer({
-      "GET /api/v1/nodes": () =>
-        list(
-          "NodeList",
-          nodes.map((name) => ({
-            metadata: { name, uid: `uid-${name}` },
-            status: { conditions: [{ type: "Ready", status: "True" }] },
-          })),
-        ),
-      "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases": () =>
-        list("LeaseList", nodes.map(lease)),
+      ...readyFleetRoutes(() => nodes, lease),
       "GET /apis/rekindle.dev/v1alpha1/nodefences": () => list("NodeFenceList", []),
       "GET /api/v1/namespaces/rekindle-system/configmaps": () => list("ConfigMapList", []),
       // What node b holds cannot be read: the API server fails.

@@ -12,6 +12,7 @@ import type { NodeObservation } from "../../lib/controller/observations.js";
 import { lostNow, type CurrentNode } from "../../lib/controller/present.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
 import { list, startFakeApiServer, WATCH_SETTLE_MS, type FakeApiServer } from "../support/fake-apiserver.js";
+import { fleetLease, readyFleetRoutes } from "../support/fake-fleet.js";
 
 const T0 = Date.parse("2026-11-24T12:00:00Z");
 /** Long enough for the stand-in API server's watches to carry a change to the controller's caches. */
@@ -91,10 +92,7 @@ describe("controller: one pass, decided on the present", function () {
   let fences: NodeFence[] = [];
   const nodes = ["a", "b", "c"];
 
-  const lease = (name: string) => ({
-    metadata: { name, namespace: "kube-node-lease" },
-    spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: iso(renewed.get(name) ?? T0) },
-  });
+  const lease = (name: string) => fleetLease(name, renewed.get(name) ?? T0);
   const fence = (name: string): NodeFence => ({
     apiVersion: "rekindle.dev/v1alpha1",
     kind: "NodeFence",
@@ -105,16 +103,7 @@ describe("controller: one pass, decided on the present", function () {
 
   before(async function () {
     const routes: Parameters<typeof startFakeApiServer>[0] = {
-      "GET /api/v1/nodes": () =>
-        list(
-          "NodeList",
-          nodes.map((name) => ({
-            metadata: { name, uid: `uid-${name}` },
-            status: { conditions: [{ type: "Ready", status: "True" }] },
-          })),
-        ),
-      "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases": () =>
-        list("LeaseList", nodes.map(lease)),
+      ...readyFleetRoutes(() => nodes, lease),
       "GET /apis/rekindle.dev/v1alpha1/nodefences": () => list("NodeFenceList", fences),
       "GET /apis/storage.k8s.io/v1/volumeattachments": () => list("VolumeAttachmentList", []),
       "GET /api/v1/namespaces/rekindle-system/configmaps": () => list("ConfigMapList", []),

@@ -9,8 +9,7 @@ import { main } from "../../lib/cli/main.js";
 import { FenceAgentDriver, findAgent } from "../../lib/controller/drivers/fence-agent.js";
 import { fenceDriverRegistry } from "../../lib/controller/drivers/registry.js";
 import { parseFenceConfig } from "../../lib/controller/fence-config-parse.js";
-import { RekindleError } from "../../lib/errors.js";
-import { captureStderr } from "../support/assertions.js";
+import { captureStderr, rekindleThrow } from "../support/assertions.js";
 
 /** A directory holding an executable fence_stand_in and a fence_not_executable that is not. */
 function agentDir(): string {
@@ -27,16 +26,6 @@ function configWith(agent: string) {
     templates: { ipmi: { driver: "fence-agent", options: { agent, ip: "{{node}}-bmc" } } },
     defaultTemplate: "ipmi",
   };
-}
-
-function refusal(run: () => unknown): RekindleError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(RekindleError);
-    return error as RekindleError;
-  }
-  throw new Error("the configuration was accepted");
 }
 
 describe("fence agents: a template's agent must be installed at start", function () {
@@ -57,7 +46,9 @@ describe("fence agents: a template's agent must be installed at start", function
   });
 
   it("refuses a missing agent naming the template, the agent and every directory it looked in", function () {
-    const error = refusal(() => parseFenceConfig(configWith("fence_doesnotexist"), drivers, "fence.yaml"));
+    const error = rekindleThrow(() =>
+      parseFenceConfig(configWith("fence_doesnotexist"), drivers, "fence.yaml"),
+    );
     expect(error.code).to.equal("INVALID_INPUT");
     expect(error.message).to.include("templates.ipmi");
     expect(error.message).to.include("fence agent fence_doesnotexist is not installed");
@@ -65,7 +56,9 @@ describe("fence agents: a template's agent must be installed at start", function
   });
 
   it("refuses an agent file that is not executable", function () {
-    const error = refusal(() => parseFenceConfig(configWith("fence_not_executable"), drivers, "fence.yaml"));
+    const error = rekindleThrow(() =>
+      parseFenceConfig(configWith("fence_not_executable"), drivers, "fence.yaml"),
+    );
     expect(error.message).to.include("fence agent fence_not_executable is not installed");
   });
 
@@ -75,7 +68,7 @@ describe("fence agents: a template's agent must be installed at start", function
     const run = () => parseFenceConfig(configWith("fence_redfish"), defaults, "fence.yaml");
     // This machine's packages decide which answer is right; both are checked against it.
     if (installed) expect(run().templates["ipmi"]?.options?.["agent"]).to.equal("fence_redfish");
-    else expect(refusal(run).message).to.include("/usr/sbin, /usr/bin");
+    else expect(rekindleThrow(run).message).to.include("/usr/sbin, /usr/bin");
   });
 
   it("`rekindle controller` exits 2 before reaching the cluster, naming template and agent", async function () {

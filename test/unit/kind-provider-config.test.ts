@@ -21,7 +21,7 @@ import {
   thresholdBytes,
 } from "../../lib/cluster/kind/quantity.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { RekindleError } from "../../lib/errors.js";
+import { rekindleThrow } from "../support/assertions.js";
 
 interface NodeConfig {
   role: string;
@@ -40,16 +40,6 @@ const SOURCE = readFileSync(DEFAULT_KIND_CONFIG, "utf8");
 
 function patchesOf(config: ClusterConfig, index: number): Record<string, unknown>[] {
   return (config.nodes[index]?.kubeadmConfigPatches ?? []).map((p) => parse(p) as Record<string, unknown>);
-}
-
-function caught(fn: () => unknown): RekindleError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).to.be.instanceOf(RekindleError);
-    return error as RekindleError;
-  }
-  throw new Error("expected a RekindleError");
 }
 
 describe("kind provider", function () {
@@ -161,12 +151,12 @@ describe("kind provider", function () {
     });
 
     it("rejects what is not a kind Cluster config, naming the file", function () {
-      const error = caught(() =>
+      const error = rekindleThrow(() =>
         renderKindConfig("kind: Pod\n", TIMING_PROFILES.default, { source: "x.yaml" }),
       );
       expect(error.code).to.equal("INVALID_INPUT");
       expect(error.message).to.equal('kind config x.yaml: kind must be "Cluster"');
-      const version = caught(() =>
+      const version = rekindleThrow(() =>
         renderKindConfig("kind: Cluster\napiVersion: v1\n", TIMING_PROFILES.default),
       );
       expect(version.message).to.include("apiVersion must be kind.x-k8s.io/v1alpha4");
@@ -186,7 +176,7 @@ describe("kind provider", function () {
     });
 
     it("names the input and the valid forms on a bad quantity", function () {
-      const error = caught(() => parseQuantity("12 bananas"));
+      const error = rekindleThrow(() => parseQuantity("12 bananas"));
       expect(error.code).to.equal("INVALID_INPUT");
       expect(error.message).to.match(
         /^unknown resource quantity "12 bananas"; valid: a number with an optional suffix/,
@@ -198,7 +188,7 @@ describe("kind provider", function () {
       expect(parseThreshold("10%")).to.deep.equal({ percent: 10 });
       expect(thresholdBytes({ percent: 10 }, 100 * GiB)).to.equal(10 * GiB);
       expect(thresholdBytes({ bytes: 5 }, 100 * GiB)).to.equal(5);
-      expect(caught(() => parseThreshold("120%")).code).to.equal("INVALID_INPUT");
+      expect(rekindleThrow(() => parseThreshold("120%")).code).to.equal("INVALID_INPUT");
     });
 
     it("parses Go durations", function () {
@@ -207,7 +197,7 @@ describe("kind provider", function () {
       expect(parseGoDuration("500ms")).to.equal(500);
       expect(parseGoDuration("5m")).to.equal(300_000);
       expect(parseGoDuration("0")).to.equal(0);
-      expect(caught(() => parseGoDuration("30")).message).to.include("a Go duration");
+      expect(rekindleThrow(() => parseGoDuration("30")).message).to.include("a Go duration");
     });
 
     it("formats byte counts for messages", function () {
@@ -262,7 +252,7 @@ describe("kind provider", function () {
 
     it("refuses a fill over the cap, naming the size, the derivation and the option", function () {
       const plan = planFill("disk", { availableBytes: 50 * GiB, capacityBytes: 100 * GiB }, { percent: 10 });
-      const error = caught(() => {
+      const error = rekindleThrow(() => {
         checkFillCap("rekindle-worker2", plan, DEFAULT_MAX_FILL_BYTES);
       });
       expect(error.code).to.equal("PRECONDITION");

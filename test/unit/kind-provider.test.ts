@@ -21,29 +21,10 @@ import { fillCommand, PRESSURE_PATHS, relieveCommand } from "../../lib/cluster/k
 import { GiB, MiB } from "../../lib/cluster/kind/quantity.js";
 import { signalStatsFromSummary } from "../../lib/cluster/kind/stats.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { RekindleError } from "../../lib/errors.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { rekindleThrow, rekindleRejection } from "../support/assertions.js";
 
 const SOURCE = readFileSync(DEFAULT_KIND_CONFIG, "utf8");
-
-function caught(fn: () => unknown): RekindleError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).to.be.instanceOf(RekindleError);
-    return error as RekindleError;
-  }
-  throw new Error("expected a RekindleError");
-}
-
-async function rejected(promise: Promise<unknown>): Promise<RekindleError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).to.be.instanceOf(RekindleError);
-  return error as RekindleError;
-}
 
 describe("kind provider", function () {
   describe("kind command lines", function () {
@@ -89,7 +70,7 @@ describe("kind provider", function () {
     });
 
     it("says how to get kind when the binary is missing", async function () {
-      const error = await rejected(new KindCli({ binary: "/nonexistent/kind" }).clusters());
+      const error = await rekindleRejection(new KindCli({ binary: "/nonexistent/kind" }).clusters());
       expect(error.code).to.equal("TOOLCHAIN");
       expect(error.message).to.equal('the kind binary "/nonexistent/kind" cannot be run');
       expect(error.hint).to.equal(
@@ -103,7 +84,7 @@ describe("kind provider", function () {
     const fakeEngine = (): Promise<ContainerRuntimeClient> => Promise.resolve({} as ContainerRuntimeClient);
 
     it("says so when no container engine answers", async function () {
-      const error = await rejected(
+      const error = await rekindleRejection(
         startKindCluster({ containerEngine: noEngine, kindBinary: "/nonexistent/kind" }),
       );
       expect(error.code).to.equal("UNREACHABLE");
@@ -112,7 +93,7 @@ describe("kind provider", function () {
     });
 
     it("says so when the kind binary is missing", async function () {
-      const error = await rejected(
+      const error = await rekindleRejection(
         startKindCluster({ containerEngine: fakeEngine, kindBinary: "/nonexistent/kind" }),
       );
       expect(error.code).to.equal("TOOLCHAIN");
@@ -121,7 +102,9 @@ describe("kind provider", function () {
 
     // The profile is parsed at the edge (timingProfile, see profiles.test.ts) and arrives as an object.
     it("validates the name before touching anything", async function () {
-      expect((await rejected(startKindCluster({ name: "Bad_Name" }))).code).to.equal("INVALID_INPUT");
+      expect((await rekindleRejection(startKindCluster({ name: "Bad_Name" }))).code).to.equal(
+        "INVALID_INPUT",
+      );
     });
   });
 
@@ -178,7 +161,7 @@ describe("kind provider", function () {
     });
 
     it("reports a missing container engine from node operations", async function () {
-      const error = await rejected(cluster.workerNodes());
+      const error = await rekindleRejection(cluster.workerNodes());
       expect(error.message).to.equal("no container engine answers (kind nodes are containers)");
     });
   });
@@ -236,7 +219,7 @@ describe("kind provider", function () {
       };
       expect(signalStatsFromSummary("n", summary)).to.deep.equal(expected);
       expect(signalStatsFromSummary("n", JSON.stringify(summary))).to.deep.equal(expected);
-      expect(caught(() => signalStatsFromSummary("n", { node: {} })).code).to.equal("PRECONDITION");
+      expect(rekindleThrow(() => signalStatsFromSummary("n", { node: {} })).code).to.equal("PRECONDITION");
     });
   });
 

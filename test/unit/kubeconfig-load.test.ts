@@ -8,6 +8,7 @@ import { delimiter, join } from "node:path";
 import { stringify } from "yaml";
 import { loadKubeconfig, mergeKubeconfigs } from "../../lib/kube/kubeconfig-load.js";
 import { RekindleError } from "../../lib/errors.js";
+import { cli } from "../support/cli-capture.js";
 
 interface FileSpec {
   clusters: [name: string, server: string, ca?: string][];
@@ -161,7 +162,6 @@ describe("kubeconfig loading (kubectl's rules)", function () {
 
 describe("rekindle controller --context", function () {
   it("refuses a context the kubeconfig does not have, naming the valid ones, before anything starts", async function () {
-    const { main } = await import("../../lib/cli/main.js");
     const dir = mkdtempSync(join(tmpdir(), "rekindle-kubeconfig-"));
     const file = join(dir, "config");
     writeFileSync(
@@ -173,14 +173,8 @@ describe("rekindle controller --context", function () {
         current: "only-ctx",
       }),
     );
-    const original = process.stderr.write.bind(process.stderr);
-    let stderr = "";
-    process.stderr.write = (chunk: string | Uint8Array) => {
-      stderr += chunk.toString();
-      return true;
-    };
     try {
-      const code = await main([
+      const { code, stderr } = await cli([
         "controller",
         "--kubeconfig",
         file,
@@ -190,10 +184,9 @@ describe("rekindle controller --context", function () {
         "/x",
       ]);
       expect(code).to.equal(2);
+      expect(stderr).to.include('unknown context "elsewhere"; valid: only-ctx');
     } finally {
-      process.stderr.write = original;
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(stderr).to.include('unknown context "elsewhere"; valid: only-ctx');
   });
 });

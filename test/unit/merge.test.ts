@@ -8,7 +8,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { RekindleError } from "../../lib/errors.js";
 import { runEnvironment, type RunEnvironment } from "../../lib/report/environment.js";
 import { mergeShardSummaries, readShardSummary } from "../../lib/report/merge.js";
 import { shardRecord } from "../../lib/report/shard.js";
@@ -16,6 +15,8 @@ import { SUMMARY_SCHEMA_VERSION, writeSummary, type RunSummary } from "../../lib
 import { cli } from "../support/cli-capture.js";
 import { runSummary, scenario, scenarioRun, window } from "../support/summaries.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
+import { rekindleThrow } from "../support/assertions.js";
+import { withoutStepSummary } from "../support/step-summary.js";
 
 const READY = "deployment:recovered";
 const IDS = ["node-loss/baseline", "node-loss/controller", "partition/healed", "safety/a", "safety/b"];
@@ -59,26 +60,6 @@ function writeShards(summaries: readonly (RunSummary | string)[]): string[] {
 
 function merged(dirs: readonly string[]) {
   return mergeShardSummaries(dirs.map(readShardSummary));
-}
-
-function refusal(action: () => unknown): RekindleError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error("expected a RekindleError");
-}
-
-function withoutStepSummary(): void {
-  const saved = process.env["GITHUB_STEP_SUMMARY"];
-  before(function () {
-    delete process.env["GITHUB_STEP_SUMMARY"];
-  });
-  after(function () {
-    if (saved !== undefined) process.env["GITHUB_STEP_SUMMARY"] = saved;
-  });
 }
 
 describe("rekindle merge", function () {
@@ -241,7 +222,7 @@ describe("rekindle merge", function () {
   for (const [what, inputs, message] of refusals) {
     it(`refuses ${what}: exit 2, naming the file and why`, async function () {
       const dirs = writeShards(inputs());
-      const error = refusal(() => merged(dirs));
+      const error = rekindleThrow(() => merged(dirs));
       expect(error.code).to.equal("INVALID_INPUT");
       expect(error.message).to.match(message);
       const out = join(mkdtempSync(join(tmpdir(), "rekindle-merge-out-")), "merged");

@@ -4,10 +4,10 @@
 import { expect } from "chai";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { TIMING_PROFILES, type TimingProfile } from "../../lib/cluster/profiles.js";
+import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { listExpectationInputs } from "../../lib/cli/catalogue.js";
 import { budgetsExpectedNever, checkBudgets, missedBudgetLines } from "../../lib/expect/budgets.js";
-import { knobs, nominalWindows, type ExpectedMilestone } from "../../lib/expect/model.js";
+import { nominalWindows, type ExpectedMilestone } from "../../lib/expect/model.js";
 import { PARTITION_HEALED_MILESTONE } from "../../lib/expect/node-windows.js";
 import {
   tolerationDefaults,
@@ -16,7 +16,7 @@ import {
   type WorkloadFacts,
   type WorkloadFactsOptions,
 } from "../../lib/expect/workload-facts.js";
-import { expectedWorkloadTimeline, type WorkloadSituation } from "../../lib/expect/workload-model.js";
+import { expectedWorkloadTimeline } from "../../lib/expect/workload-model.js";
 import { storageClassInfo, type StorageClassInfo } from "../../lib/kube/storage-classes.js";
 import { deriveNodeLossMilestones, type WorkloadRef } from "../../lib/observe/milestones.js";
 import type { Transition } from "../../lib/observe/types.js";
@@ -24,6 +24,7 @@ import { fileExpectations, fileWorkloadFacts } from "../../lib/scenario-file/exp
 import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
 import { readWorkloadObjects } from "../../lib/scenario-file/manifests.js";
 import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { situation } from "../support/workload-situation.js";
 
 const upstream = TIMING_PROFILES.default;
 const fast = TIMING_PROFILES.fast;
@@ -186,18 +187,7 @@ spec: { accessModes: [ReadWriteOnce], volumeName: pv-x, storageClassName: "" }`;
   });
 });
 
-const SIM_LATENCIES = { podStartMs: 1000, attachMs: 500 };
 const CONTROLLER = { unhealthyAfterMs: 6_000, checkIntervalMs: 500, fenceMs: 1000, cleanupMs: 3000 };
-
-function situation(profile: TimingProfile, more: Partial<WorkloadSituation> = {}): WorkloadSituation {
-  return {
-    fault: "stop",
-    knobs: knobs({ profile, ...SIM_LATENCIES, slackMs: 0 }),
-    eviction: profile.simKubelet,
-    lostPods: 1,
-    ...more,
-  };
-}
 
 const TOLERATES_10 = `
 tolerations: [{ key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 10 }]`;

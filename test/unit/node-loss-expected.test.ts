@@ -64,6 +64,15 @@ function added(c: Case): Record<string, "never" | "finite"> {
   return { ...duplicates, "deployment:pod-gone": "finite" };
 }
 
+/** The fast profile on the first shape, its volumes attached; `controllerManagerLogged` as given. */
+const fastSimFacts = (controllerManagerLogged: boolean) => ({
+  profile: TIMING_PROFILES.fast,
+  eviction: TIMING_PROFILES.fast.simKubelet,
+  latencies: SHAPES[0].latencies,
+  volumeAttachRequired: true,
+  controllerManagerLogged,
+});
+
 const bounds = (w: ExpectedMilestone | undefined) =>
   w && { name: w.name, after: w.after, minMs: w.minMs, maxMs: w.maxMs };
 
@@ -116,13 +125,7 @@ describe("node-loss scenarios: windows from the workload model", function () {
   }
 
   it("a stop that leaves the power on (the existing provider's agent): the in-cluster controller's taint waits unhealthyAfter, not an early power read", function () {
-    const facts = {
-      profile: TIMING_PROFILES.fast,
-      eviction: TIMING_PROFILES.fast.simKubelet,
-      latencies: SHAPES[0].latencies,
-      volumeAttachRequired: true,
-      controllerManagerLogged: false,
-    };
+    const facts = fastSimFacts(false);
     const inCluster = scenarios.find((s) => s.id === "node-loss/controller-in-cluster");
     const taint = (stopLeavesPowerOn: boolean) =>
       inCluster
@@ -137,13 +140,7 @@ describe("node-loss scenarios: windows from the workload model", function () {
   });
 
   it("the scenario as defined expects what the model gives (before a run: every pod on the lost node)", function () {
-    const inputs = expectationInputs({
-      profile: TIMING_PROFILES.fast,
-      eviction: TIMING_PROFILES.fast.simKubelet,
-      latencies: SHAPES[0].latencies,
-      volumeAttachRequired: true,
-      controllerManagerLogged: true,
-    });
+    const inputs = expectationInputs(fastSimFacts(true));
     const controller = scenarios.find((s) => s.id === "node-loss/controller");
     expect(controller?.expected(inputs)).to.deep.equal(
       expectedNodeLossWindows(inputs, { mode: "controller", controller: inputs.controller }),
@@ -151,13 +148,7 @@ describe("node-loss scenarios: windows from the workload model", function () {
   });
 
   it("a workload with no pod on the lost node: untouched, its recovery not expected (so not awaited)", function () {
-    const inputs = expectationInputs({
-      profile: TIMING_PROFILES.fast,
-      eviction: TIMING_PROFILES.fast.simKubelet,
-      latencies: SHAPES[0].latencies,
-      volumeAttachRequired: true,
-      controllerManagerLogged: true,
-    });
+    const inputs = expectationInputs(fastSimFacts(true));
     const reach = new Map([
       ["deployment", 0],
       ["statefulset", 1],

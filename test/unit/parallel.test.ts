@@ -5,7 +5,6 @@
 // summary that is valid against the schema.
 import { expect } from "chai";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { RekindleError } from "../../lib/errors.js";
 import { runEnvironment, type RunEnvironment } from "../../lib/report/environment.js";
 import { joinParallelSummaries, type SlotRun } from "../../lib/report/parallel-join.js";
 import type { RunSummary } from "../../lib/report/summary.js";
@@ -26,18 +25,9 @@ import { allScenarios } from "../../suites/index.js";
 import { cli } from "../support/cli-capture.js";
 import { runSummary, scenario, scenarioRun, window } from "../support/summaries.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
+import { rekindleThrow } from "../support/assertions.js";
 
 const GIB = 1024 ** 3;
-
-function refusal(action: () => unknown): RekindleError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error("expected a RekindleError");
-}
 
 describe("--parallel N|auto", function () {
   it("parses a cluster count from 1 to the maximum, and auto", function () {
@@ -49,7 +39,7 @@ describe("--parallel N|auto", function () {
 
   for (const bad of ["0", "x", "-1", "1.5", "", "2x", String(MAX_PARALLEL + 1), "AUTO"]) {
     it(`refuses ${JSON.stringify(bad)} as bad input saying what is valid`, function () {
-      const error = refusal(() => parseParallel(bad));
+      const error = rekindleThrow(() => parseParallel(bad));
       expect(error.code).to.equal("INVALID_INPUT");
       expect(error.message).to.include(`--parallel ${JSON.stringify(bad)}`);
       expect(error.hint).to.include(`1 to ${MAX_PARALLEL}`).and.include("auto");
@@ -58,7 +48,7 @@ describe("--parallel N|auto", function () {
 
   for (const provider of ["kind", "existing", undefined]) {
     it(`refuses provider ${String(provider)}, naming the flag and the one valid provider`, function () {
-      const error = refusal(() => {
+      const error = rekindleThrow(() => {
         checkParallelProvider(provider, 2);
       });
       expect(error.code).to.equal("INVALID_INPUT");

@@ -16,17 +16,7 @@ import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-ap
 import { captureStderr } from "../support/assertions.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
 import { cli } from "../support/cli-capture.js";
-
-/** Keeps these runs' sign-offs out of a CI job's own step summary while the describe runs. */
-function withoutStepSummary(): void {
-  const saved = process.env["GITHUB_STEP_SUMMARY"];
-  before(function () {
-    delete process.env["GITHUB_STEP_SUMMARY"];
-  });
-  after(function () {
-    if (saved !== undefined) process.env["GITHUB_STEP_SUMMARY"] = saved;
-  });
-}
+import { withoutStepSummary } from "../support/step-summary.js";
 
 async function closedPortKubeconfig(dir: string): Promise<string> {
   const [port = 0] = await freeLoopbackPorts(1);

@@ -6,7 +6,6 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { RekindleError } from "../../lib/errors.js";
 import {
   parseShard,
   selectionSha256,
@@ -24,16 +23,7 @@ import { listedFileScenarios } from "../../lib/scenario-file/scenarios.js";
 import { allScenarios, SUITE_FAMILIES } from "../../suites/index.js";
 import { cli } from "../support/cli-capture.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
-
-function refusal(action: () => unknown): RekindleError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error("expected a RekindleError");
-}
+import { rekindleThrow } from "../support/assertions.js";
 
 describe("--shard k/n", function () {
   it("parses k/n with 1 ≤ k ≤ n", function () {
@@ -43,7 +33,7 @@ describe("--shard k/n", function () {
 
   for (const bad of ["0/2", "3/2", "1/0", "2", "a/b", "1/2/3", "-1/2", "1.5/2", "1/257", ""]) {
     it(`refuses ${JSON.stringify(bad)} as bad input saying what is valid`, function () {
-      const error = refusal(() => parseShard(bad));
+      const error = rekindleThrow(() => parseShard(bad));
       expect(error.code).to.equal("INVALID_INPUT");
       expect(error.message).to.include(JSON.stringify(bad));
       expect(error.hint).to.include("k/n");
@@ -120,7 +110,7 @@ describe("the selection a shard is dealt from", function () {
   });
 
   it("an empty selection cannot be sharded: bad input naming the pattern", function () {
-    const error = refusal(() =>
+    const error = rekindleThrow(() =>
       planShard({ index: 1, count: 2 }, ["node-loss"], undefined, "nothing-like-this"),
     );
     expect(error.code).to.equal("INVALID_INPUT");

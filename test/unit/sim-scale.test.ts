@@ -10,19 +10,9 @@ import {
 } from "../../lib/cluster/sim/worker-nodes.js";
 import { simLayout } from "../../lib/cluster/sim/layout.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { RekindleError } from "../../lib/errors.js";
 import { checkSimSize, sizeChoice } from "../../lib/run/sim-size.js";
 import { nodeProcessRunning } from "../../lib/cluster/sim/status.js";
-
-function thrown(run: () => unknown): RekindleError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof RekindleError) return error;
-    throw error;
-  }
-  throw new Error("expected a RekindleError");
-}
+import { rekindleThrow } from "../support/assertions.js";
 
 describe("sim worker addresses", function () {
   it("keep the small-cluster addresses for the first workers", function () {
@@ -52,8 +42,8 @@ describe("sim worker addresses", function () {
   });
 
   it("refuse an index past the cap", function () {
-    expect(thrown(() => workerPodCidr(SIM_MAX_WORKERS)).code).to.equal("INTERNAL");
-    expect(thrown(() => workerNodeIp(-1)).code).to.equal("INTERNAL");
+    expect(rekindleThrow(() => workerPodCidr(SIM_MAX_WORKERS)).code).to.equal("INTERNAL");
+    expect(rekindleThrow(() => workerNodeIp(-1)).code).to.equal("INTERNAL");
   });
 });
 
@@ -128,20 +118,24 @@ describe("sim cluster size validation", function () {
   });
 
   it("refuses sizes out of range, naming the setting and the range", function () {
-    expect(thrown(() => validateSimOptions({ workers: 1001 })).message)
+    expect(rekindleThrow(() => validateSimOptions({ workers: 1001 })).message)
       .to.include("worker count")
       .and.include("from 1 to 1000");
-    expect(thrown(() => validateSimOptions({ workers: 100, zones: 27 })).message).to.include("zone count");
-    expect(thrown(() => validateSimOptions({ workers: 5, dedicatedKwoks: 6 })).code).to.equal(
+    expect(rekindleThrow(() => validateSimOptions({ workers: 100, zones: 27 })).message).to.include(
+      "zone count",
+    );
+    expect(rekindleThrow(() => validateSimOptions({ workers: 5, dedicatedKwoks: 6 })).code).to.equal(
       "INVALID_INPUT",
     );
-    expect(thrown(() => validateSimOptions({ podsPerNode: 101 })).message).to.include("filler pods per node");
+    expect(rekindleThrow(() => validateSimOptions({ podsPerNode: 101 })).message).to.include(
+      "filler pods per node",
+    );
   });
 });
 
 describe("rekindle run's sim size flags", function () {
   it("are refused for kind and existing, naming the flags", function () {
-    const error = thrown(() => {
+    const error = rekindleThrow(() => {
       checkSimSize({ provider: "existing", workers: 300, podsPerNode: 5 }, undefined);
     });
     expect(error.message).to.equal(
@@ -151,7 +145,7 @@ describe("rekindle run's sim size flags", function () {
 
   it("refuse more zones than workers", function () {
     expect(
-      thrown(() => {
+      rekindleThrow(() => {
         checkSimSize({ workers: 2, zones: 3 }, undefined);
       }).message,
     ).to.include("valid: 1 to 2");

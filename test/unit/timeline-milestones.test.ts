@@ -1,31 +1,16 @@
 import { expect } from "chai";
-import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { isRecordedMilestoneName } from "../../lib/observe/milestone-names.js";
 import { TimelineRecorder } from "../../lib/observe/recorder.js";
 import { TransitionLog } from "../../lib/observe/transition-log.js";
 import type { Transition } from "../../lib/observe/types.js";
 import { baseMilestones } from "../../lib/scenario/base-milestones.js";
-import {
-  expectationInputs,
-  type DeriveContext,
-  type ScenarioDefinition,
-} from "../../lib/scenario/harness.js";
+import { type DeriveContext, type ScenarioDefinition } from "../../lib/scenario/harness.js";
 import { ScenarioTimeline } from "../../lib/scenario/scenario-timeline.js";
 import { waitUntil } from "../../lib/util/time.js";
+import { fastTimelineInputs } from "../support/timeline-inputs.js";
 
-const inputs = expectationInputs({
-  profile: TIMING_PROFILES.fast,
-  eviction: {
-    pressureTransitionPeriodMs: 1000,
-    monitoringIntervalMs: 1000,
-    statusUpdateIntervalMs: 1000,
-    shutdownGracePeriodMs: 1000,
-  },
-  latencies: {} as never,
-  volumeAttachRequired: false,
-  controllerManagerLogged: false,
-});
+const inputs = fastTimelineInputs();
 
 const definition: ScenarioDefinition = {
   id: "test/x",

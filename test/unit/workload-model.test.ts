@@ -1,12 +1,7 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { TIMING_PROFILES, type TimingProfile } from "../../lib/cluster/profiles.js";
-import {
-  knobs,
-  nominalWindows,
-  UNREACHABLE_MILESTONE,
-  type ExpectedMilestone,
-} from "../../lib/expect/model.js";
+import { nominalWindows, UNREACHABLE_MILESTONE, type ExpectedMilestone } from "../../lib/expect/model.js";
 import {
   tolerationDefaults,
   workloadFacts,
@@ -17,23 +12,12 @@ import {
   expectedScenarioWindows,
   expectedWorkloadTimeline,
   pressureRanking,
-  type WorkloadSituation,
 } from "../../lib/expect/workload-model.js";
 import { fixtureObjects } from "../support/workload-fixtures.js";
+import { situation } from "../support/workload-situation.js";
 
-const SIM_LATENCIES = { podStartMs: 1000, attachMs: 500 };
 const fast = TIMING_PROFILES.fast;
 const upstream = TIMING_PROFILES.default;
-
-function situation(profile: TimingProfile, more: Partial<WorkloadSituation> = {}): WorkloadSituation {
-  return {
-    fault: "stop",
-    knobs: knobs({ profile, ...SIM_LATENCIES, slackMs: 0 }),
-    eviction: profile.simKubelet,
-    lostPods: 1,
-    ...more,
-  };
-}
 
 function facts(id: string, objects: KubeObject[], profile: TimingProfile = upstream): WorkloadFacts {
   return workloadFacts(id, objects, tolerationDefaults(profile));

@@ -5,7 +5,13 @@ import { isNotFound, k8s } from "../../kube/client.js";
 import { pollUntil } from "../../util/time.js";
 import type { SimBootContext } from "./boot-context.js";
 import { runBootSteps, type BootStep } from "./boot-steps.js";
-import { apiserverSpec, controllerManagerSpec, etcdSpec, schedulerSpec } from "./control-plane.js";
+import {
+  apiserverSpec,
+  controllerManagerSpec,
+  etcdSpec,
+  schedulerSpec,
+  type ControlPlaneParts,
+} from "./control-plane.js";
 import { writeClusterCredentials } from "./credentials.js";
 import { applySimDaemonSets, SIM_DAEMONSETS } from "./daemonsets.js";
 import { SIM_FILLER_BOOT_STEP } from "./filler.js";
@@ -19,9 +25,15 @@ import {
 import { kwokStageFiles, writeKwokStages } from "./kwok-stages.js";
 import type { ValidatedSimOptions } from "./options.js";
 import type { SimSession } from "./session.js";
+import type { TimingProfile } from "../profiles.js";
 import { applySimStorage, attacherSpec, csiProvisionerSpec } from "./storage.js";
 import { SIM_TIMEOUTS } from "./timeouts.js";
 import { SIM_WORKER_BOOT_STEPS } from "./workers-boot.js";
+
+/** This boot's binaries, files and ports, and the profile its command lines carry. */
+function controlPlaneParts(session: SimSession, profile: TimingProfile): ControlPlaneParts {
+  return { bin: session.state.binaries, layout: session.layout, ports: session.state.ports, profile };
+}
 
 function adminToken(context: SimBootContext): string {
   if (!context.tokens) {
@@ -65,9 +77,9 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
   },
   {
     name: "start etcd",
-    async run({ session, signal }) {
-      const { state, layout } = session;
-      const etcd = session.startComponent(etcdSpec(state.binaries, layout, state.ports));
+    async run({ session, signal, options }) {
+      const { state } = session;
+      const etcd = session.startComponent(etcdSpec(controlPlaneParts(session, options.profile)));
       await waitHealthy(etcd, SIM_TIMEOUTS.etcdReadyMs, signal, etcdHealthy(state));
       return `healthy (pid ${etcd.pid})`;
     },
@@ -77,9 +89,7 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
     async run(context) {
       const { session, signal, options } = context;
       const { state, layout } = session;
-      const apiserver = session.startComponent(
-        apiserverSpec(state.binaries, layout, state.ports, options.profile),
-      );
+      const apiserver = session.startComponent(apiserverSpec(controlPlaneParts(session, options.profile)));
       await waitHealthy(
         apiserver,
         SIM_TIMEOUTS.apiserverReadyMs,
@@ -92,11 +102,10 @@ export const SIM_BOOT_STEPS: readonly BootStep<SimBootContext>[] = [
   {
     name: "start kube-controller-manager and kube-scheduler",
     async run({ session, signal, options }) {
-      const { state, layout } = session;
-      const kcm = session.startComponent(
-        controllerManagerSpec(state.binaries, layout, state.ports, options.profile),
-      );
-      const scheduler = session.startComponent(schedulerSpec(state.binaries, layout, state.ports));
+      const { state } = session;
+      const parts = controlPlaneParts(session, options.profile);
+      const kcm = session.startComponent(controllerManagerSpec(parts));
+      const scheduler = session.startComponent(schedulerSpec(parts));
       await Promise.all([
         waitHealthy(kcm, SIM_TIMEOUTS.controllerReadyMs, signal, controllerManagerHealthy(state)),
         waitHealthy(scheduler, SIM_TIMEOUTS.controllerReadyMs, signal, schedulerHealthy(state)),

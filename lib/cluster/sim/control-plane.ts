@@ -13,10 +13,18 @@ export interface ControlPlanePorts {
   scheduler: number;
 }
 
+/** What every component's command line is made from: the binaries, the files, the ports, the profile. */
+export interface ControlPlaneParts {
+  bin: SimBinaries;
+  layout: SimLayout;
+  ports: ControlPlanePorts;
+  profile: TimingProfile;
+}
+
 /** Service IPs are only allocated, never routed: no traffic goes to this range. */
 export const SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16";
 
-export function etcdSpec(bin: SimBinaries, layout: SimLayout, ports: ControlPlanePorts): DaemonSpec {
+export function etcdSpec({ bin, layout, ports }: ControlPlaneParts): DaemonSpec {
   const client = `http://127.0.0.1:${ports.etcdClient}`;
   const peer = `http://127.0.0.1:${ports.etcdPeer}`;
   return {
@@ -39,12 +47,7 @@ export function etcdSpec(bin: SimBinaries, layout: SimLayout, ports: ControlPlan
   };
 }
 
-export function apiserverSpec(
-  bin: SimBinaries,
-  layout: SimLayout,
-  ports: ControlPlanePorts,
-  profile: TimingProfile,
-): DaemonSpec {
+export function apiserverSpec({ bin, layout, ports, profile }: ControlPlaneParts): DaemonSpec {
   return {
     name: "kube-apiserver",
     command: bin.kubeApiserver,
@@ -83,12 +86,7 @@ function controllerBaseArgs(layout: SimLayout, component: string, port: number):
   ];
 }
 
-export function controllerManagerSpec(
-  bin: SimBinaries,
-  layout: SimLayout,
-  ports: ControlPlanePorts,
-  profile: TimingProfile,
-): DaemonSpec {
+export function controllerManagerSpec({ bin, layout, ports, profile }: ControlPlaneParts): DaemonSpec {
   return {
     name: "kube-controller-manager",
     command: bin.kubeControllerManager,
@@ -117,7 +115,7 @@ export function controllerManagerSpec(
   };
 }
 
-export function schedulerSpec(bin: SimBinaries, layout: SimLayout, ports: ControlPlanePorts): DaemonSpec {
+export function schedulerSpec({ bin, layout, ports }: ControlPlaneParts): DaemonSpec {
   return {
     name: "kube-scheduler",
     command: bin.kubeScheduler,

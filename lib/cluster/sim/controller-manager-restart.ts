@@ -20,7 +20,12 @@ export async function restartSimControllerManager(
     throw new RekindleError("PRECONDITION", `sim cluster ${state.name} has no kube-controller-manager`);
   await stopDaemon(old, SIM_TIMEOUTS.componentStopGraceMs);
   untrackProcess(old.name);
-  const spec = controllerManagerSpec(state.binaries, layout, state.ports, session.profile);
+  const spec = controllerManagerSpec({
+    bin: state.binaries,
+    layout,
+    ports: state.ports,
+    profile: session.profile,
+  });
   const record = session.spawn({ ...spec, args: [...spec.args, ...extraFlags] }, spec.name);
   state.components[index] = record;
   session.save();

@@ -146,34 +146,23 @@ interface AssemblyInputs {
 }
 
 async function assemble(inputs: AssemblyInputs): Promise<NodeImage> {
-  const {
-    docker,
-    tag,
-    versions,
-    cacheDir,
-    progress,
-    signal,
-    binaries,
-    nodeRootfs,
-    userlandRootfs,
-    kindModule,
-  } = inputs;
+  const { docker, tag, versions, signal } = inputs;
   const signalOption = signal ? { signal } : {};
-  const workDir = join(cacheDir, "kind", "work", `node-${recipeHash(versions)}`);
+  const workDir = join(inputs.cacheDir, "kind", "work", `node-${recipeHash(versions)}`);
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(join(workDir, "root"), { recursive: true });
   const stage = `rekindle/node-stage:${recipeHash(versions)}`;
   const preloaded = `rekindle/node-preloaded:${recipeHash(versions)}`;
   const preloader = `rekindle-node-preload-${recipeHash(versions)}`;
   let componentRefs: string[] = [];
-  const phase = progress.phase("assembling the node image");
+  const phase = inputs.progress.phase("assembling the node image");
   try {
     phase.update("node root filesystem (rootfs, kind base files, kubelet, kubeadm, kubectl)");
     await prepareNodeRoot({
       root: join(workDir, "root"),
-      rootfsTar: nodeRootfs,
-      kindModule,
-      binaries,
+      rootfsTar: inputs.nodeRootfs,
+      kindModule: inputs.kindModule,
+      binaries: inputs.binaries,
       versions,
       ...signalOption,
     });
@@ -187,8 +176,8 @@ async function assemble(inputs: AssemblyInputs): Promise<NodeImage> {
     componentRefs = await buildComponentImages({
       docker,
       workDir,
-      userlandTar: userlandRootfs,
-      binaries,
+      userlandTar: inputs.userlandRootfs,
+      binaries: inputs.binaries,
       versions,
     });
     const imagesTar = join(workDir, "images.tar");
@@ -241,7 +230,7 @@ async function assemble(inputs: AssemblyInputs): Promise<NodeImage> {
       throw new RekindleError("BUILD_FAILED", `the engine has no ${tag} after building it`);
     const seconds = Math.round((Date.now() - inputs.started) / 1000);
     writeFileSync(
-      join(cacheDir, "kind", `node-image-${recipeHash(versions)}.json`),
+      join(inputs.cacheDir, "kind", `node-image-${recipeHash(versions)}.json`),
       JSON.stringify({ tag, id, versions, builtAt: new Date().toISOString(), seconds }, null, 2),
     );
     phase.end(`${tag} built`);
