@@ -18,7 +18,7 @@ COPY docker/controller/package.json controller-package.json
 COPY docker/npm-cache /root/.npm/
 COPY lib lib
 COPY suites suites
-COPY fixtures fixtures
+COPY deploy deploy
 COPY bin bin
 # true: install only from the cache above (a build without network).
 ARG NPM_OFFLINE=false
@@ -30,7 +30,7 @@ RUN npm ci --no-audit --no-fund --offline=${NPM_OFFLINE} \
     && mv controller-package.json package.json \
     && npm prune --omit=dev --no-audit --no-fund --offline=${NPM_OFFLINE} \
     && find node_modules -mindepth 1 -maxdepth 1 -name '@*' -type d -empty -delete \
-    && chmod -R a+rX package.json node_modules dist bin fixtures
+    && chmod -R a+rX package.json node_modules dist bin deploy
 
 FROM ${NODE_IMAGE}
 WORKDIR /app
@@ -38,8 +38,8 @@ COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules node_modules
 COPY --from=build /src/dist dist
 COPY --from=build /src/bin bin
-COPY --from=build /src/fixtures fixtures
+COPY --from=build /src/deploy deploy
 # The node image's user "node", by number: the kubelet can only verify runAsNonRoot for a numeric
-# user (fixtures/controller/deployment.yaml sets the same uid and gid).
+# user (deploy/controller/deployment.yaml sets the same uid and gid).
 USER 1000:1000
 ENTRYPOINT ["node", "/app/bin/rekindle.js"]

@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { format, resolveConfig } from "prettier";
 import { RekindleError } from "../lib/errors.js";
 import { readSummary } from "../lib/report/summary-file.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { poolRuns, type CalibrationInput } from "./calibration-pool.js";
 import { renderCalibrationPage } from "./calibration-page.js";
 import { trimmedFileName, trimSummary } from "./calibration-raw.js";

@@ -1,6 +1,6 @@
 // The shipped controller at rest under several sets of Node/V8 flags, on one running sim cluster,
 // rounds interleaved (drift over the run falls on every variant alike). What the Deployment's
-// flags (fixtures/controller/deployment.yaml) cost or save in CPU and RSS (issue 25 item 8: under
+// flags (deploy/controller/deployment.yaml) cost or save in CPU and RSS (issue 25 item 8: under
 // 150 MB and under 2 % of a core at rest at 1000 nodes). Each variant runs alone, as
 // bench:controller's shipped measurement does (bench/controller-shipped.ts), after a warm-up.
 //
@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { RekindleError } from "../lib/errors.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { parseCountIn } from "../lib/util/parse-count.js";
 import { buildDist, measureShippedAtRest, type ShippedRest } from "./controller-shipped.js";
 import { runBenchMain } from "./bench-main.js";

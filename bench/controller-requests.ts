@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { loadKubeConfig } from "../lib/kube/client.js";
 import { installNodeFenceCrd, nodeFenceCrdServed } from "../lib/controller/crd.js";
 import { parseDurationMs } from "../lib/util/duration.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { benchProvenance } from "./provenance.js";
 import { measureRest } from "./process-window.js";
 import { installRequestCounter } from "./request-counter.js";

@@ -7,7 +7,7 @@ import { createWriteStream, existsSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { RekindleError } from "../lib/errors.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { sleep } from "../lib/util/time.js";
 import { groupUsage } from "./process-usage.js";
 

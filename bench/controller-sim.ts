@@ -16,7 +16,7 @@ import { ensureNodeFenceCrd } from "../lib/controller/crd.js";
 import { fenceDriverRegistry, genericFenceDrivers } from "../lib/controller/drivers/registry.js";
 import { controllerSettings, parseControllerFlags } from "../lib/controller/flags.js";
 import { loadKubeConfig, type k8s } from "../lib/kube/client.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import type { LogLine } from "./decisions.js";
 
 export interface SimShape {

@@ -25,7 +25,7 @@ import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { SIM_POWER_LOSS_NOTICE_MS } from "../lib/cluster/sim/fence-driver.js";
 import { kwokProcesses } from "../lib/cluster/sim/state.js";
 import { errorMessage, RekindleError } from "../lib/errors.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { parseCountIn } from "../lib/util/parse-count.js";
 import { sleep } from "../lib/util/time.js";
 import { ControllerEvents } from "./controller-events.js";
@@ -58,7 +58,7 @@ interface Options {
   zoneOutage: boolean;
   /** Measure the shipped controller (compiled, its own process) at rest first. */
   shipped: boolean;
-  /** Node/V8 flags of the shipped controller's process. Default: fixtures/controller/deployment.yaml's command's. */
+  /** Node/V8 flags of the shipped controller's process. Default: deploy/controller/deployment.yaml's command's. */
   nodeFlags: string[];
 }
 
@@ -106,7 +106,7 @@ function options(): Options {
       warmup: { type: "string", default: "15" },
       // One full period of the 5-minute status report sim nodes sent until 2026-11-26 (a fleet booted
       // together reported within the same 10 s, so a shorter window held that burst of Node events
-      // or missed it); they send none now (fixtures/sim/kwok/node-stages.yaml), and the window
+      // or missed it); they send none now (deploy/sim/kwok/node-stages.yaml), and the window
       // stays as long so results remain comparable.
       "rest-seconds": { type: "string", default: "310" },
       "controller-args": { type: "string", default: "" },

@@ -8,7 +8,7 @@ import { CATALOGUE_PROFILE_NAMES, timingProfile } from "../lib/cluster/profiles.
 import { scenarioCatalogue } from "../lib/cli/catalogue.js";
 import { measurementsPage, type ResultsFile } from "../lib/report/measurements.js";
 import { scenarioSchemaText } from "../lib/scenario-file/schema.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 
 export const SCENARIOS_PAGE = join(PROJECT_ROOT, "docs", "scenarios.md");
 export const MEASUREMENTS_PAGE = join(PROJECT_ROOT, "docs", "measurements.md");

@@ -10,7 +10,7 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { benchProvenance } from "./provenance.js";
 import { benchMachine, writeResultsFile } from "./results-file.js";
 

@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { relative } from "node:path";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 
 export interface BenchProvenance {
   command: string;

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { RekindleError } from "../lib/errors.js";
 import { statsOf } from "../lib/report/summary.js";
 import { runConformance } from "../lib/run/runner.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { benchProvenance } from "./provenance.js";
 
 const { values } = parseArgs({

@@ -13,7 +13,7 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { minutes } from "../lib/report/measurements.js";
 import type { RunSummary } from "../lib/report/summary.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { benchProvenance } from "./provenance.js";
 import { benchMachine, writeResultsFile } from "./results-file.js";
 

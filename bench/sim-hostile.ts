@@ -17,7 +17,7 @@ import { parseKlogLine } from "../lib/observe/klog.js";
 import { TimelineRecorder } from "../lib/observe/recorder.js";
 import type { Transition } from "../lib/observe/types.js";
 import { parseDurationMs, parseSignedDurationMs } from "../lib/util/duration.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { consoleProgress } from "../lib/util/progress.js";
 import { pollUntil, sleep } from "../lib/util/time.js";
 import { benchProvenance } from "./provenance.js";

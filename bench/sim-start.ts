@@ -14,7 +14,7 @@ import { validateSimOptions } from "../lib/cluster/sim/options.js";
 import { kwokProcesses } from "../lib/cluster/sim/state.js";
 import { ensureSimBinaries } from "../lib/build/sim-binaries.js";
 import { statsOf } from "../lib/report/summary.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { consoleProgress } from "../lib/util/progress.js";
 import { sleep } from "../lib/util/time.js";
 import { groupUsage } from "./process-usage.js";

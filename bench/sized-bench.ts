@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { interruptScope } from "../lib/util/cleanup.js";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { printBenchError } from "./bench-main.js";
 import { writeResultsFile } from "./results-file.js";
 

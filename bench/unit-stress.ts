@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { PROJECT_ROOT } from "../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { benchProvenance } from "./provenance.js";
 import { benchMachine, writeResultsFile } from "./results-file.js";
 

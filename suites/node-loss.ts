@@ -160,13 +160,13 @@ export const nodeLossBaseline = nodeLossScenario("baseline");
 export const nodeLossManualOutOfService = nodeLossScenario("manual-out-of-service");
 export const nodeLossController = nodeLossScenario("controller");
 
-/** The shipped manifest's controller settings (fixtures/controller/). */
+/** The shipped manifest's controller settings (deploy/controller/). */
 function inClusterRecovery(): NodeLossRecovery {
   return { mode: "controller", controller: shippedControllerSettings().config };
 }
 
 /**
- * The controller as users run it: its image built from the Dockerfile, fixtures/controller/
+ * The controller as users run it: its image built from the Dockerfile, deploy/controller/
  * applied unchanged (2 replicas, leader election, the manifest's --unhealthy-after, which the
  * expected timeline reads from it), the webhook fence driver powering the node off. No replica
  * runs on the lost node: losing the leader is controller-failover's scenario.
@@ -174,7 +174,7 @@ function inClusterRecovery(): NodeLossRecovery {
 export const nodeLossControllerInCluster = defineScenario({
   id: "node-loss/controller-in-cluster",
   title:
-    "recovery controller in-cluster (fixtures/controller/, 2 replicas, leader election): fence, out-of-service taint, force delete",
+    "recovery controller in-cluster (deploy/controller/, 2 replicas, leader election): fence, out-of-service taint, force delete",
   requires: ["lifecycle", "in-cluster-controller"],
   expected: (inputs) => expectedNodeLossWindows(inputs, inClusterRecovery()),
   workloads: nodeLossWorkloads,

@@ -11,7 +11,7 @@ import type { ExpectedMilestone } from "../lib/expect/model.js";
 import { applyManifestFile, RUN_LABEL } from "../lib/kube/apply.js";
 import { isPodReady, k8s } from "../lib/kube/client.js";
 import { hasTaint, readNode } from "../lib/kube/queries.js";
-import { fixturePath } from "../lib/util/fixtures.js";
+import { deployPath } from "../lib/util/project-files.js";
 import { pollUntil } from "../lib/util/time.js";
 import { placeOnOneNode } from "../lib/workloads/one-node-placement.js";
 import { defineScenario, type ExpectationInputs, type ScenarioContext } from "../lib/scenario/harness.js";
@@ -104,7 +104,7 @@ async function deployPressurePods(context: ScenarioContext<"pressure">, node: st
   const { cluster, steps, kc, namespace } = context;
   await steps.step(`deploy BestEffort, Burstable and Guaranteed pods on ${node}`, () =>
     placeOnOneNode({ kc, namespace, node, labels: { [RUN_LABEL]: cluster.runId } }, async () => {
-      await applyManifestFile(kc, fixturePath("workloads", "pressure.yaml"), {
+      await applyManifestFile(kc, deployPath("workloads", "pressure.yaml"), {
         labels: { [RUN_LABEL]: cluster.runId },
         substitutions: { NAMESPACE: namespace, NODE: node },
       });

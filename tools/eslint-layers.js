@@ -4,7 +4,7 @@
 // import, re-export and dynamic import() of a file under lib/, suites/, bench/ or test/ is resolved
 // and both ends are placed in the table below, type-only ones too (`import type`, `export type …
 // from`, `typeof import("…")`): a type import ties two layers together as much as a value import.
-// Files in no layer (fixtures, tools, node_modules) are not checked.
+// Files in no layer (deploy, tools, node_modules) are not checked.
 import { dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 

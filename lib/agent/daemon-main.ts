@@ -1,4 +1,4 @@
-// The agent pod's entry point (fixtures/agent/daemonset.yaml runs it in the rekindle image):
+// The agent pod's entry point (deploy/agent/daemonset.yaml runs it in the rekindle image):
 // node name and namespace from the environment, in-cluster credentials, the host's shell.
 import { errorMessage } from "../errors.js";
 import { k8s } from "../kube/client.js";

@@ -1,4 +1,4 @@
-// `rekindle agent install|uninstall`: the agent's namespace, RBAC and DaemonSet from fixtures/agent/,
+// `rekindle agent install|uninstall`: the agent's namespace, RBAC and DaemonSet from deploy/agent/,
 // applied with the image named, and waited for until a pod is Ready on every worker. A failure
 // leaves nothing behind: what was applied is removed before the error is thrown.
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { RekindleError, errorMessage } from "../errors.js";
 import { applyManifests, deleteManifests, parseManifests, substitute } from "../kube/apply.js";
 import { apiStatus, isNotFound, isPodReady, k8s } from "../kube/client.js";
 import { podTrouble } from "../kube/pod-trouble.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/project-files.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil } from "../util/time.js";
 import { AgentClient } from "./client.js";
@@ -45,7 +45,7 @@ export function defaultAgentImage(): string {
 /** The fixtures' objects with the namespace and image put in. */
 export function agentManifests(namespace: string, image: string): k8s.KubernetesObject[] {
   return AGENT_FIXTURES.flatMap((file) => {
-    const path = join(PROJECT_ROOT, "fixtures", "agent", file);
+    const path = join(PROJECT_ROOT, "deploy", "agent", file);
     return parseManifests(
       substitute(readFileSync(path, "utf8"), { NAMESPACE: namespace, IMAGE: image }),
       path,

@@ -47,7 +47,7 @@ export const CONTROLLER_USAGE = `rekindle controller [--kubeconfig K] [--context
       --install-crd installs it when missing (--sim-cluster always does). --node-selector: only nodes
       this label selector (kubectl -l syntax) matches are fenced (default: every node).
       --metrics-bind-address HOST:PORT: where /metrics and /healthz listen (default 127.0.0.1:9464;
-      in a pod 0.0.0.0:9464, behind fixtures/controller/service.yaml); --metrics-port P keeps the
+      in a pod 0.0.0.0:9464, behind deploy/controller/service.yaml); --metrics-port P keeps the
       default host and changes the port; 0 picks a free one. --namespace: default rekindle-system, in a
       pod the pod's own. No mass power-off: nodes of a zone silent together (last renewals within
       --silence-window, default one Lease renewal interval + 2 checks) are held until

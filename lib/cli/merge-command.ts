@@ -8,7 +8,7 @@ import { mergeShardSummaries, readShardSummary, type ShardSummary } from "../rep
 import { chartsOf } from "../report/parallel-join.js";
 import type { RunSummary } from "../report/summary.js";
 import { copyAllureResults, writeRunReports } from "../run/run-reports.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/project-files.js";
 import { consoleProgress } from "../util/progress.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat } from "./args.js";
 import { EXIT_CODES } from "./exit-codes.js";

@@ -1,6 +1,6 @@
 // The recovery controller on a cluster rekindle did not create, with the user's --fence-config
 // (existing-fencing.ts): the in-process controller's fencing, the controller deployed from
-// fixtures/controller/ with the user's image, and node faults whose revert powers a fenced node on
+// deploy/controller/ with the user's image, and node faults whose revert powers a fenced node on
 // first (the agent that reverts them runs on it).
 import { shippedControllerSettings } from "../controller/shipped-deployment.js";
 import { errorMessage } from "../errors.js";
@@ -19,7 +19,7 @@ export interface ExistingControllerOptions {
   kc: k8s.KubeConfig;
   runId: string;
   fencing: ExistingFencing;
-  /** --controller-image: what the nodes run. Default: the image fixtures/controller/deployment.yaml names. */
+  /** --controller-image: what the nodes run. Default: the image deploy/controller/deployment.yaml names. */
   image?: string;
   progress?: Progress;
 }
@@ -120,7 +120,7 @@ export function existingControllerCapabilities(
           throw error;
         }
         progress.info(
-          `deploying the recovery controller (fixtures/controller/, image ${image}, --node-selector "${fencing.nodeSelector}", fencing from ${fencing.path})`,
+          `deploying the recovery controller (deploy/controller/, image ${image}, --node-selector "${fencing.nodeSelector}", fencing from ${fencing.path})`,
         );
         const applied = await applyControllerDeployment({
           kc,

@@ -1,6 +1,6 @@
 // Fencing on a cluster rekindle did not create (--fence-config FILE): the user's own fence
 // configuration, in the controller's format (Redfish, fence agents, webhook), walled to the rails.
-// - The recovery controller, in-process or deployed from fixtures/controller/, may fence only the
+// - The recovery controller, in-process or deployed from deploy/controller/, may fence only the
 //   nodes faults may hit: its --node-selector names them by their hostname label, and the driver
 //   rekindle hands it refuses any other node before it reaches a BMC.
 // - Reverting a fault on a node the controller powered off powers it on first (its agent runs on

@@ -54,7 +54,7 @@ export interface ExistingClusterOptions {
    * Default: none (the controller's scenarios are skipped, saying why).
    */
   fenceConfig?: string;
-  /** --controller-image: the controller image the nodes can run. Default: the one fixtures/controller/deployment.yaml names. */
+  /** --controller-image: the controller image the nodes can run. Default: the one deploy/controller/deployment.yaml names. */
   controllerImage?: string;
   /** Finds the node agent once the cluster answers (only with faults allowed); its answer overrides nodeFaults and faultLocator. */
   agent?: ExistingAgent;
@@ -83,7 +83,7 @@ const NEEDS_AGENT =
 const NO_FENCE =
   "the recovery controller fences a lost node by powering it off out of band (Redfish, fence agents or a webhook: lib/controller/drivers/), and this run was given no way into this cluster's machines (--fence-config FILE); its node agent is no fence (it runs on the very node that is lost or cut off)";
 const NO_CONTROLLER_HERE =
-  "deploying the recovery controller (fixtures/controller/) here needs a fence driver that reaches this cluster's machines out of band (--fence-config FILE) and its image on the nodes (--controller-image)";
+  "deploying the recovery controller (deploy/controller/) here needs a fence driver that reaches this cluster's machines out of band (--fence-config FILE) and its image on the nodes (--controller-image)";
 const NEVER_HERE = "rekindle does not change the control plane of a cluster it did not create";
 
 const NODE_FAULTS = ["lifecycle", "partition", "pressure", "graceful-shutdown"] as const;

@@ -1,4 +1,4 @@
-// The recovery controller as users deploy it, on any provider: fixtures/controller/ applied
+// The recovery controller as users deploy it, on any provider: deploy/controller/ applied
 // unchanged, then what a user supplies beside it (the fence configuration as the rekindle-fencing
 // ConfigMap, the Secrets it names, the CA ConfigMap), the Deployment restarted so both replicas read
 // that configuration, and both awaited Ready. How the image reaches the nodes and what the fence
@@ -9,7 +9,7 @@ import { RekindleError } from "../errors.js";
 import { applyManifests, deleteManifests, parseManifests, RUN_LABEL } from "../kube/apply.js";
 import { isConflict, isNotFound, isPodReady, k8s } from "../kube/client.js";
 import { imageTrouble, podTrouble } from "../kube/pod-trouble.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/project-files.js";
 import { silentProgress, type Progress } from "../util/progress.js";
 import { pollUntil } from "../util/time.js";
 
@@ -27,7 +27,7 @@ export const CONTROLLER_USER_OBJECTS = {
 export const MOUNTED_CA_FILE = "/etc/rekindle/bmc-ca/ca.crt";
 /**
  * The fixtures, in the order they are applied: the CRD, the namespace and the PriorityClass before
- * the Deployment. fixtures/controller/kustomization.yaml lists the same files for users.
+ * the Deployment. deploy/controller/kustomization.yaml lists the same files for users.
  */
 export const CONTROLLER_FIXTURES = [
   "crd.yaml",
@@ -38,7 +38,7 @@ export const CONTROLLER_FIXTURES = [
   "poddisruptionbudget.yaml",
 ] as const;
 
-const FIXTURES_DIR = join(PROJECT_ROOT, "fixtures", "controller");
+const FIXTURES_DIR = join(PROJECT_ROOT, "deploy", "controller");
 
 /**
  * What remove() deletes by name before the namespace: every object of the fixtures but the CRD
@@ -226,7 +226,7 @@ async function waitReady(
 }
 
 /**
- * Applies fixtures/controller/ and the user's objects in the claimed namespace, restarts the
+ * Applies deploy/controller/ and the user's objects in the claimed namespace, restarts the
  * Deployment (with the image and args given), and resolves once both replicas are Ready. On
  * failure everything it made is removed (onRemove included) before it throws.
  */

@@ -26,7 +26,7 @@ export const NODE_CAPABILITIES = [
   "apiserver-pause",
   /** Delete a Node and register it again under the same name with a new UID. */
   "node-reregistration",
-  /** The recovery controller as users deploy it: its image and fixtures/controller/, in the cluster. */
+  /** The recovery controller as users deploy it: its image and deploy/controller/, in the cluster. */
   "in-cluster-controller",
 ] as const satisfies readonly (keyof CapabilityMap)[];
 export type NodeCapability = keyof CapabilityMap;
@@ -142,7 +142,7 @@ export interface NodeFencing {
   readonly nodeSelector?: string;
 }
 
-/** The recovery controller running in the cluster, deployed from its image and fixtures/controller/. */
+/** The recovery controller running in the cluster, deployed from its image and deploy/controller/. */
 export interface DeployedController {
   /** The controller image the pods run. */
   readonly image: string;

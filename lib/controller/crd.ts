@@ -1,16 +1,16 @@
-// The NodeFence CRD (fixtures/controller/crd.yaml): whether the apiserver serves it, installing it
+// The NodeFence CRD (deploy/controller/crd.yaml): whether the apiserver serves it, installing it
 // and waiting until it is served, and the start-up check that does either or says how.
 import { errorMessage, isApiError, RekindleError } from "../errors.js";
 import { applyManifestFile } from "../kube/apply.js";
 import { apiStatus, k8s } from "../kube/client.js";
-import { fixturePath } from "../util/fixtures.js";
+import { deployPath } from "../util/project-files.js";
 import { pollUntil } from "../util/time.js";
 import { NODE_FENCE_GROUP, NODE_FENCE_PLURAL, NODE_FENCE_VERSION } from "./fence-state.js";
 
 export const NODE_FENCE_CRD = "nodefences.rekindle.dev";
 
 export async function installNodeFenceCrd(kc: k8s.KubeConfig, timeoutMs = 30_000): Promise<void> {
-  await applyManifestFile(kc, fixturePath("controller", "crd.yaml"));
+  await applyManifestFile(kc, deployPath("controller", "crd.yaml"));
   await pollUntil(
     async () => {
       const crd = await kc
@@ -43,7 +43,7 @@ export async function nodeFenceCrdServed(kc: k8s.KubeConfig): Promise<boolean> {
     const server = kc.getCurrentCluster()?.server ?? "the API server";
     if (isApiError(error)) {
       throw new RekindleError("PRECONDITION", `cannot list NodeFences at ${server}: ${errorMessage(error)}`, {
-        hint: "the controller's identity needs the rights in fixtures/controller/rbac.yaml",
+        hint: "the controller's identity needs the rights in deploy/controller/rbac.yaml",
       });
     }
     throw new RekindleError("UNREACHABLE", `cannot reach ${server}: ${errorMessage(error)}`, {
@@ -64,7 +64,7 @@ export async function ensureNodeFenceCrd(
   options: { install: boolean; timeoutMs?: number },
 ): Promise<CrdOutcome> {
   if (await nodeFenceCrdServed(kc)) return "served";
-  const manifest = fixturePath("controller", "crd.yaml");
+  const manifest = deployPath("controller", "crd.yaml");
   if (!options.install) {
     throw new RekindleError(
       "PRECONDITION",

@@ -69,7 +69,7 @@ export async function readSecretData(
         "PRECONDITION",
         `the controller may not read Secret ${secretName}, named by ${usedBy}: ${errorMessage(error)}`,
         {
-          hint: "fixtures/controller/rbac.yaml lets it read Secrets in its own namespace only: keep fence credentials there",
+          hint: "deploy/controller/rbac.yaml lets it read Secrets in its own namespace only: keep fence credentials there",
         },
       );
     }

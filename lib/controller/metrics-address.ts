@@ -1,7 +1,7 @@
 // Where the controller serves /metrics and /healthz: --metrics-bind-address HOST:PORT, or the older
 // --metrics-port P on the default host. The default host is loopback, so a controller run on a
 // workstation exposes nothing; in a pod it is every interface, as the kubelet's probes and the
-// Service in front of the port need (fixtures/controller/service.yaml).
+// Service in front of the port need (deploy/controller/service.yaml).
 import { isIP } from "node:net";
 import { RekindleError } from "../errors.js";
 import { parseCount } from "../util/parse-count.js";

@@ -1,14 +1,14 @@
-// How fixtures/controller/deployment.yaml configures the controller: its container's args, read
+// How deploy/controller/deployment.yaml configures the controller: its container's args, read
 // from the manifest users apply and parsed by the controller's own flag parser, so a timeline
 // expected of the in-cluster controller follows the manifest (today --unhealthy-after 20s).
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import { RekindleError } from "../errors.js";
-import { fixturePath } from "../util/fixtures.js";
+import { deployPath } from "../util/project-files.js";
 import type { ControllerConfig } from "./config.js";
 import { controllerSettings, parseControllerFlags } from "./flags.js";
 
-export const SHIPPED_DEPLOYMENT_FILE = fixturePath("controller", "deployment.yaml");
+export const SHIPPED_DEPLOYMENT_FILE = deployPath("controller", "deployment.yaml");
 const DEPLOYMENT_NAME = "rekindle-controller";
 const CONTAINER_NAME = "controller";
 

@@ -20,7 +20,7 @@ export interface CsiProvisionerOptions {
 export const PROVISIONED_BY_ANNOTATION = "pv.kubernetes.io/provisioned-by";
 /**
  * The mark on a sim pod whose PVC volumes its kubelet could mount (kubelet-volumes.ts): KWOK's pod
- * Stage starts no container before it (fixtures/sim/kwok/pod-stages.yaml).
+ * Stage starts no container before it (deploy/sim/kwok/pod-stages.yaml).
  */
 export const VOLUMES_ATTACHED_ANNOTATION = "rekindle.dev/volumes-attached";
 

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/project-files.js";
 
 export const SUMMARY_SCHEMA_PATH = join(PROJECT_ROOT, "docs", "summary.schema.json");
 

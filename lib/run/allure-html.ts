@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { carryAllureHistory, previousAllureHistory, resolveAllureHistory } from "../report/allure-history.js";
 import { runCommand } from "../util/command.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/project-files.js";
 import type { Progress } from "../util/progress.js";
 
 /** allure-commandline needs Java; without it the raw allure-results stay and a note says why. */

@@ -12,7 +12,7 @@ import { joinParallelSummaries, chartsOf, type SlotRun } from "../report/paralle
 import { rekindleBuild, runEnvironment } from "../report/environment.js";
 import type { RunSummary } from "../report/summary.js";
 import { listedFileScenarios } from "../scenario-file/scenarios.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/project-files.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { SCENARIOS } from "../../suites/index.js";
 import { expectedEndMs, listExpectationInputs, scenarioLengthMs } from "./expected-length.js";

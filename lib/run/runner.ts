@@ -33,7 +33,7 @@ import {
   type RunSummary,
 } from "../report/summary.js";
 import { SUITE_FAMILIES, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
-import { PROJECT_ROOT } from "../util/fixtures.js";
+import { PROJECT_ROOT } from "../util/project-files.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { failedScenarios, harnessFailure, summaryError, writeRunReports } from "./run-reports.js";
 import type { ShardRecord, ShardSpec } from "../report/shard.js";

@@ -5,7 +5,7 @@
 // (its own cleanup runs on that too).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { nodeEntryCommand } from "../util/fixtures.js";
+import { nodeEntryCommand } from "../util/project-files.js";
 import { isFromSlot, type SlotDone, type SlotRunOptions, type ToSlot } from "./parallel-protocol.js";
 
 export interface SlotExit {

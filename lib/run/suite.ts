@@ -8,7 +8,7 @@ import { missingCapabilities, type ClusterUnderTest } from "../cluster/provider.
 import type { ScenarioRun, SummaryExpected } from "../report/summary.js";
 import { runScenario, scenarioNeeds, type ScenarioDefinition } from "../scenario/harness.js";
 import { summaryExpected } from "../scenario/verdict.js";
-import { sourceOrCompiled } from "../util/fixtures.js";
+import { sourceOrCompiled } from "../util/project-files.js";
 import type { Progress } from "../util/progress.js";
 import { SCENARIOS, type SuiteFamily } from "../../suites/index.js";
 import { VOLUME_WORKLOAD_ID } from "../workloads/node-loss-fixtures.js";

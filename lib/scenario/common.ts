@@ -27,7 +27,7 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
     deployNodeLossWorkloads(context.kc, {
       namespace: context.namespace,
       runId: context.cluster.runId,
-      // Real kubelets only: see fixtures/workloads/presence.yaml.
+      // Real kubelets only: see deploy/workloads/presence.yaml.
       presenceOnEveryNode: context.cluster.provider === "kind",
       ...(context.cluster.storage ? { storageClass: context.cluster.storage.storageClass } : {}),
       // On an existing cluster faults may hit only these nodes: the StatefulSet starts on one.

@@ -81,7 +81,7 @@ export async function deployControllerInCluster(
   const { steps, kc, signal } = context;
   const deployer = context.cluster.capabilities["in-cluster-controller"];
   const controller = await steps.step(
-    "deploy the controller from fixtures/controller/ (its image loaded into the nodes)",
+    "deploy the controller from deploy/controller/ (its image loaded into the nodes)",
     () => deployer.deployController(signal),
   );
   steps.registerUndo("remove the in-cluster controller", () => controller.remove());

@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { PROJECT_ROOT } from "./fixtures.js";
+import { PROJECT_ROOT } from "./project-files.js";
 
 const execFileAsync = promisify(execFile);
 

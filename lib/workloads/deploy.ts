@@ -1,10 +1,10 @@
 // The workloads a node-loss scenario watches: a Deployment, a StatefulSet without a volume and one
-// with an RWO CSI volume, from fixtures/workloads, in a namespace of their own labelled with the run id.
+// with an RWO CSI volume, from deploy/workloads, in a namespace of their own labelled with the run id.
 import { readFileSync } from "node:fs";
 import { applyManifestFile, applyManifests, parseManifests, RUN_LABEL, substitute } from "../kube/apply.js";
 import { RekindleError } from "../errors.js";
 import { k8s, isConflict, isPodReady } from "../kube/client.js";
-import { fixturePath } from "../util/fixtures.js";
+import { deployPath } from "../util/project-files.js";
 import { pollUntil } from "../util/time.js";
 import { recreateStuckPending } from "./stuck-pending.js";
 
@@ -19,7 +19,7 @@ export interface NodeLossWorkloadOptions {
   runId: string;
   /** StorageClass of the StatefulSet's volume. Default "rekindle-sim" (the sim provider's). */
   storageClass?: string;
-  /** A pod of the namespace on every schedulable node first (fixtures/workloads/presence.yaml). Default false. */
+  /** A pod of the namespace on every schedulable node first (deploy/workloads/presence.yaml). Default false. */
   presenceOnEveryNode?: boolean;
   /** Deployment replicas. Default DEFAULT_DEPLOYMENT_REPLICAS. */
   replicas?: number;
@@ -73,7 +73,7 @@ export async function deployNodeLossWorkloads(
   const labels = { [RUN_LABEL]: runId };
   await ensureNamespace(kc, namespace, runId);
   if (options.presenceOnEveryNode === true) {
-    await applyManifestFile(kc, fixturePath("workloads", "presence.yaml"), {
+    await applyManifestFile(kc, deployPath("workloads", "presence.yaml"), {
       labels,
       substitutions: { NAMESPACE: namespace },
     });
@@ -87,7 +87,7 @@ export async function deployNodeLossWorkloads(
       { what: `DaemonSet ${namespace}/presence Ready on every node`, timeoutMs, ...signal },
     );
   }
-  const dbPath = fixturePath("workloads", "statefulset-pvc.yaml");
+  const dbPath = deployPath("workloads", "statefulset-pvc.yaml");
   const dbText = substitute(readFileSync(dbPath, "utf8"), {
     NAMESPACE: namespace,
     STORAGE_CLASS: options.storageClass ?? "rekindle-sim",
@@ -115,12 +115,12 @@ export async function deployNodeLossWorkloads(
         hint: `its node affinity prefers them; see why the scheduler chose ${dbNode} (kubectl -n ${namespace} describe pod ${dbPod.metadata?.name ?? ""})`,
       },
     );
-  await applyManifestFile(kc, fixturePath("workloads", "statefulset.yaml"), {
+  await applyManifestFile(kc, deployPath("workloads", "statefulset.yaml"), {
     labels,
     substitutions: { NAMESPACE: namespace },
   });
   const replicas = options.replicas ?? DEFAULT_DEPLOYMENT_REPLICAS;
-  await applyManifestFile(kc, fixturePath("workloads", "deployment.yaml"), {
+  await applyManifestFile(kc, deployPath("workloads", "deployment.yaml"), {
     labels,
     substitutions: { NAMESPACE: namespace, REPLICAS: String(replicas) },
   });

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseManifests, substitute } from "../kube/apply.js";
 import type { k8s } from "../kube/client.js";
-import { fixturePath } from "../util/fixtures.js";
+import { deployPath } from "../util/project-files.js";
 import {
   DEFAULT_DEPLOYMENT_REPLICAS,
   DEPLOYMENT_NAME,
@@ -18,7 +18,7 @@ export interface NodeLossFixture {
   id: string;
   /** The `app` label of its pods. */
   app: string;
-  /** Its file in fixtures/workloads/. */
+  /** Its file in deploy/workloads/. */
   file: string;
 }
 
@@ -39,7 +39,7 @@ let parsed: { id: string; objects: k8s.KubernetesObject[] }[] | undefined;
  */
 export function nodeLossFixtureObjects(): readonly { id: string; objects: k8s.KubernetesObject[] }[] {
   parsed ??= NODE_LOSS_FIXTURES.map(({ id, file }) => {
-    const path = fixturePath("workloads", file);
+    const path = deployPath("workloads", file);
     const text = substitute(readFileSync(path, "utf8"), {
       NAMESPACE: "rekindle",
       REPLICAS: String(DEFAULT_DEPLOYMENT_REPLICAS),

@@ -3,11 +3,11 @@
 // a BestEffort replacement must start elsewhere once that node is tainted. A required node affinity
 // or a nodeName would hold the replacements too; a preference alone lost one pod to another node on
 // a fresh kind cluster. So, while they are placed, every other node holds a blocker pod that their
-// required anti-affinity avoids (fixtures/workloads/pressure-blockers.yaml); the blockers go before
+// required anti-affinity avoids (deploy/workloads/pressure-blockers.yaml); the blockers go before
 // the fault, and IgnoredDuringExecution keeps the placed pods where they are.
 import { isNotFound, k8s } from "../kube/client.js";
 import { applyManifestFile } from "../kube/apply.js";
-import { fixturePath } from "../util/fixtures.js";
+import { deployPath } from "../util/project-files.js";
 import { pollUntil } from "../util/time.js";
 import { listPods } from "./deploy.js";
 
@@ -59,7 +59,7 @@ async function removeBlockers(options: OneNodePlacement, timeoutMs: number): Pro
 export async function placeOnOneNode<T>(options: OneNodePlacement, place: () => Promise<T>): Promise<T> {
   const { kc, namespace, node, labels } = options;
   const timeoutMs = options.timeoutMs ?? 120_000;
-  await applyManifestFile(kc, fixturePath("workloads", "pressure-blockers.yaml"), {
+  await applyManifestFile(kc, deployPath("workloads", "pressure-blockers.yaml"), {
     labels,
     substitutions: { NAMESPACE: namespace, NODE: node },
   });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { never } from "../../lib/scenario/common.js";
 import { defineScenario } from "../../lib/scenario/harness.js";

@@ -14,7 +14,7 @@ import type { ExistingNodeFaults } from "../../lib/cluster/provider.js";
 import { ConfigMapJournal } from "../../lib/fault/journal.js";
 import { FaultInjector } from "../../lib/fault/injector.js";
 import { isNotFound, k8s, loadKubeConfig } from "../../lib/kube/client.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil } from "../../lib/util/time.js";
 import {

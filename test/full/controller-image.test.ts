@@ -1,13 +1,13 @@
 // The in-cluster controller image as `rekindle kind build-controller-image` makes it (offline: a base
 // from Debian packages and this machine's Node.js, npm from a cache, no network in the build), run
-// the way fixtures/controller/deployment.yaml runs it: read-only, uid 1000, no capabilities, no
+// the way deploy/controller/deployment.yaml runs it: read-only, uid 1000, no capabilities, no
 // privilege escalation, a 16 MiB /tmp. Built once per engine and inputs; reused after.
 import { expect } from "chai";
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureControllerImage, planControllerImage } from "../../lib/cluster/kind/image/controller-image.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { findOnPath } from "../../lib/util/paths.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { securityContextRunArgs } from "../support/controller-securitycontext.js";
@@ -35,7 +35,7 @@ describe("controller image built offline, run under the Deployment's securityCon
     requirePrerequisite(this, await imageMissing());
     tag = (await ensureControllerImage({ progress: consoleProgress() })).tag;
     runArgs = securityContextRunArgs(
-      readFileSync(join(PROJECT_ROOT, "fixtures", "controller", "deployment.yaml"), "utf8"),
+      readFileSync(join(PROJECT_ROOT, "deploy", "controller", "deployment.yaml"), "utf8"),
     );
   });
 

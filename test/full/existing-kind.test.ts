@@ -242,7 +242,7 @@ describe("kind as an existing cluster: faults through the agent (issue 22's proo
     expect(await until(target, "True", 10_000)).to.be.below(10_000);
   });
 
-  it("with --fence-config: the controller, in-process and deployed from fixtures/controller/, fences through the user's BMC and recovers the StatefulSet with a volume; partitions through the agent, healed before detection and after a fence", async function () {
+  it("with --fence-config: the controller, in-process and deployed from deploy/controller/, fences through the user's BMC and recovers the StatefulSet with a volume; partitions through the agent, healed before detection and after a fence", async function () {
     allowFor(this, 30 * 60_000);
     // The nodes' "BMC": kind's power webhook on the host, as a user's Redfish or webhook endpoint.
     const actions: string[] = [];

@@ -7,7 +7,7 @@
 // here, and the sim's runs cover it.)
 import { expect } from "chai";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import {
   expectKindRunPassed,
   expectNothingLeft,

@@ -5,7 +5,7 @@ import { execa, type ResultPromise } from "execa";
 import { join } from "node:path";
 import { readSimState } from "../../lib/cluster/sim/state.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { testRunDir } from "../support/run-dir.js";
 
 function holdCluster(root: string): { child: ResultPromise; ready: Promise<string> } {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readSimState } from "../../lib/cluster/sim/state.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { pollUntil } from "../../lib/util/time.js";
 import { simCli } from "../support/sim-cli.js";
 

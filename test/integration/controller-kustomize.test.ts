@@ -1,4 +1,4 @@
-// fixtures/controller built by kubectl kustomize (the sim's own kubectl, so no tool the machine may
+// deploy/controller built by kubectl kustomize (the sim's own kubectl, so no tool the machine may
 // lack): the base gives exactly the objects of its files, and an overlay that sets `namespace:` and
 // adds the ServiceMonitor component moves every namespaced object, the Namespace and the bindings'
 // subjects, and nothing cluster-scoped. No cluster: the structure checks are in
@@ -13,10 +13,10 @@ import { ensureSimBinaries } from "../../lib/build/sim-binaries.js";
 import { parseManifests } from "../../lib/kube/apply.js";
 import { CLUSTER_SCOPED_KINDS } from "../../lib/scenario-file/manifests.js";
 import type { k8s } from "../../lib/kube/client.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { deployPath } from "../../lib/util/project-files.js";
 import { allowFor } from "../support/rekindle-run.js";
 
-const DIR = fixturePath("controller");
+const DIR = deployPath("controller");
 const id = (o: k8s.KubernetesObject): string =>
   `${String(o.kind)}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 

@@ -16,7 +16,7 @@ import {
   type NodeFence,
 } from "../../lib/controller/fence-state.js";
 import { k8s } from "../../lib/kube/client.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { httpGet } from "../../lib/util/http.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { consoleProgress } from "../../lib/util/progress.js";

@@ -33,7 +33,7 @@ import {
   waitForNodeBack,
 } from "../../lib/kube/queries.js";
 import { isDaemonSetPod } from "../../lib/kube/pod-kinds.js";
-import { fixturePath, PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { deployPath, PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { httpGet } from "../../lib/util/http.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
@@ -45,7 +45,7 @@ const SIM_FENCING: FenceConfig = { templates: { sim: { driver: "sim" } }, defaul
 describe("recovery controller on the sim provider (fast profile)", function () {
   let cluster: SimCluster | undefined;
   let kc: k8s.KubeConfig;
-  /** The controller's own identity: the ServiceAccount with fixtures/controller/rbac.yaml's rights only. */
+  /** The controller's own identity: the ServiceAccount with deploy/controller/rbac.yaml's rights only. */
   let controllerKc: k8s.KubeConfig;
   const controllers: RecoveryController[] = [];
 
@@ -138,7 +138,7 @@ describe("recovery controller on the sim provider (fast profile)", function () {
     });
     kc = cluster.kubeConfig();
     await installNodeFenceCrd(kc);
-    await applyManifestFile(kc, fixturePath("controller", "rbac.yaml"));
+    await applyManifestFile(kc, deployPath("controller", "rbac.yaml"));
     const token = await kc.makeApiClient(k8s.CoreV1Api).createNamespacedServiceAccountToken({
       name: "rekindle-controller",
       namespace: "rekindle-system",

@@ -12,7 +12,7 @@ import { RekindleError } from "../../lib/errors.js";
 import { FaultInjector } from "../../lib/fault/injector.js";
 import { ConfigMapJournal } from "../../lib/fault/journal.js";
 import { waitForNodeBack } from "../../lib/kube/queries.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { ScenarioSteps } from "../../lib/scenario/steps.js";
 import { rekindleRejection } from "../support/assertions.js";

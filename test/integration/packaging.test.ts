@@ -6,7 +6,7 @@ import { execa } from "execa";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 /** Copies the checkout's tracked and untracked-but-not-ignored files (no node_modules, dist, reports). */
 async function copyCheckout(to: string): Promise<void> {

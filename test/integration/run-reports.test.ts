@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { runOnSimFast } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
 import { providerRefusal } from "../../lib/scenario-file/provider-refusal.js";
 import { execa } from "execa";

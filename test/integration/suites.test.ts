@@ -17,7 +17,7 @@ import { k8s, nodeConditionStatus } from "../../lib/kube/client.js";
 import { RUN_LABEL } from "../../lib/kube/apply.js";
 import type { RunSummary, ScenarioSummary } from "../../lib/report/summary.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
 import { gateSimRun, passedScenariosOf, type GateSimRun } from "../support/gate-sim-run.js";

@@ -1,4 +1,4 @@
-// `docker run` flags for what fixtures/controller/deployment.yaml asks of the controller container
+// `docker run` flags for what deploy/controller/deployment.yaml asks of the controller container
 // (its securityContext merged over the pod's, and its emptyDir mounts), so a smoke run of the image
 // starts it the way the kubelet will.
 import { parseAllDocuments } from "yaml";

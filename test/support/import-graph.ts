@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join, relative } from "node:path";
 import ts from "typescript";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 export interface ModuleImports {
   /** Repository-relative .ts paths of rekindle's own modules, loaded when this one is evaluated. */
@@ -86,7 +86,7 @@ export function shippedModules(dirs: readonly string[] = ["lib", "suites"], root
  * loads each command lazily) and the controller command, with their static imports.
  */
 export function controllerModules(root = PROJECT_ROOT): Set<string> {
-  // The same image runs rekindle's node agent (fixtures/agent/daemonset.yaml): its packages too.
+  // The same image runs rekindle's node agent (deploy/agent/daemonset.yaml): its packages too.
   return loadedModules(
     ["lib/cli/main.ts", "lib/cli/controller-command.ts", "lib/agent/daemon-main.ts"],
     root,

@@ -4,7 +4,7 @@ import { execa, type Result } from "execa";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../../lib/report/summary.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { expectNoExcuse } from "./excuses.js";
 
 export const REKINDLE_BIN = join(PROJECT_ROOT, "bin", "rekindle.js");

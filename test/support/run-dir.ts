@@ -1,7 +1,7 @@
 // Per-run output folder for tests: reports/test-<timestamp>/, where cluster logs are kept.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 export function testRunDir(label: string): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { interruptOnBrokenOutput } from "../../lib/util/broken-output.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 function runChild(stream: "stdout" | "stderr"): Promise<{ code: number | null; marker: string }> {
   const marker = join(mkdtempSync(join(tmpdir(), "rekindle-broken-output-")), "undone");

@@ -190,7 +190,7 @@ describe("CLI machine-readable output", function () {
 
   it("version and --version print the package version, the git sha and the pinned versions", async function () {
     const { readFileSync } = await import("node:fs");
-    const { PROJECT_ROOT } = await import("../../lib/util/fixtures.js");
+    const { PROJECT_ROOT } = await import("../../lib/util/project-files.js");
     const { PINNED_SIM_VERSIONS } = await import("../../lib/build/versions.js");
     const { PINNED_KIND_VERSION } = await import("../../lib/cluster/kind/cli.js");
     const pkg = JSON.parse(readFileSync(`${PROJECT_ROOT}/package.json`, "utf8")) as { version: string };

@@ -16,7 +16,7 @@ import {
 import { findNpmDir, nodeBaseTag, type NodeBaseInputs } from "../../lib/cluster/kind/image/node-base.js";
 import { npmCachePath, npmFillArgs } from "../../lib/cluster/kind/image/npm-cache.js";
 import { RekindleError } from "../../lib/errors.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { securityContextRunArgs } from "../support/controller-securitycontext.js";
 import { cli } from "../support/cli-capture.js";
 
@@ -36,7 +36,7 @@ describe("controller image: the Dockerfile's build context", function () {
       "docker/npm-cache",
       "lib",
       "suites",
-      "fixtures",
+      "deploy",
       "bin",
     ]);
   });
@@ -179,7 +179,7 @@ describe("controller image: base, npm cache and build arguments", function () {
       JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }
     ).version;
     expect(plan.tag).to.equal(`rekindle:${version}`);
-    const deployment = readFileSync(join(PROJECT_ROOT, "fixtures", "controller", "deployment.yaml"), "utf8");
+    const deployment = readFileSync(join(PROJECT_ROOT, "deploy", "controller", "deployment.yaml"), "utf8");
     expect(deployment).to.include(`image: ${plan.tag}`);
     expect(plan.paths[0]).to.equal("Dockerfile");
     expect((await planControllerImage({ nodeImage: "node:22-bookworm-slim" })).inputs).not.to.equal(
@@ -189,8 +189,8 @@ describe("controller image: base, npm cache and build arguments", function () {
 });
 
 describe("controller image: the shipped securityContext as docker run flags", function () {
-  it("reads fixtures/controller/deployment.yaml into the smoke run's flags", function () {
-    const deployment = readFileSync(join(PROJECT_ROOT, "fixtures", "controller", "deployment.yaml"), "utf8");
+  it("reads deploy/controller/deployment.yaml into the smoke run's flags", function () {
+    const deployment = readFileSync(join(PROJECT_ROOT, "deploy", "controller", "deployment.yaml"), "utf8");
     expect(securityContextRunArgs(deployment)).to.deep.equal([
       "--read-only",
       "--user",

@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 /** Relative modules a file loads when it is evaluated: value imports and re-exports, not `import type` nor `import()`. */
 function staticImports(file: string): string[] {

@@ -1,4 +1,4 @@
-// fixtures/controller as a kustomize base: it lists the files rekindle applies itself, each exists
+// deploy/controller as a kustomize base: it lists the files rekindle applies itself, each exists
 // and parses; a `namespace:` overlay can move it (no object is pinned to another namespace); the
 // PodDisruptionBudget, PriorityClass and Service fit the Deployment; the optional ServiceMonitor
 // component fits the Service. test/integration/controller-kustomize.test.ts builds the base and a
@@ -14,10 +14,10 @@ import { controllerSettings, parseControllerFlags } from "../../lib/controller/f
 import { parseManifests } from "../../lib/kube/apply.js";
 import { CLUSTER_SCOPED_KINDS } from "../../lib/scenario-file/manifests.js";
 import type { k8s } from "../../lib/kube/client.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { deployPath } from "../../lib/util/project-files.js";
 import { expectNoneOf } from "../support/assertions.js";
 
-const DIR = fixturePath("controller");
+const DIR = deployPath("controller");
 interface Kustomization {
   apiVersion: string;
   kind: string;
@@ -44,7 +44,7 @@ function one(objects: readonly k8s.KubernetesObject[], kind: string): k8s.Kubern
   return found[0] ?? {};
 }
 
-describe("the controller's kustomize base (fixtures/controller)", function () {
+describe("the controller's kustomize base (deploy/controller)", function () {
   const base = kustomization(DIR);
   const objects = objectsOf(DIR, base.resources ?? []);
   const namespace = (one(objects, "Namespace") as k8s.V1Namespace).metadata?.name ?? "";

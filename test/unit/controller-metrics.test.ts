@@ -14,7 +14,7 @@ import type { FenceStatus } from "../../lib/controller/fence-state.js";
 import { ControllerMetrics, METRICS } from "../../lib/controller/metrics.js";
 import { RekindleError } from "../../lib/errors.js";
 import { k8s } from "../../lib/kube/client.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { httpGet } from "../../lib/util/http.js";
 import { sleep } from "../../lib/util/time.js";
 import {

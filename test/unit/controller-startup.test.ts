@@ -173,7 +173,7 @@ describe("controller start-up: the NodeFence CRD", function () {
       expect(error.code).to.equal("PRECONDITION");
       expect(error.message).to.include(`the NodeFence CRD (${NODE_FENCE_CRD}) is not installed`);
       expect(error.hint)
-        .to.match(/kubectl apply -f \S+fixtures\/controller\/crd\.yaml/)
+        .to.match(/kubectl apply -f \S+deploy\/controller\/crd\.yaml/)
         .and.include("--install-crd");
     });
   });

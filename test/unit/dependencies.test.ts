@@ -8,7 +8,7 @@ import ts from "typescript";
 import { DockerFenceDriver } from "../../lib/cluster/kind/fence-driver.js";
 import { fenceDriverRegistry } from "../../lib/controller/drivers/registry.js";
 import { parseFenceConfig } from "../../lib/controller/fence-config-parse.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { CONTROLLER_PACKAGE_JSON, controllerPackageJson } from "../support/controller-package.js";
 import {
   controllerModules,

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { shippedControllerSettings } from "../../lib/controller/shipped-deployment.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { KIND_CI_SCENARIO_PATTERN, KIND_CI_SUITES } from "../support/kind-ci-scenarios.js";
 
 interface Step {

@@ -12,7 +12,7 @@ import {
 import { parseQuantity } from "../../lib/kube/quantity.js";
 import { substitute } from "../../lib/kube/apply.js";
 import { RekindleError } from "../../lib/errors.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { deployPath } from "../../lib/util/project-files.js";
 import { PRESSURE_APPS } from "../../suites/node-pressure.js";
 
 const Mi = 2 ** 20;
@@ -50,7 +50,7 @@ describe("kubelet eviction order", function () {
   });
 
   it("ranks the pressure fixture's pods BestEffort, Burstable, Guaranteed for memory and disk", function () {
-    const text = substitute(readFileSync(fixturePath("workloads", "pressure.yaml"), "utf8"), {
+    const text = substitute(readFileSync(deployPath("workloads", "pressure.yaml"), "utf8"), {
       NAMESPACE: "ns",
       NODE: "n",
     });

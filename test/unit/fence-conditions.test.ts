@@ -11,7 +11,7 @@ import { fenceCondition, fenceConditions } from "../../lib/controller/fence-cond
 import type { FenceStatus, NodeFence } from "../../lib/controller/fence-state.js";
 import { NodeFenceStore, partitionByName } from "../../lib/controller/node-fence-store.js";
 import { k8s } from "../../lib/kube/client.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { deployPath } from "../../lib/util/project-files.js";
 
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
@@ -149,7 +149,7 @@ describe("NodeFence conditions", function () {
 
 describe("the NodeFence CRD declares what the conditions write", function () {
   it("every condition field and observedGeneration (the API server would prune anything else)", function () {
-    const crd = parse(readFileSync(fixturePath("controller", "crd.yaml"), "utf8")) as {
+    const crd = parse(readFileSync(deployPath("controller", "crd.yaml"), "utf8")) as {
       spec: { versions: { schema: { openAPIV3Schema: SchemaNode } }[] };
     };
     for (const version of crd.spec.versions) {

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { decide, FENCE_STEPS } from "../../lib/controller/fence-state.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { deployPath } from "../../lib/util/project-files.js";
 
 interface CrdShape {
   spec: {
@@ -16,7 +16,7 @@ interface CrdShape {
 
 describe("NodeFence steps", function () {
   it("the CRD's status.step enum lists exactly the steps the controller writes", function () {
-    const crd = parse(readFileSync(fixturePath("controller", "crd.yaml"), "utf8")) as CrdShape;
+    const crd = parse(readFileSync(deployPath("controller", "crd.yaml"), "utf8")) as CrdShape;
     for (const version of crd.spec.versions) {
       expect(version.schema.openAPIV3Schema.properties.status.properties.step.enum).to.deep.equal([
         ...FENCE_STEPS,

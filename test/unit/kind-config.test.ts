@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { SHARED_NODE_DIR } from "../../lib/cluster/kind/shared-storage.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 interface KindNode {
   role: string;

@@ -20,15 +20,12 @@ import { SHARED_NODE_DIR } from "../../lib/cluster/kind/shared-storage.js";
 import { KindStorage } from "../../lib/cluster/kind/storage.js";
 import { parseManifests, substitute } from "../../lib/kube/apply.js";
 import type { k8s } from "../../lib/kube/client.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { deployPath } from "../../lib/util/project-files.js";
 
 type Doc = k8s.KubernetesObject & { spec?: Record<string, unknown>; rules?: unknown; provisioner?: string };
 
 function deployObjects(image = "docker.io/rekindle/csi:test"): Doc[] {
-  const text = substitute(
-    readFileSync(fixturePath("csi", "deploy.yaml"), "utf8"),
-    deploySubstitutions(image),
-  );
+  const text = substitute(readFileSync(deployPath("csi", "deploy.yaml"), "utf8"), deploySubstitutions(image));
   expect(text, "every placeholder substituted").not.to.match(/@[A-Z_]+@/);
   return parseManifests(text, "deploy.yaml");
 }
@@ -113,9 +110,9 @@ describe("kind's attaching CSI driver", function () {
     );
   });
 
-  it("lives outside fixtures/kind: the node image's recipe hash does not cover it", function () {
-    // recipeHash() hashes every file under fixtures/kind: a plugin change there would rebuild the node image.
-    expect(CSI_PLUGIN_SOURCES.startsWith(fixturePath("kind"))).to.equal(false);
+  it("lives outside deploy/kind: the node image's recipe hash does not cover it", function () {
+    // recipeHash() hashes every file under deploy/kind: a plugin change there would rebuild the node image.
+    expect(CSI_PLUGIN_SOURCES.startsWith(deployPath("kind"))).to.equal(false);
   });
 
   it("waits for the workers whose CSINode does not list the driver yet", function () {

@@ -1,17 +1,19 @@
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { kindArgs } from "../../lib/cluster/kind/cli.js";
 import { nodeContainerdConfig } from "../../lib/cluster/kind/image/node-root.js";
 import {
   imageRefs,
+  NODE_IMAGE_PARTS,
   NODE_IMAGE_VERSIONS,
   nodeImageTag,
   recipeHash,
 } from "../../lib/cluster/kind/image/recipe.js";
 import { checkNodeImageChoice, defaultNodeImageChoice } from "../../lib/cluster/kind/node-image-choice.js";
 import { RekindleError } from "../../lib/errors.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 const KIND_CONTAINERD_CONFIG = [
   "version = 2",
@@ -47,7 +49,7 @@ describe("offline kind node image", function () {
   it("the manifests it carries name only images it preloads", function () {
     const refs = Object.values(imageRefs());
     for (const file of ["default-cni.yaml", "default-storage.yaml"]) {
-      const text = readFileSync(join(PROJECT_ROOT, "fixtures", "kind", "manifests", file), "utf8");
+      const text = readFileSync(join(PROJECT_ROOT, "deploy", "kind", "manifests", file), "utf8");
       const images = [...text.matchAll(/^\s*(?:- )?image: (\S+)/gm)].map((m) => m[1] ?? "");
       expect(images, file).not.to.be.empty;
       for (const image of images) expect(refs, `${file}: ${image}`).to.include(image);
@@ -59,6 +61,14 @@ describe("offline kind node image", function () {
     expect(nodeImageTag()).to.match(/^rekindle\/node:v1\.34\.4-[0-9a-f]{10}$/);
     expect(recipeHash()).to.equal(recipeHash());
     expect(recipeHash({ ...NODE_IMAGE_VERSIONS, coredns: "v1.12.2" })).not.to.equal(recipeHash());
+  });
+
+  it("hashes its parts by content and their path inside deploy/kind, not where the checkout keeps them", function () {
+    const copy = join(mkdtempSync(join(tmpdir(), "node-image-parts-")), "elsewhere", "kind");
+    cpSync(NODE_IMAGE_PARTS, copy, { recursive: true });
+    expect(recipeHash(NODE_IMAGE_VERSIONS, copy)).to.equal(recipeHash());
+    appendFileSync(join(copy, "manifests", "default-cni.yaml"), "# changed\n");
+    expect(recipeHash(NODE_IMAGE_VERSIONS, copy)).not.to.equal(recipeHash());
   });
 
   it("patches kind's containerd config for sandboxes and kubeadm's pause", function () {

@@ -15,9 +15,9 @@ import { parseManifests } from "../../lib/kube/apply.js";
 import { k8s } from "../../lib/kube/client.js";
 import { parseFenceConfig } from "../../lib/controller/fence-config-parse.js";
 import { fenceDriverRegistry, genericFenceDrivers } from "../../lib/controller/drivers/registry.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
-const deploymentYaml = readFileSync(join(PROJECT_ROOT, "fixtures", "controller", "deployment.yaml"), "utf8");
+const deploymentYaml = readFileSync(join(PROJECT_ROOT, "deploy", "controller", "deployment.yaml"), "utf8");
 
 describe("the controller in-cluster on kind: what the user supplies beside the fixtures", function () {
   const webhook = {
@@ -67,7 +67,7 @@ describe("the controller in-cluster on kind: what the user supplies beside the f
   });
 
   it("applies every fixture file there is, unchanged, CRD and namespace first", function () {
-    const files = readFileSync(join(PROJECT_ROOT, "fixtures", "controller", "rbac.yaml"), "utf8");
+    const files = readFileSync(join(PROJECT_ROOT, "deploy", "controller", "rbac.yaml"), "utf8");
     expect(files).to.include("kind: Namespace");
     expect([...CONTROLLER_FIXTURES]).to.deep.equal([
       "crd.yaml",

@@ -21,7 +21,7 @@ import { fillCommand, PRESSURE_PATHS, relieveCommand } from "../../lib/cluster/k
 import { GiB, MiB } from "../../lib/cluster/kind/quantity.js";
 import { signalStatsFromSummary } from "../../lib/cluster/kind/stats.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { rekindleThrow, rekindleRejection } from "../support/assertions.js";
 
 const SOURCE = readFileSync(DEFAULT_KIND_CONFIG, "utf8");

@@ -148,6 +148,6 @@ describe("layer lint rule (tools/eslint-layers.js)", function () {
     expect(order).to.deep.equal([...order].sort((a, b) => a - b));
     expect(layerOf("lib/util/time.ts")).to.deep.equal(layerOf("lib/errors.ts"));
     expect(layerOf("lib/observe/recorder.ts")).to.deep.equal(layerOf("lib/workloads/deploy.ts"));
-    expect(layerOf("fixtures/controller/crd.yaml")).to.equal(undefined);
+    expect(layerOf("deploy/controller/crd.yaml")).to.equal(undefined);
   });
 });

@@ -6,7 +6,7 @@ import { substitute } from "../../lib/kube/apply.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { nextEvictionVictim } from "../../lib/kube/eviction-order.js";
 import { isCriticalPod, isDaemonSetPod, isMirrorPod, isStaticPod } from "../../lib/kube/pod-kinds.js";
-import { fixturePath } from "../../lib/util/fixtures.js";
+import { deployPath } from "../../lib/util/project-files.js";
 
 /** What the Priority admission plugin writes into spec.priority for the classes the fixtures name. */
 const PRIORITY_CLASSES: Readonly<Record<string, number>> = {
@@ -16,7 +16,7 @@ const PRIORITY_CLASSES: Readonly<Record<string, number>> = {
 
 /** One pod per workload template of a fixture file, as its controller would create it on a node. */
 function podsOf(file: string[], substitutions: Record<string, string>): k8s.V1Pod[] {
-  const text = substitute(readFileSync(fixturePath(...file), "utf8"), substitutions);
+  const text = substitute(readFileSync(deployPath(...file), "utf8"), substitutions);
   return parseAllDocuments(text).map((doc) => {
     const workload = doc.toJS() as k8s.V1Deployment | k8s.V1DaemonSet;
     const template = workload.spec?.template;

@@ -23,7 +23,7 @@ import type { Transition } from "../../lib/observe/types.js";
 import { fileExpectations, fileWorkloadFacts } from "../../lib/scenario-file/expected.js";
 import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
 import { readWorkloadObjects } from "../../lib/scenario-file/manifests.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { situation } from "../support/workload-situation.js";
 
 const upstream = TIMING_PROFILES.default;

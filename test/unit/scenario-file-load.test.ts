@@ -2,7 +2,7 @@
 // of rekindle reads (durations in ms, paths absolute, defaults filled in, positions of keys);
 // directories load their *.yaml and *.yml files in name order; paths that are not there fail.
 import { expect } from "chai";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { join, resolve } from "node:path";
 import type { RekindleError } from "../../lib/errors.js";
 import { rekindleThrow } from "../support/assertions.js";

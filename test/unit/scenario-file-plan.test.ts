@@ -10,7 +10,7 @@ import { rekindleThrow } from "../support/assertions.js";
 import { scenarioFromText } from "../../lib/scenario-file/load.js";
 import { checkProvider, planScenarioFiles } from "../../lib/scenario-file/plan.js";
 import { withKnobs } from "../../lib/scenario-file/profile.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { cli } from "../support/cli-capture.js";
 
 const EXAMPLES = join(PROJECT_ROOT, "examples");

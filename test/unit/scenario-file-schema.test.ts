@@ -10,7 +10,7 @@ import { SCENARIO_SCHEMA_PAGE, scenarioSchemaPageText } from "../../bench/docs-p
 import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
 import { SCENARIO_SCHEMA, type JsonSchema } from "../../lib/scenario-file/schema.js";
 import { FAULT_TYPES } from "../../lib/scenario-file/types.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 /** Every schema in the tree with the JSON pointer-ish path to it. */
 function* schemas(schema: JsonSchema, path = "#"): Generator<[string, JsonSchema]> {

@@ -16,7 +16,7 @@ import {
 import type { RunSummary } from "../../lib/report/summary.js";
 import { familyGroups } from "../../lib/run/suite.js";
 import { planShard, selectedScenarioIds, shardGroups } from "../../lib/run/shard-run.js";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { listExpectationInputs } from "../../lib/cli/catalogue.js";
 import { planScenarioFiles } from "../../lib/scenario-file/plan.js";
 import { listedFileScenarios } from "../../lib/scenario-file/scenarios.js";

@@ -3,7 +3,7 @@ import { shippedControllerSettings } from "../../lib/controller/shipped-deployme
 import { RekindleError } from "../../lib/errors.js";
 
 describe("the shipped controller Deployment's settings", function () {
-  it("are read from fixtures/controller/deployment.yaml by the controller's own flag parser", function () {
+  it("are read from deploy/controller/deployment.yaml by the controller's own flag parser", function () {
     const shipped = shippedControllerSettings();
     expect(shipped.args).to.include("--leader-elect");
     expect(shipped.leaderElect).to.equal(true);

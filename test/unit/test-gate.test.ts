@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { ALLOW_SKIP_VARIABLE, requirePrerequisite } from "../support/prerequisites.js";
 
 const require = createRequire(import.meta.url);

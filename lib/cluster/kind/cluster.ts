@@ -427,7 +427,7 @@ export class KindCluster implements ClusterUnderTest {
 
   /**
    * The bundled controller as users deploy it: its image built here and loaded into the nodes,
-   * fixtures/controller/ applied unchanged, the webhook fence driver pointed at the kind power
+   * deploy/controller/ applied unchanged, the webhook fence driver pointed at the kind power
    * webhook (in-cluster-controller.ts).
    */
   async deployController(signal?: AbortSignal): Promise<DeployedController> {

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, parseDocument, stringify, type Document } from "yaml";
 import { RekindleError } from "../../errors.js";
-import { PROJECT_ROOT } from "../../util/fixtures.js";
+import { PROJECT_ROOT } from "../../util/project-files.js";
 import type { TimingProfile } from "../profiles.js";
 import { parseGoDuration } from "./quantity.js";
 

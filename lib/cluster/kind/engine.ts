@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { RekindleError } from "../../errors.js";
 import { runCommand } from "../../util/command.js";
-import { PROJECT_ROOT } from "../../util/fixtures.js";
+import { PROJECT_ROOT } from "../../util/project-files.js";
 import type { Progress } from "../../util/progress.js";
 
 export const KIND_ENGINE_SCRIPT = join(PROJECT_ROOT, "scripts", "kind-engine.sh");

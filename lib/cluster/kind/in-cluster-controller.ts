@@ -1,5 +1,5 @@
 // The recovery controller as users deploy it, on a kind cluster: the image built from the
-// Dockerfile (offline, image/controller-image.ts) and loaded into the nodes, fixtures/controller/
+// Dockerfile (offline, image/controller-image.ts) and loaded into the nodes, deploy/controller/
 // applied unchanged, and then what a user supplies: the fence configuration, the Secret with the
 // credentials and the CA ConfigMap. An in-cluster pod cannot reach the engine socket, so its fence
 // driver is `webhook`, pointed at the kind power webhook (power-webhook/) on the kind network's
@@ -128,7 +128,7 @@ async function controllerImage(options: InClusterControllerOptions, progress: Pr
   if (image.tag !== wanted) {
     throw new RekindleError(
       "PRECONDITION",
-      `built ${image.tag}, but fixtures/controller/deployment.yaml runs ${wanted}`,
+      `built ${image.tag}, but deploy/controller/deployment.yaml runs ${wanted}`,
       {
         hint: "build the tag the manifest names (the image option's tag)",
       },
@@ -139,7 +139,7 @@ async function controllerImage(options: InClusterControllerOptions, progress: Pr
 
 /**
  * Builds (or reuses) the controller image, loads it into the cluster, starts the power webhook,
- * applies fixtures/controller/ and the user's objects, restarts the Deployment so both replicas
+ * applies deploy/controller/ and the user's objects, restarts the Deployment so both replicas
  * read that configuration, and resolves once both are Ready. On failure nothing is left running.
  */
 export async function deployInClusterController(

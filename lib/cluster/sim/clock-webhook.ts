@@ -9,7 +9,7 @@ import { RekindleError } from "../../errors.js";
 import { applyManifests, RUN_LABEL } from "../../kube/apply.js";
 import { isNotFound, k8s } from "../../kube/client.js";
 import { isDaemonRunning, type DaemonSpec } from "../../util/daemon.js";
-import { nodeEntryCommand } from "../../util/fixtures.js";
+import { nodeEntryCommand } from "../../util/project-files.js";
 import { httpGet } from "../../util/http.js";
 import { freeLoopbackPorts, releaseLoopbackPorts } from "../../util/ports.js";
 import { CLOCK_WEBHOOK_CONFIGURATION, clockWebhookConfiguration, type ClockSkew } from "./clock-skew.js";

@@ -1,10 +1,10 @@
-// The node agents of a sim cluster (fixtures/sim/daemonsets.yaml): DaemonSets in kube-system, as
+// The node agents of a sim cluster (deploy/sim/daemonsets.yaml): DaemonSets in kube-system, as
 // every real cluster runs (kube-proxy, a CNI agent, a log shipper), so that suites and the recovery
 // controller meet pods that belong to their node and tolerate its loss. The cluster counts as up
 // once each has a Ready pod on every worker whose kwok runs.
 import { applyManifestFile, RUN_LABEL } from "../../kube/apply.js";
 import { isPodReady, k8s } from "../../kube/client.js";
-import { fixturePath } from "../../util/fixtures.js";
+import { deployPath } from "../../util/project-files.js";
 import { pollUntil } from "../../util/time.js";
 
 export const SIM_DAEMONSET_NAMESPACE = "kube-system";
@@ -19,7 +19,7 @@ export async function applySimDaemonSets(
   runId: string,
   kubernetesVersion: string,
 ): Promise<void> {
-  await applyManifestFile(kc, fixturePath("sim", "daemonsets.yaml"), {
+  await applyManifestFile(kc, deployPath("sim", "daemonsets.yaml"), {
     labels: { [RUN_LABEL]: runId },
     substitutions: { KUBELET_VERSION: kubernetesVersion },
   });

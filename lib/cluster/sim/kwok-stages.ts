@@ -1,9 +1,9 @@
 // The kwok Stage files of a cluster: node and pod lifecycle for the workers, attach for the
-// attacher, from fixtures/sim/kwok with this cluster's versions and latencies filled in.
+// attacher, from deploy/sim/kwok with this cluster's versions and latencies filled in.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { substitute } from "../../kube/apply.js";
-import { fixturePath } from "../../util/fixtures.js";
+import { deployPath } from "../../util/project-files.js";
 import type { SimLayout } from "./layout.js";
 import { SIM_CSI_DRIVER } from "./storage.js";
 import type { SimVersions } from "../../build/versions.js";
@@ -22,7 +22,7 @@ export function kwokStageFiles(layout: SimLayout): KwokStageFiles {
 }
 
 function fixture(name: string, substitutions: Record<string, string>): string {
-  return substitute(readFileSync(fixturePath("sim", "kwok", name), "utf8"), substitutions);
+  return substitute(readFileSync(deployPath("sim", "kwok", name), "utf8"), substitutions);
 }
 
 export function writeKwokStages(

@@ -1,22 +1,22 @@
-// The sim's storage: a CSI driver that requires attach, its StorageClass (fixtures/sim/storage.yaml),
+// The sim's storage: a CSI driver that requires attach, its StorageClass (deploy/sim/storage.yaml),
 // and the two helper processes that play the CSI side: a provisioner and a kwok "attacher".
 import { join } from "node:path";
 import { applyManifestFile, RUN_LABEL } from "../../kube/apply.js";
 import type { k8s } from "../../kube/client.js";
 import type { DaemonSpec } from "../../util/daemon.js";
-import { fixturePath, nodeEntryCommand } from "../../util/fixtures.js";
+import { deployPath, nodeEntryCommand } from "../../util/project-files.js";
 import type { SimLayout } from "./layout.js";
 import { restartedLikeSystemd } from "./supervised.js";
 
 /** The CSI driver the sim storage plays. */
 export const SIM_CSI_DRIVER = "sim.csi.rekindle.dev";
-/** The StorageClass of fixtures/sim/storage.yaml (the cluster's default). */
+/** The StorageClass of deploy/sim/storage.yaml (the cluster's default). */
 export const SIM_STORAGE_CLASS = "rekindle-sim";
 /** A node name no Node ever has: the attacher kwok process manages nothing but VolumeAttachments. */
 const ATTACHER_NODE_SELECTOR = "rekindle-attacher-manages-no-node";
 
 export async function applySimStorage(kc: k8s.KubeConfig, runId: string): Promise<void> {
-  await applyManifestFile(kc, fixturePath("sim", "storage.yaml"), {
+  await applyManifestFile(kc, deployPath("sim", "storage.yaml"), {
     labels: { [RUN_LABEL]: runId },
     substitutions: { CSI_DRIVER: SIM_CSI_DRIVER },
   });

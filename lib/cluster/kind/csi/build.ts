@@ -1,6 +1,6 @@
 // The Go parts of kind's attaching CSI driver (notes/csi-attach.md), built like the node image's
 // (wrapper module, go build, cached per version under <cache>/kind/): upstream's external-attacher
-// from its module, and our plugin from fixtures/csi, whose version is a hash of its sources.
+// from its module, and our plugin from deploy/csi, whose version is a hash of its sources.
 import { createHash } from "node:crypto";
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +9,7 @@ import { withBuildLock } from "../../../build/build-lock.js";
 import type { ComponentPlan } from "../../../build/build-plan.js";
 import { buildComponent } from "../../../build/go-build.js";
 import { findGoToolchain } from "../../../build/go-toolchain.js";
-import { fixturePath } from "../../../util/fixtures.js";
+import { deployPath } from "../../../util/project-files.js";
 import { cacheRoot } from "../../../util/paths.js";
 import type { Progress } from "../../../util/progress.js";
 
@@ -20,8 +20,8 @@ export const EXTERNAL_ATTACHER_VERSION = "v4.13.0";
 const ATTACHER_MODULE = "github.com/kubernetes-csi/external-attacher/v4";
 const ATTACHER_PACKAGE = `${ATTACHER_MODULE}/cmd/csi-attacher`;
 
-/** Our plugin's Go module (fixtures/csi). */
-export const CSI_PLUGIN_SOURCES = fixturePath("csi");
+/** Our plugin's Go module (deploy/csi). */
+export const CSI_PLUGIN_SOURCES = deployPath("csi");
 
 /** The plugin's build inputs: its Go sources and module files, tests left out. */
 function pluginSourceFiles(dir: string): string[] {

@@ -1,13 +1,13 @@
 // Installs kind's attaching CSI driver into a running cluster (notes/csi-attach.md): builds the
 // binaries and the image (cached), loads the image into the nodes, takes the default annotation
-// off the other StorageClasses, applies fixtures/csi/deploy.yaml and waits until the attacher is
+// off the other StorageClasses, applies deploy/csi/deploy.yaml and waits until the attacher is
 // ready and every worker's kubelet has registered the driver (its CSINode lists it). The volumes
 // themselves are provisioned by startCsiProvisioner, in the rekindle process.
 import { join } from "node:path";
 import { applyManifestFile } from "../../../kube/apply.js";
 import { k8s } from "../../../kube/client.js";
 import { startProvisioner } from "../../../kube/csi-provisioner.js";
-import { fixturePath } from "../../../util/fixtures.js";
+import { deployPath } from "../../../util/project-files.js";
 import { cacheRoot } from "../../../util/paths.js";
 import type { Progress } from "../../../util/progress.js";
 import { pollUntil } from "../../../util/time.js";
@@ -41,7 +41,7 @@ export interface InstallCsiOptions {
   signal?: AbortSignal;
 }
 
-/** Substitutions for fixtures/csi/deploy.yaml. */
+/** Substitutions for deploy/csi/deploy.yaml. */
 export function deploySubstitutions(image: string): Record<string, string> {
   return { IMAGE: image, CSI_DRIVER, SHARED_DIR: SHARED_NODE_DIR };
 }
@@ -105,7 +105,7 @@ export async function installCsiDriver(options: InstallCsiOptions): Promise<{ im
   await options.cli.loadImage(options.cluster, image, signal);
   load.end("loaded");
   await undefaultOthers(kc);
-  await applyManifestFile(kc, fixturePath("csi", "deploy.yaml"), {
+  await applyManifestFile(kc, deployPath("csi", "deploy.yaml"), {
     substitutions: deploySubstitutions(image),
   });
   const apps = kc.makeApiClient(k8s.AppsV1Api);

@@ -1,5 +1,5 @@
 // `rekindle kind build-controller-image`: the in-cluster controller image (rekindle:<version>, the
-// tag fixtures/controller/deployment.yaml names) built from the repository's Dockerfile by an
+// tag deploy/controller/deployment.yaml names) built from the repository's Dockerfile by an
 // engine that can pull nothing and whose builds reach no registry. Its base is a stand-in for
 // node:22-slim made here (node-base.ts); npm installs from a cache this machine's npm filled
 // (npm-cache.ts); the build runs with no network at all. The image carries a hash of what it was
@@ -7,7 +7,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { RekindleError } from "../../../errors.js";
-import { PROJECT_ROOT } from "../../../util/fixtures.js";
+import { PROJECT_ROOT } from "../../../util/project-files.js";
 import { cacheRoot } from "../../../util/paths.js";
 import { silentProgress, type Progress } from "../../../util/progress.js";
 import { withBuildLock } from "../../../build/build-lock.js";

@@ -12,7 +12,7 @@ import { buildComponent } from "../../../build/go-build.js";
 import { findGoToolchain } from "../../../build/go-toolchain.js";
 import { etcdWrapperGoMod, writeKubernetesWrapper } from "../../../build/go-wrapper-modules.js";
 import { PINNED_SIM_VERSIONS } from "../../../build/versions.js";
-import { NODE_IMAGE_FIXTURES, NODE_IMAGE_VERSIONS, type NodeImageVersions } from "./recipe.js";
+import { NODE_IMAGE_PARTS, NODE_IMAGE_VERSIONS, type NodeImageVersions } from "./recipe.js";
 
 const GROUP = "kind";
 /** Kubernetes commands the node image needs beyond the sim's (apiserver, controller-manager, scheduler, kubectl). */
@@ -73,7 +73,7 @@ export function nodeImageGoPlans(v: NodeImageVersions = NODE_IMAGE_VERSIONS): Co
     toolPlan("coredns", "github.com/coredns/coredns", v.coredns),
     toolPlan("local-path-provisioner", "github.com/rancher/local-path-provisioner", v.localPathProvisioner),
     {
-      // Our own module in fixtures/kind/pause: copied into the work directory and built there.
+      // Our own module in deploy/kind/pause: copied into the work directory and built there.
       component: "pause",
       version: v.pauseImageTag,
       cacheGroup: GROUP,
@@ -81,7 +81,7 @@ export function nodeImageGoPlans(v: NodeImageVersions = NODE_IMAGE_VERSIONS): Co
       binaries: ["pause"],
       ldflags: "-s -w",
       prepare(_go, workDir) {
-        const source = join(NODE_IMAGE_FIXTURES, "pause");
+        const source = join(NODE_IMAGE_PARTS, "pause");
         for (const file of readdirSync(source)) copyFileSync(join(source, file), join(workDir, file));
         return Promise.resolve();
       },

@@ -16,7 +16,7 @@ import { RekindleError } from "../../../errors.js";
 import { runCommand } from "../../../util/command.js";
 import type { GoToolchain } from "../../../build/go-toolchain.js";
 import type { NodeImageBinaries } from "./go-parts.js";
-import { imageRefs, NODE_IMAGE_FIXTURES, type NodeImageVersions } from "./recipe.js";
+import { imageRefs, NODE_IMAGE_PARTS, type NodeImageVersions } from "./recipe.js";
 
 /** The directory of sigs.k8s.io/kind@version in the module cache (downloaded when missing). */
 export async function kindModuleDir(go: GoToolchain, version: string, signal?: AbortSignal): Promise<string> {
@@ -123,7 +123,7 @@ export async function prepareNodeRoot(options: {
   symlinkSync("/usr/bin/containerd", join(root, "usr", "local", "bin", "containerd"));
   mkdirSync(join(root, "opt", "cni", "bin"), { recursive: true });
   writeFileSync(join(root, "kind", "version"), `${options.versions.kubernetes}\n`);
-  copyFiles(join(NODE_IMAGE_FIXTURES, "manifests"), join(root, "kind", "manifests"), 0o644);
+  copyFiles(join(NODE_IMAGE_PARTS, "manifests"), join(root, "kind", "manifests"), 0o644);
 
   writeFileSync(join(root, "tmp", "rekindle-setup.sh"), SETUP_SCRIPT);
   await runCommand("chroot", [root, "/bin/sh", "/tmp/rekindle-setup.sh"], signal);

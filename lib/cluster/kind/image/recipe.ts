@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../../../util/fixtures.js";
+import { PROJECT_ROOT } from "../../../util/project-files.js";
 import { PINNED_SIM_VERSIONS } from "../../../build/versions.js";
 import { PINNED_KIND_VERSION } from "../cli.js";
 
@@ -89,16 +89,16 @@ export function imageRefs(v: NodeImageVersions = NODE_IMAGE_VERSIONS) {
     coredns: `registry.k8s.io/coredns/coredns:${v.coredns}`,
     pause: `registry.k8s.io/pause:${v.pauseImageTag}`,
     etcd: `registry.k8s.io/etcd:${v.etcdImageTag}`,
-    /** Named in fixtures/kind/manifests (pod network, storage helper pods). */
+    /** Named in deploy/kind/manifests (pod network, storage helper pods). */
     userland: `docker.io/rekindle/kind-userland:${v.debian}`,
     localPath: `docker.io/rekindle/local-path-provisioner:${v.localPathProvisioner}`,
   } as const;
 }
 
 /** Project files baked into the image: a change to one is a new image. */
-export const NODE_IMAGE_FIXTURES = join(PROJECT_ROOT, "fixtures", "kind");
+export const NODE_IMAGE_PARTS = join(PROJECT_ROOT, "deploy", "kind");
 
-function fixtureFiles(dir: string): string[] {
+function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name))
@@ -108,12 +108,18 @@ function fixtureFiles(dir: string): string[] {
 /** Bumped when the assembly steps change in a way the inputs above do not show. */
 const ASSEMBLY_REVISION = 2;
 
-/** 10 hex digits over everything that goes into the image. */
-export function recipeHash(v: NodeImageVersions = NODE_IMAGE_VERSIONS): string {
+/**
+ * 10 hex digits over everything that goes into the image. The parts count by their path inside
+ * `parts` and their content, not by where the checkout keeps them: moving the folder is no new image.
+ */
+export function recipeHash(
+  v: NodeImageVersions = NODE_IMAGE_VERSIONS,
+  parts: string = NODE_IMAGE_PARTS,
+): string {
   const hash = createHash("sha256");
   hash.update(JSON.stringify({ v, NODE_PACKAGES, USERLAND_PACKAGES, ASSEMBLY_REVISION }));
-  for (const file of fixtureFiles(NODE_IMAGE_FIXTURES)) {
-    hash.update(file.slice(NODE_IMAGE_FIXTURES.length));
+  for (const file of filesUnder(parts)) {
+    hash.update(file.slice(parts.length));
     hash.update(readFileSync(file));
   }
   return hash.digest("hex").slice(0, 10);

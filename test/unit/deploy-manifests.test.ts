@@ -8,7 +8,7 @@ import { parseFenceConfig } from "../../lib/controller/fence-config-parse.js";
 import { controllerSettings, parseControllerFlags } from "../../lib/controller/flags.js";
 import { k8s } from "../../lib/kube/client.js";
 import { parseManifests, substitute } from "../../lib/kube/apply.js";
-import { fixturePath, PROJECT_ROOT } from "../../lib/util/fixtures.js";
+import { deployPath, PROJECT_ROOT } from "../../lib/util/project-files.js";
 
 const SUBSTITUTIONS = {
   NAMESPACE: "ns",
@@ -35,15 +35,15 @@ function yamlFiles(dir: string): string[] {
   );
 }
 
-describe("fixtures", function () {
-  const files = yamlFiles(fixturePath());
+describe("deploy/: the manifests rekindle ships", function () {
+  const files = yamlFiles(deployPath());
 
   it("exist", function () {
     expect(files.length).to.be.greaterThan(4);
   });
 
   for (const file of files) {
-    it(`${file.slice(fixturePath().length + 1)} parses with every placeholder filled`, function () {
+    it(`${file.slice(deployPath().length + 1)} parses with every placeholder filled`, function () {
       const text = substitute(readFileSync(file, "utf8"), SUBSTITUTIONS);
       expect(text).to.not.match(/@[A-Z_]+@/);
       const objects = parseManifests(text, file);
@@ -66,7 +66,7 @@ describe("fixtures", function () {
 
 describe("the shipped controller manifests and image", function () {
   const objects = parseManifests(
-    readFileSync(fixturePath("controller", "deployment.yaml"), "utf8"),
+    readFileSync(deployPath("controller", "deployment.yaml"), "utf8"),
     "deployment.yaml",
   );
   const deployment = objects.find((o) => o.kind === "Deployment") as k8s.V1Deployment;
@@ -119,7 +119,7 @@ describe("the shipped controller manifests and image", function () {
 
   it("a ClusterIP Service in the Deployment's namespace fronts the metrics port of its pods", function () {
     const [service] = parseManifests(
-      readFileSync(fixturePath("controller", "service.yaml"), "utf8"),
+      readFileSync(deployPath("controller", "service.yaml"), "utf8"),
       "service.yaml",
     ) as k8s.V1Service[];
     expect(service?.kind).to.equal("Service");

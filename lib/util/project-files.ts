@@ -1,4 +1,5 @@
-// Locates files under fixtures/ whether running from source (tsx) or from dist/.
+// Locates rekindle's own files (the project root, deploy/, its entry points) whether running from
+// source (tsx) or from dist/.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,8 +16,9 @@ function projectRoot(): string {
 
 export const PROJECT_ROOT = projectRoot();
 
-export function fixturePath(...parts: string[]): string {
-  return join(PROJECT_ROOT, "fixtures", ...parts);
+/** A file under deploy/: what rekindle ships and installs into clusters (manifests, Go sources). */
+export function deployPath(...parts: string[]): string {
+  return join(PROJECT_ROOT, "deploy", ...parts);
 }
 
 /**
