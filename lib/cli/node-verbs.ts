@@ -3,7 +3,7 @@
 // an existing cluster). A fault outlives the command: its record's deadline bounds it, `rekindle
 // node start|heal` ends it sooner, and `rekindle reap` sees it. Arguments are checked first.
 import { parseOptions } from "../util/parse-options.js";
-import { parseNodeNames } from "../cluster/existing-rails.js";
+import { parseNodeNames } from "../cluster/existing/rails.js";
 import { chooseProvider } from "../cluster/create.js";
 import type { ClusterUnderTest, PressureKind, ProviderName } from "../cluster/provider.js";
 import { SimClusterUnderTest } from "../cluster/sim/under-test.js";

@@ -6,7 +6,7 @@ import { SCENARIOS, suiteFamilies, type SuiteFamily } from "../../suites/index.j
 import { PROVIDERS, SUITE_FAMILIES, type RunOptions } from "../run/runner.js";
 import { MAX_PARALLEL } from "../run/parallel-count.js";
 import { runSerialOrParallel } from "../run/run-choice.js";
-import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing/rails.js";
 import { parseDurationMs } from "../util/duration.js";
 import { agentFaults } from "./existing-agent.js";
 import type { k8s } from "../kube/client.js";

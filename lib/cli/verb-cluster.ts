@@ -3,8 +3,8 @@
 // rails (the node named is the one faults are allowed on) and rekindle's node agent.
 import { parseArgs } from "node:util";
 import { attachKindCluster } from "../cluster/kind/attach.js";
-import { ExistingCluster } from "../cluster/existing.js";
-import type { FaultRailsRequest } from "../cluster/existing-rails.js";
+import { ExistingCluster } from "../cluster/existing/cluster.js";
+import type { FaultRailsRequest } from "../cluster/existing/rails.js";
 import type { ClusterUnderTest, ProviderName } from "../cluster/provider.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
 import { SimClusterUnderTest } from "../cluster/sim/under-test.js";

@@ -2,7 +2,7 @@
 // unchanged, then what a user supplies beside it (the fence configuration as the rekindle-fencing
 // ConfigMap, the Secrets it names, the CA ConfigMap), the Deployment restarted so both replicas read
 // that configuration, and both awaited Ready. How the image reaches the nodes and what the fence
-// driver talks to are the provider's (kind/in-cluster-controller.ts, existing-controller.ts).
+// driver talks to are the provider's (kind/in-cluster-controller.ts, existing/controller.ts).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RekindleError } from "../errors.js";

@@ -1,7 +1,7 @@
 // A fault in progress as a handle: it is created (and registered for undo, and journalled) before
 // its first side effect, records per node what was applied as it happens, and reverts exactly that,
 // newest first. A fault that fails on a node reverts what it had applied and rethrows.
-import { checkRailsNode } from "../cluster/existing-rails.js";
+import { checkRailsNode } from "../cluster/existing/rails.js";
 import type { FaultRails } from "../cluster/provider.js";
 import { errorMessage, RekindleError, toError } from "../errors.js";
 import { silentProgress, type Progress } from "../util/progress.js";

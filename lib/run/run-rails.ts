@@ -1,7 +1,7 @@
 // The run's flags for a cluster rekindle did not create, checked before anything starts: the
 // existing-only flags on another provider, and --allow-faults with its node choice and deadline.
 import { RekindleError } from "../errors.js";
-import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing-rails.js";
+import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing/rails.js";
 import { timingProfile } from "../cluster/profiles.js";
 import type { FilePlan } from "../scenario-file/plan.js";
 import { KIND_STORAGE_CLASSES } from "../cluster/kind/storage-classes.js";

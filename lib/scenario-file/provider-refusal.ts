@@ -2,7 +2,7 @@
 // the part of the file (a fault, a workload, a cluster key) and why. The capabilities here mirror
 // what the providers declare once started (`capabilities`/`unsupported` of SimClusterUnderTest in
 // lib/cluster/sim/under-test.ts, KindCluster in lib/cluster/kind/cluster.ts and ExistingCluster in
-// lib/cluster/existing.ts); kind may lose some at start when its node image cannot do them.
+// lib/cluster/existing/cluster.ts); kind may lose some at start when its node image cannot do them.
 import type { NodeCapability, ProviderName } from "../cluster/provider.js";
 import type { FaultType, ScenarioFile } from "./types.js";
 

@@ -1,4 +1,4 @@
-// --fence-config on a cluster rekindle did not create (lib/cluster/existing-fencing.ts), against a
+// --fence-config on a cluster rekindle did not create (lib/cluster/existing/fencing.ts), against a
 // stand-in API server that also answers the webhook fence protocol (the nodes' "BMC"): the
 // controller is walled to the allowed nodes, a fenced node is powered on before a revert, and the
 // in-cluster controller gets the file, its Secret and its CA in its own namespace.
@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { loadExistingFencing } from "../../lib/cluster/existing-fencing.js";
-import { revertsPowerOnFirst } from "../../lib/cluster/existing-controller.js";
+import { loadExistingFencing } from "../../lib/cluster/existing/fencing.js";
+import { revertsPowerOnFirst } from "../../lib/cluster/existing/controller.js";
 import type { ExistingNodeFaults, FaultRails } from "../../lib/cluster/provider.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { rekindleRejection } from "../support/assertions.js";

@@ -2,8 +2,8 @@
 // node's Lease, its conditions; the rest assumed from the profile, each value saying which. Against
 // a fake API server serving what a real one serves for these paths.
 import { expect } from "chai";
-import { ExistingCluster } from "../../lib/cluster/existing.js";
-import { goDurationMs } from "../../lib/cluster/existing-knobs.js";
+import { ExistingCluster } from "../../lib/cluster/existing/cluster.js";
+import { goDurationMs } from "../../lib/cluster/existing/knobs.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { list, startFakeApiServer, status, type FakeApiServer } from "../support/fake-apiserver.js";
 

@@ -3,13 +3,13 @@
 // layer both keep to them; a run does not start while another run's fault is live; the preflight
 // says what, where and until when. Against a fake API server and a fake agent (unit tests only).
 import { expect } from "chai";
-import { ExistingCluster } from "../../lib/cluster/existing.js";
-import { guardedNodeFaults } from "../../lib/cluster/existing-rails.js";
+import { ExistingCluster } from "../../lib/cluster/existing/cluster.js";
+import { guardedNodeFaults } from "../../lib/cluster/existing/rails.js";
 import {
   checkFaultDeadline,
   checkRailsRequest,
   resolveFaultRails,
-} from "../../lib/cluster/existing-rails.js";
+} from "../../lib/cluster/existing/rails.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import type {
   ClusterUnderTest,

@@ -2,8 +2,8 @@
 // else the default), whether it attaches (its CSIDriver), and the refusals for storage a volume
 // cannot move on: named (exit 2), or the default (the scenarios with a volume skipped, saying why).
 import { expect } from "chai";
-import { ExistingCluster } from "../../lib/cluster/existing.js";
-import { chooseExistingStorage, type StorageFacts } from "../../lib/cluster/existing-storage.js";
+import { ExistingCluster } from "../../lib/cluster/existing/cluster.js";
+import { chooseExistingStorage, type StorageFacts } from "../../lib/cluster/existing/storage.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import type { ClusterUnderTest } from "../../lib/cluster/provider.js";
 import { NODE_LOCAL_ANNOTATION, type StorageClassInfo } from "../../lib/kube/storage-classes.js";

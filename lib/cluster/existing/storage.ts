@@ -3,12 +3,12 @@
 // to a node (the class's CSIDriver says), and whether they can follow a pod to another node at all.
 // A class that keeps each volume on one node cannot serve a scenario whose StatefulSet must move:
 // named by the user, it is refused (exit 2); the cluster's default, the scenarios are skipped.
-import { RekindleError } from "../errors.js";
-import { k8s } from "../kube/client.js";
-import { listStorageClasses, nodeLocalClassWhy, type StorageClassInfo } from "../kube/storage-classes.js";
-import { CSI_DRIVER } from "./kind/csi/names.js";
-import { SHARED_PROVISIONER } from "./kind/shared-storage.js";
-import type { StorageSettings } from "./provider.js";
+import { RekindleError } from "../../errors.js";
+import { k8s } from "../../kube/client.js";
+import { listStorageClasses, nodeLocalClassWhy, type StorageClassInfo } from "../../kube/storage-classes.js";
+import { CSI_DRIVER } from "../kind/csi/names.js";
+import { SHARED_PROVISIONER } from "../kind/shared-storage.js";
+import type { StorageSettings } from "../provider.js";
 
 /** Provisioners that run only inside a `rekindle run --provider kind` process. */
 const PROCESS_PROVISIONED: ReadonlySet<string> = new Set([SHARED_PROVISIONER, CSI_DRIVER]);

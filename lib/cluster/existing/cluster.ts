@@ -1,20 +1,20 @@
 // The existing provider: any cluster a kubeconfig reaches. By default rekindle only does there what
 // it can undo: it creates run-labelled namespaces and workloads and deletes them again, and skips
-// every node fault. With --allow-faults, the nodes the user named (existing-rails.ts) and rekindle's
+// every node fault. With --allow-faults, the nodes the user named (rails.ts) and rekindle's
 // node agent (lib/agent/, handed in as `nodeFaults`), it stops, partitions and fills those nodes only.
 import { randomBytes } from "node:crypto";
-import { errorMessage, RekindleError } from "../errors.js";
-import { k8s } from "../kube/client.js";
-import { loadKubeconfig } from "../kube/kubeconfig-load.js";
-import { isControlPlaneNode } from "../kube/queries.js";
-import { silentProgress, type Progress } from "../util/progress.js";
-import { withTimeout } from "../util/time.js";
-import { TIMING_PROFILES, type TimingProfile } from "./profiles.js";
-import { knobApi, readExistingKnobs, type KnobApi } from "./existing-knobs.js";
-import { chooseExistingStorage, readStorageFacts, type ExistingStorage } from "./existing-storage.js";
-import { existingControllerCapabilities, revertsPowerOnFirst } from "./existing-controller.js";
-import { loadExistingFencing, type ExistingFencing } from "./existing-fencing.js";
-import { guardedNodeFaults, resolveFaultRails, type FaultRailsRequest } from "./existing-rails.js";
+import { errorMessage, RekindleError } from "../../errors.js";
+import { k8s } from "../../kube/client.js";
+import { loadKubeconfig } from "../../kube/kubeconfig-load.js";
+import { isControlPlaneNode } from "../../kube/queries.js";
+import { silentProgress, type Progress } from "../../util/progress.js";
+import { withTimeout } from "../../util/time.js";
+import { TIMING_PROFILES, type TimingProfile } from "../profiles.js";
+import { knobApi, readExistingKnobs, type KnobApi } from "./knobs.js";
+import { chooseExistingStorage, readStorageFacts, type ExistingStorage } from "./storage.js";
+import { existingControllerCapabilities, revertsPowerOnFirst } from "./controller.js";
+import { loadExistingFencing, type ExistingFencing } from "./fencing.js";
+import { guardedNodeFaults, resolveFaultRails, type FaultRailsRequest } from "./rails.js";
 import type {
   CapabilityMap,
   ClusterUnderTest,
@@ -26,7 +26,7 @@ import type {
   NodeCapability,
   NodeFaultLocator,
   ProviderLatencies,
-} from "./provider.js";
+} from "../provider.js";
 
 export interface ExistingClusterOptions {
   /** Default: the files $KUBECONFIG lists, merged as kubectl merges them, else ~/.kube/config. */
@@ -170,7 +170,7 @@ async function readKnobs(
 }
 
 /**
- * The suites' storage (existing-storage.ts). Where the classes cannot be read (no RBAC to list
+ * The suites' storage (storage.ts). Where the classes cannot be read (no RBAC to list
  * them), a named class is taken as it is, assumed to attach; without one the volume is refused.
  */
 async function existingStorage(kc: k8s.KubeConfig, requested: string | undefined): Promise<ExistingStorage> {

@@ -10,24 +10,28 @@
 //   rekindle-bmc-ca ConfigMap (the path rewritten to where deployment.yaml mounts it).
 import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
-import { errorMessage, RekindleError } from "../errors.js";
-import { fenceDriverFor, fenceDriverRegistry, genericFenceDrivers } from "../controller/drivers/registry.js";
-import { powerOnIfOff } from "../controller/drivers/power-on.js";
-import type { FenceDriver, FenceTarget, PowerState } from "../controller/drivers/types.js";
-import type { FenceConfig, FenceTemplate } from "../controller/fence-config.js";
-import { loadFenceConfig } from "../controller/fence-config-parse.js";
-import { checkFenceTargets } from "../controller/fence-preflight.js";
-import { HOSTNAME_LABEL, hostnameSelector } from "../controller/node-selector.js";
-import { DEFAULT_CONTROLLER_CONFIG } from "../controller/config.js";
-import { k8s } from "../kube/client.js";
-import { pollUntil } from "../util/time.js";
+import { errorMessage, RekindleError } from "../../errors.js";
+import {
+  fenceDriverFor,
+  fenceDriverRegistry,
+  genericFenceDrivers,
+} from "../../controller/drivers/registry.js";
+import { powerOnIfOff } from "../../controller/drivers/power-on.js";
+import type { FenceDriver, FenceTarget, PowerState } from "../../controller/drivers/types.js";
+import type { FenceConfig, FenceTemplate } from "../../controller/fence-config.js";
+import { loadFenceConfig } from "../../controller/fence-config-parse.js";
+import { checkFenceTargets } from "../../controller/fence-preflight.js";
+import { HOSTNAME_LABEL, hostnameSelector } from "../../controller/node-selector.js";
+import { DEFAULT_CONTROLLER_CONFIG } from "../../controller/config.js";
+import { k8s } from "../../kube/client.js";
+import { pollUntil } from "../../util/time.js";
 import {
   caConfigMap,
   CONTROLLER_NAMESPACE,
   fencingConfigMap,
   MOUNTED_CA_FILE,
-} from "./in-cluster-controller.js";
-import type { FaultRails } from "./provider.js";
+} from "../in-cluster-controller.js";
+import type { FaultRails } from "../provider.js";
 
 /** How long a node powered on again gets before its agent must answer (a server's POST and boot). Default 10 min. */
 export const POWER_ON_BOOT_MS = 600_000;

@@ -1,19 +1,19 @@
 // The recovery controller on a cluster rekindle did not create, with the user's --fence-config
-// (existing-fencing.ts): the in-process controller's fencing, the controller deployed from
+// (fencing.ts): the in-process controller's fencing, the controller deployed from
 // deploy/controller/ with the user's image, and node faults whose revert powers a fenced node on
 // first (the agent that reverts them runs on it).
-import { shippedControllerSettings } from "../controller/shipped-deployment.js";
-import { errorMessage } from "../errors.js";
-import { isNotFound, k8s } from "../kube/client.js";
-import { silentProgress, type Progress } from "../util/progress.js";
-import type { ExistingFencing } from "./existing-fencing.js";
+import { shippedControllerSettings } from "../../controller/shipped-deployment.js";
+import { errorMessage } from "../../errors.js";
+import { isNotFound, k8s } from "../../kube/client.js";
+import { silentProgress, type Progress } from "../../util/progress.js";
+import type { ExistingFencing } from "./fencing.js";
 import {
   applyControllerDeployment,
   claimControllerNamespace,
   CONTROLLER_NAMESPACE,
   releaseControllerNamespace,
-} from "./in-cluster-controller.js";
-import type { CapabilityMap, DeployedController, ExistingNodeFaults } from "./provider.js";
+} from "../in-cluster-controller.js";
+import type { CapabilityMap, DeployedController, ExistingNodeFaults } from "../provider.js";
 
 export interface ExistingControllerOptions {
   kc: k8s.KubeConfig;

@@ -2,10 +2,10 @@
 // names the nodes (a label selector or names); rekindle refuses control-plane nodes, names that are
 // not there, a selector that matches nothing, and more nodes than --max-faulted-nodes (default 1).
 // The result is exact, so the preflight can say to which nodes faults will go before any does.
-import { RekindleError } from "../errors.js";
-import type { k8s } from "../kube/client.js";
-import { isControlPlaneNode } from "../kube/queries.js";
-import type { CapabilityMap, ExistingNodeFaults, FaultRails } from "./provider.js";
+import { RekindleError } from "../../errors.js";
+import type { k8s } from "../../kube/client.js";
+import { isControlPlaneNode } from "../../kube/queries.js";
+import type { CapabilityMap, ExistingNodeFaults, FaultRails } from "../provider.js";
 
 /** What the user asked for on the command line (or a test). */
 export interface FaultRailsRequest {

@@ -3,11 +3,11 @@
 // the API does not show (kube-controller-manager's grace period, the apiserver's default
 // tolerations, the eviction rate) comes from the profile (scenario file or --profile): the report
 // lists each value with whether it was read, and where, or assumed.
-import { errorMessage } from "../errors.js";
-import { k8s } from "../kube/client.js";
-import type { EvictionSettings, TimingProfile } from "./profiles.js";
-import type { KnobSource } from "./provider.js";
-import { isObject } from "../util/is-object.js";
+import { errorMessage } from "../../errors.js";
+import { k8s } from "../../kube/client.js";
+import type { EvictionSettings, TimingProfile } from "../profiles.js";
+import type { KnobSource } from "../provider.js";
+import { isObject } from "../../util/is-object.js";
 
 export type { KnobSource };
 
