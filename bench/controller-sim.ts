@@ -9,7 +9,7 @@ import { execa } from "execa";
 import { errorMessage } from "../lib/errors.js";
 import { fenceConfiguration, simControllerTarget } from "../lib/cli/controller-command.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
-import { simLayout } from "../lib/cluster/sim/layout.js";
+import { simLayout } from "../lib/cluster/sim/boot/layout.js";
 import { RecoveryController } from "../lib/controller/controller.js";
 import type { ControllerConfig } from "../lib/controller/config.js";
 import { ensureNodeFenceCrd } from "../lib/controller/crd.js";

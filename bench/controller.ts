@@ -23,7 +23,7 @@ import { controllerSettings, parseControllerFlags } from "../lib/controller/flag
 import { leaseRenewIntervalMs, timingProfile } from "../lib/cluster/profiles.js";
 import { SimCluster } from "../lib/cluster/sim/cluster.js";
 import { SIM_POWER_LOSS_NOTICE_MS } from "../lib/cluster/sim/fence-driver.js";
-import { kwokProcesses } from "../lib/cluster/sim/state.js";
+import { kwokProcesses } from "../lib/cluster/sim/boot/state.js";
 import { errorMessage, RekindleError } from "../lib/errors.js";
 import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { parseCountIn } from "../lib/util/parse-count.js";

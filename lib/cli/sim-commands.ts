@@ -3,14 +3,14 @@
 import { parseOptions } from "../util/parse-options.js";
 import { ensureSimBinaries, simBuildStatus } from "../build/sim-binaries.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
-import { formatOffset } from "../cluster/sim/clock-webhook.js";
-import { SIM_MAX_WORKERS } from "../cluster/sim/addresses.js";
+import { formatOffset } from "../cluster/sim/hostile/clock-webhook.js";
+import { SIM_MAX_WORKERS } from "../cluster/sim/boot/addresses.js";
 import {
   SIM_DEDICATED_UP_TO,
   SIM_DEFAULT_DEDICATED_AT_SCALE,
   SIM_MAX_PODS_PER_NODE,
   SIM_MAX_ZONES,
-} from "../cluster/sim/options.js";
+} from "../cluster/sim/boot/options.js";
 import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";
 import { consoleProgress } from "../util/progress.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";

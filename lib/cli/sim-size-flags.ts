@@ -1,7 +1,7 @@
 // The size flags of `rekindle sim up` / `rekindle up --provider sim`, checked with the flag's name
 // and its valid range before anything starts (exit 2).
-import { SIM_MAX_WORKERS } from "../cluster/sim/addresses.js";
-import { SIM_MAX_PODS_PER_NODE, SIM_MAX_ZONES, type SimClusterOptions } from "../cluster/sim/options.js";
+import { SIM_MAX_WORKERS } from "../cluster/sim/boot/addresses.js";
+import { SIM_MAX_PODS_PER_NODE, SIM_MAX_ZONES, type SimClusterOptions } from "../cluster/sim/boot/options.js";
 import { parseCountIn } from "./args.js";
 
 export interface SimSizeFlagValues {

@@ -1,5 +1,5 @@
 // When a real kubelet mounts an attachable volume, as arithmetic (the sim plays it in
-// sim/kubelet-volumes.ts; the expected timelines bound it with worstAttachSeenMs).
+// sim/kubelet/volumes.ts; the expected timelines bound it with worstAttachSeenMs).
 //
 // Its volume manager mounts an attachable volume for a pod only once the volume is (1) reported
 // in the node's status.volumesInUse, which the kubelet writes at its node-status cadence

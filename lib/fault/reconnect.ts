@@ -10,7 +10,7 @@ import { KindNodes } from "../cluster/kind/nodes.js";
 import { relieveNode } from "../cluster/kind/pressure.js";
 import { restoreMemoryCommand, restoreNodefsCommand, shrunkCommand } from "../cluster/kind/small-node.js";
 import { SimCluster } from "../cluster/sim/cluster.js";
-import { clearSimPressure } from "../cluster/sim/pressure.js";
+import { clearSimPressure } from "../cluster/sim/kubelet/pressure.js";
 import { SimClusterUnderTest } from "../cluster/sim/under-test.js";
 import { RekindleError } from "../errors.js";
 import type { k8s } from "../kube/client.js";

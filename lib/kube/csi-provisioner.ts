@@ -1,7 +1,7 @@
 // A minimal CSI provisioner, shared by the sim (its CSI driver) and kind (its shared hostPath
 // storage): provisions a CSI PersistentVolume for every pending claim of a StorageClass that names
 // the driver, and deletes released volumes with reclaim policy Delete. (On the sim, the kubelets'
-// volume managers are lib/cluster/sim/kubelet-volumes.ts.) Reconciles by listing on an interval:
+// volume managers are lib/cluster/sim/kubelet/volumes.ts.) Reconciles by listing on an interval:
 // simple, and immune to watch expiry; there are few claims and volumes.
 import { k8s, isConflict, isNotFound } from "./client.js";
 import { sleep } from "../util/time.js";
@@ -19,7 +19,7 @@ export interface CsiProvisionerOptions {
 
 export const PROVISIONED_BY_ANNOTATION = "pv.kubernetes.io/provisioned-by";
 /**
- * The mark on a sim pod whose PVC volumes its kubelet could mount (kubelet-volumes.ts): KWOK's pod
+ * The mark on a sim pod whose PVC volumes its kubelet could mount (sim/kubelet/volumes.ts): KWOK's pod
  * Stage starts no container before it (deploy/sim/kwok/pod-stages.yaml).
  */
 export const VOLUMES_ATTACHED_ANNOTATION = "rekindle.dev/volumes-attached";

@@ -2,7 +2,7 @@
 // prints): the latest end of any bounded window, measured from the fault. `--parallel` hands the
 // longest first to whichever cluster is free, so the 6-minute by-hand scenarios start at once on
 // different clusters instead of ending the run on one.
-import { simProviderLatencies } from "../cluster/sim/options.js";
+import { simProviderLatencies } from "../cluster/sim/boot/options.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { expectationInputs, type ExpectationInputs, type ScenarioDefinition } from "../scenario/harness.js";

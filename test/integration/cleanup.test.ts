@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { execa, type ResultPromise } from "execa";
 import { join } from "node:path";
-import { readSimState } from "../../lib/cluster/sim/state.js";
+import { readSimState } from "../../lib/cluster/sim/boot/state.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { testRunDir } from "../support/run-dir.js";

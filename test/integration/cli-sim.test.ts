@@ -5,7 +5,7 @@ import { execa } from "execa";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readSimState } from "../../lib/cluster/sim/state.js";
+import { readSimState } from "../../lib/cluster/sim/boot/state.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { pollUntil } from "../../lib/util/time.js";

@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readSimState } from "../../lib/cluster/sim/state.js";
+import { readSimState } from "../../lib/cluster/sim/boot/state.js";
 import { findProcessesByRunTag } from "../../lib/util/daemon.js";
 import { pollUntil } from "../../lib/util/time.js";
 import { simCli } from "../support/sim-cli.js";

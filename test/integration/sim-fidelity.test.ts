@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { join } from "node:path";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { SimCluster } from "../../lib/cluster/sim/cluster.js";
-import { NODE_PROXY_DAEMONSET, SIM_DAEMONSETS } from "../../lib/cluster/sim/daemonsets.js";
+import { NODE_PROXY_DAEMONSET, SIM_DAEMONSETS } from "../../lib/cluster/sim/boot/daemonsets.js";
 import { SimClusterUnderTest } from "../../lib/cluster/sim/under-test.js";
 import { RekindleError } from "../../lib/errors.js";
 import { isPodReady, k8s, nodeConditionStatus } from "../../lib/kube/client.js";

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SIM_CSI_DRIVER, SimCluster } from "../../lib/cluster/sim/cluster.js";
-import { SIM_NODE_BOOT_MS } from "../../lib/cluster/sim/node-power.js";
+import { SIM_NODE_BOOT_MS } from "../../lib/cluster/sim/kubelet/node-power.js";
 import { k8s, isPodReady, nodeConditionStatus } from "../../lib/kube/client.js";
 import {
   hasTaint,

@@ -1,7 +1,7 @@
 // The check every sim test ends with: tear the cluster down, then nothing it started may be left.
 import { expect } from "chai";
 import type { SimCluster } from "../../lib/cluster/sim/cluster.js";
-import { kwokProcesses } from "../../lib/cluster/sim/state.js";
+import { kwokProcesses } from "../../lib/cluster/sim/boot/state.js";
 import { findProcessesByRunTag, isDaemonRunning } from "../../lib/util/daemon.js";
 
 /**

@@ -1,5 +1,5 @@
 // A minimal sim cluster state for unit tests of what reads and writes the state file.
-import type { SimClusterState } from "../../lib/cluster/sim/state.js";
+import type { SimClusterState } from "../../lib/cluster/sim/boot/state.js";
 
 /** The state of a cluster at `root` with `nodes` and, when given, shared kwoks. */
 export function simStateAt(

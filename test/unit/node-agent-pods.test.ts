@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
-import { shutdownGroups } from "../../lib/cluster/sim/shutdown.js";
+import { shutdownGroups } from "../../lib/cluster/sim/kubelet/shutdown.js";
 import { substitute } from "../../lib/kube/apply.js";
 import type { k8s } from "../../lib/kube/client.js";
 import { nextEvictionVictim } from "../../lib/kube/eviction-order.js";

@@ -4,7 +4,7 @@ import {
   isBestEffort,
   refusalMessage,
   refusedUnderPressure,
-} from "../../lib/cluster/sim/pressure-admission.js";
+} from "../../lib/cluster/sim/kubelet/pressure-admission.js";
 import { podStarted } from "../../lib/kube/eviction-order.js";
 import type { k8s } from "../../lib/kube/client.js";
 

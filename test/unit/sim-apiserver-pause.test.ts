@@ -3,8 +3,8 @@ import {
   activePause,
   PAUSE_BACKSTOP_GRACE_MS,
   validatePauseMs,
-} from "../../lib/cluster/sim/apiserver-pause.js";
-import type { SimClusterState } from "../../lib/cluster/sim/state.js";
+} from "../../lib/cluster/sim/hostile/apiserver-pause.js";
+import type { SimClusterState } from "../../lib/cluster/sim/boot/state.js";
 import { RekindleError } from "../../lib/errors.js";
 
 /** Only the field activePause reads. */

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { runBootSteps, type BootStep } from "../../lib/cluster/sim/boot-steps.js";
-import { SIM_BOOT_STEPS } from "../../lib/cluster/sim/boot.js";
+import { runBootSteps, type BootStep } from "../../lib/cluster/sim/boot/steps.js";
+import { SIM_BOOT_STEPS } from "../../lib/cluster/sim/boot/boot.js";
 import { RekindleError } from "../../lib/errors.js";
 import type { Progress } from "../../lib/util/progress.js";
 

@@ -8,9 +8,9 @@ import {
   skewedRenewTime,
   skewPath,
   type ClockSkew,
-} from "../../lib/cluster/sim/clock-skew.js";
+} from "../../lib/cluster/sim/hostile/clock-skew.js";
 import { formatMicroTime } from "../../lib/kube/micro-time.js";
-import { validateClockSkew } from "../../lib/cluster/sim/clock-webhook.js";
+import { validateClockSkew } from "../../lib/cluster/sim/hostile/clock-webhook.js";
 import { RekindleError } from "../../lib/errors.js";
 
 const BEHIND: ClockSkew = { offsetMs: -30_000, step: false };

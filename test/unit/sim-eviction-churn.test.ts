@@ -1,11 +1,11 @@
-// The sim's eviction manager under MemoryPressure (lib/cluster/sim/pressure.ts), against a stand-in
+// The sim's eviction manager under MemoryPressure (lib/cluster/sim/kubelet/pressure.ts), against a stand-in
 // API server: as on kind (issue 23, a kubelet at V(3)), a Burstable replacement bound to the node
 // after the first eviction is admitted (admission refuses only BestEffort pods) and ranked first at
 // the next look, before it has started (a pod without stats goes first); it is ended and deleted
 // at once, and only then does the Guaranteed pod go. The sim used to rank only started pods and
 // went straight on to the Guaranteed pod.
 import { expect } from "chai";
-import { SimEvictionManager } from "../../lib/cluster/sim/pressure.js";
+import { SimEvictionManager } from "../../lib/cluster/sim/kubelet/pressure.js";
 import { SIM_USAGE_ANNOTATION } from "../../lib/kube/eviction-order.js";
 import { until } from "../support/until.js";
 import { list, startFakeApiServer, type FakeApiServer, type FakeRoutes } from "../support/fake-apiserver.js";

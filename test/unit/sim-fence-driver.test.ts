@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SIM_POWER_LOSS_NOTICE_MS, SimFenceDriver } from "../../lib/cluster/sim/fence-driver.js";
 import type { FenceTarget } from "../../lib/controller/drivers/types.js";
-import { readSimState, writeSimState, type SimClusterState } from "../../lib/cluster/sim/state.js";
+import { readSimState, writeSimState, type SimClusterState } from "../../lib/cluster/sim/boot/state.js";
 import { RekindleError } from "../../lib/errors.js";
 import { simStateAt } from "../support/sim-state.js";
 

@@ -1,13 +1,13 @@
-// The sim's kubelet volume managers (kubelet-volumes.ts) against a stand-in API server, in real time
+// The sim's kubelet volume managers (lib/cluster/sim/kubelet/volumes.ts) against a stand-in API server, in real time
 // with a 1 s status cadence: a node reports its pods' CSI volumes in use only at its own status
 // writes, and a pod is marked mountable at the reconciler's first look (every 100 ms) that finds
 // each claim bound and each attachable volume reported in use and attached there. A local volume
 // needs only binding; a node whose kubelet does not run does nothing.
 import { expect } from "chai";
 import type { k8s } from "../../lib/kube/client.js";
-import { SimKubeletVolumes } from "../../lib/cluster/sim/kubelet-volumes.js";
+import { SimKubeletVolumes } from "../../lib/cluster/sim/kubelet/volumes.js";
 import { nextStatusWriteMs } from "../../lib/cluster/kubelet-volume-timing.js";
-import { csiUniqueVolumeName } from "../../lib/cluster/sim/volumes-in-use.js";
+import { csiUniqueVolumeName } from "../../lib/cluster/sim/kubelet/volumes-in-use.js";
 import { VOLUMES_ATTACHED_ANNOTATION } from "../../lib/kube/csi-provisioner.js";
 import { sleep } from "../../lib/util/time.js";
 import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";

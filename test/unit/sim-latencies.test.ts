@@ -4,8 +4,8 @@ import { expect } from "chai";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SIM_DEFAULT_LATENCIES, validateSimOptions } from "../../lib/cluster/sim/options.js";
-import { writeKwokStages } from "../../lib/cluster/sim/kwok-stages.js";
+import { SIM_DEFAULT_LATENCIES, validateSimOptions } from "../../lib/cluster/sim/boot/options.js";
+import { writeKwokStages } from "../../lib/cluster/sim/kubelet/kwok-stages.js";
 import { rekindleThrow } from "../support/assertions.js";
 
 /** The delay block of the pod Stage that starts containers. */

@@ -4,7 +4,7 @@
 // (kube-scheduler exited at boot: "unable to read certificate-authority reports/x/cluster/pki/reports/x/…").
 import { expect } from "chai";
 import { isAbsolute, join } from "node:path";
-import { simLayout } from "../../lib/cluster/sim/layout.js";
+import { simLayout } from "../../lib/cluster/sim/boot/layout.js";
 
 describe("sim layout", function () {
   it("makes every path absolute, resolved from the current directory", function () {

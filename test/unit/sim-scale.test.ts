@@ -1,17 +1,17 @@
 import { expect } from "chai";
-import { SIM_MAX_WORKERS, workerNodeIp, workerPodCidr } from "../../lib/cluster/sim/addresses.js";
-import { planKwoks, SIM_KWOK_GROUP_LABEL } from "../../lib/cluster/sim/kwok-groups.js";
-import { validateSimOptions } from "../../lib/cluster/sim/options.js";
+import { SIM_MAX_WORKERS, workerNodeIp, workerPodCidr } from "../../lib/cluster/sim/boot/addresses.js";
+import { planKwoks, SIM_KWOK_GROUP_LABEL } from "../../lib/cluster/sim/kubelet/kwok-groups.js";
+import { validateSimOptions } from "../../lib/cluster/sim/boot/options.js";
 import {
   SIM_FLEET_LABEL,
   SIM_NODE_IP_ANNOTATION,
   sharedKwokSpec,
   workerNodeObject,
-} from "../../lib/cluster/sim/worker-nodes.js";
-import { simLayout } from "../../lib/cluster/sim/layout.js";
+} from "../../lib/cluster/sim/boot/worker-nodes.js";
+import { simLayout } from "../../lib/cluster/sim/boot/layout.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { checkSimSize, sizeChoice } from "../../lib/run/sim-size.js";
-import { nodeProcessRunning } from "../../lib/cluster/sim/status.js";
+import { nodeProcessRunning } from "../../lib/cluster/sim/boot/status.js";
 import { rekindleThrow } from "../support/assertions.js";
 
 describe("sim worker addresses", function () {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { CONTAINER_STOP_MS, podStopMs, VOLUME_UNMOUNT_MS } from "../../lib/cluster/sim/shutdown.js";
-import { nextRenewalAtMs } from "../../lib/cluster/sim/lease-renewal.js";
+import { CONTAINER_STOP_MS, podStopMs, VOLUME_UNMOUNT_MS } from "../../lib/cluster/sim/kubelet/shutdown.js";
+import { nextRenewalAtMs } from "../../lib/cluster/sim/kubelet/lease-renewal.js";
 import type { k8s } from "../../lib/kube/client.js";
 
 describe("sim graceful shutdown: the kubelet's pace", function () {

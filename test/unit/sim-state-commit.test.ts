@@ -6,8 +6,8 @@ import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SimSession } from "../../lib/cluster/sim/session.js";
-import { readSimState, writeSimState, type SimClusterState } from "../../lib/cluster/sim/state.js";
+import { SimSession } from "../../lib/cluster/sim/boot/session.js";
+import { readSimState, writeSimState, type SimClusterState } from "../../lib/cluster/sim/boot/state.js";
 import { silentProgress } from "../../lib/util/progress.js";
 import { simStateAt } from "../support/sim-state.js";
 

@@ -4,7 +4,7 @@ import {
   csiUniqueVolumeName,
   volumeLookup,
   volumesInUseOnNode,
-} from "../../lib/cluster/sim/volumes-in-use.js";
+} from "../../lib/cluster/sim/kubelet/volumes-in-use.js";
 
 const DRIVER = "sim.csi.rekindle.dev";
 

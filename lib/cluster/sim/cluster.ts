@@ -1,10 +1,10 @@
 // The sim provider's cluster: a real control plane (etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler) built from source, kwok processes playing the workers' kubelets (one per worker,
-// or shared by the fleet workers of a zone: kwok-groups.ts), a kwok
+// or shared by the fleet workers of a zone: kubelet/kwok-groups.ts), a kwok
 // "attacher" playing the CSI external-attacher, and a small CSI provisioner. Stopping a node is
 // SIGKILL of its kwok process: the Lease stops and the real controllers react as in a cluster.
-// This class is the public face; each concept lives in its own file next to it (boot.ts lists
-// the boot steps, node-power.ts plays power, teardown.ts stops everything).
+// This class is the public face; each concept lives in its own file next to it (boot/boot.ts lists
+// the boot steps, kubelet/node-power.ts plays power, boot/teardown.ts stops everything).
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -15,15 +15,15 @@ import { Coalescer } from "../../util/coalesce.js";
 import { freeLoopbackPorts, releaseLoopbackPorts } from "../../util/ports.js";
 import { silentProgress, type Progress } from "../../util/progress.js";
 import type { TimingProfile } from "../profiles.js";
-import { pauseSimApiServer, resumeSimApiServer } from "./apiserver-pause.js";
-import { bootSimCluster } from "./boot.js";
+import { pauseSimApiServer, resumeSimApiServer } from "./hostile/apiserver-pause.js";
+import { bootSimCluster } from "./boot/boot.js";
 import { ensureSimBinaries } from "../../build/sim-binaries.js";
-import type { ControlPlanePorts } from "./control-plane.js";
-import type { ClockSkew } from "./clock-skew.js";
-import { setSimClockSkew } from "./clock-webhook.js";
-import { restartSimControllerManager } from "./controller-manager-restart.js";
-import { prepareFreshRoot } from "./fresh-root.js";
-import { simLayout, type SimLayout } from "./layout.js";
+import type { ControlPlanePorts } from "./boot/control-plane.js";
+import type { ClockSkew } from "./hostile/clock-skew.js";
+import { setSimClockSkew } from "./hostile/clock-webhook.js";
+import { restartSimControllerManager } from "./hostile/controller-manager-restart.js";
+import { prepareFreshRoot } from "./boot/fresh-root.js";
+import { simLayout, type SimLayout } from "./boot/layout.js";
 import {
   healSimNode,
   partitionSimNode,
@@ -31,27 +31,27 @@ import {
   startSimNodes,
   stopSimNodes,
   type NodeBatchOptions,
-} from "./node-power.js";
-import { waitForSimNodesReady } from "./nodes-ready.js";
-import { simClusterRoot, validateSimOptions, type SimClusterOptions } from "./options.js";
-import { SimSession } from "./session.js";
-import { reregisterSimNode, type Reregistration } from "./reregister.js";
-import { readSimState, type SimClusterState } from "./state.js";
+} from "./kubelet/node-power.js";
+import { waitForSimNodesReady } from "./boot/nodes-ready.js";
+import { simClusterRoot, validateSimOptions, type SimClusterOptions } from "./boot/options.js";
+import { SimSession } from "./boot/session.js";
+import { reregisterSimNode, type Reregistration } from "./hostile/reregister.js";
+import { readSimState, type SimClusterState } from "./boot/state.js";
 import {
   nodeProcessRunning,
   nodeProcessRunningIn,
   simClusterStatus,
   type SimClusterStatus,
-} from "./status.js";
-import { stopSimProcesses } from "./teardown.js";
-import { readyPollIntervalMs, scaledTimeoutMs, SIM_TIMEOUTS } from "./timeouts.js";
+} from "./boot/status.js";
+import { stopSimProcesses } from "./boot/teardown.js";
+import { readyPollIntervalMs, scaledTimeoutMs, SIM_TIMEOUTS } from "./boot/timeouts.js";
 
 // Names other files import from here, kept here since they moved next door.
-export { SIM_DEFAULT_LATENCIES, simClusterRoot, zoneName, type SimClusterOptions } from "./options.js";
-export type { SimClusterStatus, SimComponentStatus, SimNodeStatus } from "./status.js";
-export type { ClockSkew } from "./clock-skew.js";
-export type { Reregistration } from "./reregister.js";
-export { SIM_CSI_DRIVER, SIM_STORAGE_CLASS } from "./storage.js";
+export { SIM_DEFAULT_LATENCIES, simClusterRoot, zoneName, type SimClusterOptions } from "./boot/options.js";
+export type { SimClusterStatus, SimComponentStatus, SimNodeStatus } from "./boot/status.js";
+export type { ClockSkew } from "./hostile/clock-skew.js";
+export type { Reregistration } from "./hostile/reregister.js";
+export { SIM_CSI_DRIVER, SIM_STORAGE_CLASS } from "./kubelet/storage.js";
 
 export class SimCluster implements AsyncDisposable {
   readonly layout: SimLayout;
@@ -247,7 +247,7 @@ export class SimCluster implements AsyncDisposable {
 
   /**
    * The node's kwok stops writing while the node stays on (recorded running): a graceful shutdown's
-   * start, whose kubelet the caller plays until stopNode powers the node off (shutdown.ts).
+   * start, whose kubelet the caller plays until stopNode powers the node off (kubelet/shutdown.ts).
    */
   async silenceNode(nodeName: string): Promise<void> {
     await silenceSimNode(this.#session, nodeName);
@@ -265,7 +265,7 @@ export class SimCluster implements AsyncDisposable {
   /**
    * Skews the clock of the node's kubelet (`skew`), or makes it true again (undefined or offset 0):
    * its Lease renewTime and node heartbeat times are written from its own clock. Takes effect at
-   * the node's next renewal; see clock-skew.ts for how and where a real kubelet would differ.
+   * the node's next renewal; see hostile/clock-skew.ts for how and where a real kubelet would differ.
    */
   async setClockSkew(nodeName: string, skew: ClockSkew | undefined, signal?: AbortSignal): Promise<void> {
     await setSimClockSkew(this.#session, nodeName, skew, signal);
@@ -292,7 +292,7 @@ export class SimCluster implements AsyncDisposable {
 
   /**
    * Deletes the node's Node object and registers it again under the same name with a new UID, as a
-   * reinstalled machine does; resolves once its new kwok runs (reregister.ts: what happens to its
+   * reinstalled machine does; resolves once its new kwok runs (hostile/reregister.ts: what happens to its
    * Lease and pods).
    */
   async reregisterNode(nodeName: string, signal?: AbortSignal): Promise<Reregistration> {

@@ -1,14 +1,14 @@
 // Fences a sim node by stopping the kwok that plays it (the node's "power"); confirmed when none
 // does. Power losses are heard by watching the cluster's state file (watchPowerLoss), as a BMC's
 // power events would be: a node is recorded stopped when its power goes, which for a graceful
-// shutdown is at its end, once the kubelet's last words are said (shutdown.ts). Both take the time
+// shutdown is at its end, once the kubelet's last words are said (kubelet/shutdown.ts). Both take the time
 // kind's docker driver takes (docs/calibration.md): the sim stands for it in the calibration.
 import { statSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { watch } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { SimCluster } from "./cluster.js";
-import { simLayout } from "./layout.js";
+import { simLayout } from "./boot/layout.js";
 import type {
   FenceDriver,
   FenceTarget,

@@ -19,9 +19,9 @@ import type {
   ProviderLatencies,
 } from "../provider.js";
 import { SIM_STORAGE_CLASS, type SimCluster } from "./cluster.js";
-import { simProviderLatencies } from "./options.js";
-import { SimEvictionManager } from "./pressure.js";
-import { simulateGracefulShutdown } from "./shutdown.js";
+import { simProviderLatencies } from "./boot/options.js";
+import { SimEvictionManager } from "./kubelet/pressure.js";
+import { simulateGracefulShutdown } from "./kubelet/shutdown.js";
 
 export interface SimUnderTestOptions {
   /** Leave the cluster running on destroy(). Default false. */
@@ -50,7 +50,7 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   };
   /**
    * The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the
-   * defaults), and its kubelets' wait for a status write before a mount (sim/kubelet-volumes.ts).
+   * defaults), and its kubelets' wait for a status write before a mount (kubelet/volumes.ts).
    */
   readonly latencies: ProviderLatencies;
   /** The sim's CSI driver: attachable, played by the attacher kwok. */
@@ -132,7 +132,7 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     if (this.#pressure.has(key)) return;
     // No setup: the simulated eviction manager's start is the fault.
     options.onEffect?.();
-    // The sim's faults are kind's, whose setup sets the kubelet's loop phase (pressure.ts).
+    // The sim's faults are kind's, whose setup sets the kubelet's loop phase (kubelet/pressure.ts).
     const manager = await SimEvictionManager.start(this.kubeConfig(), name, kind, this.eviction, {
       log: (m) => {
         this.#progress.info(m);
