@@ -1,10 +1,10 @@
 // ESLint rule "rekindle/layers": a file may import only its own layer or a lower one, so no import
 // cycle between layers (such as cluster ↔ controller) can come back; and the rooms of one layer
 // listed in SEPARATE_ROOMS (the kind and sim providers) do not import each other. Every relative
-// import, re-export and dynamic import() of a file under lib/, suites/, bench/ or test/ is resolved
-// and both ends are placed in the table below, type-only ones too (`import type`, `export type …
-// from`, `typeof import("…")`): a type import ties two layers together as much as a value import.
-// Files in no layer (deploy, tools, node_modules) are not checked.
+// import, re-export and dynamic import() of a TypeScript file under lib/, suites/, tools/, bench/ or
+// test/ is resolved and both ends are placed in the table below, type-only ones too (`import type`,
+// `export type … from`, `typeof import("…")`): a type import ties two layers together as much as a
+// value import. Files in no layer (deploy/, scripts/, node_modules) are not checked.
 import { dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -40,6 +40,8 @@ export const LAYERS = [
   { name: "scenario-file", paths: ["lib/scenario-file/"] },
   { name: "run", paths: ["lib/run/"] },
   { name: "cli", paths: ["lib/cli/"] },
+  // The project's own tools (the docs generator, tools/docs/): on top of everything they document.
+  { name: "tools", paths: ["tools/"] },
   { name: "bench/test", paths: ["bench/", "test/"] },
 ];
 

@@ -1,6 +1,6 @@
 // Import cycles of a file graph (file → the files it imports): its strongly connected components
 // (Tarjan's algorithm), and in each the shortest cycle through every one of its files, printed as
-// "a.ts → b.ts → a.ts". test/unit/import-cycles.test.ts runs it on lib/, suites/ and bench/.
+// "a.ts → b.ts → a.ts". test/unit/import-cycles.test.ts runs it on lib/, suites/, tools/ and bench/.
 
 export type FileGraph = ReadonlyMap<string, readonly string[]>;
 

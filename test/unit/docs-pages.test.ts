@@ -8,7 +8,7 @@ import {
   measurementsPageText,
   SCENARIOS_PAGE,
   scenariosPageText,
-} from "../../bench/docs-pages.js";
+} from "../../tools/docs/pages.js";
 import { main } from "../../lib/cli/main.js";
 import { timingProfile } from "../../lib/cluster/profiles.js";
 import { scenarioCatalogue } from "../../lib/cli/catalogue.js";

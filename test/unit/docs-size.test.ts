@@ -11,7 +11,7 @@ const DOCS = join(PROJECT_ROOT, "docs");
 
 /**
  * Generated pages, never hand-edited, so not counted: `npm run docs` writes scenarios.md and
- * measurements.md (bench/docs.ts); bench/calibration.ts writes calibration-table.md's table.
+ * measurements.md (tools/docs/generate.ts); bench/calibration.ts writes calibration-table.md's table.
  */
 const GENERATED_PAGES = ["scenarios.md", "measurements.md", "calibration-table.md"];
 

@@ -115,7 +115,20 @@ describe("layer lint rule (tools/eslint-layers.js)", function () {
 
   it("lets test/ import anything and ignores files in no layer", function () {
     expect(lint("test/unit/fixture.ts", 'import { main } from "../../lib/cli/main.js";\n')).to.deep.equal([]);
-    expect(lint("tools/fixture.ts", 'import { main } from "../lib/cli/main.js";\n')).to.deep.equal([]);
+    expect(lint("scripts/fixture.ts", 'import { x } from "../bench/provenance.js";\n')).to.deep.equal([]);
+  });
+
+  it("puts the docs generator (tools/) above the CLI it documents and below the tests that check it", function () {
+    expect(lint("tools/docs/fixture.ts", 'import { x } from "../../lib/cli/catalogue.js";\n')).to.deep.equal(
+      [],
+    );
+    expect(lint("test/unit/fixture.ts", 'import { x } from "../../tools/docs/pages.js";\n')).to.deep.equal(
+      [],
+    );
+    expect(lint("tools/docs/fixture.ts", 'import { x } from "../../bench/provenance.js";\n')).to.have.length(
+      1,
+    );
+    expect(lint("lib/cli/fixture.ts", 'import { x } from "../../tools/docs/pages.js";\n')).to.have.length(1);
   });
 
   it("has no known exceptions left, and reports a suite importing the runner", function () {
@@ -143,6 +156,7 @@ describe("layer lint rule (tools/eslint-layers.js)", function () {
       "suites/node-loss.ts",
       "lib/run/runner.ts",
       "lib/cli/main.ts",
+      "tools/docs/pages.ts",
       "test/unit/cli.test.ts",
     ].map((path) => layerOf(path)!.index);
     expect(order).to.deep.equal([...order].sort((a, b) => a - b));

@@ -6,7 +6,7 @@ import { Ajv } from "ajv";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { SCENARIO_SCHEMA_PAGE, scenarioSchemaPageText } from "../../bench/docs-pages.js";
+import { SCENARIO_SCHEMA_PAGE, scenarioSchemaPageText } from "../../tools/docs/pages.js";
 import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
 import { SCENARIO_SCHEMA, type JsonSchema } from "../../lib/scenario-file/schema.js";
 import { FAULT_TYPES } from "../../lib/scenario-file/types.js";

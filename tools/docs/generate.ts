@@ -7,7 +7,7 @@ import {
   scenarioSchemaPageText,
   SCENARIOS_PAGE,
   scenariosPageText,
-} from "./docs-pages.js";
+} from "./pages.js";
 
 writeFileSync(SCENARIOS_PAGE, scenariosPageText());
 writeFileSync(MEASUREMENTS_PAGE, measurementsPageText());
