@@ -92,7 +92,7 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 nodes' machines; the recovery controller's scenarios then run, walled to those
                 nodes (--node-selector); a fenced node is powered on before its faults are reverted
       --controller-image: existing: the controller image the nodes can run, for the scenarios that
-                deploy deploy/controller/ (default: the image deployment.yaml names)`;
+                apply deploy/controller/ (default: the image deployment.yaml names)`;
 export const LIST_USAGE = `rekindle list [--profile ${TIMING_PROFILE_NAMES.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--scenario REGEX] [--shard k/n]
               ${OUTPUT_USAGE} [--markdown]
       the scenarios and their expected timelines (as on the sim provider); with -f, the scenario
