@@ -29,7 +29,7 @@ export const FENCE_STARTED_TWICE = "fence-started-twice";
 export interface SafetyScenario<R extends NodeCapability> {
   id: string;
   title: string;
-  /** Beyond `fencing`, which every scenario that starts the controller in-process needs. */
+  /** The capabilities it uses (the harness adds `fencing` for the controller: scenarioNeeds). */
   requires: readonly R[];
   /** How many power-offs its incidents allow (safetyExpectations). */
   powerOffs: number;
