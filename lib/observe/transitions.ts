@@ -59,13 +59,11 @@ export function terminalReason(pod: k8s.V1Pod): string {
   return KUBELET_DISRUPTION_REASONS.find(([prefix]) => message.startsWith(prefix))?.[1] ?? "";
 }
 
+/** One part of a Node's transitions: from its version `before` (none when added) to `after`. */
+type NodePart = (make: Make, node: string, before: k8s.V1Node | undefined, after: k8s.V1Node) => Transition[];
+
 /** Each condition whose status changed (Ready, MemoryPressure, ...), with its previous status. */
-function conditionTransitions(
-  make: Make,
-  node: string,
-  before: k8s.V1Node | undefined,
-  after: k8s.V1Node,
-): Transition[] {
+const conditionTransitions: NodePart = (make, node, before, after) => {
   const out: Transition[] = [];
   for (const condition of after.status?.conditions ?? []) {
     const previous = before?.status?.conditions?.find((c) => c.type === condition.type);
@@ -85,15 +83,10 @@ function conditionTransitions(
     }
   }
   return out;
-}
+};
 
 /** The kubelet's status.volumesInUse report, when it changed. */
-function volumesInUseTransitions(
-  make: Make,
-  node: string,
-  before: k8s.V1Node | undefined,
-  after: k8s.V1Node,
-): Transition[] {
+const volumesInUseTransitions: NodePart = (make, node, before, after) => {
   const inUse = [...(after.status?.volumesInUse ?? [])].sort();
   const inUseBefore = [...(before?.status?.volumesInUse ?? [])].sort();
   if (!before || inUse.join(",") === inUseBefore.join(",")) return [];
@@ -103,15 +96,10 @@ function volumesInUseTransitions(
       detail: { count: String(inUse.length), volumes: inUse.join(","), from: String(inUseBefore.length) },
     }),
   ];
-}
+};
 
 /** Taints added (with their timeAdded) and removed, by key and effect. */
-function taintTransitions(
-  make: Make,
-  node: string,
-  before: k8s.V1Node | undefined,
-  after: k8s.V1Node,
-): Transition[] {
+const taintTransitions: NodePart = (make, node, before, after) => {
   const out: Transition[] = [];
   const key = (t: k8s.V1Taint) => `${t.key}:${t.effect}`;
   const beforeTaints = new Map((before?.spec?.taints ?? []).map((t) => [key(t), t]));
@@ -132,7 +120,7 @@ function taintTransitions(
       out.push(make("taint-removed", { node, detail: { key: t.key, effect: t.effect } }));
   }
   return out;
-}
+};
 
 const nodeTransitions: KindTransitions<k8s.V1Node> = (make, before, after) => {
   const node = (after ?? before)?.metadata?.name ?? "";
@@ -341,6 +329,21 @@ const fenceTransitions: KindTransitions<FenceLike> = (make, before, after) => {
   return [make("fence-changed", { node, detail: { step, phase } })];
 };
 
+/**
+ * Each watched kind's transitions. The kinds whose API type has required fields are handed the object
+ * as the watch delivered it (a KubernetesObject of that kind).
+ */
+const KIND_TRANSITIONS: { readonly [K in WatchedKind]: KindTransitions<k8s.KubernetesObject> } = {
+  Node: nodeTransitions,
+  Lease: leaseTransitions,
+  Pod: podTransitions,
+  PersistentVolumeClaim: claimTransitions,
+  EndpointSlice: endpointSliceTransitions as KindTransitions<k8s.KubernetesObject>,
+  VolumeAttachment: vaTransitions as KindTransitions<k8s.KubernetesObject>,
+  Event: eventTransitions as KindTransitions<k8s.KubernetesObject>,
+  NodeFence: fenceTransitions,
+};
+
 /** All transitions between two versions of one object (`before` undefined: added; `after` undefined: deleted). */
 export function transitionsOf(
   context: ChangeContext,
@@ -349,35 +352,5 @@ export function transitionsOf(
 ): Transition[] {
   const object = after ?? before;
   if (!object) return [];
-  const make = maker(context, object);
-  switch (context.kind) {
-    case "Node":
-      return nodeTransitions(make, before, after);
-    case "Lease":
-      return leaseTransitions(make, before, after);
-    case "Pod":
-      return podTransitions(make, before, after);
-    case "PersistentVolumeClaim":
-      return claimTransitions(make, before, after);
-    case "EndpointSlice":
-      return endpointSliceTransitions(
-        make,
-        before as k8s.V1EndpointSlice | undefined,
-        after as k8s.V1EndpointSlice | undefined,
-      );
-    case "VolumeAttachment":
-      return vaTransitions(
-        make,
-        before as k8s.V1VolumeAttachment | undefined,
-        after as k8s.V1VolumeAttachment | undefined,
-      );
-    case "Event":
-      return eventTransitions(
-        make,
-        before as k8s.CoreV1Event | undefined,
-        after as k8s.CoreV1Event | undefined,
-      );
-    case "NodeFence":
-      return fenceTransitions(make, before, after);
-  }
+  return KIND_TRANSITIONS[context.kind](maker(context, object), before, after);
 }

@@ -10,6 +10,8 @@ import {
   type ExpectedMilestone,
 } from "../expect/model.js";
 import { never } from "../expect/windows.js";
+import type { ApplyOptions, FaultHandle } from "../fault/handle.js";
+import type { FaultSpec } from "../fault/injector.js";
 import { duplicateReadyMilestone } from "../observe/duplicate-ready.js";
 import type { Milestone, WorkloadRef } from "../observe/milestones.js";
 import type { Transition } from "../observe/types.js";
@@ -38,21 +40,32 @@ export async function deployWebAndDb(context: ScenarioContext): Promise<Deployed
 }
 
 /**
+ * The step `what`: injects the fault (context.faults) at the fault instant, marked on the nodes it
+ * hits right before its first side effect. Returns its handle.
+ */
+export function injectFault(
+  context: ScenarioContext,
+  what: string,
+  fault: Omit<FaultSpec, "onFirstEffect"> & ApplyOptions & { nodes: readonly string[] },
+): Promise<FaultHandle> {
+  return context.steps.step(what, () =>
+    context.faults.inject({
+      ...fault,
+      onFirstEffect: () => {
+        context.faultStarts([...fault.nodes]);
+      },
+    }),
+  );
+}
+
+/**
  * Stops the node at the fault instant, abruptly (a power cut), through a fault handle registered
  * before it acts; after it, an undo that waits until the node is back (run after the handle's revert
  * powered it on).
  */
 export async function stopNodeAbruptly(context: ScenarioContext<"lifecycle">, node: string): Promise<void> {
   registerWaitBack(context, node);
-  await context.steps.step(`stop node ${node}`, () =>
-    context.faults.inject({
-      action: { kind: "stop" },
-      nodes: [node],
-      onFirstEffect: () => {
-        context.faultStarts([node]);
-      },
-    }),
-  );
+  await injectFault(context, `stop node ${node}`, { action: { kind: "stop" }, nodes: [node] });
 }
 
 /**
@@ -64,15 +77,10 @@ export async function shutNodeDown(
   node: string,
 ): Promise<void> {
   registerWaitBack(context, node);
-  await context.steps.step(`shut ${node} down gracefully`, () =>
-    context.faults.inject({
-      action: { kind: "graceful-shutdown" },
-      nodes: [node],
-      onFirstEffect: () => {
-        context.faultStarts([node]);
-      },
-    }),
-  );
+  await injectFault(context, `shut ${node} down gracefully`, {
+    action: { kind: "graceful-shutdown" },
+    nodes: [node],
+  });
 }
 
 /**

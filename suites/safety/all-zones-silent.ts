@@ -10,15 +10,10 @@ import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 import type { Transition } from "../../lib/observe/types.js";
-import { noFence } from "../../lib/scenario/common.js";
-import { defineScenario, type DeriveContext } from "../../lib/scenario/harness.js";
-import {
-  deriveUnsafe,
-  occupyEveryWorker,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-  startSafetyController,
-} from "../../lib/scenario/safety.js";
+import { injectFault } from "../../lib/scenario/common.js";
+import type { DeriveContext } from "../../lib/scenario/harness.js";
+import { occupyEveryWorker, startSafetyController } from "../../lib/scenario/safety.js";
+import { safetyScenario } from "./define.js";
 import { everyFaultNodeHad, healThenWatch, PARTITION_HEALED, relabelZones } from "./shared.js";
 
 /** Every cut node has had its FenceHeldAllZonesDisrupted Event. */
@@ -26,25 +21,19 @@ const HELD_ALL = "all-zones-disrupted-held-all";
 
 /** HELD_ALL once every fault node has had a FenceHeldAllZonesDisrupted Event after the fault. */
 function derive(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
-  return [
-    ...deriveUnsafe(transitions, context),
-    ...everyFaultNodeHad(transitions, context, EVENT_REASONS.allZonesDisruptedHeld, HELD_ALL),
-  ];
+  return everyFaultNodeHad(transitions, context, EVENT_REASONS.allZonesDisruptedHeld, HELD_ALL);
 }
 
-export const everyZoneSilentHealed = defineScenario({
+export const everyZoneSilentHealed = safetyScenario({
   id: "safety/every-zone-silent-healed",
   title:
     "every worker, each in a zone of its own, cut off the API server at once with maxUnhealthy allowing them all: held as every zone disrupted, nothing powered off",
   requires: ["partition", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 0,
+  noFence: "every zone silent at once is held (the network, likelier than the nodes), and this cut heals",
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
-      ...safetyExpectations(0),
-      ...noFence(
-        "every zone silent at once is held (the network, likelier than the nodes), and this cut heals",
-      ),
       inputs.within({
         name: HELD_ALL,
         after: "fault-injected",
@@ -54,11 +43,11 @@ export const everyZoneSilentHealed = defineScenario({
       }),
     ];
   },
-  workloads: () => [],
-  recoveryOf: [],
+  marks: [HELD_ALL, PARTITION_HEALED],
+  derive,
   note: () => "every worker in a zone of its own, all cut until each is held, then healed; maxUnhealthy 100%",
   async run(context) {
-    const { steps, inputs } = context;
+    const { inputs } = context;
     const workers = await occupyEveryWorker(context);
     await relabelZones(
       context,
@@ -67,21 +56,14 @@ export const everyZoneSilentHealed = defineScenario({
       (w) => `zone-of-${w}`,
     );
     await startSafetyController(context, { count: 0 }, { config: { maxUnhealthy: "100%" } });
-    const cut = await steps.step(`cut ${workers.join(", ")} off the API server`, () =>
-      context.faults.inject({
-        action: { kind: "partition" },
-        nodes: workers,
-        // The fault's own deadline (it reverts itself if rekindle dies): well past the hold.
-        durationMs: 4 * (inputs.controller.unhealthyAfterMs + 4 * inputs.controller.checkIntervalMs) + 60_000,
-        concurrent: true,
-        onFirstEffect: () => {
-          context.faultStarts(workers);
-        },
-      }),
-    );
+    const cut = await injectFault(context, `cut ${workers.join(", ")} off the API server`, {
+      action: { kind: "partition" },
+      nodes: workers,
+      // The fault's own deadline (it reverts itself if rekindle dies): well past the hold.
+      durationMs: 4 * (inputs.controller.unhealthyAfterMs + 4 * inputs.controller.checkIntervalMs) + 60_000,
+      concurrent: true,
+    });
     await context.awaitMilestone(HELD_ALL);
     await healThenWatch(context, cut, workers, "nothing may be powered off");
   },
-  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, PARTITION_HEALED],
-  derive,
 });

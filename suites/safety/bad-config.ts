@@ -9,9 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
-import { never } from "../../lib/scenario/common.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
-import { checkNothingLeftBehind, SAFETY_MILESTONES, safetyExpectations } from "../../lib/scenario/safety.js";
+import { safetyScenario } from "./define.js";
 
 interface BadStart {
   name: string;
@@ -71,18 +69,17 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-export const badFenceConfigRefused = defineScenario({
+// The controller is not started in-process (safetyScenario declares usesController, so the harness
+// installs the NodeFence CRD the CLI checks for).
+export const badFenceConfigRefused = safetyScenario({
   id: "safety/bad-fence-config-refused",
   title: `${BAD_STARTS.length} configurations that would fail only at the first loss are refused at start, each named, nothing left behind`,
   requires: [],
-  // Not started in-process; declared so the harness installs the NodeFence CRD the CLI checks for.
-  usesController: true,
-  expected: () => [
-    ...safetyExpectations(0),
-    never(ACCEPTED, "a configuration the controller cannot act on is an exit code, not a surprise at 3 a.m."),
-  ],
-  workloads: () => [],
-  recoveryOf: [],
+  powerOffs: 0,
+  never: {
+    [ACCEPTED]: "a configuration the controller cannot act on is an exit code, not a surprise at 3 a.m.",
+  },
+  marks: [ACCEPTED],
   note: () => BAD_STARTS.map((b) => b.name).join(", "),
   async run(context) {
     const { steps, kc } = context;
@@ -135,7 +132,5 @@ export const badFenceConfigRefused = defineScenario({
         }
       });
     }
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, ACCEPTED],
 });

@@ -10,29 +10,22 @@ import {
   nodeLossWorkloads,
   stopNodeAbruptly,
 } from "../../lib/scenario/common.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
-import {
-  checkNothingLeftBehind,
-  deriveUnsafe,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-  startSafetyController,
-} from "../../lib/scenario/safety.js";
+import { startSafetyController } from "../../lib/scenario/safety.js";
+import { safetyScenario } from "./define.js";
 import { NODE_POWERED_ON } from "./shared.js";
 
 const FINALIZER = "rekindle.dev/test-keeps-this-pod";
 
-export const daemonSetAndFinalizer = defineScenario({
+export const daemonSetAndFinalizer = safetyScenario({
   id: "safety/daemonset-and-finalizer",
   title:
     "a DaemonSet that tolerates everything and a pod kept by a finalizer on the lost node: cleanup still ends, the taints are lifted",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 1,
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
       ...expectedControllerRecovery(inputs),
-      ...safetyExpectations(1),
       inputs.within({
         name: "fence:cleanup:done",
         after: OUT_OF_SERVICE_MILESTONE,
@@ -57,6 +50,8 @@ export const daemonSetAndFinalizer = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
+  recoveryOf: "every workload",
+  marks: [NODE_POWERED_ON],
   async run(context) {
     const { steps, kc, namespace, cluster } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
@@ -123,8 +118,5 @@ export const daemonSetAndFinalizer = defineScenario({
       await context.waitNodeBack(node);
     });
     await context.awaitMilestone("fence:recovery:done");
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, NODE_POWERED_ON],
-  derive: deriveUnsafe,
 });

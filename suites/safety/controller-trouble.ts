@@ -1,73 +1,43 @@
 // Safety when the controller itself is in trouble: its fence driver hangs past the leader Lease,
 // a person deletes its NodeFence, it is killed before each fence action. Every case allows one
-// fence for the one incident (deriveUnsafeOrTwice) and one power-off.
-import type { FenceDriver, FenceTarget } from "../../lib/controller/drivers/types.js";
+// fence for the one incident (FENCE_STARTED_TWICE) and one power-off.
 import type { FenceAction } from "../../lib/controller/fence-state.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
 import {
   deployWebAndDb,
   detectionWindow,
-  never,
   nodeLossWorkloads,
   stopNodeAbruptly,
 } from "../../lib/scenario/common.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
+import { powerBackOn, scenarioLeaderElection, startSafetyController } from "../../lib/scenario/safety.js";
+import { FENCE_STARTED_TWICE, safetyScenario } from "./define.js";
+import { firstCallHangs, hangUntilReleased } from "./hangs.js";
 import {
-  checkNothingLeftBehind,
-  powerBackOn,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-  scenarioLeaderElection,
-  startSafetyController,
-} from "../../lib/scenario/safety.js";
-import {
-  deriveUnsafeOrTwice,
+  deleteNodeFenceByHand,
+  keepDown,
   NODEFENCE_DELETED,
-  NODE_FENCE_REF,
   nodeFence,
-  nodeFencesByHand,
+  nodeFenceGone,
   openWithNodeLost,
-  watchAfterMs,
 } from "./shared.js";
 
 const LEADER_CHANGED = "unsafe:leadership-changed";
 
-/**
- * A fence driver whose first power-off hangs, ignoring its signal, until `released` settles (the
- * scenario's undo), and then fails without acting: a BMC that never answers. The later calls go
- * through.
- */
-function hangingOnce(inner: FenceDriver, released: Promise<void>): FenceDriver {
-  let hung = false;
-  return {
-    ...inner,
-    name: inner.name,
-    powerState: (target: FenceTarget, signal?: AbortSignal) => inner.powerState(target, signal),
-    async powerOff(target: FenceTarget, signal?: AbortSignal) {
-      if (!hung) {
-        hung = true;
-        await released;
-        throw new Error("the BMC never answered");
-      }
-      await inner.powerOff(target, signal);
-    },
-  };
-}
-
-export const driverHangsTwoReplicas = defineScenario({
+export const driverHangsTwoReplicas = safetyScenario({
   id: "safety/fence-driver-hangs-two-replicas",
   title:
     "the fence driver hangs far past the leader Lease with two replicas: the leader keeps its Lease, abandons the call and retries; one power-off",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 1,
+  never: {
+    [LEADER_CHANGED]: "the standby never takes over: the Lease is renewed on its own timer",
+    [FENCE_STARTED_TWICE]: "one fence for one incident",
+  },
+  windows: (inputs) => {
     const c = inputs.controller;
     const detect = detectionWindow(inputs, { poweredOff: true });
     return [
-      ...safetyExpectations(1),
-      never(LEADER_CHANGED, "the standby never takes over: the Lease is renewed on its own timer"),
-      never("fence-started-twice", "one fence for one incident"),
       inputs.within({
         name: "fence:power-management:error",
         after: "fault-injected",
@@ -85,27 +55,18 @@ export const driverHangsTwoReplicas = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
+  marks: [LEADER_CHANGED],
   async run(context) {
     const { kc, steps } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
     const { elector, holder } = await scenarioLeaderElection(context);
     const powerOffs = { count: 0 };
-    const hang = new AbortController();
-    const released = new Promise<void>((resolve) => {
-      hang.signal.addEventListener("abort", () => {
-        resolve();
-      });
-    });
-    steps.registerUndo("let the hung fence driver call end (it fails without acting)", () => {
-      hang.abort();
-      return Promise.resolve();
-    });
+    const { released } = hangUntilReleased(context, "fence driver call");
     const config = { retryBackoffMs: 2_000 };
     await startSafetyController(context, powerOffs, {
       config: { ...config, identity: "replica-a" },
       leader: elector("replica-a"),
-      wrap: (d) => hangingOnce(d, released),
+      wrap: (d) => firstCallHangs(d, "powerOff", { released }),
     });
     await steps.step("let replica-a take the Lease", () =>
       pollUntil(async () => ((await holder()) === "replica-a" ? true : undefined), {
@@ -117,7 +78,7 @@ export const driverHangsTwoReplicas = defineScenario({
     await startSafetyController(context, powerOffs, {
       config: { ...config, identity: "replica-b" },
       leader: elector("replica-b"),
-      wrap: (d) => hangingOnce(d, released),
+      wrap: (d) => firstCallHangs(d, "powerOff", { released }),
     });
     await stopNodeAbruptly(context, node);
     await steps.step("watch the Lease holder until the fence is confirmed", () =>
@@ -132,23 +93,21 @@ export const driverHangsTwoReplicas = defineScenario({
     );
     await context.awaitMilestone("statefulset:recovered", 120_000);
     await powerBackOn(context, node);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, LEADER_CHANGED, "fence-started-twice"],
-  derive: deriveUnsafeOrTwice,
 });
 
-export const nodeFenceDeletedByHand = defineScenario({
+export const nodeFenceDeletedByHand = safetyScenario({
   id: "safety/nodefence-deleted-by-hand",
   title:
     "a person deletes the NodeFence of a tainted node: its taints are lifted, the node is not fenced again while it stays down",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 1,
+  never: {
+    [FENCE_STARTED_TWICE]: "a cancelled fence is not started again until the node has been healthy",
+  },
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
-      ...safetyExpectations(1),
-      never("fence-started-twice", "a cancelled fence is not started again until the node has been healthy"),
       inputs.within({
         name: "taint-removed:node.kubernetes.io/out-of-service",
         after: NODEFENCE_DELETED,
@@ -166,30 +125,16 @@ export const nodeFenceDeletedByHand = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
+  marks: [NODEFENCE_DELETED],
   async run(context) {
-    const { kc, steps, inputs } = context;
     const { node } = await openWithNodeLost(context);
     await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
-    await steps.step(`delete the NodeFence of ${node} by hand`, async () => {
-      await nodeFencesByHand(kc).deleteClusterCustomObject({ ...NODE_FENCE_REF, name: node });
-      context.mark(NODEFENCE_DELETED);
-    });
+    await deleteNodeFenceByHand(context, node);
     await context.awaitMilestone("taint-removed:node.kubernetes.io/out-of-service");
-    await steps.step("the NodeFence is gone", () =>
-      pollUntil(async () => ((await nodeFence(kc, node)) === undefined ? true : undefined), {
-        what: `NodeFence ${node} deleted`,
-        timeoutMs: 10_000,
-      }),
-    );
-    await steps.step(`keep ${node} down ${watchAfterMs(inputs) / 1000}s: no new fence`, () =>
-      sleep(watchAfterMs(inputs), context.signal),
-    );
+    await nodeFenceGone(context, node);
+    await keepDown(context, node);
     await powerBackOn(context, node);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, NODEFENCE_DELETED, "fence-started-twice"],
-  derive: deriveUnsafeOrTwice,
 });
 
 /** The fence's state right before each action: a controller halted before it stops there. */
@@ -202,22 +147,18 @@ const KILL_POINTS: readonly { before: FenceAction; step: string; phase: string }
   { before: "finish-recovery", step: "recovery", phase: "running" },
 ];
 
-export const controllerKilledAtEveryStep = defineScenario({
+export const controllerKilledAtEveryStep = safetyScenario({
   id: "safety/controller-killed-at-every-step",
   title:
     "the controller is killed right before each fence action and restarted: every restart resumes the NodeFence, one fence, one power-off",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: () => [
-    ...safetyExpectations(1),
-    never("fence-started-twice", "every restarted controller resumes the one NodeFence"),
-  ],
+  powerOffs: 1,
+  never: { [FENCE_STARTED_TWICE]: "every restarted controller resumes the one NodeFence" },
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
   note: (inputs) =>
     `${KILL_POINTS.length} restarts; each waits unhealthyAfter (${inputs.controller.unhealthyAfterMs / 1000}s) for evidence before acting`,
   async run(context) {
-    const { kc, steps, cluster, inputs } = context;
+    const { kc, steps, inputs } = context;
     const powerOffs = { count: 0 };
     const opened = await openWithNodeLost(context, powerOffs, {
       haltBefore: KILL_POINTS[0]?.before ?? "power-off",
@@ -238,12 +179,7 @@ export const controllerKilledAtEveryStep = defineScenario({
           },
         ),
       );
-      if (point.before === "finish-recovery") {
-        await steps.step(`power ${node} back on`, async () => {
-          await cluster.capabilities.lifecycle.startNode(node);
-          await context.waitNodeBack(node);
-        });
-      }
+      if (point.before === "finish-recovery") await powerBackOn(context, node);
       await steps.step(`kill the controller before ${point.before} and start a new one`, async () => {
         await sleep(2 * inputs.controller.checkIntervalMs, context.signal);
         await controller.stop();
@@ -252,8 +188,5 @@ export const controllerKilledAtEveryStep = defineScenario({
       });
     }
     await context.awaitMilestone("fence:recovery:done", 4 * inputs.controller.unhealthyAfterMs + 60_000);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, "fence-started-twice"],
-  derive: deriveUnsafeOrTwice,
 });

@@ -19,26 +19,23 @@ import { pollUntil, sleep } from "../../lib/util/time.js";
 import { ensureNamespace } from "../../lib/workloads/deploy.js";
 import {
   deployWebAndDb,
-  never,
+  injectFault,
   nodeLossWorkloads,
   registerWaitBack,
   stopNodeAbruptly,
 } from "../../lib/scenario/common.js";
-import { defineScenario, type ScenarioContext } from "../../lib/scenario/harness.js";
+import type { ScenarioContext } from "../../lib/scenario/harness.js";
+import { powerBackOn, startSafetyController } from "../../lib/scenario/safety.js";
+import { FENCE_STARTED_TWICE, safetyScenario } from "./define.js";
 import {
-  checkNothingLeftBehind,
-  deriveUnsafe,
-  powerBackOn,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-  startSafetyController,
-} from "../../lib/scenario/safety.js";
-import {
-  deriveUnsafeOrTwice,
+  controllerHold,
+  deleteNodeFenceByHand,
   HOLD_RELEASED,
+  keepDown,
   NODE_FENCE_REF,
   NODEFENCE_DELETED,
   nodeFence,
+  nodeFenceGone,
   nodeFencesByHand,
   openWithNodeLost,
   PARTITION_HEALED,
@@ -48,17 +45,18 @@ import {
 const CONTROLLER_RESTARTED = "controller-restarted";
 const CANCELLATION_CLEARED = "cancellation-cleared";
 
-export const cancelledThenRestarted = defineScenario({
+export const cancelledThenRestarted = safetyScenario({
   id: "safety/cancelled-by-hand-then-restart",
   title:
     "a person deletes the NodeFence of a tainted node, then the controller restarts: the node is not fenced again while it stays down",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 1,
+  never: {
+    [FENCE_STARTED_TWICE]: "the cancellation is kept on the Node: a restarted controller honours it",
+  },
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
-      ...safetyExpectations(1),
-      never("fence-started-twice", "the cancellation is kept on the Node: a restarted controller honours it"),
       inputs.within({
         name: "event:FenceCancelled",
         after: NODEFENCE_DELETED,
@@ -76,33 +74,23 @@ export const cancelledThenRestarted = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
+  marks: [NODEFENCE_DELETED, CONTROLLER_RESTARTED, CANCELLATION_CLEARED, "node-powered-back"],
   note: (inputs) =>
     `keeps the node down ${watchAfterMs(inputs) / 1000}s after the restart (the new controller judges it lost after ${inputs.controller.unhealthyAfterMs / 1000}s)`,
   async run(context) {
-    const { kc, steps, inputs } = context;
+    const { kc, steps } = context;
     const powerOffs = { count: 0 };
     const { node, controller } = await openWithNodeLost(context, powerOffs);
     await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
-    await steps.step(`delete the NodeFence of ${node} by hand`, async () => {
-      await nodeFencesByHand(kc).deleteClusterCustomObject({ ...NODE_FENCE_REF, name: node });
-      context.mark(NODEFENCE_DELETED);
-    });
+    await deleteNodeFenceByHand(context, node);
     await context.awaitMilestone("event:FenceCancelled");
-    await steps.step("the NodeFence is gone", () =>
-      pollUntil(async () => ((await nodeFence(kc, node)) === undefined ? true : undefined), {
-        what: `NodeFence ${node} deleted`,
-        timeoutMs: 10_000,
-      }),
-    );
+    await nodeFenceGone(context, node);
     await steps.step("restart the controller (a new process knows nothing in memory)", async () => {
       await controller.stop();
       context.mark(CONTROLLER_RESTARTED);
       await startSafetyController(context, powerOffs);
     });
-    await steps.step(`keep ${node} down ${watchAfterMs(inputs) / 1000}s: no new fence`, () =>
-      sleep(watchAfterMs(inputs), context.signal),
-    );
+    await keepDown(context, node);
     await powerBackOn(context, node);
     context.mark("node-powered-back");
     await steps.step(`the cancellation on ${node} is lifted once it is healthy`, () =>
@@ -116,17 +104,7 @@ export const cancelledThenRestarted = defineScenario({
         context.mark(CANCELLATION_CLEARED);
       }),
     );
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [
-    ...SAFETY_MILESTONES,
-    NODEFENCE_DELETED,
-    CONTROLLER_RESTARTED,
-    CANCELLATION_CLEARED,
-    "node-powered-back",
-    "fence-started-twice",
-  ],
-  derive: deriveUnsafeOrTwice,
 });
 
 const BMC_BACK = "bmc-back";
@@ -155,17 +133,16 @@ function bmcDownWhile(inner: FenceDriver, down: { value: boolean }): FenceDriver
   };
 }
 
-export const errorFenceBmcBack = defineScenario({
+export const errorFenceBmcBack = safetyScenario({
   id: "safety/fence-error-bmc-back",
   title:
     "the BMC is down when a node is lost: the fence fails past its retries and says why; the BMC returns and the fence completes",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 1,
+  never: { [FENCE_STARTED_TWICE]: "one fence, retried, for one incident" },
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
-      ...safetyExpectations(1),
-      never("fence-started-twice", "one fence, retried, for one incident"),
       inputs.within({
         name: "fence:power-management:done",
         after: BMC_BACK,
@@ -183,7 +160,7 @@ export const errorFenceBmcBack = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
+  marks: [BMC_BACK, ERROR_SHOWN],
   note: () =>
     `BMC down for ${FAILED_ATTEMPTS} failed attempts (fenceRetries ${ERROR_RETRIES.fenceRetries}, backoff ${ERROR_RETRIES.retryBackoffMs / 1000}s doubling to ${ERROR_RETRIES.maxRetryBackoffMs / 1000}s)`,
   async run(context) {
@@ -220,10 +197,7 @@ export const errorFenceBmcBack = defineScenario({
     await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
     await context.awaitMilestone("statefulset:recovered");
     await powerBackOn(context, node);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, BMC_BACK, ERROR_SHOWN, "fence-started-twice"],
-  derive: deriveUnsafeOrTwice,
 });
 
 const HAND_MADE = "nodefence-made-by-hand";
@@ -247,20 +221,18 @@ async function setPaused(context: ScenarioContext, paused: boolean): Promise<voi
   }
 }
 
-export const handMadeWhilePaused = defineScenario({
+export const handMadeWhilePaused = safetyScenario({
   id: "safety/hand-made-nodefence-paused",
   title:
     "a person makes NodeFences for a lost node while the controller is paused: nothing happens (one named other than its node is refused); unpaused, the node is fenced",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 1,
+  never: {
+    [ACTED_WHILE_PAUSED]: "no power-off, no taint, no cleanup while paused, whoever made the NodeFence",
+  },
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
-      ...safetyExpectations(1),
-      never(
-        ACTED_WHILE_PAUSED,
-        "no power-off, no taint, no cleanup while paused, whoever made the NodeFence",
-      ),
       inputs.within({
         name: "event:FenceRefused",
         after: HAND_MADE,
@@ -278,7 +250,7 @@ export const handMadeWhilePaused = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
+  marks: [HAND_MADE, UNPAUSED, ACTED_WHILE_PAUSED],
   async run(context) {
     const { kc, steps, inputs } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
@@ -322,29 +294,25 @@ export const handMadeWhilePaused = defineScenario({
     await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
     await context.awaitMilestone("statefulset:recovered");
     await powerBackOn(context, node);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, HAND_MADE, UNPAUSED, ACTED_WHILE_PAUSED],
-  derive: deriveUnsafe,
 });
 
 const POWERED_OFF = "powered-off-after-renewal";
 
-export const poweredOffAfterRenewal = defineScenario({
+export const poweredOffAfterRenewal = safetyScenario({
   id: "safety/powered-off-after-renewal",
   title:
     "a fence's node renews (its partition healed) and is powered off right after: the fence is not aborted into a recovery that never completes; the node ends tainted and released",
   requires: ["lifecycle", "partition", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 0,
+  never: {
+    "event:FenceAborted":
+      "the node is off: its fence goes on instead of recovering a node that never returns",
+    [FENCE_STARTED_TWICE]: "one fence for one incident",
+  },
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
-      ...safetyExpectations(0),
-      never(
-        "event:FenceAborted",
-        "the node is off: its fence goes on instead of recovering a node that never returns",
-      ),
-      never("fence-started-twice", "one fence for one incident"),
       inputs.within({
         name: "event:FenceSucceeded",
         after: HOLD_RELEASED,
@@ -362,32 +330,27 @@ export const poweredOffAfterRenewal = defineScenario({
     ];
   },
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
+  marks: [PARTITION_HEALED, POWERED_OFF, HOLD_RELEASED],
   note: (inputs) =>
     `healthyBeforeUnfence ${(2 * inputs.controller.unhealthyAfterMs) / 1000}s (twice unhealthyAfter): an aborted fence's node, off after one renewal, is never healthy that long, so its recovery would never complete`,
   async run(context) {
     const { steps, inputs } = context;
     const { statefulSetNode: node } = await deployWebAndDb(context);
-    let held = true;
+    const hold = controllerHold(context, (a: FenceAction) => a === "power-off" || a === "abort");
     await startSafetyController(
       context,
       { count: 0 },
       {
-        haltBefore: (a: FenceAction) => held && (a === "power-off" || a === "abort"),
+        haltBefore: hold.haltBefore,
         // A cautious operator's setting, and what makes an aborted fence of a node that is off a
         // dead end: it never looks healthy long enough to be let go, and is never fenced again.
         config: { healthyBeforeUnfenceMs: 2 * inputs.controller.unhealthyAfterMs },
       },
     );
-    const cut = await steps.step(`partition ${node}`, () =>
-      context.faults.inject({
-        action: { kind: "partition" },
-        nodes: [node],
-        onFirstEffect: () => {
-          context.faultStarts([node]);
-        },
-      }),
-    );
+    const cut = await injectFault(context, `partition ${node}`, {
+      action: { kind: "partition" },
+      nodes: [node],
+    });
     await context.awaitMilestone("event:FenceStarted");
     await steps.step(`heal ${node} while the controller is held before its power-off`, () =>
       cut.revert({
@@ -405,16 +368,9 @@ export const poweredOffAfterRenewal = defineScenario({
       await context.faults.inject({ action: { kind: "stop" }, nodes: [node] });
       context.mark(POWERED_OFF);
     });
-    await steps.step("release the controller (its next step would abort the fence)", () => {
-      held = false;
-      context.mark(HOLD_RELEASED);
-      return Promise.resolve();
-    });
+    await hold.release("release the controller (its next step would abort the fence)");
     await context.awaitMilestone(OUT_OF_SERVICE_MILESTONE);
     await context.awaitMilestone("statefulset:recovered");
     await powerBackOn(context, node);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, PARTITION_HEALED, POWERED_OFF, HOLD_RELEASED, "fence-started-twice"],
-  derive: deriveUnsafeOrTwice,
 });

@@ -6,15 +6,9 @@ import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { OUT_OF_SERVICE_MILESTONE } from "../../lib/expect/model.js";
 import { OUT_OF_SERVICE_TAINT, readNode } from "../../lib/kube/queries.js";
 import { sleep } from "../../lib/util/time.js";
-import { never, nodeLossWorkloads } from "../../lib/scenario/common.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
-import {
-  checkNothingLeftBehind,
-  deriveUnsafe,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-} from "../../lib/scenario/safety.js";
-import { HOLD_RELEASED, NODE_BACK_MS, NODE_POWERED_ON, openWithNodeLost } from "./shared.js";
+import { nodeLossWorkloads } from "../../lib/scenario/common.js";
+import { safetyScenario } from "./define.js";
+import { controllerHold, HOLD_RELEASED, NODE_BACK_MS, NODE_POWERED_ON, openWithNodeLost } from "./shared.js";
 
 /**
  * The node is powered back on while the controller is held right before `action` (taint or
@@ -22,20 +16,21 @@ import { HOLD_RELEASED, NODE_BACK_MS, NODE_POWERED_ON, openWithNodeLost } from "
  */
 function poweredOnBefore(action: "taint" | "cleanup") {
   const reached = action === "taint" ? "fence:power-management:done" : OUT_OF_SERVICE_MILESTONE;
-  return defineScenario({
+  return safetyScenario({
     id: `safety/powered-on-before-${action}`,
     title: `the node is powered back on between ${action === "taint" ? "fence and taint" : "taint and cleanup"}: no ${action === "taint" ? "out-of-service taint" : "force deletion"}, the fence is abandoned`,
     requires: ["lifecycle", "fencing"],
-    usesController: true,
-    expected: (inputs) => {
+    powerOffs: 1,
+    never: {
+      ...(action === "taint"
+        ? { [OUT_OF_SERVICE_MILESTONE]: "the node runs again: it is never tainted out-of-service" }
+        : {}),
+      "event:PodsForceDeleted": "no pod of a running node is force-deleted by the controller",
+      "event:VolumeAttachmentsRemoved": "no volume of a running node is released by the controller",
+    },
+    windows: (inputs) => {
       const c = inputs.controller;
       return [
-        ...safetyExpectations(1),
-        ...(action === "taint"
-          ? [never(OUT_OF_SERVICE_MILESTONE, "the node runs again: it is never tainted out-of-service")]
-          : []),
-        never("event:PodsForceDeleted", "no pod of a running node is force-deleted by the controller"),
-        never("event:VolumeAttachmentsRemoved", "no volume of a running node is released by the controller"),
         {
           ...inputs.within({
             name: "event:FenceAbandoned",
@@ -64,17 +59,11 @@ function poweredOnBefore(action: "taint" | "cleanup") {
       ];
     },
     workloads: nodeLossWorkloads,
-    recoveryOf: [],
+    marks: [NODE_POWERED_ON, HOLD_RELEASED],
     async run(context) {
       const { steps, cluster } = context;
-      let held = true;
-      const { node } = await openWithNodeLost(
-        context,
-        { count: 0 },
-        {
-          haltBefore: (a: FenceAction) => held && a === action,
-        },
-      );
+      const hold = controllerHold(context, (a: FenceAction) => a === action);
+      const { node } = await openWithNodeLost(context, { count: 0 }, { haltBefore: hold.haltBefore });
       await context.awaitMilestone(reached);
       await steps.step(`power ${node} back on while the controller is held before ${action}`, async () => {
         await cluster.capabilities.lifecycle.startNode(node);
@@ -84,18 +73,11 @@ function poweredOnBefore(action: "taint" | "cleanup") {
       // would be the held one (taint or cleanup); it must re-read the power state and abandon. (Released
       // only once the node was Ready, the controller could see it back and abandon first, before
       // the release: CI saw that once, 0.1 s before.)
-      await steps.step("release the controller", () => {
-        held = false;
-        context.mark(HOLD_RELEASED);
-        return Promise.resolve();
-      });
+      await hold.release();
       await steps.step(`wait until ${node} is back`, () => context.waitNodeBack(node));
       await context.awaitMilestone("event:FenceAbandoned");
       await context.awaitMilestone("fence:recovery:done");
-      await checkNothingLeftBehind(context);
     },
-    ownMilestones: [...SAFETY_MILESTONES, NODE_POWERED_ON, HOLD_RELEASED],
-    derive: deriveUnsafe,
   });
 }
 
@@ -106,15 +88,14 @@ const REREGISTERED = "node-reregistered";
 /** From the new Node object's creation to the re-registration's return (the sim starts its kwok). */
 const REREGISTER_RETURN_MS = 1_000;
 
-export const nodeReregisteredMidFence = defineScenario({
+export const nodeReregisteredMidFence = safetyScenario({
   id: "safety/node-reregistered-mid-fence",
   title:
     "the node is deleted and registered again (a new UID) between fence and taint: the fence ends without touching the new Node object",
   requires: ["lifecycle", "node-reregistration", "fencing"],
-  usesController: true,
-  expected: (inputs) => [
-    ...safetyExpectations(1),
-    never(OUT_OF_SERVICE_MILESTONE, "the new Node object is never tainted for the old one's fence"),
+  powerOffs: 1,
+  never: { [OUT_OF_SERVICE_MILESTONE]: "the new Node object is never tainted for the old one's fence" },
+  windows: (inputs) => [
     inputs.within({
       name: "event:FenceSuperseded",
       after: REREGISTERED,
@@ -126,17 +107,11 @@ export const nodeReregisteredMidFence = defineScenario({
     }),
   ],
   workloads: nodeLossWorkloads,
-  recoveryOf: [],
+  marks: [REREGISTERED, HOLD_RELEASED],
   async run(context) {
     const { steps, cluster, kc } = context;
-    let held = true;
-    const { node } = await openWithNodeLost(
-      context,
-      { count: 0 },
-      {
-        haltBefore: (a: FenceAction) => held && a === "taint",
-      },
-    );
+    const hold = controllerHold(context, (a: FenceAction) => a === "taint");
+    const { node } = await openWithNodeLost(context, { count: 0 }, { haltBefore: hold.haltBefore });
     await context.awaitMilestone("fence:power-management:done");
     await steps.step(`delete ${node} and register it again`, async () => {
       const uid = await cluster.capabilities["node-reregistration"].reregisterNode(node);
@@ -144,11 +119,7 @@ export const nodeReregisteredMidFence = defineScenario({
       context.mark(REREGISTERED);
       await context.waitNodeBack(node);
     });
-    await steps.step("release the controller", () => {
-      held = false;
-      context.mark(HOLD_RELEASED);
-      return Promise.resolve();
-    });
+    await hold.release();
     await context.awaitMilestone("event:FenceSuperseded");
     await steps.step(`watch 3 checks: ${node} stays untainted`, async () => {
       await sleep(3 * context.inputs.controller.checkIntervalMs, context.signal);
@@ -157,8 +128,5 @@ export const nodeReregisteredMidFence = defineScenario({
       );
       if (tainted === true) context.progress.info(`${node} carries a taint of the controller's`);
     });
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, REREGISTERED, HOLD_RELEASED],
-  derive: deriveUnsafe,
 });

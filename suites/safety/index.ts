@@ -2,7 +2,8 @@
 // real cluster has and today's sim would not show, and asserts from the API that no reachable node
 // is fenced, no out-of-service taint comes before a confirmed fence, one incident gives one
 // power-off, and nothing of the controller's is left once the node is back (lib/scenario/safety.ts).
-// One file of this folder per group of scenarios; what they share is in shared.ts.
+// One file of this folder per group of scenarios, each written with safetyScenario (define.ts: the
+// shared skeleton); the steps and milestones they share are in shared.ts and hangs.ts.
 import { everyZoneSilentHealed } from "./all-zones-silent.js";
 import { badFenceConfigRefused } from "./bad-config.js";
 import { daemonSetAndFinalizer } from "./cleanup.js";

@@ -7,33 +7,25 @@ import { OUT_OF_SERVICE_TAINT, hasTaint, readNode } from "../../lib/kube/queries
 import { pollUntil, sleep } from "../../lib/util/time.js";
 import {
   deployWebAndDb,
-  never,
   nodeLossWorkloads,
   registerWaitBack,
   stopNodeAbruptly,
 } from "../../lib/scenario/common.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
-import {
-  checkNothingLeftBehind,
-  deriveUnsafe,
-  powerBackOn,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-} from "../../lib/scenario/safety.js";
+import { powerBackOn } from "../../lib/scenario/safety.js";
+import { safetyScenario } from "./define.js";
 import { nodeFence } from "./shared.js";
 
 const SECOND_INCIDENT = "second-incident";
 const STALE_CONFIRMATION = "unsafe:confirmed-by-an-earlier-incident";
 
-export const manualSecondIncident = defineScenario({
+export const manualSecondIncident = safetyScenario({
   id: "safety/manual-fence-second-incident",
   title:
     "a second incident on a node fenced by hand before: the earlier power-off confirmation does not confirm the new fence",
   requires: ["lifecycle"],
-  usesController: true,
-  expected: (inputs) => [
-    ...safetyExpectations(0),
-    never(STALE_CONFIRMATION, "only a confirmation written after the fence started confirms it"),
+  powerOffs: 0,
+  never: { [STALE_CONFIRMATION]: "only a confirmation written after the fence started confirms it" },
+  windows: (inputs) => [
     inputs.within({
       name: "statefulset:recovered",
       after: OUT_OF_SERVICE_MILESTONE,
@@ -47,6 +39,8 @@ export const manualSecondIncident = defineScenario({
     }),
   ],
   workloads: nodeLossWorkloads,
+  recoveryOf: "every workload",
+  marks: [SECOND_INCIDENT, STALE_CONFIRMATION],
   note: () => "the manual driver: the scenario plays the person who powers the node off and confirms",
   async run(context) {
     const { steps, kc, cluster, inputs } = context;
@@ -136,8 +130,5 @@ export const manualSecondIncident = defineScenario({
       }),
     );
     await powerBackOn(context, node);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [...SAFETY_MILESTONES, SECOND_INCIDENT, STALE_CONFIRMATION],
-  derive: deriveUnsafe,
 });

@@ -13,36 +13,29 @@
 // that cannot read power, and a third one, with it on, shows two nodes read off fenced at once.
 import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { EVENT_REASONS } from "../../lib/controller/events.js";
-import { renewTimeOf } from "../../lib/controller/observations.js";
-import { k8s } from "../../lib/kube/client.js";
 import type { Milestone } from "../../lib/observe/milestones.js";
 import type { Transition } from "../../lib/observe/types.js";
 import type { ControllerConfig } from "../../lib/controller/config.js";
 import {
   deployWebAndDb,
   detectionWindow,
+  injectFault,
   never,
-  noFence,
   nodeLossWorkloads,
   registerWaitBack,
 } from "../../lib/scenario/common.js";
+import type { DeriveContext, ExpectationInputs, ScenarioContext } from "../../lib/scenario/harness.js";
+import { occupyEveryWorker, powerBackOn, startSafetyController } from "../../lib/scenario/safety.js";
+import { sleep } from "../../lib/util/time.js";
+import { safetyScenario } from "./define.js";
 import {
-  defineScenario,
-  type DeriveContext,
-  type ExpectationInputs,
-  type ScenarioContext,
-} from "../../lib/scenario/harness.js";
-import {
-  checkNothingLeftBehind,
-  deriveUnsafe,
-  occupyEveryWorker,
-  powerBackOn,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-} from "../../lib/scenario/safety.js";
-import { startSafetyController } from "../../lib/scenario/safety.js";
-import { pollUntil, sleep } from "../../lib/util/time.js";
-import { everyFaultNodeHad, healThenWatch, PARTITION_HEALED, relabelZones } from "./shared.js";
+  everyFaultNodeHad,
+  healThenWatch,
+  leaseRenewTime,
+  PARTITION_HEALED,
+  relabelZones,
+  renewedSince,
+} from "./shared.js";
 
 /** Every cut node has had its FenceHeldCorrelatedSilence Event. */
 const HELD_ALL = "correlated-silence-held-all";
@@ -75,16 +68,7 @@ async function oneZone(context: ScenarioContext, workers: readonly string[]): Pr
 
 /** Waits until `node` renews its Lease: a cut right after it gives it the longest silence before it counts. */
 async function afterRenewal(context: ScenarioContext, node: string): Promise<void> {
-  const coordination = context.kc.makeApiClient(k8s.CoordinationV1Api);
-  const read = async () =>
-    renewTimeOf(await coordination.readNamespacedLease({ name: node, namespace: "kube-node-lease" }));
-  const before = await read();
-  await pollUntil(async () => ((await read()) !== before ? true : undefined), {
-    what: `${node} to renew its Lease`,
-    timeoutMs: 2 * leaseRenewIntervalMs(context.inputs.profile) + 10_000,
-    intervalMs: 100,
-    ...(context.signal ? { signal: context.signal } : {}),
-  });
+  await renewedSince(context, node, await leaseRenewTime(context, node));
 }
 
 /** HELD_ALL and the FenceStarted Events after the fault, numbered. */
@@ -102,10 +86,6 @@ function deriveHoldsAndStarts(transitions: readonly Transition[], context: Deriv
   return out;
 }
 
-function derive(transitions: readonly Transition[], context: DeriveContext): Milestone[] {
-  return [...deriveUnsafe(transitions, context), ...deriveHoldsAndStarts(transitions, context)];
-}
-
 /** Both cut nodes held, once each is judged lost (its last renewal up to one interval before the cut). */
 function heldWindow(inputs: ExpectationInputs) {
   const c = inputs.controller;
@@ -118,19 +98,19 @@ function heldWindow(inputs: ExpectationInputs) {
   });
 }
 
-export const zoneNodesSilentTogetherHealed = defineScenario({
+/** The milestones the scenarios here mark or derive. */
+const MARKS = [HELD_ALL, /^fence-started:\d+$/];
+
+export const zoneNodesSilentTogetherHealed = safetyScenario({
   id: "safety/zone-nodes-silent-together-healed",
   title:
     "two nodes of a zone cut off the API server together for half node-monitor-grace-period, their pods still running: held as one event, nothing powered off",
   requires: ["partition", "fencing"],
-  usesController: true,
-  expected: (inputs) => [
-    ...safetyExpectations(0),
-    ...noFence("nodes silent together are held for node-monitor-grace-period, and this cut heals before it"),
-    heldWindow(inputs),
-  ],
-  workloads: () => [],
-  recoveryOf: [],
+  powerOffs: 0,
+  noFence: "nodes silent together are held for node-monitor-grace-period, and this cut heals before it",
+  windows: (inputs) => [heldWindow(inputs)],
+  marks: [...MARKS, PARTITION_HEALED],
+  derive: deriveHoldsAndStarts,
   note: (inputs) =>
     `3 workers in one zone, 2 cut for ${cutMs(inputs) / 1000}s (node-monitor-grace-period ${inputs.controller.nodeMonitorGracePeriodMs / 1000}s); maxUnhealthy ${CONTROLLER.maxUnhealthy}`,
   async run(context) {
@@ -140,24 +120,17 @@ export const zoneNodesSilentTogetherHealed = defineScenario({
     await oneZone(context, workers);
     await startSafetyController(context, { count: 0 }, { config: CONTROLLER });
     await steps.step(`wait for ${pair[0] ?? ""} to renew`, () => afterRenewal(context, pair[0] ?? ""));
-    const cut = await steps.step(`cut ${pair.join(", ")} off the API server`, () =>
-      context.faults.inject({
-        action: { kind: "partition" },
-        nodes: pair,
-        durationMs: 4 * cutMs(inputs) + 60_000,
-        concurrent: true,
-        onFirstEffect: () => {
-          context.faultStarts(pair);
-        },
-      }),
-    );
+    const cut = await injectFault(context, `cut ${pair.join(", ")} off the API server`, {
+      action: { kind: "partition" },
+      nodes: pair,
+      durationMs: 4 * cutMs(inputs) + 60_000,
+      concurrent: true,
+    });
     await steps.step(`keep them cut off ${cutMs(inputs) / 1000}s`, () =>
       sleep(cutMs(inputs), context.signal),
     );
     await healThenWatch(context, cut, pair, "nothing may be powered off");
   },
-  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, PARTITION_HEALED, /^fence-started:\d+$/],
-  derive,
 });
 
 /**
@@ -174,20 +147,15 @@ async function stopPairTogether(
   await oneZone(context, workers);
   await startSafetyController(context, { count: 0 }, { config });
   for (const node of pair) registerWaitBack(context, node);
-  await context.steps.step(`stop ${pair.join(", ")} together`, () =>
-    context.faults.inject({
-      action: { kind: "stop" },
-      nodes: pair,
-      concurrent: true,
-      onFirstEffect: () => {
-        context.faultStarts(pair);
-      },
-    }),
-  );
+  await injectFault(context, `stop ${pair.join(", ")} together`, {
+    action: { kind: "stop" },
+    nodes: pair,
+    concurrent: true,
+  });
   return pair;
 }
 
-/** Both StatefulSets back, then the pair powered on and nothing of the controller's left. */
+/** Both StatefulSets back, then the pair powered on. */
 async function recoveredThenBack(
   context: ScenarioContext<"lifecycle">,
   pair: readonly string[],
@@ -195,22 +163,20 @@ async function recoveredThenBack(
   await context.awaitMilestone("statefulset:recovered");
   await context.awaitMilestone("statefulset-plain:recovered");
   for (const node of pair) await powerBackOn(context, node);
-  await checkNothingLeftBehind(context);
 }
 
-export const zoneNodesLostTogether = defineScenario({
+export const zoneNodesLostTogether = safetyScenario({
   id: "safety/zone-nodes-lost-together",
   title:
     "two nodes of a zone lost together for good, their power unreadable: held for node-monitor-grace-period, then fenced one per secondary-rate interval, and their StatefulSets recover",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 2,
+  windows: (inputs) => {
     const c = inputs.controller;
     const renewMs = leaseRenewIntervalMs(inputs.profile);
     const firstMinMs = c.nodeMonitorGracePeriodMs - renewMs - c.checkIntervalMs;
     const lastMaxMs = c.nodeMonitorGracePeriodMs + secondaryIntervalMs(inputs) + 4 * c.checkIntervalMs;
     return [
-      ...safetyExpectations(2),
       heldWindow(inputs),
       inputs.within({
         name: fenceStarted(1),
@@ -240,6 +206,8 @@ export const zoneNodesLostTogether = defineScenario({
   },
   workloads: nodeLossWorkloads,
   recoveryOf: ["statefulset", "statefulset-plain"],
+  marks: MARKS,
+  derive: deriveHoldsAndStarts,
   note: (inputs) =>
     `3 workers in one zone, 2 lost; node-monitor-grace-period ${inputs.controller.nodeMonitorGracePeriodMs / 1000}s, then ${inputs.controller.secondaryFenceRatePerMinute} fence/min; maxUnhealthy ${CONTROLLER.maxUnhealthy}`,
   async run(context) {
@@ -249,25 +217,21 @@ export const zoneNodesLostTogether = defineScenario({
     await context.awaitMilestone(fenceStarted(2));
     await recoveredThenBack(context, pair);
   },
-  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, /^fence-started:\d+$/],
-  derive,
 });
 
-export const zoneNodesPoweredOffTogether = defineScenario({
+export const zoneNodesPoweredOffTogether = safetyScenario({
   id: "safety/zone-nodes-powered-off-together",
   title:
     "two nodes of a zone powered off together, their driver reads them off: no hold, each fenced at its first missed renewal, their StatefulSets recover",
   requires: ["lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 2,
+  never: {
+    [HELD_ALL]: "nodes read off are no network event: the correlated-silence hold is for silence alone",
+  },
+  windows: (inputs) => {
     const c = inputs.controller;
     const detect = detectionWindow(inputs, { poweredOff: true });
     return [
-      ...safetyExpectations(2),
-      never(
-        HELD_ALL,
-        "nodes read off are no network event: the correlated-silence hold is for silence alone",
-      ),
       ...[1, 2].map((n) =>
         inputs.within({
           name: fenceStarted(n),
@@ -290,6 +254,8 @@ export const zoneNodesPoweredOffTogether = defineScenario({
   },
   workloads: nodeLossWorkloads,
   recoveryOf: ["statefulset", "statefulset-plain"],
+  marks: MARKS,
+  derive: deriveHoldsAndStarts,
   note: (inputs) =>
     `3 workers in one zone, 2 powered off; node-monitor-grace-period ${inputs.controller.nodeMonitorGracePeriodMs / 1000}s is not waited for; maxUnhealthy ${CONTROLLER.maxUnhealthy}`,
   async run(context) {
@@ -297,6 +263,4 @@ export const zoneNodesPoweredOffTogether = defineScenario({
     await context.awaitMilestone(fenceStarted(2));
     await recoveredThenBack(context, pair);
   },
-  ownMilestones: [...SAFETY_MILESTONES, HELD_ALL, /^fence-started:\d+$/],
-  derive,
 });

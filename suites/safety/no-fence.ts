@@ -1,64 +1,24 @@
 // Safety scenarios where no node may be fenced at all: a condition makes live nodes look lost (a
 // zone cut off, a kubelet clock behind, a frozen API server, a BMC reporting power losses that did
-// not happen) and then ends. They share one shape,
-// so each is its condition only: the windows, workloads and derive are the same data for all.
-import type { NodeCapability } from "../../lib/cluster/provider.js";
+// not happen) and then ends. Each is a safetyScenario with no power-off allowed, no fence (its
+// `noFence`), no workloads of its own to recover: its condition only.
 import type { FenceDriver } from "../../lib/controller/drivers/types.js";
-import type { ExpectedMilestone } from "../../lib/expect/windows.js";
 import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { k8s } from "../../lib/kube/client.js";
 import { ZONE_LABEL } from "../../lib/kube/queries.js";
 import { sleep } from "../../lib/util/time.js";
-import { noFence } from "../../lib/scenario/common.js";
-import {
-  defineScenario,
-  type ExpectationInputs,
-  type ScenarioContext,
-  type ScenarioDefinition,
-} from "../../lib/scenario/harness.js";
-import {
-  checkNothingLeftBehind,
-  deriveUnsafe,
-  occupyEveryWorker,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-  startSafetyController,
-} from "../../lib/scenario/safety.js";
+import { injectFault } from "../../lib/scenario/common.js";
+import type { ScenarioContext } from "../../lib/scenario/harness.js";
+import { occupyEveryWorker, startSafetyController } from "../../lib/scenario/safety.js";
+import { safetyScenario } from "./define.js";
 import { healThenWatch, PARTITION_HEALED, watchAfterMs } from "./shared.js";
 
-interface MustNotFence<R extends NodeCapability> {
-  id: string;
-  title: string;
-  requires: readonly R[];
-  /** Why no fence may start (the reason of its "never" windows). */
-  why: string;
-  /** Milestones the scenario marks itself, beyond the safety ones. */
-  marks: readonly string[];
-  /** Windows of its own marks, beyond the "never" ones. Default none. */
-  expected?: (inputs: ExpectationInputs) => ExpectedMilestone[];
-  note?: (inputs: ExpectationInputs) => string;
-  run(context: ScenarioContext<R>): Promise<void>;
-}
-
-/** A "must not fence" scenario: no power-off, no fence, no workloads of its own to recover. */
-function mustNotFence<const R extends NodeCapability>(spec: MustNotFence<R>): ScenarioDefinition<R> {
-  return defineScenario({
-    id: spec.id,
-    title: spec.title,
-    requires: spec.requires,
-    usesController: true,
-    expected: (inputs) => [
-      ...safetyExpectations(0),
-      ...noFence(spec.why),
-      ...(spec.expected?.(inputs) ?? []),
-    ],
-    workloads: () => [],
-    recoveryOf: [],
-    ...(spec.note ? { note: spec.note } : {}),
-    run: (context) => spec.run(context),
-    ownMilestones: [...SAFETY_MILESTONES, ...spec.marks],
-    derive: deriveUnsafe,
-  });
+/** Waits, as one step, until the controller has seen every node renew (twice, and a check after). */
+async function seeEveryNodeRenew(context: ScenarioContext): Promise<void> {
+  const { inputs } = context;
+  await context.steps.step("let the controller see every node renew", () =>
+    sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
+  );
 }
 
 /** Every worker of the zone with the most workers. */
@@ -73,12 +33,13 @@ async function largestZone(context: ScenarioContext): Promise<string[]> {
   return [...zones.values()].sort((a, b) => b.length - a.length)[0] ?? [];
 }
 
-export const zonePartitionHealed = mustNotFence({
+export const zonePartitionHealed = safetyScenario({
   id: "safety/zone-partition-healed",
   title:
     "a zone partitioned past unhealthyAfter, then healed: the guard holds meanwhile, and no node is fenced while they renew one by one",
   requires: ["partition", "fencing"],
-  why: "the zone's nodes are alive and renew once healed",
+  powerOffs: 0,
+  noFence: "the zone's nodes are alive and renew once healed",
   marks: [PARTITION_HEALED],
   async run(context) {
     const { steps, inputs } = context;
@@ -86,16 +47,11 @@ export const zonePartitionHealed = mustNotFence({
     const zone = await largestZone(context);
     await startSafetyController(context, { count: 0 });
     const cutMs = 2 * inputs.controller.unhealthyAfterMs;
-    const cut = await steps.step(`partition zone nodes ${zone.join(", ")}`, () =>
-      context.faults.inject({
-        action: { kind: "partition" },
-        nodes: zone,
-        durationMs: cutMs,
-        onFirstEffect: () => {
-          context.faultStarts(zone);
-        },
-      }),
-    );
+    const cut = await injectFault(context, `partition zone nodes ${zone.join(", ")}`, {
+      action: { kind: "partition" },
+      nodes: zone,
+      durationMs: cutMs,
+    });
     await steps.step(`keep the zone cut off ${cutMs / 1000}s (past unhealthyAfter)`, () =>
       sleep(cutMs, context.signal),
     );
@@ -105,22 +61,20 @@ export const zonePartitionHealed = mustNotFence({
 
 const CLOCK_OFFSET_MS = -30_000;
 
-export const kubeletClockBehind = mustNotFence({
+export const kubeletClockBehind = safetyScenario({
   id: "safety/kubelet-clock-behind",
   title:
     "a kubelet clock steps 30 s behind: its Lease looks 30 s old to a clock-comparing controller, but it renews and is never fenced",
   requires: ["clock-skew", "fencing"],
-  why: "the node renews; only its clock is wrong",
-  marks: [],
+  powerOffs: 0,
+  noFence: "the node renews; only its clock is wrong",
   note: (inputs) =>
     `watches ${(3 * inputs.controller.unhealthyAfterMs) / 1000 + 5}s with the clock 30 s behind`,
   async run(context) {
     const { steps, cluster, inputs } = context;
     const [node = ""] = await occupyEveryWorker(context);
     await startSafetyController(context, { count: 0 });
-    await steps.step("let the controller see every node renew", () =>
-      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
-    );
+    await seeEveryNodeRenew(context);
     const clock = cluster.capabilities["clock-skew"];
     await steps.step(`step ${node}'s kubelet clock ${-CLOCK_OFFSET_MS / 1000}s behind`, async () => {
       context.faultStarts([node]);
@@ -130,26 +84,24 @@ export const kubeletClockBehind = mustNotFence({
     const watchMs = 3 * inputs.controller.unhealthyAfterMs + 5_000;
     await steps.step(`watch ${watchMs / 1000}s: no fence may start`, () => sleep(watchMs, context.signal));
     await steps.step(`set ${node}'s kubelet clock right`, () => clock.clearClockOffset(node));
-    await checkNothingLeftBehind(context);
   },
 });
 
 const API_RESUMED = "apiserver-resumed";
 
-export const apiServerPaused = mustNotFence({
+export const apiServerPaused = safetyScenario({
   id: "safety/apiserver-paused",
   title:
     "kube-apiserver freezes for three times unhealthyAfter: every Lease is stale when it answers again, and no node is fenced while they renew",
   requires: ["apiserver-pause", "fencing"],
-  why: "nobody could renew while the API server was frozen",
+  powerOffs: 0,
+  noFence: "nobody could renew while the API server was frozen",
   marks: [API_RESUMED],
   async run(context) {
     const { steps, cluster, inputs } = context;
     const workers = await occupyEveryWorker(context);
     await startSafetyController(context, { count: 0 });
-    await steps.step("let the controller see every node renew", () =>
-      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
-    );
+    await seeEveryNodeRenew(context);
     const pauseMs = 3 * inputs.controller.unhealthyAfterMs;
     await steps.step(`freeze kube-apiserver for ${pauseMs / 1000}s`, async () => {
       context.faultStarts(workers);
@@ -159,7 +111,6 @@ export const apiServerPaused = mustNotFence({
     await steps.step(`watch ${watchAfterMs(inputs) / 1000}s more: no fence may start`, () =>
       sleep(watchAfterMs(inputs), context.signal),
     );
-    await checkNothingLeftBehind(context);
   },
 });
 
@@ -205,14 +156,15 @@ function spuriousPowerLossNotices(
   };
 }
 
-export const powerLossNoticesWhileOn = mustNotFence({
+export const powerLossNoticesWhileOn = safetyScenario({
   id: "safety/power-loss-notices-while-on",
   title:
     "the fence driver reports every node's power lost twice a second while all run: the notices bring power reads, every read finds the node on, and none is fenced",
   requires: ["fencing"],
-  why: "a power-loss notice is a hint: only a power read that finds the node off is evidence",
+  powerOffs: 0,
+  noFence: "a power-loss notice is a hint: only a power read that finds the node off is evidence",
   marks: [NOTICE_READ],
-  expected: (inputs) => [
+  windows: (inputs) => [
     inputs.within({
       name: NOTICE_READ,
       after: "fault-injected",
@@ -242,9 +194,7 @@ export const powerLossNoticesWhileOn = mustNotFence({
           }),
       },
     );
-    await steps.step("let the controller see every node renew", () =>
-      sleep(2 * leaseRenewIntervalMs(inputs.profile) + inputs.controller.checkIntervalMs, context.signal),
-    );
+    await seeEveryNodeRenew(context);
     const floodMs = 2 * inputs.controller.unhealthyAfterMs;
     await steps.step(
       `report every node's power lost every ${NOTICE_EVERY_MS / 1000}s for ${floodMs / 1000}s`,
@@ -254,6 +204,5 @@ export const powerLossNoticesWhileOn = mustNotFence({
         await sleep(floodMs, context.signal);
       },
     );
-    await checkNothingLeftBehind(context);
   },
 });

@@ -4,22 +4,12 @@
 // (lib/controller/present.ts).
 import type { FenceDriver, FenceTarget } from "../../lib/controller/drivers/types.js";
 import type { FaultHandle } from "../../lib/fault/handle.js";
-import { k8s } from "../../lib/kube/client.js";
-import { renewTimeOf } from "../../lib/controller/observations.js";
-import { never } from "../../lib/scenario/common.js";
-import { defineScenario, type ScenarioContext } from "../../lib/scenario/harness.js";
-import {
-  checkNothingLeftBehind,
-  deriveUnsafe,
-  occupyEveryWorker,
-  powerBackOn,
-  SAFETY_MILESTONES,
-  safetyExpectations,
-  startSafetyController,
-} from "../../lib/scenario/safety.js";
+import { occupyEveryWorker, powerBackOn, startSafetyController } from "../../lib/scenario/safety.js";
 import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
-import { nodeFence } from "./shared.js";
+import { safetyScenario } from "./define.js";
+import { firstCallHangs, hangUntilReleased } from "./hangs.js";
+import { leaseRenewTime, nodeFence, renewedSince } from "./shared.js";
 
 const POWER_OFF_HUNG = "power-off-hung";
 const RENEWAL_SEEN = "other-node-renewed";
@@ -27,53 +17,37 @@ const HANG_RELEASED = "hung-power-off-released";
 const LET_GO = "other-node-fence-let-go";
 const POWERED_OFF_RENEWED = "unsafe:powered-off-a-renewed-node";
 
-interface HangHooks {
-  /** Told which node's power-off hangs (the first one asked for). */
-  onHang: (node: string) => void;
-  /** The hung call fails without acting once this settles. */
-  release: Promise<void>;
-  /** Nodes seen renewing after their fence started: a power-off of one is the hole this scenario is about. */
-  renewed: ReadonlySet<string>;
-  mark: (name: string) => void;
-}
-
-/** The counted driver, with its first power-off hanging (ignoring its signal, as a BMC that never answers). */
-function firstPowerOffHangs(inner: FenceDriver, hooks: HangHooks): FenceDriver {
-  let hung = false;
+/**
+ * `inner`, marking POWERED_OFF_RENEWED at a power-off of a node in `renewed` (seen renewing after its
+ * fence started: a power-off of one is the hole this scenario is about).
+ */
+function markingRenewedPowerOffs(
+  inner: FenceDriver,
+  renewed: ReadonlySet<string>,
+  mark: (name: string) => void,
+): FenceDriver {
   return {
     ...inner,
     name: inner.name,
-    powerState: (target: FenceTarget, signal?: AbortSignal) => inner.powerState(target, signal),
     async powerOff(target: FenceTarget, signal?: AbortSignal) {
-      if (hooks.renewed.has(target.node)) hooks.mark(POWERED_OFF_RENEWED);
-      if (!hung) {
-        hung = true;
-        hooks.onHang(target.node);
-        await hooks.release;
-        throw new Error("the BMC never answered");
-      }
+      if (renewed.has(target.node)) mark(POWERED_OFF_RENEWED);
       await inner.powerOff(target, signal);
     },
   };
 }
 
-/** The node's Lease renewTime as the API has it now. */
-async function renewTime(context: ScenarioContext, node: string): Promise<string | undefined> {
-  const coordination = context.kc.makeApiClient(k8s.CoordinationV1Api);
-  return renewTimeOf(await coordination.readNamespacedLease({ name: node, namespace: "kube-node-lease" }));
-}
-
-export const powerOffHangsWhileAnotherRenews = defineScenario({
+export const powerOffHangsWhileAnotherRenews = safetyScenario({
   id: "safety/power-off-hangs-while-another-renews",
   title:
     "two nodes cut off together, both fences started; the first power-off hangs while the other node comes back and renews: the other is not powered off, the first is fenced once",
   requires: ["partition", "lifecycle", "fencing"],
-  usesController: true,
-  expected: (inputs) => {
+  powerOffs: 1,
+  never: {
+    [POWERED_OFF_RENEWED]: "a node seen renewing is never powered off on a verdict read before",
+  },
+  windows: (inputs) => {
     const c = inputs.controller;
     return [
-      ...safetyExpectations(1),
-      never(POWERED_OFF_RENEWED, "a node seen renewing is never powered off on a verdict read before"),
       inputs.within({
         name: LET_GO,
         after: RENEWAL_SEEN,
@@ -83,8 +57,7 @@ export const powerOffHangsWhileAnotherRenews = defineScenario({
       }),
     ];
   },
-  workloads: () => [],
-  recoveryOf: [],
+  marks: [POWER_OFF_HUNG, RENEWAL_SEEN, HANG_RELEASED, LET_GO, POWERED_OFF_RENEWED],
   note: () =>
     "one node at a time (nodeConcurrency 1), as at any concurrency once more nodes are lost than it has slots",
   async run(context) {
@@ -93,16 +66,7 @@ export const powerOffHangsWhileAnotherRenews = defineScenario({
     const pair = [first, second];
     const renewed = new Set<string>();
     let hungNode: string | undefined;
-    const hang = new AbortController();
-    const release = new Promise<void>((resolve) => {
-      hang.signal.addEventListener("abort", () => {
-        resolve();
-      });
-    });
-    steps.registerUndo("let the hung power-off end (it fails without acting)", () => {
-      hang.abort();
-      return Promise.resolve();
-    });
+    const hang = hangUntilReleased(context, "power-off");
     const renewMs = leaseRenewIntervalMs(inputs.profile);
     // The hang ends when the scenario says, long before the driver timeout would end it.
     const driverTimeoutMs = 4 * renewMs + 20_000;
@@ -120,17 +84,19 @@ export const powerOffHangsWhileAnotherRenews = defineScenario({
           passTimeoutMs: driverTimeoutMs + 30_000,
         },
         wrap: (driver) =>
-          firstPowerOffHangs(driver, {
-            onHang: (node) => {
-              hungNode = node;
-              context.mark(POWER_OFF_HUNG);
-            },
-            release,
+          markingRenewedPowerOffs(
+            firstCallHangs(driver, "powerOff", {
+              released: hang.released,
+              onHang: (node) => {
+                hungNode = node;
+                context.mark(POWER_OFF_HUNG);
+              },
+            }),
             renewed,
-            mark: (name) => {
+            (name) => {
               context.mark(name);
             },
-          }),
+          ),
       },
     );
     const cuts: FaultHandle[] = [];
@@ -158,25 +124,19 @@ export const powerOffHangsWhileAnotherRenews = defineScenario({
     );
     const hung = hungNode ?? "";
     const other = hung === first ? second : first;
-    const before = await renewTime(context, other);
+    const before = await leaseRenewTime(context, other);
     await steps.step(
       `heal ${other} while the power-off of ${hung} hangs`,
       () => cuts[pair.indexOf(other)]?.revert() ?? Promise.resolve(),
     );
-    await steps.step(`wait until ${other} renews its Lease`, () =>
-      pollUntil(async () => ((await renewTime(context, other)) !== before ? true : undefined), {
-        what: `${other} to renew its Lease`,
-        timeoutMs: 2 * renewMs + 10_000,
-        intervalMs: 100,
-      }),
-    );
+    await steps.step(`wait until ${other} renews its Lease`, () => renewedSince(context, other, before));
     renewed.add(other);
     context.mark(RENEWAL_SEEN);
     await steps.step(
       `let the power-off of ${hung} fail after ${2 * inputs.controller.checkIntervalMs} ms more`,
       async () => {
         await sleep(2 * inputs.controller.checkIntervalMs, context.signal);
-        hang.abort();
+        hang.release();
         context.mark(HANG_RELEASED);
       },
     );
@@ -204,15 +164,5 @@ export const powerOffHangsWhileAnotherRenews = defineScenario({
       ),
     );
     await powerBackOn(context, hung);
-    await checkNothingLeftBehind(context);
   },
-  ownMilestones: [
-    ...SAFETY_MILESTONES,
-    POWER_OFF_HUNG,
-    RENEWAL_SEEN,
-    HANG_RELEASED,
-    LET_GO,
-    POWERED_OFF_RENEWED,
-  ],
-  derive: deriveUnsafe,
 });

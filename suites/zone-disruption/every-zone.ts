@@ -12,22 +12,20 @@ import {
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
 import { k8s } from "../../lib/kube/client.js";
 import { podCountOn, ZONE_LABEL } from "../../lib/kube/queries.js";
-import { defineScenario, type ExpectationInputs } from "../../lib/scenario/harness.js";
+import type { ExpectationInputs } from "../../lib/scenario/harness.js";
 import {
   awaitUnreachableTaints,
   carveZone,
   carveZones,
   deployWebOn,
   firstWorkers,
-  JUDGED_MILESTONES,
-  judgedMilestones,
   loseInSteps,
   partialReached,
   sortedWorkers,
   taintsLifted,
-  zoneWorkloads,
 } from "../../lib/scenario/zone-carve.js";
 import { pollUntil, sleep } from "../../lib/util/time.js";
+import { zoneScenario } from "./define.js";
 import { otherZoneSize, otherZones } from "./other-zones.js";
 import {
   firstLossRequests,
@@ -135,30 +133,23 @@ function everyZoneWindows(inputs: ExpectationInputs, counts: EveryZoneCounts): E
   ];
 }
 
-export const everyZoneFull = defineScenario({
+export const everyZoneFull = zoneScenario({
   id: "zone-disruption/every-zone-full",
   title: "every zone fully disrupted: the taints put are lifted, no node tainted and no pod evicted",
-  requires: ["lifecycle", "controller-manager-flags"],
-  minWorkers: (profile) => lastZonePlan(profile).size + 1,
-  note: (inputs) => {
-    const plan = lastZonePlan(inputs.profile);
-    return `every worker but ${plan.judged} of a zone of ${plan.size} lost (the zone PartialDisruption, the others FullDisruption and tainted at the normal rate), then those ${plan.judged}`;
-  },
+  plan: lastZonePlan,
+  note: (inputs, plan) =>
+    `every worker but ${plan.judged} of a zone of ${plan.size} lost (the zone PartialDisruption, the others FullDisruption and tainted at the normal rate), then those ${plan.judged}`,
   expected: (inputs) => everyZoneWindows(inputs, catalogueCounts(inputs.profile)),
   watchMs: noEvictionWatchMs,
-  workloads: zoneWorkloads,
-  recoveryOf: [],
-  ownMilestones: ["second-loss", "taints-lifted", ...JUDGED_MILESTONES],
-  derive: (transitions, context) => {
-    const judged = lastZonePlan(context.inputs.profile).judged;
-    return [
-      ...judgedMilestones(transitions, context, judged),
-      ...taintsLifted(transitions, context, context.faultNodes.slice(0, -judged)),
-    ];
-  },
-  async run(context) {
+  marks: ["second-loss", "taints-lifted"],
+  derive: (transitions, context) =>
+    taintsLifted(
+      transitions,
+      context,
+      context.faultNodes.slice(0, -lastZonePlan(context.inputs.profile).judged),
+    ),
+  async run(context, plan) {
     const { inputs, steps } = context;
-    const plan = lastZonePlan(inputs.profile);
     const workers = await sortedWorkers(context);
     const nodes = await context.kc.makeApiClient(k8s.CoreV1Api).listNode();
     const others = nodes.items.map((n) => n.metadata?.name ?? "").filter((n) => !workers.includes(n));

@@ -1,19 +1,16 @@
 // A zone partially disrupted: small (rate 0) and large (the secondary rate).
 import { taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
 import { never, type ExpectedMilestone } from "../../lib/expect/windows.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
 import {
   awaitUnreachableTaints,
   carveZone,
   deployWebOn,
   firstWorkers,
-  JUDGED_MILESTONES,
-  judgedMilestones,
   loseInSteps,
   partialReached,
-  zoneWorkloads,
 } from "../../lib/scenario/zone-carve.js";
 import { sleep } from "../../lib/util/time.js";
+import { judgedEvictionWindow, secondLossWindow, zoneScenario } from "./define.js";
 import {
   LARGE_ZONE,
   SECOND_LOSS_AFTER_MS,
@@ -25,15 +22,12 @@ import {
   smallPlan,
 } from "./shared.js";
 
-export const smallZonePartial = defineScenario({
+export const smallZonePartial = zoneScenario({
   id: "zone-disruption/small-zone-partial",
   title: "a small zone partially disrupted: its taint rate drops to zero, a node lost then is never tainted",
-  requires: ["lifecycle", "controller-manager-flags"],
-  minWorkers: (profile) => smallPlan(profile).size + 1,
-  note: (inputs) => {
-    const plan = smallPlan(inputs.profile);
-    return `zone of ${plan.size} workers (≤ --large-cluster-size-threshold ${inputs.profile.largeClusterSizeThreshold}): ${plan.firstLoss} lost, then ${plan.judged}`;
-  },
+  plan: smallPlan,
+  note: (inputs, plan) =>
+    `zone of ${plan.size} workers (≤ --large-cluster-size-threshold ${inputs.profile.largeClusterSizeThreshold}): ${plan.firstLoss} lost, then ${plan.judged}`,
   expected: (inputs) => {
     const plan = smallPlan(inputs.profile);
     const unknown = unknownAfterStopMs(inputs.profile);
@@ -44,13 +38,7 @@ export const smallZonePartial = defineScenario({
         `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${inputs.profile.unhealthyZoneThreshold}`,
         firstLossRequests(plan.firstLoss),
       ),
-      inputs.within({
-        name: "second-loss",
-        after: `zone-state:${SMALL_ZONE}:PartialDisruption`,
-        minMs: 0,
-        maxMs: SECOND_LOSS_AFTER_MS,
-        why: "the judged node is stopped once the state is in the log",
-      }),
+      secondLossWindow(inputs, SMALL_ZONE),
       inputs.within({
         name: "judged-unknown-1",
         after: "second-loss",
@@ -65,14 +53,9 @@ export const smallZonePartial = defineScenario({
     ];
   },
   watchMs: noEvictionWatchMs,
-  workloads: zoneWorkloads,
-  recoveryOf: [],
-  ownMilestones: ["second-loss", ...JUDGED_MILESTONES],
-  derive: (transitions, context) =>
-    judgedMilestones(transitions, context, smallPlan(context.inputs.profile).judged),
-  async run(context) {
+  marks: ["second-loss"],
+  async run(context, plan) {
     const { inputs, steps } = context;
-    const plan = smallPlan(inputs.profile);
     const zone = await firstWorkers(context, plan.size);
     const first = zone.slice(0, plan.firstLoss);
     const judged = zone.slice(plan.firstLoss, plan.firstLoss + plan.judged);
@@ -90,22 +73,18 @@ export const smallZonePartial = defineScenario({
   },
 });
 
-export const largeZonePartial = defineScenario({
+export const largeZonePartial = zoneScenario({
   id: "zone-disruption/large-zone-partial",
   title:
     "a large zone partially disrupted: one node tainted, and its pods evicted, per 1/secondary-rate seconds",
-  requires: ["lifecycle", "controller-manager-flags"],
-  minWorkers: (profile) => largePlan(profile).size + 1,
-  note: (inputs) => {
-    const plan = largePlan(inputs.profile);
-    return `zone of ${plan.size} workers (> --large-cluster-size-threshold ${inputs.profile.largeClusterSizeThreshold}): ${plan.firstLoss - 1} lost (Normal), 1 more (PartialDisruption), then ${plan.judged} tainted ${taintGapMs(plan.partialRate) / 1000}s apart`;
-  },
+  plan: largePlan,
+  note: (inputs, plan) =>
+    `zone of ${plan.size} workers (> --large-cluster-size-threshold ${inputs.profile.largeClusterSizeThreshold}): ${plan.firstLoss - 1} lost (Normal), 1 more (PartialDisruption), then ${plan.judged} tainted ${taintGapMs(plan.partialRate) / 1000}s apart`,
   expected: (inputs) => {
     const { profile } = inputs;
     const plan = largePlan(profile);
     const gapMs = taintGapMs(plan.partialRate);
     const unknown = unknownAfterStopMs(profile);
-    const toleranceMs = profile.defaultUnreachableTolerationSeconds * 1000;
     const normal = (plan.firstLoss - 1) * taintGapMs(profile.nodeEvictionRate);
     const rate = `--secondary-node-eviction-rate ${profile.secondaryNodeEvictionRate}/s: one taint per ${gapMs / 1000}s`;
     const windows: ExpectedMilestone[] = [
@@ -122,13 +101,7 @@ export const largeZonePartial = defineScenario({
         ...unknown,
         why: `${plan.firstLoss} of ${plan.size} not Ready: > 2 and ≥ --unhealthy-zone-threshold ${profile.unhealthyZoneThreshold}`,
       }),
-      inputs.within({
-        name: "second-loss",
-        after: `zone-state:${LARGE_ZONE}:PartialDisruption`,
-        minMs: 0,
-        maxMs: SECOND_LOSS_AFTER_MS,
-        why: "the judged nodes are stopped once the state is in the log",
-      }),
+      secondLossWindow(inputs, LARGE_ZONE, "the judged nodes are stopped once the state is in the log"),
       inputs.within({
         name: "judged-unknown-1",
         after: "second-loss",
@@ -153,26 +126,12 @@ export const largeZonePartial = defineScenario({
           why: rate,
         }),
       );
-    for (let i = 1; i <= plan.judged; i++)
-      windows.push(
-        inputs.within({
-          name: `judged-eviction-${i}`,
-          after: `judged-taint-${i}`,
-          minMs: toleranceMs,
-          maxMs: toleranceMs + 1000,
-          why: `default unreachable toleration ${toleranceMs} ms`,
-        }),
-      );
+    for (let i = 1; i <= plan.judged; i++) windows.push(judgedEvictionWindow(inputs, i));
     return windows;
   },
-  workloads: zoneWorkloads,
-  recoveryOf: [],
-  ownMilestones: ["tipping-loss", "second-loss", ...JUDGED_MILESTONES],
-  derive: (transitions, context) =>
-    judgedMilestones(transitions, context, largePlan(context.inputs.profile).judged),
-  async run(context) {
+  marks: ["tipping-loss", "second-loss"],
+  async run(context, plan) {
     const { inputs, steps } = context;
-    const plan = largePlan(inputs.profile);
     const zone = await firstWorkers(context, plan.size);
     const normal = zone.slice(0, plan.firstLoss - 1);
     const tipping = zone.slice(plan.firstLoss - 1, plan.firstLoss);

@@ -5,44 +5,39 @@
 // upstream's swap from 0 to 1 is a no-op (the "never" limiter reports 1), and nothing would be
 // tainted again.
 import { leaseRenewIntervalMs } from "../../lib/cluster/profiles.js";
-import { normalEvictionByMs, taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
+import { taintGapMs, unknownAfterStopMs } from "../../lib/expect/zone-disruption.js";
 import type { ExpectedMilestone } from "../../lib/expect/windows.js";
-import { defineScenario } from "../../lib/scenario/harness.js";
-import {
-  carveZone,
-  deployWebOn,
-  firstWorkers,
-  JUDGED_MILESTONES,
-  judgedMilestones,
-  partialReached,
-  zoneWorkloads,
-} from "../../lib/scenario/zone-carve.js";
+import { carveZone, deployWebOn, firstWorkers, partialReached } from "../../lib/scenario/zone-carve.js";
 import { nameList } from "../../lib/util/name-list.js";
 import { sleep } from "../../lib/util/time.js";
-import { firstLossRequests, partialWindow, RETURN_ZONE, SECOND_LOSS_AFTER_MS, smallPlan } from "./shared.js";
+import { judgedEvictionWindow, secondLossWindow, zoneScenario } from "./define.js";
+import {
+  firstLossRequests,
+  noEvictionWatchMs,
+  partialWindow,
+  RETURN_ZONE,
+  SECOND_LOSS_AFTER_MS,
+  smallPlan,
+} from "./shared.js";
 
 /** Of the first loss, these many come back: the zone Normal again (two lost, not more than two). */
 function returning(firstLoss: number, judged: number): number {
   return Math.max(0, firstLoss + judged - 2);
 }
 
-export const zoneReturnsPartWay = defineScenario({
+export const zoneReturnsPartWay = zoneScenario({
   id: "zone-disruption/zone-returns-part-way",
   title:
     "a small zone partially disrupted returns part-way: Normal again, the node still lost is tainted and evicted",
-  requires: ["lifecycle", "controller-manager-flags"],
-  minWorkers: (profile) => smallPlan(profile).size + 1,
-  note: (inputs) => {
-    const plan = smallPlan(inputs.profile);
-    return `zone of ${plan.size}: ${plan.firstLoss} lost, then ${plan.judged}; ${returning(plan.firstLoss, plan.judged)} of the first come back`;
-  },
+  plan: smallPlan,
+  note: (inputs, plan) =>
+    `zone of ${plan.size}: ${plan.firstLoss} lost, then ${plan.judged}; ${returning(plan.firstLoss, plan.judged)} of the first come back`,
   expected: (inputs) => {
     const { profile } = inputs;
     const unknown = unknownAfterStopMs(profile);
     const plan = smallPlan(profile);
-    const watchMs = normalEvictionByMs(profile) + inputs.slackMs;
+    const watchMs = noEvictionWatchMs(inputs);
     const periodMs = profile.nodeMonitorPeriodSeconds * 1000;
-    const toleranceMs = profile.defaultUnreachableTolerationSeconds * 1000;
     const gapMs = taintGapMs(profile.nodeEvictionRate);
     const windows: ExpectedMilestone[] = [
       partialWindow(
@@ -51,13 +46,7 @@ export const zoneReturnsPartWay = defineScenario({
         `${plan.firstLoss} of ${plan.size} not Ready`,
         firstLossRequests(plan.firstLoss),
       ),
-      inputs.within({
-        name: "second-loss",
-        after: `zone-state:${RETURN_ZONE}:PartialDisruption`,
-        minMs: 0,
-        maxMs: SECOND_LOSS_AFTER_MS,
-        why: "the judged node is stopped once the state is in the log",
-      }),
+      secondLossWindow(inputs, RETURN_ZONE),
       inputs.within({ name: "judged-unknown-1", after: "second-loss", ...unknown, why: "seen Unknown" }),
       inputs.within({
         name: "part-return",
@@ -84,24 +73,13 @@ export const zoneReturnsPartWay = defineScenario({
         maxMs: 3 * gapMs + 1000,
         why: `the rate swapped back to --node-eviction-rate ${profile.nodeEvictionRate}/s: the queue (the tipping node, the judged one) tainted one per ${gapMs / 1000}s after the swap, a turn more if the tipping node is queued again just as it is tainted`,
       }),
-      inputs.within({
-        name: "judged-eviction-1",
-        after: "judged-taint-1",
-        minMs: toleranceMs,
-        maxMs: toleranceMs + 1000,
-        why: `default unreachable toleration ${toleranceMs} ms`,
-      }),
+      judgedEvictionWindow(inputs, 1),
     ];
     return windows;
   },
-  workloads: zoneWorkloads,
-  recoveryOf: [],
-  ownMilestones: ["second-loss", "part-return", ...JUDGED_MILESTONES],
-  derive: (transitions, context) =>
-    judgedMilestones(transitions, context, smallPlan(context.inputs.profile).judged),
-  async run(context) {
+  marks: ["second-loss", "part-return"],
+  async run(context, plan) {
     const { inputs, steps } = context;
-    const plan = smallPlan(inputs.profile);
     const zone = await firstWorkers(context, plan.size);
     const first = zone.slice(0, plan.firstLoss);
     const judged = zone.slice(plan.firstLoss, plan.firstLoss + plan.judged);
@@ -130,7 +108,7 @@ export const zoneReturnsPartWay = defineScenario({
     context.mark("second-loss");
     await steps.step(`stop the judged ${nameList(judged)}`, () => loser.apply(judged, { concurrent: true }));
     await context.awaitMilestone("judged-unknown-1");
-    const watchMs = normalEvictionByMs(inputs.profile) + inputs.slackMs;
+    const watchMs = noEvictionWatchMs(inputs);
     await steps.step(`watch ${watchMs / 1000}s: no taint at rate 0`, () => sleep(watchMs, context.signal));
     await steps.step(`start ${nameList(back)} again`, async () => {
       await returner.revert({

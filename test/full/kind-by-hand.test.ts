@@ -11,15 +11,7 @@ import {
   expectDrainTwice,
   expectSixMinuteDetach,
 } from "../support/by-hand-checks.js";
-import {
-  expectKindRunPassed,
-  expectNothingLeft,
-  inotifyLimits,
-  kindMissing,
-  prepareKind,
-  runOnKindFast,
-} from "../support/kind-run.js";
-import { requirePrerequisite } from "../support/prerequisites.js";
+import { kindForTests, passingKindRun } from "../support/kind-run.js";
 import { allowFor } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
@@ -31,19 +23,14 @@ describe("node loss released by hand on real kubelets (kind, rekindle-csi, fast 
 
   before(async function () {
     allowFor(this, 40 * 60_000);
-    requirePrerequisite(this, await kindMissing());
-    const kind = await prepareKind(this);
-    const reportDir = testRunDir("kind-by-hand");
-    const before = inotifyLimits();
-    const result = await runOnKindFast(this, {
+    const kind = await kindForTests(this);
+    summary = await passingKindRun(this, kind, {
       cluster: CLUSTER,
-      reportDir,
+      reportDir: testRunDir("kind-by-hand"),
       suites: ["node-loss"],
       scenario: `(${BY_HAND_SCENARIOS.join("|")}) —`,
       timeoutMs: 35 * 60_000,
     });
-    summary = expectKindRunPassed(result, reportDir);
-    await expectNothingLeft(kind, CLUSTER, before);
   });
 
   it("runs the three scenarios, all passing", function () {

@@ -6,15 +6,7 @@
 // a scenario each (about 1–3 min here); the families' later scenarios run in kind-suites.test.ts.
 import { expect } from "chai";
 import { KIND_CI_FAMILY_FIRSTS } from "../support/kind-ci-scenarios.js";
-import {
-  expectKindRunPassed,
-  expectNothingLeft,
-  inotifyLimits,
-  kindMissing,
-  prepareKind,
-  runOnKindFast,
-} from "../support/kind-run.js";
-import { requirePrerequisite } from "../support/prerequisites.js";
+import { kindForTests, passingKindRun } from "../support/kind-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const CLUSTER = "rekindle-it-fresh";
@@ -23,25 +15,20 @@ describe("each family first on a fresh kind cluster (offline node image, fast pr
   let kind: string;
 
   before(async function () {
-    requirePrerequisite(this, await kindMissing());
-    kind = await prepareKind(this);
+    kind = await kindForTests(this);
   });
 
   for (const id of KIND_CI_FAMILY_FIRSTS) {
     const family = id.slice(0, id.indexOf("/"));
     it(`${id} passes as the first scenario of a new cluster; nothing left after`, async function () {
-      const reportDir = testRunDir(`kind-fresh-${family}`);
-      const before = inotifyLimits();
-      const result = await runOnKindFast(this, {
+      const summary = await passingKindRun(this, kind, {
         cluster: CLUSTER,
-        reportDir,
+        reportDir: testRunDir(`kind-fresh-${family}`),
         suites: [family],
         scenario: `${id} —`,
         timeoutMs: 15 * 60_000,
       });
-      const summary = expectKindRunPassed(result, reportDir);
       expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal([[id, "passed"]]);
-      await expectNothingLeft(kind, CLUSTER, before);
     });
   }
 });

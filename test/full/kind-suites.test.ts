@@ -7,15 +7,7 @@ import { expect } from "chai";
 import { ensureControllerImage } from "../../lib/cluster/kind/image/controller-image.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { KIND_CI_SCENARIO_PATTERN, KIND_CI_SCENARIOS, KIND_CI_SUITES } from "../support/kind-ci-scenarios.js";
-import {
-  expectKindRunPassed,
-  expectNothingLeft,
-  inotifyLimits,
-  kindMissing,
-  prepareKind,
-  runOnKindFast,
-} from "../support/kind-run.js";
-import { requirePrerequisite } from "../support/prerequisites.js";
+import { kindForTests, passingKindRun } from "../support/kind-run.js";
 import { allowFor } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
@@ -27,23 +19,19 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
 
   before(async function () {
     allowFor(this, 45 * 60_000);
-    requirePrerequisite(this, await kindMissing());
-    kind = await prepareKind(this);
+    kind = await kindForTests(this);
     // The in-cluster controller's image (node-loss/controller-in-cluster would build it itself).
     await ensureControllerImage({ progress: consoleProgress() });
   });
 
   it("node loss (the controller in-process and in-cluster), partition, zone outage, controller failover, graceful shutdown and node pressure (the real eviction manager) pass; the cluster and host settings are gone after", async function () {
-    const reportDir = testRunDir("kind-suites");
-    const before = inotifyLimits();
-    const result = await runOnKindFast(this, {
+    const summary = await passingKindRun(this, kind, {
       cluster: CLUSTER,
-      reportDir,
+      reportDir: testRunDir("kind-suites"),
       suites: KIND_CI_SUITES,
       scenario: KIND_CI_SCENARIO_PATTERN,
       timeoutMs: 35 * 60_000,
     });
-    const summary = expectKindRunPassed(result, reportDir);
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal(
       SCENARIOS.map((id) => [id, "passed"]),
     );
@@ -54,7 +42,5 @@ describe("the suite families on a real kind cluster (offline node image, fast pr
       false,
       false,
     ]);
-
-    await expectNothingLeft(kind, CLUSTER, before);
   });
 });

@@ -8,63 +8,59 @@
 import { expect } from "chai";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../lib/util/project-files.js";
-import {
-  expectKindRunPassed,
-  expectNothingLeft,
-  inotifyLimits,
-  kindMissing,
-  prepareKind,
-  runOnKindFast,
-} from "../support/kind-run.js";
-import { requirePrerequisite } from "../support/prerequisites.js";
+import type { ScenarioSummary } from "../../lib/report/summary.js";
+import { kindForTests, passingKindRun } from "../support/kind-run.js";
 import { allowFor } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
 const CLUSTER = "rekindle-it-file";
+
+/**
+ * examples/<name> alone on the cluster (reports in the test run dir `report`): the run passed,
+ * nothing is left, its one scenario passed. Returns that scenario.
+ */
+async function passingExample(
+  context: Mocha.Context,
+  kind: string,
+  name: string,
+  report: string,
+): Promise<ScenarioSummary | undefined> {
+  const summary = await passingKindRun(context, kind, {
+    cluster: CLUSTER,
+    reportDir: testRunDir(report),
+    files: [join(PROJECT_ROOT, "examples", name)],
+    timeoutMs: 20 * 60_000,
+  });
+  const [scenario] = summary.scenarios;
+  expect(scenario?.id).to.equal(`file/${name}`);
+  expect(scenario?.outcome, scenario?.error ?? "").to.equal("passed");
+  return scenario;
+}
+
+/** When the scenario's milestone `name` came (ms after the fault), if it did. */
+function milestoneAt(scenario: ScenarioSummary | undefined, name: string): number | undefined {
+  return scenario?.milestones.find((m) => m.name === name)?.atMs;
+}
 
 describe("a scenario file on a real kind cluster (offline node image, fast profile)", function () {
   let kind: string;
 
   before(async function () {
     allowFor(this, 45 * 60_000);
-    requirePrerequisite(this, await kindMissing());
-    kind = await prepareKind(this);
+    kind = await kindForTests(this);
   });
 
   it("examples/deployment-toleration-30s passes with its budgets met; the cluster is gone after", async function () {
-    const reportDir = testRunDir("scenario-file-kind");
-    const before = inotifyLimits();
-    const result = await runOnKindFast(this, {
-      cluster: CLUSTER,
-      reportDir,
-      files: [join(PROJECT_ROOT, "examples", "deployment-toleration-30s")],
-      timeoutMs: 20 * 60_000,
-    });
-    const summary = expectKindRunPassed(result, reportDir);
-    const [scenario] = summary.scenarios;
-    expect(scenario?.id).to.equal("file/deployment-toleration-30s");
-    expect(scenario?.outcome, scenario?.error ?? "").to.equal("passed");
+    const scenario = await passingExample(this, kind, "deployment-toleration-30s", "scenario-file-kind");
     expect(scenario?.budgets?.map((b) => [b.budget, b.passed])).to.deep.equal([
       ["recoveredWithin", true],
       ["maxUnavailable", true],
     ]);
-    await expectNothingLeft(kind, CLUSTER, before);
   });
 
   it("examples/http-probe-kind: the probe fails with the node and answers again once serving; budgets met", async function () {
-    const reportDir = testRunDir("scenario-file-kind-probe");
-    const before = inotifyLimits();
-    const result = await runOnKindFast(this, {
-      cluster: CLUSTER,
-      reportDir,
-      files: [join(PROJECT_ROOT, "examples", "http-probe-kind")],
-      timeoutMs: 20 * 60_000,
-    });
-    const summary = expectKindRunPassed(result, reportDir);
-    const [scenario] = summary.scenarios;
-    expect(scenario?.id).to.equal("file/http-probe-kind");
-    expect(scenario?.outcome, scenario?.error ?? "").to.equal("passed");
-    const at = (name: string) => scenario?.milestones.find((m) => m.name === name)?.atMs;
+    const scenario = await passingExample(this, kind, "http-probe-kind", "scenario-file-kind-probe");
+    const at = (name: string) => milestoneAt(scenario, name);
     const failing = at("web:probe-failing");
     const serving = at("web:serving");
     const answering = at("web:answering");
@@ -80,23 +76,11 @@ describe("a scenario file on a real kind cluster (offline node image, fast profi
       ["recoveredWithin", true],
       ["servingWithin", true],
     ]);
-    await expectNothingLeft(kind, CLUSTER, before);
   });
 
   it("examples/local-volume-partition: the StatefulSet comes back on its own node after the heal, not before", async function () {
-    const reportDir = testRunDir("scenario-file-kind-local");
-    const before = inotifyLimits();
-    const result = await runOnKindFast(this, {
-      cluster: CLUSTER,
-      reportDir,
-      files: [join(PROJECT_ROOT, "examples", "local-volume-partition")],
-      timeoutMs: 20 * 60_000,
-    });
-    const summary = expectKindRunPassed(result, reportDir);
-    const [scenario] = summary.scenarios;
-    expect(scenario?.id).to.equal("file/local-volume-partition");
-    expect(scenario?.outcome, scenario?.error ?? "").to.equal("passed");
-    const at = (name: string) => scenario?.milestones.find((m) => m.name === name)?.atMs;
+    const scenario = await passingExample(this, kind, "local-volume-partition", "scenario-file-kind-local");
+    const at = (name: string) => milestoneAt(scenario, name);
     const healed = at("partition-healed");
     expect(healed, "partition-healed").to.be.a("number");
     // The volume is on the partitioned node: nothing can be Ready elsewhere before it is back.
@@ -107,6 +91,5 @@ describe("a scenario file on a real kind cluster (offline node image, fast profi
       ["servingWithin", true],
       ["neverReadyOnTwoNodes", true],
     ]);
-    await expectNothingLeft(kind, CLUSTER, before);
   });
 });

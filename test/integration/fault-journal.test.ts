@@ -103,14 +103,12 @@ describe("fault handles and the fault journal on the sim (fast profile)", functi
     expect(left.map((r) => `${r.id} ${r.holder.pid}`)).to.deep.equal([`${faulted} ${String(child.pid)}`]);
     expect(left[0]?.nodes.map((n) => `${n.name}:${n.state}`)).to.deep.equal([`${node}:applied`]);
 
-    const reap = await execa(
-      process.execPath,
-      [REKINDLE_BIN, "reap", "--kubeconfig", cluster!.kubeconfigPath],
-      {
+    const runReap = () =>
+      execa(process.execPath, [REKINDLE_BIN, "reap", "--kubeconfig", cluster!.kubeconfigPath], {
         reject: false,
         timeout: 120_000,
-      },
-    );
+      });
+    const reap = await runReap();
     expect(reap.exitCode, reap.stderr).to.equal(0);
     expect(reap.stdout).to.contain("fault journal: 1 record(s) found");
     expect(reap.stdout).to.contain(`reverted partition of ${node} (run killed-run`);
@@ -118,14 +116,7 @@ describe("fault handles and the fault journal on the sim (fast profile)", functi
     await nodeBack(node);
     expect((await journal.list()).records).to.deep.equal([]);
 
-    const again = await execa(
-      process.execPath,
-      [REKINDLE_BIN, "reap", "--kubeconfig", cluster!.kubeconfigPath],
-      {
-        reject: false,
-        timeout: 120_000,
-      },
-    );
+    const again = await runReap();
     expect(again.exitCode, again.stderr).to.equal(0);
     expect(again.stdout.trim()).to.equal("fault journal: nothing left by an earlier run");
   });

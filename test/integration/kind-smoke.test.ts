@@ -4,15 +4,7 @@
 // (test/full/kind-suites.test.ts).
 import { expect } from "chai";
 import { execa } from "execa";
-import {
-  expectKindRunPassed,
-  expectNothingLeft,
-  inotifyLimits,
-  kindMissing,
-  prepareKind,
-  runOnKindFast,
-} from "../support/kind-run.js";
-import { requirePrerequisite } from "../support/prerequisites.js";
+import { kindForTests, passingKindRun } from "../support/kind-run.js";
 import { REKINDLE_BIN } from "../support/rekindle-run.js";
 import { testRunDir } from "../support/run-dir.js";
 
@@ -23,8 +15,7 @@ describe("kind smoke run (offline node image, fast profile)", function () {
   let kind: string;
 
   before(async function () {
-    requirePrerequisite(this, await kindMissing());
-    kind = await prepareKind(this);
+    kind = await kindForTests(this);
   });
 
   it("refuses an unknown --image before touching any engine, naming the valid choices", async function () {
@@ -40,18 +31,14 @@ describe("kind smoke run (offline node image, fast profile)", function () {
   });
 
   it(`${SCENARIO} passes on real kubelets: fenced, tainted out-of-service, every workload back; nothing left after`, async function () {
-    const reportDir = testRunDir("kind-smoke");
-    const before = inotifyLimits();
-    const result = await runOnKindFast(this, {
+    const summary = await passingKindRun(this, kind, {
       cluster: CLUSTER,
-      reportDir,
+      reportDir: testRunDir("kind-smoke"),
       suites: ["node-loss"],
       scenario: `${SCENARIO} —`,
       timeoutMs: 15 * 60_000,
     });
-    const summary = expectKindRunPassed(result, reportDir);
     expect(summary.scenarios.map((s) => [s.id, s.outcome])).to.deep.equal([[SCENARIO, "passed"]]);
     expect(summary.scenarios[0]?.recoveryMs, "recovered").to.be.a("number");
-    await expectNothingLeft(kind, CLUSTER, before);
   });
 });

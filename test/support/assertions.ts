@@ -25,6 +25,11 @@ export function rekindleThrow(action: () => unknown): RekindleError {
   return error as RekindleError;
 }
 
+/** Asserts `text` includes each of `parts`, in any order. */
+export function expectIncludes(text: string, parts: readonly string[]): void {
+  for (const part of parts) expect(text).to.include(part);
+}
+
 /** Whether anything accepts TCP connections on 127.0.0.1:`port`. */
 export function listeningOn(port: number): Promise<boolean> {
   return new Promise((resolve) => {

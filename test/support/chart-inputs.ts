@@ -5,6 +5,27 @@ import type { ChartInput } from "../../lib/report/chart.js";
 
 const PER_NODE = ["last-lease-renewal", "node-ready-unknown", "taint-added:node.kubernetes.io/unreachable"];
 
+/** node-ready-unknown in its window, 9 s after the fault. */
+export const READY_UNKNOWN_CHECK: WindowCheck = {
+  name: "node-ready-unknown",
+  after: "fault-injected",
+  minMs: 8_000,
+  maxMs: 11_000,
+  actualMs: 9_000,
+  verdict: "ok",
+  why: "grace",
+};
+
+/** A milestone that must never happen, and did not. */
+export const NEVER_CHECK: WindowCheck = {
+  name: "volume-detached-early",
+  after: "fault-injected",
+  minMs: 0,
+  maxMs: null,
+  verdict: "ok",
+  why: "never",
+};
+
 /** Three fault nodes, their own milestones qualified, a zone state, a late, a missing and a forbidden milestone. */
 export function threeNodeInput(): ChartInput {
   const nodes = ["worker-1", "worker-2", "worker-3"];
@@ -19,15 +40,7 @@ export function threeNodeInput(): ChartInput {
     { name: "deployment:recovered", atMs: 48_000 },
   ].sort((a, b) => a.atMs - b.atMs);
   const checks: WindowCheck[] = [
-    {
-      name: "node-ready-unknown",
-      after: "fault-injected",
-      minMs: 8_000,
-      maxMs: 11_000,
-      actualMs: 9_000,
-      verdict: "ok",
-      why: "grace",
-    },
+    READY_UNKNOWN_CHECK,
     {
       name: "deployment:recovered",
       after: "fault-injected",
@@ -45,14 +58,7 @@ export function threeNodeInput(): ChartInput {
       verdict: "missing",
       why: "toleration",
     },
-    {
-      name: "volume-detached-early",
-      after: "fault-injected",
-      minMs: 0,
-      maxMs: null,
-      verdict: "ok",
-      why: "never",
-    },
+    NEVER_CHECK,
   ];
   return {
     title: "node-loss/three",

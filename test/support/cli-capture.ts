@@ -1,4 +1,5 @@
 // `rekindle <argv>` run in-process with stdout and stderr captured, for the CLI's unit tests.
+import { expect } from "chai";
 import { main } from "../../lib/cli/main.js";
 
 export interface CliResult {
@@ -27,4 +28,10 @@ export async function cli(argv: string[]): Promise<CliResult> {
     process.stdout.write = out;
     process.stderr.write = err;
   }
+}
+
+/** Asserts the command exited `code` with stderr saying each of `says`. */
+export function expectExit(result: CliResult, code: number, ...says: string[]): void {
+  expect(result.code, result.stderr).to.equal(code);
+  for (const text of says) expect(result.stderr).to.include(text);
 }

@@ -13,7 +13,7 @@ import type { RunSummary } from "../../lib/report/summary.js";
 import { findOnPath } from "../../lib/util/paths.js";
 import { consoleProgress } from "../../lib/util/progress.js";
 import { expectNoExcuse } from "./excuses.js";
-import { HINT } from "./prerequisites.js";
+import { HINT, requirePrerequisite } from "./prerequisites.js";
 import { allowFor, REKINDLE_BIN } from "./rekindle-run.js";
 import { summarySchemaErrors } from "./summary-schema.js";
 
@@ -35,6 +35,12 @@ export async function prepareKind(context: Mocha.Context): Promise<string> {
   const kind = await ensureKindBinary();
   await ensureNodeImage({ progress: consoleProgress() });
   return kind;
+}
+
+/** A kind test's `before`: fails (or skips) it when kindMissing says why, else prepareKind. */
+export async function kindForTests(context: Mocha.Context): Promise<string> {
+  requirePrerequisite(context, await kindMissing());
+  return prepareKind(context);
 }
 
 /** The host's inotify limits that kind raises for its nodes (they must be as they were after). */
@@ -130,4 +136,20 @@ export async function expectNothingLeft(
   ]);
   expect(containers.stdout.trim(), "node containers left").to.equal("");
   expect(inotifyLimits()).to.deep.equal(limitsBefore);
+}
+
+/**
+ * A kind run that must pass and leave nothing behind: the host's limits read, runOnKindFast, the
+ * summary checked (expectKindRunPassed), then expectNothingLeft. Returns the summary.
+ */
+export async function passingKindRun(
+  context: Mocha.Context,
+  kind: string,
+  options: KindRunOptions,
+): Promise<RunSummary> {
+  const before = inotifyLimits();
+  const result = await runOnKindFast(context, options);
+  const summary = expectKindRunPassed(result, options.reportDir);
+  await expectNothingLeft(kind, options.cluster, before);
+  return summary;
 }

@@ -6,6 +6,7 @@ import {
   stagingModulesFromGoMod,
 } from "../../lib/build/sim-binaries.js";
 import { PINNED_SIM_VERSIONS, stagingVersionFor } from "../../lib/build/versions.js";
+import { expectIncludes } from "../support/assertions.js";
 
 const K8S_GO_MOD_EXCERPT = `module k8s.io/kubernetes
 
@@ -47,12 +48,14 @@ describe("sim build plan", function () {
 
   it("writes a wrapper go.mod that replaces every staging module with its tag and carries godebug", function () {
     const goMod = kubernetesWrapperGoMod("v1.34.4", ["k8s.io/api", "k8s.io/client-go"]);
-    expect(goMod).to.include("require k8s.io/kubernetes v1.34.4");
-    expect(goMod).to.include("\tk8s.io/api => k8s.io/api v0.34.4");
-    expect(goMod).to.include("\tk8s.io/client-go => k8s.io/client-go v0.34.4");
-    expect(goMod).to.include("godebug default=go1.24");
-    expect(goMod).to.include("\tk8s.io/kubernetes/cmd/kube-apiserver");
-    expect(goMod).to.include("\tk8s.io/kubernetes/cmd/kubectl");
+    expectIncludes(goMod, [
+      "require k8s.io/kubernetes v1.34.4",
+      "\tk8s.io/api => k8s.io/api v0.34.4",
+      "\tk8s.io/client-go => k8s.io/client-go v0.34.4",
+      "godebug default=go1.24",
+      "\tk8s.io/kubernetes/cmd/kube-apiserver",
+      "\tk8s.io/kubernetes/cmd/kubectl",
+    ]);
   });
 
   it("pins etcd's sibling modules to the same tag", function () {

@@ -11,6 +11,16 @@ function rowLabels(svg: string): string[] {
   return texts.filter((t) => t[1] === labelX).map((t) => t[3] ?? "");
 }
 
+/** A zone's aggregate rows, in their order: its state, then its nodes' milestones. */
+function aggregateRows(zone: string): string[] {
+  return [
+    `${zone}: zone state`,
+    `${zone}: last-lease-renewal`,
+    `${zone}: node-ready-unknown`,
+    `${zone}: taint-added:node.kubernetes.io/unreachable`,
+  ];
+}
+
 describe("timeline chart: per-zone aggregation", () => {
   it("draws a 3-node timeline exactly as before aggregation existed", function () {
     // The fixture is the output of chart.ts before this change, for the same input.
@@ -37,10 +47,7 @@ describe("timeline chart: per-zone aggregation", () => {
       "fault-injected",
       "node-ready-unknown",
       "judged-taint-1",
-      "zone-a: zone state",
-      "zone-a: last-lease-renewal",
-      "zone-a: node-ready-unknown",
-      "zone-a: taint-added:node.kubernetes.io/unreachable",
+      ...aggregateRows("zone-a"),
       "zone-b: zone state",
     ]);
   });
@@ -62,14 +69,8 @@ describe("timeline chart: per-zone aggregation", () => {
         "node-ready-unknown@worker-b-003",
         "taint-added:node.kubernetes.io/unreachable@worker-b-003",
         "judged-taint-1",
-        "zone-a: zone state",
-        "zone-a: last-lease-renewal",
-        "zone-a: node-ready-unknown",
-        "zone-a: taint-added:node.kubernetes.io/unreachable",
-        "zone-b: zone state",
-        "zone-b: last-lease-renewal",
-        "zone-b: node-ready-unknown",
-        "zone-b: taint-added:node.kubernetes.io/unreachable",
+        ...aggregateRows("zone-a"),
+        ...aggregateRows("zone-b"),
       ]);
       // Not one of the 156 per-node rows of the others, and a chart height to match its rows.
       expect(svg).not.to.include(">node-ready-unknown@worker-a-008<");

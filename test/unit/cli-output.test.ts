@@ -13,6 +13,11 @@ import { runSummary, scenario, scenarioRun, window, writeSummaries } from "../su
 
 const READY = "deployment:recovered";
 
+/** The flags of a verb on the existing provider (`api`'s kubeconfig), with its JSON output. */
+function existingJson(api: FakeApiServer): string[] {
+  return ["--provider", "existing", "--kubeconfig", api.kubeconfigPath, "-o", "json"];
+}
+
 /** A stand-in cluster with one Ready worker and an empty fault journal. */
 async function emptyCluster(): Promise<FakeApiServer> {
   const node = {
@@ -126,15 +131,7 @@ describe("CLI -o json on every command that reports a result", function () {
       const reap = await cli(["reap", "--kubeconfig", api.kubeconfigPath, "-o", "json"]);
       expect(reap.code).to.equal(0);
       expect(JSON.parse(reap.stdout)).to.deep.equal({ faults: [], unreadable: [], deletedNamespaces: [] });
-      const down = await cli([
-        "down",
-        "--provider",
-        "existing",
-        "--kubeconfig",
-        api.kubeconfigPath,
-        "-o",
-        "json",
-      ]);
+      const down = await cli(["down", ...existingJson(api)]);
       expect(down.code).to.equal(0);
       const parsed = JSON.parse(down.stdout) as {
         provider: string;
@@ -152,17 +149,7 @@ describe("CLI -o json on every command that reports a result", function () {
   it("node start -o json: what it ended and left, as JSON alone on stdout", async function () {
     const api = await emptyCluster();
     try {
-      const { code, stdout, stderr } = await cli([
-        "node",
-        "start",
-        "w1",
-        "--provider",
-        "existing",
-        "--kubeconfig",
-        api.kubeconfigPath,
-        "-o",
-        "json",
-      ]);
+      const { code, stdout, stderr } = await cli(["node", "start", "w1", ...existingJson(api)]);
       expect(code, stderr).to.equal(0);
       expect(JSON.parse(stdout)).to.deep.equal({
         verb: "start",

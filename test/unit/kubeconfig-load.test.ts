@@ -8,7 +8,7 @@ import { delimiter, join } from "node:path";
 import { stringify } from "yaml";
 import { loadKubeconfig, mergeKubeconfigs } from "../../lib/kube/kubeconfig-load.js";
 import { RekindleError } from "../../lib/errors.js";
-import { cli } from "../support/cli-capture.js";
+import { cli, expectExit } from "../support/cli-capture.js";
 
 interface FileSpec {
   clusters: [name: string, server: string, ca?: string][];
@@ -16,6 +16,18 @@ interface FileSpec {
   contexts: [name: string, cluster: string, user: string][];
   current?: string;
 }
+
+/** Writes the kubeconfig `spec` describes to `path`. */
+function writeKubeconfig(path: string, spec: FileSpec): void {
+  writeFileSync(path, kubeconfigText(spec));
+}
+
+/** The first file of the merge tests: one cluster, user and context, all also in the second. */
+const FIRST: FileSpec = {
+  clusters: [["shared", "https://first.example:6443"]],
+  users: [["shared-user", "first-token"]],
+  contexts: [["shared-ctx", "shared", "shared-user"]],
+};
 
 function kubeconfigText(spec: FileSpec): string {
   return stringify({
@@ -54,32 +66,22 @@ describe("kubeconfig loading (kubectl's rules)", function () {
     first = join(dir, "a.yaml");
     second = join(dir, "b", "config");
     // The first file has no current-context: the second's applies.
-    writeFileSync(
-      first,
-      kubeconfigText({
-        clusters: [["shared", "https://first.example:6443"]],
-        users: [["shared-user", "first-token"]],
-        contexts: [["shared-ctx", "shared", "shared-user"]],
-      }),
-    );
-    writeFileSync(
-      second,
-      kubeconfigText({
-        clusters: [
-          ["shared", "https://second.example:6443"],
-          ["own", "https://own.example:6443", "ca.pem"],
-        ],
-        users: [
-          ["shared-user", "second-token"],
-          ["own-user", "own-token"],
-        ],
-        contexts: [
-          ["shared-ctx", "own", "own-user"],
-          ["own-ctx", "own", "own-user"],
-        ],
-        current: "own-ctx",
-      }),
-    );
+    writeKubeconfig(first, FIRST);
+    writeKubeconfig(second, {
+      clusters: [
+        ["shared", "https://second.example:6443"],
+        ["own", "https://own.example:6443", "ca.pem"],
+      ],
+      users: [
+        ["shared-user", "second-token"],
+        ["own-user", "own-token"],
+      ],
+      contexts: [
+        ["shared-ctx", "own", "own-user"],
+        ["own-ctx", "own", "own-user"],
+      ],
+      current: "own-ctx",
+    });
   });
 
   afterEach(function () {
@@ -108,15 +110,7 @@ describe("kubeconfig loading (kubectl's rules)", function () {
   });
 
   it("takes the first current-context in order: swapping the files swaps which names win", function () {
-    writeFileSync(
-      first,
-      kubeconfigText({
-        clusters: [["shared", "https://first.example:6443"]],
-        users: [["shared-user", "first-token"]],
-        contexts: [["shared-ctx", "shared", "shared-user"]],
-        current: "shared-ctx",
-      }),
-    );
+    writeKubeconfig(first, { ...FIRST, current: "shared-ctx" });
     const { kc } = loadKubeconfig({ env: { KUBECONFIG: [second, first].join(delimiter) } });
     expect(kc.getCurrentContext()).to.equal("own-ctx");
     expect(kc.getCluster("shared")?.server).to.equal("https://second.example:6443");
@@ -164,27 +158,15 @@ describe("rekindle controller --context", function () {
   it("refuses a context the kubeconfig does not have, naming the valid ones, before anything starts", async function () {
     const dir = mkdtempSync(join(tmpdir(), "rekindle-kubeconfig-"));
     const file = join(dir, "config");
-    writeFileSync(
-      file,
-      kubeconfigText({
-        clusters: [["c", "https://127.0.0.1:1"]],
-        users: [["u", "t"]],
-        contexts: [["only-ctx", "c", "u"]],
-        current: "only-ctx",
-      }),
-    );
+    writeKubeconfig(file, {
+      clusters: [["c", "https://127.0.0.1:1"]],
+      users: [["u", "t"]],
+      contexts: [["only-ctx", "c", "u"]],
+      current: "only-ctx",
+    });
     try {
-      const { code, stderr } = await cli([
-        "controller",
-        "--kubeconfig",
-        file,
-        "--context",
-        "elsewhere",
-        "--fence-config",
-        "/x",
-      ]);
-      expect(code).to.equal(2);
-      expect(stderr).to.include('unknown context "elsewhere"; valid: only-ctx');
+      const argv = ["controller", "--kubeconfig", file, "--context", "elsewhere", "--fence-config", "/x"];
+      expectExit(await cli(argv), 2, 'unknown context "elsewhere"; valid: only-ctx');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@
 // git sha and run count; a file missing any of them is listed with what it lacks, numbers withheld.
 import { expect } from "chai";
 import { measurementsPage, provenanceOf } from "../../lib/report/measurements.js";
+import { expectIncludes } from "../support/assertions.js";
 
 const COMPLETE = {
   command: "npx tsx bench/recovery.ts --profile fast --repeat 3",
@@ -29,17 +30,17 @@ const COMPLETE = {
 describe("measurements page", function () {
   it("publishes a complete file with its five facts and its numbers", function () {
     const page = measurementsPage([{ name: "recovery-fast-2026-11-24.json", content: COMPLETE }]);
-    expect(page).to.include("1 of 1 results files published");
-    expect(page).to.include("## recovery-fast-2026-11-24.json");
-    expect(page).to.include("- command: `npx tsx bench/recovery.ts --profile fast --repeat 3`");
-    expect(page).to.include("- machine: 2 cores, 24 GiB, Node v20.20.2");
-    expect(page).to.include("- date: 2026-11-24");
-    expect(page).to.include("- git sha: 0123456789abcdef0123456789abcdef01234567");
-    expect(page).to.include("- runs: 3");
-    expect(page).to.include("- load average at start: 2.5");
-    expect(page).to.include(
+    expectIncludes(page, [
+      "1 of 1 results files published",
+      "## recovery-fast-2026-11-24.json",
+      "- command: `npx tsx bench/recovery.ts --profile fast --repeat 3`",
+      "- machine: 2 cores, 24 GiB, Node v20.20.2",
+      "- date: 2026-11-24",
+      "- git sha: 0123456789abcdef0123456789abcdef01234567",
+      "- runs: 3",
+      "- load average at start: 2.5",
       "| node-loss/controller | passed | 3 | 8.8 s / 8.8 s | never | 10.7 s / 10.8 s |",
-    );
+    ]);
     expect(page).not.to.include("Not published");
     expect(page).not.to.include("running after the attach");
   });

@@ -25,6 +25,7 @@ import { loadScenarioFiles } from "../../lib/scenario-file/load.js";
 import { readWorkloadObjects } from "../../lib/scenario-file/manifests.js";
 import { PROJECT_ROOT } from "../../lib/util/project-files.js";
 import { situation } from "../support/workload-situation.js";
+import { workloadHead } from "../support/workload-yaml.js";
 
 const upstream = TIMING_PROFILES.default;
 const fast = TIMING_PROFILES.fast;
@@ -54,16 +55,7 @@ function statefulSet(claimSpec: string, kind = "StatefulSet"): string {
       : "";
   const volumes =
     kind === "StatefulSet" ? "" : ", volumes: [{ name: data, persistentVolumeClaim: { claimName: data } }]";
-  return `
-apiVersion: apps/v1
-kind: ${kind}
-metadata: { name: db }
-spec:
-  replicas: 1
-  selector: { matchLabels: { app: db } }
-  template:
-    metadata: { labels: { app: db } }
-    spec: { containers: [{ name: c, image: pause }]${volumes} }${claims}`;
+  return `${workloadHead(kind, "db", 1)} { containers: [{ name: c, image: pause }]${volumes} }${claims}`;
 }
 
 const localPv = (name: string, cls: string) => `

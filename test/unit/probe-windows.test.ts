@@ -12,20 +12,14 @@ import type { WorkloadObjects } from "../../lib/scenario-file/manifests.js";
 import { probeTargets } from "../../lib/scenario-file/probes.js";
 import type { ScenarioFile, WorkloadSpec } from "../../lib/scenario-file/types.js";
 import { rekindleThrow, expectNoneOf } from "../support/assertions.js";
+import { workloadHead } from "../support/workload-yaml.js";
 
 const fast = TIMING_PROFILES.fast;
 
 function deployment(replicas: number): KubeObject {
-  return parse(`
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web }
-spec:
-  replicas: ${replicas}
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec: { containers: [{ name: c, image: i }] }`) as KubeObject;
+  return parse(
+    `${workloadHead("Deployment", "web", replicas)} { containers: [{ name: c, image: i }] }`,
+  ) as KubeObject;
 }
 
 function service(spec: string): KubeObject {

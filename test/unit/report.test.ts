@@ -1,7 +1,9 @@
 import { expect } from "chai";
-import { timelineSvg } from "../../lib/report/chart.js";
+import type { WindowCheck } from "../../lib/expect/assert.js";
+import { timelineSvg, type ChartInput } from "../../lib/report/chart.js";
 import { junitXml } from "../../lib/report/junit.js";
 import { percentile, statsOf, summarizeScenario, type RunSummary } from "../../lib/report/summary.js";
+import { NEVER_CHECK, READY_UNKNOWN_CHECK } from "../support/chart-inputs.js";
 
 const run = (recoveryMs: number | null, ready: number) => ({
   outcome: "passed" as const,
@@ -11,6 +13,24 @@ const run = (recoveryMs: number | null, ready: number) => ({
     { name: "deployment:recovered", atMs: ready },
   ],
 });
+
+/** A chart of a fault and node-ready-unknown `unknownAtMs` after it, judged by `checks`. */
+function readyUnknownChart(
+  unknownAtMs: number,
+  checks: readonly WindowCheck[],
+  more: Pick<ChartInput, "windows"> = {},
+): string {
+  return timelineSvg({
+    title: "t",
+    subtitle: "s",
+    milestones: [
+      { name: "fault-injected", atMs: 0 },
+      { name: "node-ready-unknown", atMs: unknownAtMs },
+    ],
+    checks,
+    ...more,
+  });
+}
 
 describe("reports", function () {
   it("nearest-rank percentiles", function () {
@@ -58,48 +78,16 @@ describe("reports", function () {
   });
 
   it("the SVG chart has a row per milestone and marks a late one red", function () {
-    const svg = timelineSvg({
-      title: "t",
-      subtitle: "s",
-      milestones: [
-        { name: "fault-injected", atMs: 0 },
-        { name: "node-ready-unknown", atMs: 30_000 },
-      ],
-      checks: [
-        {
-          name: "node-ready-unknown",
-          after: "fault-injected",
-          minMs: 8_000,
-          maxMs: 11_000,
-          actualMs: 30_000,
-          verdict: "late",
-          why: "grace",
-        },
-      ],
-    });
+    const svg = readyUnknownChart(30_000, [{ ...READY_UNKNOWN_CHECK, actualMs: 30_000, verdict: "late" }]);
     expect(svg).to.include(">fault-injected</text>").and.include(">node-ready-unknown</text>");
     expect(svg).to.include('fill="#c62828"');
   });
 
   describe("a milestone that never came", () => {
-    const readyUnknown = {
-      name: "node-ready-unknown",
-      after: "fault-injected",
-      minMs: 8_000,
-      maxMs: 11_000,
-      actualMs: 9_000,
-      verdict: "ok" as const,
-      why: "grace",
-    };
-    const svg = timelineSvg({
-      title: "t",
-      subtitle: "s",
-      milestones: [
-        { name: "fault-injected", atMs: 0 },
-        { name: "node-ready-unknown", atMs: 9_000 },
-      ],
-      checks: [
-        readyUnknown,
+    const svg = readyUnknownChart(
+      9_000,
+      [
+        READY_UNKNOWN_CHECK,
         {
           name: "pods-evicted",
           after: "fault-injected",
@@ -109,17 +97,10 @@ describe("reports", function () {
           why: "toleration",
         },
         { name: "pod-replaced", after: "pods-evicted", verdict: "anchor-missing", why: "start" },
-        {
-          name: "volume-detached-early",
-          after: "fault-injected",
-          minMs: 0,
-          maxMs: null,
-          verdict: "ok",
-          why: "never",
-        },
+        NEVER_CHECK,
       ],
-      windows: [{ name: "pod-replaced", minMs: 51_000, maxMs: 70_000 }],
-    });
+      { windows: [{ name: "pod-replaced", minMs: 51_000, maxMs: 70_000 }] },
+    );
     const row = (name: string): string => {
       const lines = svg.split("\n");
       const start = lines.findIndex((l) => l.includes(`>${name}</text>`));

@@ -15,7 +15,7 @@ import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";
 import { captureStderr } from "../support/assertions.js";
 import { summarySchemaErrors } from "../support/summary-schema.js";
-import { cli } from "../support/cli-capture.js";
+import { cli, expectExit } from "../support/cli-capture.js";
 import { withoutStepSummary } from "../support/step-summary.js";
 
 async function closedPortKubeconfig(dir: string): Promise<string> {
@@ -143,43 +143,25 @@ describe("rekindle run when the cluster never comes up", function () {
     expect(parsed.summary).to.deep.equal(JSON.parse(readFileSync(join(again, "summary.json"), "utf8")));
   });
 
+  /** `rekindle run <flags>` into the report directory `name` exits 2 saying `says`, and writes none. */
+  async function refusedBeforeReport(name: string, flags: string[], ...says: string[]): Promise<void> {
+    const reportDir = join(dir, name);
+    expectExit(await cli(["run", ...flags, "--report-dir", reportDir]), 2, ...says);
+    expect(existsSync(reportDir)).to.equal(false);
+  }
+
   it("a bad -o value exits 2 before anything starts", async function () {
-    const bad = join(dir, "never");
-    const out = await cli(["run", "--provider", "sim", "-o", "yaml", "--report-dir", bad]);
-    expect(out.code).to.equal(2);
-    expect(out.stderr).to.include('"yaml"').and.include("text, json");
-    expect(existsSync(bad)).to.equal(false);
+    await refusedBeforeReport("never", ["--provider", "sim", "-o", "yaml"], '"yaml"', "text, json");
   });
 
   it("a kubeconfig or context that is not there exits 2 before any report directory exists", async function () {
-    const noFile = join(dir, "no-file");
-    const missing = await cli([
-      "run",
-      "--provider",
-      "existing",
-      "--kubeconfig",
-      "/nope",
-      "--report-dir",
-      noFile,
-    ]);
-    expect(missing.code).to.equal(2);
-    expect(missing.stderr).to.include("kubeconfig /nope does not exist");
-    expect(existsSync(noFile)).to.equal(false);
-    const noContext = join(dir, "no-context");
-    const badContext = await cli([
-      "run",
-      "--provider",
-      "existing",
-      "--kubeconfig",
-      kubeconfig,
-      "--context",
-      "nope",
-      "--report-dir",
-      noContext,
-    ]);
-    expect(badContext.code).to.equal(2);
-    expect(badContext.stderr).to.include('unknown context "nope"');
-    expect(existsSync(noContext)).to.equal(false);
+    const existing = ["--provider", "existing", "--kubeconfig"];
+    await refusedBeforeReport("no-file", [...existing, "/nope"], "kubeconfig /nope does not exist");
+    await refusedBeforeReport(
+      "no-context",
+      [...existing, kubeconfig, "--context", "nope"],
+      'unknown context "nope"',
+    );
   });
 });
 

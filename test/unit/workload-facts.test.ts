@@ -7,6 +7,7 @@ import {
   type WorkloadFactsOptions,
 } from "../../lib/expect/workload-facts.js";
 import { fixtureObjects } from "../support/workload-fixtures.js";
+import { workloadHead } from "../support/workload-yaml.js";
 
 const OPTIONS: WorkloadFactsOptions = {
   defaultNotReadyTolerationMs: 300_000,
@@ -19,16 +20,7 @@ function objects(...docs: string[]): KubeObject[] {
 }
 
 function deployment(podSpec: string, extra = ""): string {
-  return `
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web }
-spec:
-  replicas: 4
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
+  return `${workloadHead("Deployment", "web", 4)}
 ${podSpec
   .trim()
   .split("\n")

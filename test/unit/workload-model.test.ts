@@ -15,6 +15,7 @@ import {
 } from "../../lib/expect/workload-model.js";
 import { fixtureObjects } from "../support/workload-fixtures.js";
 import { situation } from "../support/workload-situation.js";
+import { workloadHead } from "../support/workload-yaml.js";
 
 const fast = TIMING_PROFILES.fast;
 const upstream = TIMING_PROFILES.default;
@@ -24,16 +25,9 @@ function facts(id: string, objects: KubeObject[], profile: TimingProfile = upstr
 }
 
 function web(podSpec: string, replicas = 1, kind = "Deployment"): KubeObject {
-  return parse(`
-apiVersion: apps/v1
-kind: ${kind}
-metadata: { name: web }
-spec:
-  replicas: ${replicas}
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec: { containers: [{ name: c, image: pause }], ${podSpec} }`) as KubeObject;
+  return parse(
+    `${workloadHead(kind, "web", replicas)} { containers: [{ name: c, image: pause }], ${podSpec} }`,
+  ) as KubeObject;
 }
 
 const UNREACHABLE_30 =
