@@ -84,7 +84,6 @@ describe("run plan: the cluster spec, one variant per provider", function () {
       context: "ctx",
       storageClass: "fast",
       clusterName: "ignored-for-existing",
-      workers: undefined,
     });
     expect(cluster).to.deep.equal({ provider: "existing", kubeconfig, context: "ctx", storageClass: "fast" });
   });
