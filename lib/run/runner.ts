@@ -8,21 +8,11 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Mocha from "mocha";
 import { errorMessage, RekindleError } from "../errors.js";
-import { loadKubeconfig, type KubeconfigChoice } from "../kube/kubeconfig-load.js";
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
-import { checkFaultPhaseSpread } from "../fault/phase-spread.js";
-import { checkRunRails } from "./run-rails.js";
-import { checkSimSize, scenarioWorkers, sizeChoice } from "./sim-size.js";
-import {
-  chooseProvider,
-  openClusterUnderTest,
-  type ClusterChoiceOptions,
-  type ExistingClusterOptions,
-} from "../cluster/create.js";
-import type { ClusterUnderTest, ProviderName } from "../cluster/provider.js";
-import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
-import { resolveAllureHistory } from "../report/allure-history.js";
+import { openClusterUnderTest } from "../cluster/create.js";
+import { planRun, type RunOptions } from "./run-plan.js";
+import type { ClusterUnderTest } from "../cluster/provider.js";
 import { generateAllureHtml } from "./allure-html.js";
 import { clusterVersions } from "../report/cluster-versions.js";
 import { rekindleBuild, runEnvironment, type ClusterFacts } from "../report/environment.js";
@@ -32,14 +22,13 @@ import {
   type RunPhase,
   type RunSummary,
 } from "../report/summary.js";
-import { SUITE_FAMILIES, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
+import { SUITE_FAMILIES, type SuiteFamily } from "../../suites/index.js";
 import { PROJECT_ROOT } from "../util/project-files.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { failedScenarios, harnessFailure, summaryError, writeRunReports } from "./run-reports.js";
-import type { ShardRecord, ShardSpec } from "../report/shard.js";
-import { planShard, refuseEmptySelection, shardGroups, startShard } from "./shard-run.js";
-import { drainQueue, type ScenarioSource } from "./parallel-queue.js";
-import { checkProvider, planScenarioFiles, type FilePlan } from "../scenario-file/plan.js";
+import { shardGroups, startShard } from "./shard-run.js";
+import { drainQueue } from "./parallel-queue.js";
+import type { FilePlan } from "../scenario-file/plan.js";
 import { prepareFileScenarios, type PreparedFileScenario } from "../scenario-file/scenarios.js";
 import {
   addScenarioSuites,
@@ -51,58 +40,8 @@ import {
 } from "./suite.js";
 
 export { SUITE_FAMILIES };
+export { checkPattern, validateRunOptions, type RunOptions, type RunPlan } from "./run-plan.js";
 export { PROVIDER_NAMES as PROVIDERS } from "../cluster/provider.js";
-
-/** What `rekindle run` takes; the existing provider's choices are the cluster picker's own (cluster/create.ts). */
-export interface RunOptions extends ExistingClusterOptions {
-  /** "kind", "sim" or "existing". Default: kind when the kind CLI and a container engine answer, else sim. */
-  provider?: string;
-  /** Suite families; default all (none when scenario files are given). */
-  suites?: string[];
-  /** Scenario files or directories (`-f`): run their scenarios instead of the built-in families. */
-  scenarioFiles?: string[];
-  /** Timing profile; default "default" (upstream numbers). */
-  profile?: string;
-  /** sim: workers, zones and filler pods per shared-kwok worker. Default 3, 2, 0 (or the files'). */
-  workers?: number;
-  zones?: number;
-  podsPerNode?: number;
-  /** Runs of each scenario; default 1. */
-  repeat?: number;
-  /** A random wait below this (ms) before each run's first fault (fault/phase-spread.ts). Default 0. */
-  faultPhaseSpreadMs?: number;
-  /** Default reports/<run-id>. */
-  reportDir?: string;
-  /** Leave the cluster running afterwards (prints how to reach and stop it). Default false. */
-  keepCluster?: boolean;
-  /** kind: the cluster's name, reused when it exists. Default "rekindle". */
-  clusterName?: string;
-  /** kind: node image choice for a new cluster (see startKindCluster). Default $REKINDLE_KIND_IMAGE or "auto". */
-  kindImage?: string;
-  /** Generate the Allure HTML report (needs Java). Default true. */
-  allureHtml?: boolean;
-  /**
-   * Where the Allure history to carry over comes from: a previous run's report directory, its
-   * allure-report/ or allure-report/history/. Default: the newest other run in the same reports root.
-   */
-  allureHistory?: string;
-  /** Only scenarios whose title matches this regular expression, e.g. "node-loss/(baseline|controller)". Default: all. */
-  grep?: string;
-  /** Run only shard `index` of `count` of the selection (lib/report/shard.ts deals it). Default: the whole selection. */
-  shard?: ShardSpec;
-  /**
-   * One cluster of `--parallel` (lib/run/parallel-run.ts): run the scenarios this hands out, one at
-   * a time, until it has none left. Default: the whole selection in one go.
-   */
-  scenarioSource?: ScenarioSource;
-  /**
-   * Where mocha's per-test lines go: "stdout" (default), "stderr" when stdout carries a
-   * machine-readable result (`rekindle run -o json`), or "none" (`rekindle -q run`).
-   */
-  testLog?: "stdout" | "stderr" | "none";
-  progress?: Progress;
-  signal?: AbortSignal;
-}
 
 export interface RunResult {
   summary: RunSummary;
@@ -125,67 +64,6 @@ const NOTHING_TO_RUN = new Error("this shard has nothing to run");
 export function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
-}
-
-export function validateRunOptions(options: RunOptions): {
-  suites: SuiteFamily[];
-  repeat: number;
-  phaseSpreadMs: number;
-  profile: TimingProfile;
-  filePlan: FilePlan | undefined;
-  shard: ShardRecord | undefined;
-} {
-  const files = options.scenarioFiles ?? [];
-  if (files.length > 0 && (options.suites?.length ?? 0) > 0)
-    throw new RekindleError("INVALID_INPUT", "-f and --suite do not go together", {
-      hint: "run scenario files (-f) or built-in families (--suite), one per command",
-    });
-  const suites = files.length > 0 ? [] : suiteFamilies(options.suites);
-  const repeat = options.repeat ?? 1;
-  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
-    throw RekindleError.invalidInput("repeat count", repeat, "a whole number from 1 to 100");
-  const phaseSpreadMs = checkFaultPhaseSpread(options.faultPhaseSpreadMs);
-  const filePlan = files.length > 0 ? filePlanOf(files, options) : undefined;
-  const profile = filePlan?.profile ?? timingProfile(options.profile ?? "default");
-  if (options.allureHistory !== undefined) resolveAllureHistory(options.allureHistory);
-  // A kubeconfig or context that is not there is bad input, found before any report directory.
-  if ((filePlan?.provider ?? options.provider) === "existing") loadKubeconfig(kubeconfigChoice(options));
-  checkRunRails(options, filePlan);
-  checkSimSize(options, filePlan);
-  if (options.grep !== undefined) refuseEmptySelection(suites, filePlan, checkPattern(options.grep));
-  const shard = planShard(options.shard, suites, filePlan, options.grep);
-  return { suites, repeat, phaseSpreadMs, profile, filePlan, shard };
-}
-
-/** Refuses a --scenario pattern that is not a regular expression; the pattern, when it is one. */
-export function checkPattern(grep: string): string {
-  try {
-    new RegExp(grep);
-    return grep;
-  } catch {
-    throw RekindleError.invalidInput("--scenario pattern", grep, "a regular expression");
-  }
-}
-
-/** The scenario files loaded and checked against the command line's provider, profile and repeat. */
-function filePlanOf(files: readonly string[], options: RunOptions): FilePlan {
-  return planScenarioFiles(files, {
-    ...(options.provider !== undefined ? { provider: options.provider } : {}),
-    ...(options.profile !== undefined ? { profile: options.profile } : {}),
-    ...(options.repeat !== undefined ? { repeat: options.repeat } : {}),
-  });
-}
-
-/** The provider: the scenario files' (checked against what it can do), else the command line's or the default. */
-async function runProvider(
-  options: RunOptions,
-  filePlan: FilePlan | undefined,
-  progress: Progress,
-): Promise<ProviderName> {
-  if (filePlan === undefined) return chooseProvider(options.provider, progress);
-  const provider = filePlan.provider ?? (await chooseProvider(options.provider, progress));
-  checkProvider(filePlan.files, provider);
-  return provider;
 }
 
 /** The mocha suites of the run: the families, or the scenario files' scenarios prepared for this cluster. */
@@ -234,8 +112,10 @@ function preflight(
 }
 
 export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
-  const { suites, repeat, phaseSpreadMs, profile, filePlan, shard } = validateRunOptions(options);
   const progress = options.progress ?? consoleProgress();
+  const plan = await planRun(options, progress);
+  const { suites, repeat, phaseSpreadMs, profile, filePlan, shard } = plan;
+  const provider = plan.cluster.provider;
   // Interrupts arrive through the caller's signal (the CLI aborts it on Ctrl-C and waits for us).
   const signal = options.signal ?? new AbortController().signal;
   signal.addEventListener(
@@ -245,7 +125,6 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     },
     { once: true },
   );
-  const provider = await runProvider(options, filePlan, progress);
   const runId = newRunId();
   const reportDir = resolve(options.reportDir ?? join(PROJECT_ROOT, "reports", runId));
   mkdirSync(join(reportDir, "charts"), { recursive: true });
@@ -274,14 +153,11 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   signal.addEventListener("abort", () => (abortedIn ??= phase), { once: true });
   try {
     if (nothingToRun) throw NOTHING_TO_RUN;
-    await using cluster = await openClusterUnderTest(provider, {
-      ...clusterChoice(options),
-      ...scenarioSize(provider, options, filePlan, suites, shard, profile),
-      ...sizeChoice(options),
-      ...fileClusterChoice(filePlan),
+    await using cluster = await openClusterUnderTest(plan.cluster, {
       profile,
       runDir: reportDir,
       runId,
+      keep: options.keepCluster === true,
       progress,
       signal,
     });
@@ -335,33 +211,6 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   };
 }
 
-function kubeconfigChoice(options: RunOptions): KubeconfigChoice {
-  return {
-    ...(options.kubeconfig !== undefined ? { path: options.kubeconfig } : {}),
-    ...(options.context !== undefined ? { context: options.context } : {}),
-  };
-}
-
-/** The user's choices of cluster among the run's options. */
-function clusterChoice(
-  options: RunOptions,
-): Pick<ClusterChoiceOptions, "keep" | "clusterName" | "kindImage" | keyof ExistingClusterOptions> {
-  return {
-    ...(options.rails !== undefined ? { rails: options.rails } : {}),
-    ...(options.nodeFaults !== undefined ? { nodeFaults: options.nodeFaults } : {}),
-    ...(options.faultLocator !== undefined ? { faultLocator: options.faultLocator } : {}),
-    ...(options.agent !== undefined ? { agent: options.agent } : {}),
-    keep: options.keepCluster === true,
-    ...(options.clusterName !== undefined ? { clusterName: options.clusterName } : {}),
-    ...(options.kindImage !== undefined ? { kindImage: options.kindImage } : {}),
-    ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
-    ...(options.context !== undefined ? { context: options.context } : {}),
-    ...(options.storageClass !== undefined ? { storageClass: options.storageClass } : {}),
-    ...(options.fenceConfig !== undefined ? { fenceConfig: options.fenceConfig } : {}),
-    ...(options.controllerImage !== undefined ? { controllerImage: options.controllerImage } : {}),
-  };
-}
-
 export function interrupted(signal: AbortSignal): RekindleError {
   return new RekindleError("ABORTED", "rekindle run was interrupted", { cause: signal.reason });
 }
@@ -394,34 +243,6 @@ function fileGroup(prepared: readonly PreparedFileScenario[]): ScenarioGroup {
 /** summary.json's `repeat`: --repeat's, or the most any scenario file asks for. */
 function summaryRepeat(plan: FilePlan | undefined, repeat: number): number {
   return plan?.maxRepeat ?? repeat;
-}
-
-/** A sim cluster sized to the selected families' scenarios (minWorkers), when no flag or file sizes it. */
-function scenarioSize(
-  provider: ProviderName,
-  options: RunOptions,
-  plan: FilePlan | undefined,
-  suites: readonly SuiteFamily[],
-  shard: ShardRecord | undefined,
-  profile: TimingProfile,
-): Pick<ClusterChoiceOptions, "workers"> {
-  if (provider !== "sim" || plan !== undefined || options.workers !== undefined) return {};
-  const workers = scenarioWorkers(shardGroups(familyGroups(suites), shard), profile, options.grep);
-  return workers === undefined ? {} : { workers };
-}
-
-/** The cluster the files ask for: sim workers and zones, kind's config. */
-function fileClusterChoice(
-  plan: FilePlan | undefined,
-): Pick<ClusterChoiceOptions, "workers" | "zones" | "podsPerNode" | "kindConfig"> {
-  if (plan === undefined) return {};
-  const { workers, zones, podsPerNode, kindConfig } = plan.cluster;
-  return {
-    ...(workers !== undefined ? { workers } : {}),
-    ...(zones !== undefined ? { zones } : {}),
-    ...(podsPerNode !== undefined ? { podsPerNode } : {}),
-    ...(kindConfig !== undefined ? { kindConfig } : {}),
-  };
 }
 
 async function runMocha(

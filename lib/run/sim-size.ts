@@ -1,6 +1,5 @@
 // `rekindle run --workers/--zones/--pods-per-node`: the sim cluster's size from the command line.
 // Sim only; a scenario file's spec.cluster says the same or nothing (one run has one cluster).
-import type { ClusterChoiceOptions } from "../cluster/create.js";
 import { RekindleError } from "../errors.js";
 import type { TimingProfile } from "../cluster/profiles.js";
 import type { FilePlan } from "../scenario-file/plan.js";
@@ -49,16 +48,6 @@ export function checkSimSize(request: SimSizeRequest, plan: FilePlan | undefined
       `--zones ${zones} is more than the ${workers} workers; valid: 1 to ${workers}`,
     );
   }
-}
-
-export function sizeChoice(
-  request: SimSizeRequest,
-): Pick<ClusterChoiceOptions, "workers" | "zones" | "podsPerNode"> {
-  return {
-    ...(request.workers === undefined ? {} : { workers: request.workers }),
-    ...(request.zones === undefined ? {} : { zones: request.zones }),
-    ...(request.podsPerNode === undefined ? {} : { podsPerNode: request.podsPerNode }),
-  };
 }
 
 /**

@@ -10,7 +10,8 @@ import {
 } from "../../lib/cluster/sim/boot/worker-nodes.js";
 import { simLayout } from "../../lib/cluster/sim/boot/layout.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
-import { checkSimSize, sizeChoice } from "../../lib/run/sim-size.js";
+import { checkSimSize } from "../../lib/run/sim-size.js";
+import { clusterSpec, validateRunOptions } from "../../lib/run/run-plan.js";
 import { nodeProcessRunning } from "../../lib/cluster/sim/boot/status.js";
 import { rekindleThrow } from "../support/assertions.js";
 
@@ -151,9 +152,10 @@ describe("rekindle run's sim size flags", function () {
     ).to.include("valid: 1 to 2");
   });
 
-  it("pass through to the cluster choice, nothing when none is given", function () {
-    expect(sizeChoice({})).to.deep.equal({});
-    expect(sizeChoice({ workers: 300, zones: 3, podsPerNode: 10 })).to.deep.equal({
+  it("pass through to the sim cluster's spec", function () {
+    const options = { provider: "sim", workers: 300, zones: 3, podsPerNode: 10 };
+    expect(clusterSpec("sim", options, validateRunOptions(options))).to.deep.equal({
+      provider: "sim",
       workers: 300,
       zones: 3,
       podsPerNode: 10,
