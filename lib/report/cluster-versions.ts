@@ -69,7 +69,7 @@ async function podImageVersion(kc: k8s.KubeConfig, component: string): Promise<C
 function simPinned(component: string): ComponentVersion {
   return {
     version: PINNED_SIM_VERSIONS.kubernetes,
-    source: `the sim's pinned ${component} build (lib/cluster/sim/versions.ts); it runs as a process, not a pod`,
+    source: `the sim's pinned ${component} build (lib/build/versions.ts); it runs as a process, not a pod`,
   };
 }
 
