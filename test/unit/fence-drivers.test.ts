@@ -1,7 +1,7 @@
 // The generic fence drivers against local stand-ins: a webhook over HTTPS with a private CA, a
 // Redfish service that points elsewhere, a fence agent that hangs. Every call honours its signal.
 import { expect } from "chai";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Server } from "node:net";
@@ -17,6 +17,7 @@ import { RekindleError } from "../../lib/errors.js";
 import { rekindleRejection } from "../support/assertions.js";
 import { startFakeApiServer } from "../support/fake-apiserver.js";
 import { selfSignedLoopbackCertificate } from "../support/tls.js";
+import { until } from "../support/until.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -232,13 +233,26 @@ describe("fence drivers: transport, origin and cancellation", function () {
     });
 
     it("kills the agent when its signal aborts", async function () {
+      this.timeout(30_000);
       const driver = new FenceAgentDriver(`${dir}:/usr/bin:/bin`);
       // The agent sleeps 30 s, past this test's timeout: only the signal can end the call in time.
-      const error = await rekindleRejection(
-        driver.powerOff(target({ mode: "hang" }), AbortSignal.timeout(500)),
+      // The signal aborts once the agent has written its pid (on a starved machine it may start late).
+      const abort = new AbortController();
+      const pidFile = join(dir, "pid");
+      rmSync(pidFile, { force: true });
+      const call = rekindleRejection(driver.powerOff(target({ mode: "hang" }), abort.signal));
+      await until(
+        () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "",
+        "the agent's pid",
+        {
+          timeoutMs: 20_000,
+          intervalMs: 10,
+        },
       );
+      abort.abort();
+      const error = await call;
       expect(error.code).to.equal("ABORTED");
-      const pid = Number(readFileSync(join(dir, "pid"), "utf8"));
+      const pid = Number(readFileSync(pidFile, "utf8"));
       expect(existsSync(`/proc/${pid}`)).to.equal(false);
     });
   });
