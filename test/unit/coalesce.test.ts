@@ -6,15 +6,20 @@ describe("Coalescer", function () {
     const batches: string[][] = [];
     let running = 0;
     let overlapped = false;
+    let firstStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (firstStarted = resolve));
     const coalescer = new Coalescer<string>(async (items) => {
       running++;
       if (running > 1) overlapped = true;
       batches.push([...items]);
+      firstStarted();
       await new Promise((resolve) => setTimeout(resolve, 20));
       running--;
     });
     const first = ["a", "b", "c"].map((x) => coalescer.add(x));
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the first batch is running now
+    // Once the first batch runs (not after a timer: a stalled event loop runs a 5 ms timer before
+    // the batch's setImmediate, and the later calls would then join the first batch).
+    await started;
     const second = ["d", "e"].map((x) => coalescer.add(x));
     await Promise.all([...first, ...second]);
     expect(batches).to.deep.equal([
