@@ -181,6 +181,58 @@ describe("watch bodies: read in batches", function () {
     }
   });
 
+  it("readNow right after an HTTP response (I/O, not a timer) delivers every event already received", async function () {
+    // The events are written before the other request is answered, on loopback: by the time its
+    // response is read, they sit in the watch socket's kernel buffer.
+    const other = createServer((_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const address = other.address();
+    const otherUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    const stop = new AbortController();
+    const names: string[] = [];
+    const opened = await openWatch(
+      server.kc,
+      "/api/v1/things",
+      {},
+      stop.signal,
+      (line) => names.push((line.object as { metadata: { name: string } }).metadata.name),
+      { batchMs: 60_000 },
+    );
+    try {
+      const res = await server.response();
+      res.write(event(0));
+      await until(() => names.length === 1, "the first event (a quiet stream is read at once)");
+      await sleep(50);
+      for (let n = 1; n <= 4; n += 1) {
+        res.write(event(n));
+        await sleep(5);
+      }
+      expect(names, "held: the next read is a minute away").to.deep.equal(["n0"]);
+      const delivered = await new Promise<string[]>((resolve, reject) => {
+        const req = request(otherUrl, (answer) => {
+          answer.resume();
+          answer.on("end", () => {
+            // In the callback of I/O: the read out of turn must still wait for the socket's read.
+            void opened.readNow().then(() => {
+              resolve([...names]);
+            }, reject);
+          });
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect(delivered).to.deep.equal(["n0", "n1", "n2", "n3", "n4"]);
+    } finally {
+      stop.abort(new Error("test over"));
+      other.closeAllConnections();
+      await new Promise<void>((resolve) =>
+        other.close(() => {
+          resolve();
+        }),
+      );
+    }
+  });
+
   it("openWatch without batchMs delivers each event as it comes, and ends when the server ends", async function () {
     const stop = new AbortController();
     const lines: WatchLine[] = [];
