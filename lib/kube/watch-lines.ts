@@ -37,11 +37,24 @@ export class LineSplitter {
   }
 }
 
+/** Reads out of turn one readNow makes at most, while each brings more data. */
+const MAX_CATCH_UP_ROUNDS = 64;
+
+/**
+ * Resolves after the event loop's next poll phase (where sockets are read), wherever it is called:
+ * an immediate set in a poll-phase callback (an HTTP response's) runs before the next poll, so a
+ * single one may come before the socket is read; the immediate it sets runs after that poll.
+ */
+function afterPollPhase(): Promise<void> {
+  return new Promise<void>((done) => setImmediate(() => setImmediate(done)));
+}
+
 /** A stream read at most once per period (readInBatches). */
 export interface BatchedReading {
   /**
    * Reads now what the kernel holds, the period notwithstanding: resolves once it was delivered
-   * (for a decision that must see every event received so far).
+   * (for a decision that must see every event received so far), however it is called (after a
+   * timer or after I/O): it reads again after each poll phase until a read brings nothing more.
    */
   readNow(): Promise<void>;
   /** Ends the batching: the stream flows freely after it. */
@@ -57,7 +70,10 @@ export interface BatchedReading {
 export function readInBatches(response: IncomingMessage, periodMs: number): BatchedReading {
   let drain: NodeJS.Immediate | undefined;
   let wait: NodeJS.Timeout | undefined;
+  /** Reads so far: a read out of turn that brought none found the kernel empty. */
+  let reads = 0;
   const afterRead = () => {
+    reads += 1;
     if (drain !== undefined || wait !== undefined) return;
     // What this read brought is delivered in this turn of the loop; the pause starts after it.
     drain = setImmediate(() => {
@@ -76,10 +92,14 @@ export function readInBatches(response: IncomingMessage, periodMs: number): Batc
   };
   response.on("data", afterRead);
   return {
-    readNow: () => {
-      resume();
-      // The socket is read in the loop's poll phase; an immediate set now runs after one.
-      return new Promise<void>((done) => setImmediate(done));
+    readNow: async () => {
+      // Until a read out of turn brings nothing more (bounded: a stream that never stops is cut off).
+      for (let round = 0; round < MAX_CATCH_UP_ROUNDS && !response.destroyed; round += 1) {
+        const before = reads;
+        resume();
+        await afterPollPhase();
+        if (reads === before) return;
+      }
     },
     stop: () => {
       response.off("data", afterRead);

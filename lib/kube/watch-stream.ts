@@ -59,16 +59,16 @@ export async function requestFor(
   return { url, options, send: url.protocol === "http:" ? http.request : https.request };
 }
 
-/**
- * A LIST as the API server sends it (JSON, times as strings, as a watch's events carry them:
- * client-node's typed lists turn them into Dates), ended at `signal`.
- */
-export async function listJson(
+/** Objects a LIST asks for per page (limit/continue) unless told otherwise. */
+export const LIST_PAGE_SIZE = 500;
+
+/** One page of a LIST: its items, the list's resourceVersion, and the token of the next page. */
+async function listPage(
   kc: k8s.KubeConfig,
   path: string,
   query: Readonly<Record<string, string>>,
   signal: AbortSignal,
-): Promise<{ items: unknown[]; resourceVersion: string }> {
+): Promise<{ items: unknown[]; resourceVersion: string; continueToken: string }> {
   const { url, options, send } = await requestFor(kc, path, query);
   const body = await new Promise<string>((resolve, reject) => {
     const request = send(url, { ...options, method: "GET", signal }, (response) => {
@@ -92,8 +92,43 @@ export async function listJson(
     });
     request.end();
   });
-  const parsed = JSON.parse(body) as { items?: unknown[] | null; metadata?: { resourceVersion?: string } };
-  return { items: parsed.items ?? [], resourceVersion: parsed.metadata?.resourceVersion ?? "" };
+  const parsed = JSON.parse(body) as {
+    items?: unknown[] | null;
+    metadata?: { resourceVersion?: string; continue?: string };
+  };
+  return {
+    items: parsed.items ?? [],
+    resourceVersion: parsed.metadata?.resourceVersion ?? "",
+    continueToken: parsed.metadata?.continue ?? "",
+  };
+}
+
+/**
+ * A LIST as the API server sends it (JSON, times as strings, as a watch's events carry them:
+ * client-node's typed lists turn them into Dates), in pages of `pageSize` objects (limit/continue:
+ * a large LIST neither holds the API server to one huge answer nor arrives as one huge body), ended
+ * at `signal`. A continue token that expired is a 410 (WatchStatusError): the caller lists again.
+ */
+export async function listJson(
+  kc: k8s.KubeConfig,
+  path: string,
+  query: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+  pageSize = LIST_PAGE_SIZE,
+): Promise<{ items: unknown[]; resourceVersion: string }> {
+  const items: unknown[] = [];
+  let resourceVersion = "";
+  let continueToken = "";
+  do {
+    const pageQuery: Record<string, string> = { ...query, limit: String(pageSize) };
+    if (continueToken !== "") pageQuery["continue"] = continueToken;
+    const page = await listPage(kc, path, pageQuery, signal);
+    items.push(...page.items);
+    // Every page carries the resourceVersion of the first: the list's snapshot.
+    if (resourceVersion === "") resourceVersion = page.resourceVersion;
+    continueToken = page.continueToken;
+  } while (continueToken !== "");
+  return { items, resourceVersion };
 }
 
 export interface WatchReading {

@@ -6,7 +6,13 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { expect } from "chai";
 import { k8s } from "../../lib/kube/client.js";
 import { LineSplitter, readInBatches, readingOptions } from "../../lib/kube/watch-lines.js";
-import { openWatch, type WatchLine } from "../../lib/kube/watch-stream.js";
+import {
+  isExpired,
+  LIST_PAGE_SIZE,
+  listJson,
+  openWatch,
+  type WatchLine,
+} from "../../lib/kube/watch-stream.js";
 import { sleep } from "../../lib/util/time.js";
 import { until } from "../support/until.js";
 
@@ -181,6 +187,58 @@ describe("watch bodies: read in batches", function () {
     }
   });
 
+  it("readNow right after an HTTP response (I/O, not a timer) delivers every event already received", async function () {
+    // The events are written before the other request is answered, on loopback: by the time its
+    // response is read, they sit in the watch socket's kernel buffer.
+    const other = createServer((_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const address = other.address();
+    const otherUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    const stop = new AbortController();
+    const names: string[] = [];
+    const opened = await openWatch(
+      server.kc,
+      "/api/v1/things",
+      {},
+      stop.signal,
+      (line) => names.push((line.object as { metadata: { name: string } }).metadata.name),
+      { batchMs: 60_000 },
+    );
+    try {
+      const res = await server.response();
+      res.write(event(0));
+      await until(() => names.length === 1, "the first event (a quiet stream is read at once)");
+      await sleep(50);
+      for (let n = 1; n <= 4; n += 1) {
+        res.write(event(n));
+        await sleep(5);
+      }
+      expect(names, "held: the next read is a minute away").to.deep.equal(["n0"]);
+      const delivered = await new Promise<string[]>((resolve, reject) => {
+        const req = request(otherUrl, (answer) => {
+          answer.resume();
+          answer.on("end", () => {
+            // In the callback of I/O: the read out of turn must still wait for the socket's read.
+            void opened.readNow().then(() => {
+              resolve([...names]);
+            }, reject);
+          });
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect(delivered).to.deep.equal(["n0", "n1", "n2", "n3", "n4"]);
+    } finally {
+      stop.abort(new Error("test over"));
+      other.closeAllConnections();
+      await new Promise<void>((resolve) =>
+        other.close(() => {
+          resolve();
+        }),
+      );
+    }
+  });
+
   it("openWatch without batchMs delivers each event as it comes, and ends when the server ends", async function () {
     const stop = new AbortController();
     const lines: WatchLine[] = [];
@@ -196,5 +254,91 @@ describe("watch bodies: read in batches", function () {
     } finally {
       stop.abort(new Error("test over"));
     }
+  });
+});
+
+describe("LISTs in pages (limit/continue)", function () {
+  let server: Server;
+  let kc: k8s.KubeConfig;
+  const asked: string[] = [];
+  let expire = false;
+
+  before(async function () {
+    const names = Array.from({ length: 7 }, (_, n) => `n${n}`);
+    server = createServer((req, res) => {
+      const query = new URL(req.url ?? "", "http://x").searchParams;
+      asked.push(`limit=${query.get("limit") ?? ""} continue=${query.get("continue") ?? ""}`);
+      const start = Number(query.get("continue") || "0");
+      if (expire && start > 0) {
+        res.writeHead(410, { "content-type": "application/json" });
+        res.end(JSON.stringify({ kind: "Status", code: 410, reason: "Expired" }));
+        return;
+      }
+      const limit = Number(query.get("limit") || "1000");
+      const page = names.slice(start, start + limit);
+      const next = start + limit < names.length ? String(start + limit) : "";
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          // A later page's resourceVersion would differ if the server sent one: the first's holds.
+          metadata: { resourceVersion: start === 0 ? "42" : "99", continue: next },
+          items: page.map((name) => ({ metadata: { name } })),
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: "s",
+          server: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`,
+          skipTLSVerify: true,
+        },
+      ],
+      users: [{ name: "u", token: "t" }],
+      contexts: [{ name: "c", cluster: "s", user: "u" }],
+      currentContext: "c",
+    });
+  });
+
+  after(async function () {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
+  });
+
+  beforeEach(function () {
+    asked.length = 0;
+    expire = false;
+  });
+
+  it("asks page after page until no continue token, and returns every item with the first page's resourceVersion", async function () {
+    const list = await listJson(kc, "/api/v1/things", {}, AbortSignal.timeout(5_000), 3);
+    expect(list.items.map((i) => (i as { metadata: { name: string } }).metadata.name)).to.deep.equal([
+      "n0",
+      "n1",
+      "n2",
+      "n3",
+      "n4",
+      "n5",
+      "n6",
+    ]);
+    expect(list.resourceVersion).to.equal("42");
+    expect(asked).to.deep.equal(["limit=3 continue=", "limit=3 continue=3", "limit=3 continue=6"]);
+  });
+
+  it("pages of LIST_PAGE_SIZE by default; an expired continue token is a 410 the caller relists on", async function () {
+    await listJson(kc, "/api/v1/things", {}, AbortSignal.timeout(5_000));
+    expect(asked).to.deep.equal([`limit=${LIST_PAGE_SIZE} continue=`]);
+    expire = true;
+    const error = await listJson(kc, "/api/v1/things", {}, AbortSignal.timeout(5_000), 2).catch(
+      (e: unknown) => e,
+    );
+    expect(isExpired(error), String(error)).to.equal(true);
   });
 });
