@@ -8,7 +8,7 @@ import { SHARED_STORAGE_CLASS } from "../cluster/kind/storage-classes.js";
 import type { ProviderName } from "../cluster/provider.js";
 import type { simSizeFlags } from "../cluster/sim/boot/size-flags.js";
 import type { RunFlags } from "./run-flags.js";
-import type { RunSelection } from "./run-plan.js";
+import type { RunSelection } from "./run-selection.js";
 import { scenarioWorkers } from "./sim-size.js";
 import { shardGroups } from "./shard-run.js";
 import { familyGroups } from "./suite.js";

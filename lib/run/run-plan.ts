@@ -11,12 +11,12 @@ import { chooseProvider } from "../cluster/create.js";
 import type { ClusterSpec } from "../cluster/cluster-spec.js";
 import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
 import type { ProviderName } from "../cluster/provider.js";
-import { timingProfile, type TimingProfile } from "../cluster/profiles.js";
+import { timingProfile } from "../cluster/profiles.js";
 import { simSizeFlags } from "../cluster/sim/boot/size-flags.js";
 import { resolveAllureHistory } from "../report/allure-history.js";
-import { parseShard, type ShardRecord } from "../report/shard.js";
+import { parseShard } from "../report/shard.js";
 import { checkProvider, planScenarioFiles, type FilePlan } from "../scenario-file/plan.js";
-import { suiteFamilies, type SuiteFamily } from "../../suites/index.js";
+import { suiteFamilies } from "../../suites/index.js";
 import { parseCount } from "../util/parse-count.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import {
@@ -26,36 +26,11 @@ import {
   type ParallelChoice,
 } from "./parallel-count.js";
 import { clusterSpec, type ClusterRequest } from "./plan-cluster.js";
+import type { RunSelection, ScenarioFilesRequest } from "./run-selection.js";
 import type { RunFlags, RunSettings, TestLog } from "./run-flags.js";
 import { checkRunRails, railsRequest } from "./run-rails.js";
 import { checkSimSize } from "./sim-size.js";
 import { planShard, refuseEmptySelection, selectedScenarioIds } from "./shard-run.js";
-
-/** What runs, how often and how: the part of the plan that needs no provider. */
-export interface RunSelection {
-  /** The built-in families; none when scenario files are given. */
-  suites: SuiteFamily[];
-  /** The scenario files (-f) loaded and checked; undefined: the families run. */
-  filePlan: FilePlan | undefined;
-  /** -f's paths and --repeat as given (a --parallel cluster loads them again); undefined: no files. */
-  files: ScenarioFilesRequest | undefined;
-  /** --repeat, default 1 (summary.json's `repeat` with files: the most any file asks for). */
-  repeat: number;
-  /** A random wait below this (ms) before each run's first fault; 0: none. */
-  phaseSpreadMs: number;
-  /** --profile, or the scenario files' (with their knobs). */
-  profile: TimingProfile;
-  /** --scenario: only the scenarios whose full title this matches; undefined: all. */
-  grep: string | undefined;
-  /** --shard: this shard's share of the selection; undefined: the whole selection. */
-  shard: ShardRecord | undefined;
-}
-
-export interface ScenarioFilesRequest {
-  paths: string[];
-  /** --repeat, overriding every file's own; undefined: each file's. */
-  repeat?: number;
-}
 
 /** How many clusters run the selection (lib/run/run-choice.ts dispatches on it). */
 export interface RunLayout {
@@ -66,6 +41,8 @@ export interface RunLayout {
   /** --workers sizes every cluster: none of --parallel's is sized for a scenario's own needs. */
   workersGiven: boolean;
 }
+
+export type { RunSelection, ScenarioFilesRequest } from "./run-selection.js";
 
 /** One run, planned. */
 export interface RunPlan extends RunSelection {

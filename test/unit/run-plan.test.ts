@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { RunFlags, RunSettings } from "../../lib/run/run-flags.js";
 import { planRun } from "../../lib/run/run-plan.js";
 import { silentProgress } from "../../lib/util/progress.js";
@@ -151,5 +151,120 @@ describe("run plan: bad input names the flag and the valid forms", function () {
   it("an unknown suite family or profile", async function () {
     expect(await refusal({ provider: "sim", suite: ["node-los"] })).to.include("node-loss");
     expect(await refusal({ provider: "sim", profile: "fastest" })).to.include("fast");
+  });
+});
+
+describe("run plan: the flags the CLI used to check itself, refused here", function () {
+  it("a --repeat, --workers or --max-faulted-nodes that is no whole number or out of range", async function () {
+    expect(await refusal({ provider: "sim", repeat: "two" })).to.equal(
+      '--repeat takes a whole number, not "two"',
+    );
+    expect(await refusal({ provider: "sim", workers: "0" })).to.include(
+      "--workers takes a whole number from 1",
+    );
+    expect(
+      await refusal({ provider: "existing", "allow-faults": true, "max-faulted-nodes": "x" }),
+    ).to.include("--max-faulted-nodes takes a whole number");
+  });
+
+  it("--parallel: a bad count, another provider, or with --keep-cluster", async function () {
+    expect(await refusal({ provider: "sim", parallel: "0" })).to.include(
+      '--parallel "0" is not a cluster count',
+    );
+    expect(await refusal({ provider: "kind", parallel: "2" })).to.include(
+      "--parallel 2 needs --provider sim, got --provider kind",
+    );
+    expect(await refusal({ parallel: "auto" })).to.include(
+      "got no --provider (kind is chosen when it answers)",
+    );
+    expect(await refusal({ provider: "sim", parallel: "2", "keep-cluster": true })).to.include(
+      "--keep-cluster does not go with --parallel 2",
+    );
+  });
+
+  it("an --image kind does not know, a --shard that is no shard", async function () {
+    expect(await refusal({ provider: "kind", image: "latest" })).to.include('unknown --image "latest"');
+    expect(await refusal({ provider: "sim", shard: "3/2" })).to.include('--shard "3/2" is not a shard');
+  });
+
+  it("--node-selector and its old spelling disagreeing, --allow-faults on rekindle's own cluster", async function () {
+    expect(await refusal({ provider: "existing", "node-selector": "a=b", "nodes-selector": "c=d" })).to.equal(
+      "--node-selector a=b and --nodes-selector c=d differ",
+    );
+    expect(await refusal({ provider: "sim", "allow-faults": true, nodes: "w1" })).to.include(
+      "--allow-faults is for --provider existing",
+    );
+  });
+
+  it("an existing cluster's kubeconfig that is not there", async function () {
+    expect(await refusal({ provider: "existing", kubeconfig: "/nonexistent/kubeconfig" })).to.include(
+      "/nonexistent/kubeconfig",
+    );
+  });
+});
+
+describe("run plan: the layout, the reports and the node agent", function () {
+  it("by default side by side (auto) on the sim, serial elsewhere or when the cluster is kept", async function () {
+    expect((await plan({ provider: "sim" })).layout).to.deep.equal({
+      parallel: "auto",
+      byDefault: true,
+      workersGiven: false,
+    });
+    expect((await plan({ provider: "sim", "keep-cluster": true })).layout.parallel).to.equal(1);
+    expect((await plan({ provider: "kind" })).layout.parallel).to.equal(1);
+  });
+
+  it("--parallel as given; --workers fixes every cluster's size", async function () {
+    expect((await plan({ provider: "sim", parallel: "3", workers: "4" })).layout).to.deep.equal({
+      parallel: 3,
+      byDefault: false,
+      workersGiven: true,
+    });
+    expect((await plan({ provider: "kind", parallel: "1" })).layout.parallel).to.equal(1);
+  });
+
+  it("the report directory absolute, --no-html, --allure-history unset, the test log", async function () {
+    const planned = await plan(
+      { provider: "sim", "report-dir": "out/r", "no-html": true },
+      { testLog: "stderr" },
+    );
+    expect(planned.reportDir).to.equal(resolve("out/r"));
+    expect(planned.allureHtml).to.equal(false);
+    expect(planned.allureHistory).to.equal(undefined);
+    expect(planned.testLog).to.equal("stderr");
+    const defaults = await plan({ provider: "sim" });
+    expect([defaults.reportDir, defaults.allureHtml, defaults.keepCluster, defaults.testLog]).to.deep.equal([
+      undefined,
+      true,
+      false,
+      "stdout",
+    ]);
+  });
+
+  it("existing: the node agent only with the rails flags", async function () {
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), "rekindle-run-plan-")), "kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      [
+        "apiVersion: v1",
+        "kind: Config",
+        'clusters: [{ name: c, cluster: { server: "http://127.0.0.1:1" } }]',
+        "users: [{ name: u, user: { token: t } }]",
+        "contexts: [{ name: ctx, context: { cluster: c, user: u } }]",
+        "current-context: ctx",
+        "",
+      ].join("\n"),
+    );
+    const agent = () => Promise.resolve(undefined);
+    const without = await plan({ provider: "existing", kubeconfig }, { agent });
+    expect(without.cluster).to.deep.equal({ provider: "existing", kubeconfig });
+    const railed = await plan(
+      { provider: "existing", kubeconfig, "allow-faults": true, nodes: "w1,w2", "fault-deadline": "30m" },
+      { agent },
+    );
+    expect(railed.cluster).to.deep.include({
+      rails: { allowFaults: true, nodes: ["w1", "w2"], deadlineMs: 1_800_000 },
+      agent,
+    });
   });
 });
