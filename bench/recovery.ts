@@ -4,7 +4,7 @@
 // Usage: npx tsx bench/recovery.ts [--provider sim|kind] [--cluster-name rekindle] [--image auto]
 //          [--profile fast|default] [--repeat 5] [--scenario TEXT] [--phase-spread 10000]
 // Writes bench/results/recovery-[kind-]<profile>[-<scenario>]-<date>.json and prints p50/max per scenario.
-// Each run waits a random time below --phase-spread ms right before its fault (RunOptions.faultPhaseSpreadMs), so
+// Each run waits a random time below --phase-spread ms right before its fault (RunSettings.faultPhaseSpreadMs), so
 // the losses fall at random phases of the kubelets' 10 s status writes and Lease renewals, as in
 // the field: without it five runs on one sim cluster sampled nearly one phase (a mount wait of
 // 8.2-8.5 s in one session's five, 1.1-3.7 s in the next one's).
@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { RekindleError } from "../lib/errors.js";
 import { statsOf } from "../lib/report/summary.js";
 import { runConformance } from "../lib/run/runner.js";
+import { planRun } from "../lib/run/run-plan.js";
 import { PROJECT_ROOT } from "../lib/util/project-files.js";
 import { benchProvenance } from "./provenance.js";
 
@@ -37,18 +38,22 @@ if (provider !== "sim" && provider !== "kind") {
 const provenance = benchProvenance();
 const date = provenance.date;
 const reportDir = join(PROJECT_ROOT, "reports", `bench-recovery-${values.profile}-${Date.now()}`);
-const result = await runConformance({
-  provider,
-  ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
-  ...(values.image !== undefined ? { kindImage: values.image } : {}),
-  suites: ["node-loss"],
-  profile: values.profile,
-  repeat: Number(values.repeat),
-  faultPhaseSpreadMs: Number(values["phase-spread"]),
-  reportDir,
-  allureHtml: false,
-  ...(values.scenario ? { grep: values.scenario } : {}),
-});
+// On one cluster, serially (runConformance), whatever layout the plan would choose.
+const plan = await planRun(
+  {
+    provider,
+    "cluster-name": values["cluster-name"],
+    image: values.image,
+    suite: ["node-loss"],
+    profile: values.profile,
+    repeat: values.repeat,
+    "report-dir": reportDir,
+    "no-html": true,
+    ...(values.scenario ? { scenario: values.scenario } : {}),
+  },
+  { faultPhaseSpreadMs: Number(values["phase-spread"]) },
+);
+const result = await runConformance(plan);
 if (result.harnessError !== undefined) throw result.harnessError;
 type Run = (typeof result.summary.scenarios)[number]["runs"][number];
 /** Per run, `to` minus `from` (runs with both); null when no run has both. */

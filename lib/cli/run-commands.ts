@@ -3,23 +3,15 @@ import { parseOptions } from "../util/parse-options.js";
 import { CATALOGUE_PROFILE_NAMES, timingProfile, TIMING_PROFILE_NAMES } from "../cluster/profiles.js";
 import { nominalWindows, type ExpectedMilestone } from "../expect/model.js";
 import { SCENARIOS, suiteFamilies, type SuiteFamily } from "../../suites/index.js";
-import { PROVIDERS, SUITE_FAMILIES, type RunOptions } from "../run/runner.js";
+import { PROVIDERS, SUITE_FAMILIES } from "../run/runner.js";
 import { MAX_PARALLEL } from "../run/parallel-count.js";
-import { runSerialOrParallel } from "../run/run-choice.js";
-import { parseNodeNames, type FaultRailsRequest } from "../cluster/existing/rails.js";
-import { parseDurationMs } from "../util/duration.js";
+import { runPlanned } from "../run/run-choice.js";
+import { checkPattern, planRun } from "../run/run-plan.js";
+import type { TestLog } from "../run/run-flags.js";
 import { agentFaults } from "./existing-agent.js";
 import type { k8s } from "../kube/client.js";
 import { consoleProgress, progressLevel } from "../util/progress.js";
-import { checkNodeImageChoice } from "../cluster/kind/node-image-choice.js";
-import {
-  OUTPUT_OPTION,
-  OUTPUT_USAGE,
-  outputFormat,
-  parseCount,
-  writeJson,
-  type OutputFormat,
-} from "./args.js";
+import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson, type OutputFormat } from "./args.js";
 import { scenarioListJson } from "./list-json.js";
 import { faultWindow, listExpectationInputs, relativeWindow, scenarioCatalogue } from "./catalogue.js";
 import { finishRun } from "./run-result.js";
@@ -28,9 +20,7 @@ import { listedFileScenarios } from "../scenario-file/scenarios.js";
 import type { FilePlan } from "../scenario-file/plan.js";
 import { parseShard } from "../report/shard.js";
 import { planShard, refuseEmptySelection, selectedScenarioIds, shardLine } from "../run/shard-run.js";
-import { checkPattern } from "../run/runner.js";
 import { RekindleError } from "../errors.js";
-import { simSizeFlags } from "./sim-size-flags.js";
 
 export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--suite <family>]... [-f FILE|DIR]... [--profile ${TIMING_PROFILE_NAMES.join("|")}]
              [--scenario REGEX] [--shard k/n] [--parallel N|auto] [--repeat N] [--fail-on-skip]
@@ -142,87 +132,24 @@ export async function runCommandLine(args: string[], signal: AbortSignal): Promi
     },
     { aliases: RUN_ALIASES },
   );
-  const rails = railsRequest(values);
   // Bad input fails before anything starts (no report directory, no engine, no cluster).
-  if (values.image !== undefined) checkNodeImageChoice(values.image);
   const output = outputFormat(values.output);
-  const options: RunOptions = {
-    ...(values["cluster-name"] !== undefined ? { clusterName: values["cluster-name"] } : {}),
-    ...(values.image !== undefined ? { kindImage: values.image } : {}),
-    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
-    ...(values.context !== undefined ? { context: values.context } : {}),
-    ...(values["storage-class"] !== undefined ? { storageClass: values["storage-class"] } : {}),
-    ...(values["fence-config"] !== undefined ? { fenceConfig: values["fence-config"] } : {}),
-    ...(values["controller-image"] !== undefined ? { controllerImage: values["controller-image"] } : {}),
-    ...(rails !== undefined
-      ? { rails, agent: (kc: k8s.KubeConfig) => agentFaults(kc, consoleProgress()) }
-      : {}),
-    ...(values.provider !== undefined ? { provider: values.provider } : {}),
-    ...simSizeFlags(values),
-    ...(values.suite !== undefined ? { suites: values.suite } : {}),
-    ...(values.file !== undefined ? { scenarioFiles: values.file } : {}),
-    ...(values.profile !== undefined ? { profile: values.profile } : {}),
-    ...(values.repeat !== undefined ? { repeat: parseCount("--repeat", values.repeat) } : {}),
-    ...(values["report-dir"] !== undefined ? { reportDir: values["report-dir"] } : {}),
-    keepCluster: values["keep-cluster"],
-    allureHtml: !values["no-html"],
-    ...(values["allure-history"] !== undefined ? { allureHistory: values["allure-history"] } : {}),
-    ...(values.scenario !== undefined ? { grep: values.scenario } : {}),
-    ...(values.shard !== undefined ? { shard: parseShard(values.shard) } : {}),
-    ...testLog(output),
-    signal,
-  };
-  const result = await runSerialOrParallel(options, values.parallel);
+  const plan = await planRun(values, {
+    testLog: testLog(output),
+    agent: (kc: k8s.KubeConfig) => agentFaults(kc, consoleProgress()),
+  });
+  const result = await runPlanned(plan, { signal });
   return finishRun(result, output, { failOnSkip: values["fail-on-skip"] });
 }
 
 /** Where the per-test lines go: nowhere under -q, stderr when stdout is JSON, else stdout. */
-function testLog(output: OutputFormat): Pick<RunOptions, "testLog"> {
-  if (progressLevel() === "quiet") return { testLog: "none" };
-  return output === "json" ? { testLog: "stderr" } : {};
+function testLog(output: OutputFormat): TestLog {
+  if (progressLevel() === "quiet") return "none";
+  return output === "json" ? "stderr" : "stdout";
 }
 
 /** run's older spellings, old → new: --nodes-selector was the selector's name before every command said --node-selector. */
 export const RUN_ALIASES: Readonly<Record<string, string>> = { "nodes-selector": "node-selector" };
-
-/** --node-selector, or its old spelling --nodes-selector; both given must agree. */
-function nodeSelector(values: {
-  "node-selector"?: string | undefined;
-  "nodes-selector"?: string | undefined;
-}): string | undefined {
-  const { "node-selector": selector, "nodes-selector": old } = values;
-  if (selector !== undefined && old !== undefined && selector !== old)
-    throw new RekindleError(
-      "INVALID_INPUT",
-      `--node-selector ${selector} and --nodes-selector ${old} differ`,
-      {
-        hint: "--nodes-selector is the old spelling of --node-selector: pass one of them",
-      },
-    );
-  return selector ?? old;
-}
-
-/** The rails flags as a request (undefined when none was given); checked with the run's options. */
-export function railsRequest(values: {
-  "allow-faults"?: boolean;
-  "node-selector"?: string | undefined;
-  "nodes-selector"?: string | undefined;
-  nodes?: string | undefined;
-  "max-faulted-nodes"?: string | undefined;
-  "fault-deadline"?: string | undefined;
-}): FaultRailsRequest | undefined {
-  const selector = nodeSelector(values);
-  const { nodes, "max-faulted-nodes": max, "fault-deadline": deadline } = values;
-  const allowFaults = values["allow-faults"] === true;
-  if (!allowFaults && [selector, nodes, max, deadline].every((v) => v === undefined)) return undefined;
-  return {
-    ...(deadline !== undefined ? { deadlineMs: parseDurationMs(deadline, "--fault-deadline") } : {}),
-    allowFaults,
-    ...(selector !== undefined ? { selector } : {}),
-    ...(nodes !== undefined ? { nodes: parseNodeNames(nodes) } : {}),
-    ...(max !== undefined ? { maxNodes: parseCount("--max-faulted-nodes", max) } : {}),
-  };
-}
 
 function printScenario(
   id: string,

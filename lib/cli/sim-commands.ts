@@ -15,7 +15,7 @@ import { TIMING_PROFILE_NAMES, timingProfile } from "../cluster/profiles.js";
 import { consoleProgress } from "../util/progress.js";
 import { OUTPUT_OPTION, OUTPUT_USAGE, outputFormat, writeJson } from "./args.js";
 import { notice } from "./notice.js";
-import { simSizeFlags } from "./sim-size-flags.js";
+import { simSizeFlags } from "../cluster/sim/boot/size-flags.js";
 import { SIM_APISERVER_USAGE, SIM_NODE_USAGE } from "./sim-fault-commands.js";
 
 export const SIM_BUILD_USAGE = `rekindle sim build [--check] ${OUTPUT_USAGE}

@@ -8,10 +8,10 @@
 // back into three phases, one per node that renewed last.
 import { RekindleError } from "../errors.js";
 
-/** The most RunOptions.faultPhaseSpreadMs may be. */
+/** The most a run's fault phase spread may be (RunSettings.faultPhaseSpreadMs). */
 export const MAX_FAULT_PHASE_SPREAD_MS = 60_000;
 
-/** RunOptions.faultPhaseSpreadMs, checked: 0 (the default) to MAX_FAULT_PHASE_SPREAD_MS. */
+/** The fault phase spread, checked: 0 (the default) to MAX_FAULT_PHASE_SPREAD_MS. */
 export function checkFaultPhaseSpread(spreadMs: number | undefined): number {
   const spread = spreadMs ?? 0;
   if (!Number.isFinite(spread) || spread < 0 || spread > MAX_FAULT_PHASE_SPREAD_MS) {

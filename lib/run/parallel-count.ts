@@ -41,6 +41,11 @@ export function checkParallelProvider(provider: string | undefined, choice: Para
   );
 }
 
+/** The layout when --parallel was not given: side by side on the sim unless the cluster is kept. */
+export function defaultLayout(provider: ProviderName, keepCluster: boolean): ParallelChoice {
+  return provider === "sim" && !keepCluster ? "auto" : 1;
+}
+
 /** What one fast-profile sim cluster with its rekindle process was measured to use (docs/measurements.md). */
 export const CLUSTER_COST = {
   /**

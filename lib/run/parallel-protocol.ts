@@ -2,26 +2,11 @@
 // over the child's IPC channel. The parent owns the queue; a cluster's process asks it for the next
 // scenario whenever its cluster is free.
 import type { RekindleErrorCode } from "../errors.js";
-import type { RunOptions } from "./runner.js";
-
-/** What a cluster's run takes from the parent's options: only what survives JSON. */
-export type SlotRunOptions = Pick<
-  RunOptions,
-  | "provider"
-  | "suites"
-  | "scenarioFiles"
-  | "profile"
-  | "workers"
-  | "zones"
-  | "podsPerNode"
-  | "repeat"
-  | "reportDir"
-  | "grep"
-  | "testLog"
->;
+import type { SlotPlan } from "./slot-plan.js";
 
 export type ToSlot =
-  | { type: "start"; slot: number; options: SlotRunOptions }
+  /** The cluster's part of the run's plan (slot-plan.ts), checked on receipt. */
+  | { type: "start"; slot: number; plan: SlotPlan }
   /** The answer to "next": a scenario id, or none left. */
   | { type: "scenario"; id: string | null }
   /** The run was interrupted: undo the current scenario, tear the cluster down, write the reports. */

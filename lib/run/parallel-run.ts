@@ -16,57 +16,37 @@ import { PROJECT_ROOT } from "../util/project-files.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { SCENARIOS } from "../../suites/index.js";
 import { expectedEndMs, listExpectationInputs, scenarioLengthMs } from "./expected-length.js";
-import { checkParallelProvider, clusterCount, type ParallelChoice } from "./parallel-count.js";
-import type { SlotRunOptions } from "./parallel-protocol.js";
+import { clusterCount } from "./parallel-count.js";
 import { ScenarioQueue, type QueuedScenario } from "./parallel-queue.js";
 import { slotSizes, type SlotSize } from "./parallel-sizes.js";
 import { copyAllureResults, failedScenarios, writeRunReports } from "./run-reports.js";
 import { generateAllureHtml } from "./allure-html.js";
-import {
-  interrupted,
-  newRunId,
-  runConformance,
-  validateRunOptions,
-  type RunOptions,
-  type RunResult,
-} from "./runner.js";
+import type { SimClusterSpec } from "../cluster/cluster-spec.js";
+import type { RunPlan } from "./run-plan.js";
+import { interrupted, newRunId, runConformance, type RunResult, type RunScope } from "./runner.js";
 import { selectedScenarioIds, shardLine } from "./shard-run.js";
 import { runPool } from "./parallel-pool.js";
 import { startSlot, type SlotExit } from "./slot-process.js";
-
-type Validated = ReturnType<typeof validateRunOptions>;
-
-/** Refuses what --parallel cannot do, before anything starts. */
-function checkParallelOptions(
-  options: RunOptions,
-  choice: ParallelChoice,
-  plan: Validated["filePlan"],
-): void {
-  checkParallelProvider(plan?.provider ?? options.provider, choice);
-  if (options.keepCluster === true)
-    throw new RekindleError("INVALID_INPUT", `--keep-cluster does not go with --parallel ${String(choice)}`, {
-      hint: "--parallel starts one cluster per slot and tears each down; to keep a cluster, run without --parallel",
-    });
-}
+import { slotPlan } from "./slot-plan.js";
 
 /** The selection in serial-run order, each with its expected length. */
-async function queuedSelection(options: RunOptions, v: Validated): Promise<QueuedScenario[]> {
-  const ids = selectedScenarioIds(v.suites, v.filePlan, options.grep);
-  const share = v.shard === undefined ? undefined : new Set(v.shard.scenarios);
+async function queuedSelection(plan: RunPlan): Promise<QueuedScenario[]> {
+  const ids = selectedScenarioIds(plan.suites, plan.filePlan, plan.grep);
+  const share = plan.shard === undefined ? undefined : new Set(plan.shard.scenarios);
   const chosen = share === undefined ? ids : ids.filter((id) => share.has(id));
-  const inputs = listExpectationInputs(v.profile);
+  const inputs = listExpectationInputs(plan.profile);
   const lengths = new Map<string, number>();
   // The workers a scenario needs, when no flag sizes every cluster (a file's spec.cluster sizes its run).
   const workers = new Map<string, number>();
-  if (v.filePlan !== undefined)
-    for (const s of await listedFileScenarios(v.filePlan, inputs))
+  if (plan.filePlan !== undefined)
+    for (const s of await listedFileScenarios(plan.filePlan, inputs))
       lengths.set(s.id, expectedEndMs(s.expected));
   else
-    for (const family of v.suites)
+    for (const family of plan.suites)
       for (const s of SCENARIOS[family]) {
         lengths.set(s.id, scenarioLengthMs(s, inputs));
-        const needs = s.minWorkers?.(v.profile);
-        if (needs !== undefined && options.workers === undefined) workers.set(s.id, needs);
+        const needs = s.minWorkers?.(plan.profile);
+        if (needs !== undefined && !plan.layout.workersGiven) workers.set(s.id, needs);
       }
   return chosen.map((id) => {
     const needs = workers.get(id);
@@ -74,23 +54,11 @@ async function queuedSelection(options: RunOptions, v: Validated): Promise<Queue
   });
 }
 
-/** A cluster's options: the run's, with the workers its size (parallel-sizes.ts) gives it. */
-function slotOptions(options: RunOptions, reportDir: string, size: SlotSize): SlotRunOptions {
-  const { suites, scenarioFiles, profile, zones, podsPerNode, repeat, grep, testLog } = options;
-  const workers = size.workers ?? options.workers;
-  return {
-    provider: "sim",
-    reportDir,
-    ...(suites !== undefined ? { suites } : {}),
-    ...(scenarioFiles !== undefined ? { scenarioFiles } : {}),
-    ...(profile !== undefined ? { profile } : {}),
-    ...(workers !== undefined ? { workers } : {}),
-    ...(zones !== undefined ? { zones } : {}),
-    ...(podsPerNode !== undefined ? { podsPerNode } : {}),
-    ...(repeat !== undefined ? { repeat } : {}),
-    ...(grep !== undefined ? { grep } : {}),
-    ...(testLog !== undefined ? { testLog } : {}),
-  };
+/** A cluster's spec: the run's, with the workers its size (parallel-sizes.ts) gives it. */
+function slotCluster(plan: RunPlan, size: SlotSize): SimClusterSpec {
+  if (plan.cluster.provider !== "sim")
+    throw new RekindleError("INTERNAL", `--parallel planned on ${plan.cluster.provider}, not the sim`);
+  return { ...plan.cluster, workers: size.workers ?? plan.cluster.workers };
 }
 
 function readSlotSummary(reportDir: string): RunSummary | undefined {
@@ -143,36 +111,26 @@ function runHarnessError(
 }
 
 /**
- * Runs the selection on `choice` sim clusters. `byDefault`: no --parallel was given, so nothing
- * is refused for it, and a selection that one cluster runs as fast runs serially instead.
+ * Runs the plan's selection on its layout's sim clusters (planRun refused what --parallel cannot
+ * do). A layout chosen by default runs serially when one cluster runs the selection as fast.
  */
-export async function runParallel(
-  options: RunOptions,
-  choice: ParallelChoice,
-  byDefault = false,
-): Promise<RunResult> {
-  const v = validateRunOptions(options);
-  if (!byDefault) checkParallelOptions(options, choice, v.filePlan);
+export async function runParallel(plan: RunPlan, scope: RunScope = {}): Promise<RunResult> {
   // A shard whose share is empty starts nothing: the serial path knows how to say so.
-  if (v.shard?.scenarios.length === 0) return runConformance({ ...options, provider: "sim" });
-  const selection = await queuedSelection(options, v);
-  if (selection.length === 0)
-    throw new RekindleError("INVALID_INPUT", "--parallel: the selection is empty", {
-      hint: "rekindle list --scenario REGEX shows what a pattern selects",
-    });
-  const progress = options.progress ?? consoleProgress();
-  const signal = options.signal ?? new AbortController().signal;
+  if (plan.shard?.scenarios.length === 0) return runConformance(plan, scope);
+  const selection = await queuedSelection(plan);
+  const progress = scope.progress ?? consoleProgress();
+  const signal = scope.signal ?? new AbortController().signal;
   const { clusters, why } = clusterCount(
-    choice,
+    plan.layout.parallel,
     selection.map((s) => s.expectedMs),
   );
-  if (byDefault && clusters === 1) return runConformance(options);
+  if (plan.layout.byDefault && clusters === 1) return runConformance(plan, scope);
   const runId = newRunId();
   const startedAt = new Date().toISOString();
-  const reportDir = resolve(options.reportDir ?? join(PROJECT_ROOT, "reports", runId));
+  const reportDir = plan.reportDir ?? resolve(join(PROJECT_ROOT, "reports", runId));
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
-  if (v.shard !== undefined) progress.info(shardLine(v.shard));
+  if (plan.shard !== undefined) progress.info(shardLine(plan.shard));
   const sizes = slotSizes(selection, clusters);
   progress.info(
     `parallel: ${clusters} sim cluster(s) for ${selection.length} scenario(s), longest expected first (${why})${sizes.why !== undefined ? `; ${sizes.why}` : ""}`,
@@ -182,13 +140,13 @@ export async function runParallel(
   const build = rekindleBuild().catch(() => undefined);
   const queue = new ScenarioQueue(selection);
   const expected = new Map(selection.map((s) => [s.id, s.expectedMs]));
-  const out = options.testLog === "stderr" ? process.stderr : process.stdout;
+  const out = plan.testLog === "stderr" ? process.stderr : process.stdout;
   const { exits, replaced } = await runPool({
     sizes: sizes.slots,
     queue,
     signal,
     start: (index, size) =>
-      startSlot(index, slotOptions(options, join(reportDir, `cluster-${index}`), size), {
+      startSlot(index, slotPlan(plan, slotCluster(plan, size), join(reportDir, `cluster-${index}`)), {
         out,
         err: process.stderr,
         next: () => {
@@ -208,8 +166,7 @@ export async function runParallel(
     },
   });
   return finish({
-    options,
-    v,
+    plan,
     progress,
     signal,
     runId,
@@ -230,8 +187,7 @@ export async function runParallel(
 }
 
 interface FinishInput {
-  options: RunOptions;
-  v: Validated;
+  plan: RunPlan;
   progress: Progress;
   signal: AbortSignal;
   runId: string;
@@ -256,22 +212,22 @@ async function finish(f: FinishInput): Promise<RunResult> {
     startedAt: f.startedAt,
     finishedAt: new Date().toISOString(),
     provider: "sim",
-    profile: f.v.profile.name,
-    repeat: f.v.filePlan?.maxRepeat ?? f.v.repeat,
+    profile: f.plan.profile.name,
+    repeat: f.plan.filePlan?.maxRepeat ?? f.plan.repeat,
     selection: f.selection.map((s) => s.id),
     slots: runs,
     chosenBy: f.why,
     notRun: [...f.queue.left],
-    ...(f.v.shard !== undefined ? { shard: f.v.shard } : {}),
-    environment: await runEnvironment({ provider: "sim", timing: f.v.profile, rekindle: f.build }),
+    ...(f.plan.shard !== undefined ? { shard: f.plan.shard } : {}),
+    environment: await runEnvironment({ provider: "sim", timing: f.plan.profile, rekindle: f.build }),
   });
   writeRunReports(f.reportDir, summary, chartsOf(summary), f.progress);
   copyAllureResults(
     runs.map((r) => r.reportDir),
     f.reportDir,
   );
-  if (f.options.allureHtml !== false && summary.scenarios.length > 0)
-    await generateAllureHtml(f.reportDir, f.progress, f.options.allureHistory);
+  if (f.plan.allureHtml && summary.scenarios.length > 0)
+    await generateAllureHtml(f.reportDir, f.progress, f.plan.allureHistory);
   if (f.signal.aborted) throw interrupted(f.signal);
   const testFailures = f.exits.reduce((n, e) => n + (e.exit.done?.testFailures ?? 0), 0);
   const harnessError = runHarnessError(f.exits, summary);

@@ -1,21 +1,16 @@
 // Process entry of one cluster of `rekindle run --parallel` (started by parallel-run.ts with an IPC
-// channel): boots its own sim cluster through runConformance, runs the scenarios the parent hands
-// out one at a time, writes its reports into its own directory and tells the parent how it ended.
+// channel): takes its part of the run's plan (slot-plan.ts, checked on receipt), boots its own sim
+// cluster through runConformance, runs the scenarios the parent hands out one at a time, writes its reports into its own directory and tells the parent how it ended.
 // Ctrl-C reaches it from the terminal as it reaches the parent; an "abort" message, or the parent
 // going away (the channel closes), interrupts it the same way.
 import { errorMessage, RekindleError } from "../errors.js";
 import { interruptOnBrokenOutput } from "../util/broken-output.js";
 import { interruptScope } from "../util/cleanup.js";
 import { consoleProgress } from "../util/progress.js";
-import {
-  isToSlot,
-  type FromSlot,
-  type SlotDone,
-  type SlotRunOptions,
-  type ToSlot,
-} from "./parallel-protocol.js";
+import { isToSlot, type FromSlot, type SlotDone, type ToSlot } from "./parallel-protocol.js";
 import type { ScenarioSource } from "./parallel-queue.js";
 import { runConformance } from "./runner.js";
+import { readSlotPlan, slotRunPlan } from "./slot-plan.js";
 
 const INTERRUPT_CLEANUP_BUDGET_MS = 300_000;
 
@@ -48,15 +43,10 @@ function parentSource(): ScenarioSource & { answer(id: string | null): void } {
   };
 }
 
-async function runSlot(
-  options: SlotRunOptions,
-  source: ScenarioSource,
-  signal: AbortSignal,
-): Promise<SlotDone> {
+/** Runs the plan the parent sent (unchecked until here: a malformed one ends as a harness error). */
+async function runSlot(plan: unknown, source: ScenarioSource, signal: AbortSignal): Promise<SlotDone> {
   try {
-    const result = await runConformance({
-      ...options,
-      allureHtml: false,
+    const result = await runConformance(slotRunPlan(readSlotPlan(plan)), {
       scenarioSource: source,
       progress: consoleProgress(),
       signal,
@@ -114,7 +104,7 @@ async function main(): Promise<number> {
       }
     });
   });
-  const done = await runSlot(start.options, source, signal);
+  const done = await runSlot(start.plan, source, signal);
   await send(done);
   const code = done.interrupted ? 130 : done.harnessError !== undefined ? 3 : done.failed > 0 ? 1 : 0;
   interrupt.settle(code);

@@ -1,18 +1,25 @@
-// The run's flags for a cluster rekindle did not create, checked before anything starts: the
-// existing-only flags on another provider, and --allow-faults with its node choice and deadline.
+// The run's flags for a cluster rekindle did not create, parsed and checked before anything starts:
+// the existing-only flags on another provider, and --allow-faults with its node choice and deadline.
 import { RekindleError } from "../errors.js";
-import { checkFaultDeadline, checkRailsRequest, type FaultRailsRequest } from "../cluster/existing/rails.js";
+import {
+  checkFaultDeadline,
+  checkRailsRequest,
+  parseNodeNames,
+  type FaultRailsRequest,
+} from "../cluster/existing/rails.js";
+import { parseCount } from "../util/parse-count.js";
+import { parseDurationMs } from "../util/duration.js";
 import { timingProfile } from "../cluster/profiles.js";
 import type { FilePlan } from "../scenario-file/plan.js";
 import { KIND_STORAGE_CLASSES } from "../cluster/kind/storage-classes.js";
 
 export interface RunRailsInput {
-  provider?: string;
-  profile?: string;
-  storageClass?: string;
-  fenceConfig?: string;
-  controllerImage?: string;
-  rails?: FaultRailsRequest;
+  provider?: string | undefined;
+  profile?: string | undefined;
+  storageClass?: string | undefined;
+  fenceConfig?: string | undefined;
+  controllerImage?: string | undefined;
+  rails?: FaultRailsRequest | undefined;
 }
 
 /** Why each existing-only flag means nothing on rekindle's own clusters. */
@@ -56,4 +63,43 @@ export function checkRunRails(options: RunRailsInput, filePlan: FilePlan | undef
 
 function isKindStorageClass(name: string): boolean {
   return (KIND_STORAGE_CLASSES as readonly string[]).includes(name);
+}
+
+/** The rails flags of `rekindle run`, as given. */
+export interface RailsFlags {
+  "allow-faults"?: boolean | undefined;
+  "node-selector"?: string | undefined;
+  "nodes-selector"?: string | undefined;
+  nodes?: string | undefined;
+  "max-faulted-nodes"?: string | undefined;
+  "fault-deadline"?: string | undefined;
+}
+
+/** The rails flags as a request (undefined when none was given); checked with the run's other flags. */
+export function railsRequest(flags: RailsFlags): FaultRailsRequest | undefined {
+  const selector = nodeSelector(flags);
+  const { nodes, "max-faulted-nodes": max, "fault-deadline": deadline } = flags;
+  const allowFaults = flags["allow-faults"] === true;
+  if (!allowFaults && [selector, nodes, max, deadline].every((v) => v === undefined)) return undefined;
+  return {
+    ...(deadline !== undefined ? { deadlineMs: parseDurationMs(deadline, "--fault-deadline") } : {}),
+    allowFaults,
+    ...(selector !== undefined ? { selector } : {}),
+    ...(nodes !== undefined ? { nodes: parseNodeNames(nodes) } : {}),
+    ...(max !== undefined ? { maxNodes: parseCount("--max-faulted-nodes", max) } : {}),
+  };
+}
+
+/** --node-selector, or its old spelling --nodes-selector; both given must agree. */
+function nodeSelector(flags: RailsFlags): string | undefined {
+  const { "node-selector": selector, "nodes-selector": old } = flags;
+  if (selector !== undefined && old !== undefined && selector !== old)
+    throw new RekindleError(
+      "INVALID_INPUT",
+      `--node-selector ${selector} and --nodes-selector ${old} differ`,
+      {
+        hint: "--nodes-selector is the old spelling of --node-selector: pass one of them",
+      },
+    );
+  return selector ?? old;
 }

@@ -11,7 +11,8 @@ import { errorMessage, RekindleError } from "../errors.js";
 import { reapBeforeRun } from "./reap-first.js";
 import { faultPreflightLines } from "./fault-preflight.js";
 import { openClusterUnderTest } from "../cluster/create.js";
-import { planRun, type RunOptions } from "./run-plan.js";
+import type { RunPlan } from "./run-plan.js";
+import type { TestLog } from "./run-flags.js";
 import type { ClusterUnderTest } from "../cluster/provider.js";
 import { generateAllureHtml } from "./allure-html.js";
 import { clusterVersions } from "../report/cluster-versions.js";
@@ -27,7 +28,7 @@ import { PROJECT_ROOT } from "../util/project-files.js";
 import { consoleProgress, type Progress } from "../util/progress.js";
 import { failedScenarios, harnessFailure, summaryError, writeRunReports } from "./run-reports.js";
 import { shardGroups, startShard } from "./shard-run.js";
-import { drainQueue } from "./parallel-queue.js";
+import { drainQueue, type ScenarioSource } from "./parallel-queue.js";
 import type { FilePlan } from "../scenario-file/plan.js";
 import { prepareFileScenarios, type PreparedFileScenario } from "../scenario-file/scenarios.js";
 import {
@@ -40,7 +41,6 @@ import {
 } from "./suite.js";
 
 export { SUITE_FAMILIES };
-export { checkPattern, validateRunOptions, type RunOptions, type RunPlan } from "./run-plan.js";
 export { PROVIDER_NAMES as PROVIDERS } from "../cluster/provider.js";
 
 export interface RunResult {
@@ -111,13 +111,26 @@ function preflight(
     progress.info(line);
 }
 
-export async function runConformance(options: RunOptions = {}): Promise<RunResult> {
-  const progress = options.progress ?? consoleProgress();
-  const plan = await planRun(options, progress);
-  const { suites, repeat, phaseSpreadMs, profile, filePlan, shard } = plan;
+/** What a run takes from the process that runs it, beside its plan. */
+export interface RunScope {
+  /** Default: the console. */
+  progress?: Progress;
+  /** Interrupts the run (the CLI aborts it on Ctrl-C and waits for the run to end). Default: none. */
+  signal?: AbortSignal;
+  /**
+   * One cluster of `--parallel` (lib/run/parallel-run.ts): run the scenarios this hands out, one at
+   * a time, until it has none left. Default: the whole selection in one go.
+   */
+  scenarioSource?: ScenarioSource;
+}
+
+/** Runs the plan on one cluster, serially (its layout is run-choice.ts's business). */
+export async function runConformance(plan: RunPlan, scope: RunScope = {}): Promise<RunResult> {
+  const progress = scope.progress ?? consoleProgress();
+  const { suites, repeat, phaseSpreadMs, profile, filePlan, shard, grep } = plan;
   const provider = plan.cluster.provider;
   // Interrupts arrive through the caller's signal (the CLI aborts it on Ctrl-C and waits for us).
-  const signal = options.signal ?? new AbortController().signal;
+  const signal = scope.signal ?? new AbortController().signal;
   signal.addEventListener(
     "abort",
     () => {
@@ -126,7 +139,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
     { once: true },
   );
   const runId = newRunId();
-  const reportDir = resolve(options.reportDir ?? join(PROJECT_ROOT, "reports", runId));
+  const reportDir = plan.reportDir ?? resolve(join(PROJECT_ROOT, "reports", runId));
   mkdirSync(join(reportDir, "charts"), { recursive: true });
   progress.info(`reports → ${reportDir}`);
 
@@ -157,7 +170,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       profile,
       runDir: reportDir,
       runId,
-      keep: options.keepCluster === true,
+      keep: plan.keepCluster,
       progress,
       signal,
     });
@@ -169,17 +182,16 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
       const all = await scenarioGroups(suites, filePlan, cluster);
       const groups = shardGroups(all, shard);
       banner(progress, cluster, runId, runWhat(groups, filePlan, repeat));
-      preflight(progress, cluster, groups, options.grep);
+      preflight(progress, cluster, groups, grep);
       const context: RunContext = { cluster, repeat, phaseSpreadMs, progress, signal, scenarios, skipped };
-      const run = (some: ScenarioGroup[]) =>
-        runMocha(some, context, reportDir, options.grep, options.testLog);
+      const run = (some: ScenarioGroup[]) => runMocha(some, context, reportDir, grep, plan.testLog);
       mochaFailures =
-        options.scenarioSource === undefined
+        scope.scenarioSource === undefined
           ? await run(groups)
-          : await drainQueue(options.scenarioSource, groups, run, signal);
+          : await drainQueue(scope.scenarioSource, groups, run, signal);
       await readProviderImages(cluster, facts);
     } finally {
-      if (options.keepCluster === true) progress.info(`cluster kept: ${cluster.keepHint()}`);
+      if (plan.keepCluster) progress.info(`cluster kept: ${cluster.keepHint()}`);
     }
     // Reached only when the suites ran through: what fails from here is the cluster's disposal.
     phase = "teardown";
@@ -198,8 +210,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunResul
   summary.error = summaryError(stopped, broke, abortedIn, phase);
   summary.finishedAt = new Date().toISOString();
   writeRunReports(reportDir, summary, [...scenarios.values()], progress);
-  if (options.allureHtml !== false && phase !== "cluster-boot")
-    await generateAllureHtml(reportDir, progress, options.allureHistory);
+  if (plan.allureHtml && phase !== "cluster-boot")
+    await generateAllureHtml(reportDir, progress, plan.allureHistory);
   const failed = failedScenarios(summary, nothingToRun);
   if (signal.aborted) throw interrupted(signal);
   return {
@@ -250,7 +262,7 @@ async function runMocha(
   context: RunContext,
   reportDir: string,
   grep: string | undefined,
-  testLog: RunOptions["testLog"] = "stdout",
+  testLog: TestLog,
 ): Promise<number> {
   // The spec reporter prints through this (mocha's own hook for where its lines go).
   const consoleLog = Mocha.reporters.Base.consoleLog;

@@ -6,10 +6,10 @@ import type { FilePlan } from "../scenario-file/plan.js";
 import { scenarioTestTitle, type ScenarioGroup } from "./suite.js";
 
 export interface SimSizeRequest {
-  provider?: string;
-  workers?: number;
-  zones?: number;
-  podsPerNode?: number;
+  provider?: string | undefined;
+  workers?: number | undefined;
+  zones?: number | undefined;
+  podsPerNode?: number | undefined;
 }
 
 const FLAGS = [

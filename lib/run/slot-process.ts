@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { nodeEntryCommand } from "../util/project-files.js";
-import { isFromSlot, type SlotDone, type SlotRunOptions, type ToSlot } from "./parallel-protocol.js";
+import { isFromSlot, type SlotDone, type ToSlot } from "./parallel-protocol.js";
+import type { SlotPlan } from "./slot-plan.js";
 
 export interface SlotExit {
   /** How its run ended; undefined when the process died before saying so. */
@@ -48,7 +49,7 @@ function sendTo(child: ChildProcess, message: ToSlot): void {
   if (child.connected) child.send(message);
 }
 
-export function startSlot(index: number, options: SlotRunOptions, handlers: SlotHandlers): SlotProcess {
+export function startSlot(index: number, plan: SlotPlan, handlers: SlotHandlers): SlotProcess {
   const label = slotLabel(index);
   const { command, args } = nodeEntryCommand(import.meta.url, "./parallel-slot-main");
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe", "ipc"] });
@@ -72,7 +73,7 @@ export function startSlot(index: number, options: SlotRunOptions, handlers: Slot
       resolve({ done, exitCode: null, signal: null });
     });
   });
-  sendTo(child, { type: "start", slot: index, options });
+  sendTo(child, { type: "start", slot: index, plan });
   let aborted = false;
   return {
     index,

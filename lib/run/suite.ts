@@ -25,7 +25,7 @@ export interface RecordedScenario {
 export interface RunContext {
   cluster: ClusterUnderTest;
   repeat: number;
-  /** RunOptions.faultPhaseSpreadMs: a random wait below this before each run's first fault. */
+  /** RunPlan.phaseSpreadMs: a random wait below this before each run's first fault. */
   phaseSpreadMs: number;
   progress: Progress;
   signal: AbortSignal;

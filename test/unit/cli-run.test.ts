@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { finishRun, runResultText } from "../../lib/cli/run-result.js";
 import { mergedExitCode } from "../../lib/cli/merge-command.js";
-import { railsRequest } from "../../lib/cli/run-commands.js";
+import { railsRequest } from "../../lib/run/run-rails.js";
 import { faultJson, reapReportJson } from "../../lib/cli/fault-json.js";
 import { RekindleError } from "../../lib/errors.js";
 import type { FaultRecord } from "../../lib/fault/types.js";

@@ -15,11 +15,11 @@ import {
   CLUSTER_COST,
   clusterCount,
   clustersNeeded,
+  defaultLayout,
   MAX_PARALLEL,
   parseParallel,
 } from "../../lib/run/parallel-count.js";
 import { drainQueue, queueOrder, ScenarioQueue } from "../../lib/run/parallel-queue.js";
-import { defaultLayout } from "../../lib/run/run-choice.js";
 import { familyGroups } from "../../lib/run/suite.js";
 import { allScenarios } from "../../suites/index.js";
 import { cli, expectExit } from "../support/cli-capture.js";

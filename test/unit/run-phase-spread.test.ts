@@ -1,21 +1,18 @@
 import { expect } from "chai";
-import { RekindleError } from "../../lib/errors.js";
-import { validateRunOptions } from "../../lib/run/runner.js";
+import { planRun } from "../../lib/run/run-plan.js";
+import { silentProgress } from "../../lib/util/progress.js";
+import { rekindleRejection } from "../support/assertions.js";
 
-describe("run options: the fault phase spread", function () {
-  it("takes 0 to 60 s, and refuses the rest naming the valid range", function () {
-    for (const ok of [0, 10_000, 60_000]) {
-      expect(() => validateRunOptions({ provider: "sim", faultPhaseSpreadMs: ok })).to.not.throw();
-    }
+describe("run plan: the fault phase spread", function () {
+  const plan = (faultPhaseSpreadMs: number) =>
+    planRun({ provider: "sim" }, { progress: silentProgress, faultPhaseSpreadMs });
+
+  it("takes 0 to 60 s, and refuses the rest naming the valid range", async function () {
+    for (const ok of [0, 10_000, 60_000]) expect((await plan(ok)).phaseSpreadMs).to.equal(ok);
     for (const bad of [-1, 60_001, Number.NaN]) {
-      try {
-        validateRunOptions({ provider: "sim", faultPhaseSpreadMs: bad });
-        expect.fail(`${bad} was accepted`);
-      } catch (error) {
-        expect(error).to.be.instanceOf(RekindleError);
-        expect((error as RekindleError).code).to.equal("INVALID_INPUT");
-        expect((error as RekindleError).message).to.include("a number from 0 to 60000");
-      }
+      const error = await rekindleRejection(plan(bad));
+      expect(error.code).to.equal("INVALID_INPUT");
+      expect(error.message).to.include("a number from 0 to 60000");
     }
   });
 });

@@ -10,6 +10,7 @@ import { RekindleError, type RekindleErrorCode } from "../../lib/errors.js";
 import type { RunSummary } from "../../lib/report/summary.js";
 import { harnessFailure, runErrorOf } from "../../lib/run/run-reports.js";
 import { runConformance } from "../../lib/run/runner.js";
+import { planRun } from "../../lib/run/run-plan.js";
 import { silentProgress } from "../../lib/util/progress.js";
 import { freeLoopbackPorts } from "../../lib/util/ports.js";
 import { list, startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";
@@ -289,17 +290,18 @@ describe("rekindle run when interrupted", function () {
     controller.abort(new Error("Ctrl-C"));
     try {
       // Its test lines go to stderr, captured here to keep this test's output clean.
-      const { error } = await captureStderr(() =>
-        runConformance({
+      const plan = await planRun(
+        {
           provider: "existing",
           kubeconfig: api.kubeconfigPath,
-          suites: ["preflight"],
-          reportDir,
-          allureHtml: false,
-          progress: silentProgress,
-          testLog: "stderr",
-          signal: controller.signal,
-        }),
+          suite: ["preflight"],
+          "report-dir": reportDir,
+          "no-html": true,
+        },
+        { progress: silentProgress, testLog: "stderr" },
+      );
+      const { error } = await captureStderr(() =>
+        runConformance(plan, { progress: silentProgress, signal: controller.signal }),
       );
       expect(error).to.be.instanceOf(RekindleError);
       expect(exitCodeForError(error)).to.equal(130);

@@ -11,7 +11,8 @@ import {
 import { simLayout } from "../../lib/cluster/sim/boot/layout.js";
 import { TIMING_PROFILES } from "../../lib/cluster/profiles.js";
 import { checkSimSize } from "../../lib/run/sim-size.js";
-import { clusterSpec, validateRunOptions } from "../../lib/run/run-plan.js";
+import { planRun } from "../../lib/run/run-plan.js";
+import { silentProgress } from "../../lib/util/progress.js";
 import { nodeProcessRunning } from "../../lib/cluster/sim/boot/status.js";
 import { rekindleThrow } from "../support/assertions.js";
 
@@ -152,9 +153,9 @@ describe("rekindle run's sim size flags", function () {
     ).to.include("valid: 1 to 2");
   });
 
-  it("pass through to the sim cluster's spec", function () {
-    const options = { provider: "sim", workers: 300, zones: 3, podsPerNode: 10 };
-    expect(clusterSpec("sim", options, validateRunOptions(options))).to.deep.equal({
+  it("pass through to the sim cluster's spec", async function () {
+    const flags = { provider: "sim", workers: "300", zones: "3", "pods-per-node": "10" };
+    expect((await planRun(flags, { progress: silentProgress })).cluster).to.deep.equal({
       provider: "sim",
       workers: 300,
       zones: 3,

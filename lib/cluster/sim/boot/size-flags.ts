@@ -1,8 +1,8 @@
-// The size flags of `rekindle sim up` / `rekindle up --provider sim`, checked with the flag's name
-// and its valid range before anything starts (exit 2).
-import { SIM_MAX_WORKERS } from "../cluster/sim/boot/addresses.js";
-import { SIM_MAX_PODS_PER_NODE, SIM_MAX_ZONES, type SimClusterOptions } from "../cluster/sim/boot/options.js";
-import { parseCountIn } from "./args.js";
+// The size flags of `rekindle sim up`, `rekindle up --provider sim` and `rekindle run`, checked with
+// the flag's name and its valid range before anything starts (exit 2).
+import { SIM_MAX_WORKERS } from "./addresses.js";
+import { SIM_MAX_PODS_PER_NODE, SIM_MAX_ZONES, type SimClusterOptions } from "./options.js";
+import { parseCountIn } from "../../../util/parse-count.js";
 
 export interface SimSizeFlagValues {
   workers?: string | undefined;
