@@ -77,7 +77,11 @@ function passable(headers: IncomingHttpHeaders): Record<string, string | string[
 export async function startRedfishFront(options: RedfishFrontOptions): Promise<RedfishFront> {
   const upstream = new URL(options.upstream);
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:") {
-    throw RekindleError.invalidInput("Redfish front upstream", options.upstream, "an https:// or http:// URL");
+    throw RekindleError.invalidInput(
+      "Redfish front upstream",
+      options.upstream,
+      "an https:// or http:// URL",
+    );
   }
   const lies = options.lies ?? new BmcLies();
   const progress = options.progress ?? silentProgress;
@@ -155,19 +159,22 @@ export async function startRedfishFront(options: RedfishFrontOptions): Promise<R
     return response;
   };
 
-  const server = createServer({ key: options.tls.key, cert: options.tls.cert }, (req, res: ServerResponse) => {
-    answer(req).then(
-      (out) => {
-        res.writeHead(out.status, { ...passable(out.headers), "content-length": String(out.body.length) });
-        res.end(out.body);
-      },
-      (error: unknown) => {
-        progress.info(`Redfish front: ${req.method ?? ""} ${req.url ?? ""} failed: ${errorMessage(error)}`);
-        const text = JSON.stringify({ error: { message: `Redfish front: ${errorMessage(error)}` } });
-        res.writeHead(502, { "content-type": "application/json" }).end(text);
-      },
-    );
-  });
+  const server = createServer(
+    { key: options.tls.key, cert: options.tls.cert },
+    (req, res: ServerResponse) => {
+      answer(req).then(
+        (out) => {
+          res.writeHead(out.status, { ...passable(out.headers), "content-length": String(out.body.length) });
+          res.end(out.body);
+        },
+        (error: unknown) => {
+          progress.info(`Redfish front: ${req.method ?? ""} ${req.url ?? ""} failed: ${errorMessage(error)}`);
+          const text = JSON.stringify({ error: { message: `Redfish front: ${errorMessage(error)}` } });
+          res.writeHead(502, { "content-type": "application/json" }).end(text);
+        },
+      );
+    },
+  );
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error) => {

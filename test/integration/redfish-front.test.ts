@@ -21,7 +21,7 @@ import { selfSignedLoopbackCertificate } from "../support/tls.js";
 const SETTLE_MS = 15_000;
 
 describe("Redfish front: a lying BMC before a real Redfish emulator (sushy-tools)", function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   let bmc: RedfishEmulator;
   let front: RedfishFront;
   let dir = "";
