@@ -4,6 +4,7 @@
 // declares what it needs and is handed a cluster typed to have exactly that (ClusterWith). A
 // provider that lacks a capability says why in `unsupported`; suites skip with that reason.
 import type { FenceDriver } from "../controller/drivers/types.js";
+import type { BmcLie } from "./bmc-lies.js";
 import type { k8s } from "../kube/client.js";
 import type { EvictionSettings, TimingProfile } from "./profiles.js";
 
@@ -28,6 +29,8 @@ export const NODE_CAPABILITIES = [
   "node-reregistration",
   /** The recovery controller as users deploy it: its image and deploy/controller/, in the cluster. */
   "in-cluster-controller",
+  /** Make a node's BMC (what the provider's fence driver talks to) lie about its power. */
+  "bmc-lies",
 ] as const satisfies readonly (keyof CapabilityMap)[];
 export type NodeCapability = keyof CapabilityMap;
 
@@ -142,6 +145,18 @@ export interface NodeFencing {
   readonly nodeSelector?: string;
 }
 
+/**
+ * A lying BMC: the provider's fence driver, and the BMC an in-cluster controller reaches, answer
+ * for `node` as the lie says (power reads "off" whatever the machine does; a power-off
+ * acknowledged and not done). The machine itself is untouched; power-on is never a lie.
+ */
+export interface BmcLieControl {
+  /** From the BMC's next answer on; a lie with both knobs off is the truth. */
+  setBmcLie(node: string, lie: Partial<BmcLie>): Promise<void>;
+  /** `node`'s BMC tells the truth again. Idempotent. */
+  clearBmcLie(node: string): Promise<void>;
+}
+
 /** The recovery controller running in the cluster, deployed from its image and deploy/controller/. */
 export interface DeployedController {
   /** The controller image the pods run. */
@@ -172,6 +187,7 @@ export interface CapabilityMap {
   "apiserver-pause": ApiServerPause;
   "node-reregistration": NodeReregistration;
   "in-cluster-controller": InClusterControllerDeployment;
+  "bmc-lies": BmcLieControl;
 }
 
 /** Node faults on a cluster rekindle did not create, through rekindle's node agent (lib/agent/). */

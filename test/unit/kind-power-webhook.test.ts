@@ -1,10 +1,12 @@
 // The kind power webhook's logic with a fake fence driver: routes, bearer auth, validation,
 // idempotent and serialised power actions, draining; then over HTTPS with the controller's own
-// webhook driver (the certificate and gateway helpers: kind-power-webhook-tls.test.ts).
+// webhook driver (the certificate and gateway helpers: kind-power-webhook-tls.test.ts); a lying
+// BMC (power reads "off", a power-off acknowledged and not done), as the webhook driver sees it.
 import { expect } from "chai";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BmcLies } from "../../lib/cluster/bmc-lies.js";
 import { PowerRequestHandler, type PowerRequest } from "../../lib/cluster/kind/power-webhook/handler.js";
 import { startKindPowerWebhook, type KindPowerWebhook } from "../../lib/cluster/kind/power-webhook/server.js";
 import { servingCertificate, type ServingTls } from "../../lib/cluster/kind/power-webhook/tls.js";
@@ -274,6 +276,7 @@ describe("kind power webhook", function () {
     let caDir = "";
     let caFile = "";
     let service: KindPowerWebhook;
+    const lies = new BmcLies();
 
     before(async function () {
       tls = await servingCertificate({ ips: ["127.0.0.1"] });
@@ -295,10 +298,12 @@ describe("kind power webhook", function () {
         driver,
         progress,
         powerableNodes: null,
+        lies,
       });
     });
 
     afterEach(async function () {
+      lies.clearAll();
       await service.close();
     });
 
@@ -320,6 +325,27 @@ describe("kind power webhook", function () {
       await client.powerOn(target(node));
       expect(await client.powerState(target(node))).to.equal("on");
       expect(driver.calls).to.deep.equal([`off ${node}`, `on ${node}`]);
+    });
+
+    it("lies to the webhook driver as told: reads off while on, a power-off that does nothing", async function () {
+      const client = new WebhookFenceDriver();
+      const node = `${CLUSTER}-worker2`;
+      lies.set(node, { powerReadsOff: true });
+      expect(await client.powerState(target(node)), "the BMC lies").to.equal("off");
+      expect(driver.states.get(node), "the node runs").to.equal("on");
+      expect(await client.powerState(target(`${CLUSTER}-worker`)), "another node's BMC").to.equal("on");
+      lies.set(node, { powerOffNoop: true });
+      expect(await client.powerState(target(node)), "reads tell the truth again").to.equal("on");
+      await client.powerOff(target(node));
+      expect(driver.calls, "the power-off was acknowledged and not done").to.deep.equal([]);
+      expect(driver.states.get(node)).to.equal("on");
+      expect(progress.lines).to.include(
+        `kind power webhook: power-off ${node}: acknowledged, not done (its BMC lies)`,
+      );
+      lies.clear(node);
+      await client.powerOff(target(node));
+      expect(driver.calls).to.deep.equal([`off ${node}`]);
+      expect(await client.powerState(target(node))).to.equal("off");
     });
 
     it("refuses a wrong token and an unknown node, in words the driver passes on", async function () {

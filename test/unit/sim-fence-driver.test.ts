@@ -1,11 +1,13 @@
 // The sim fence driver (lib/cluster/sim/fence-driver.ts): power reads from the state file as it is
 // now, re-read only when the file changed (a zone's worth of early reads at 1000 nodes must not
 // parse it each), a cluster that is gone named as such; power-loss notices, after the engine's
-// delay; a frozen node's longer power-off.
+// delay; a frozen node's longer power-off; a lying BMC (power reads "off", a power-off that does
+// nothing), set and cleared while the driver is in use.
 import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BmcLies } from "../../lib/cluster/bmc-lies.js";
 import { SIM_POWER_LOSS_NOTICE_MS, SimFenceDriver } from "../../lib/cluster/sim/fence-driver.js";
 import type { FenceTarget } from "../../lib/controller/drivers/types.js";
 import { readSimState, writeSimState, type SimClusterState } from "../../lib/cluster/sim/boot/state.js";
@@ -124,6 +126,48 @@ describe("sim fence driver: power reads, notices and power-off", function () {
     expect((refused as Error | undefined)?.name, "aborted while it waited for the frozen node").to.equal(
       "AbortError",
     );
+    expect(readSimState(stateFile).nodes.find((n) => n.name === "worker-1")?.power).to.equal("partitioned");
+  });
+
+  it("a BMC that lies about power reads answers off for its node alone, until the lie is cleared", async function () {
+    writeSimState(join(root, "state.json"), stateAt(root, {}));
+    const lies = new BmcLies();
+    const driver = new SimFenceDriver(root, { lies });
+    expect(await read(driver, "worker-1")).to.equal("on");
+    lies.set("worker-1", { powerReadsOff: true });
+    expect(await read(driver, "worker-1"), "the machine runs, its BMC says off").to.equal("off");
+    expect(await read(driver, "worker-2"), "another node's BMC tells the truth").to.equal("on");
+    // A node the cluster does not have is still "off" to a BMC that lies.
+    lies.set("worker-9", { powerReadsOff: true });
+    expect(await read(driver, "worker-9")).to.equal("off");
+    lies.clear("worker-1");
+    lies.set("worker-9", { powerReadsOff: false });
+    expect(await read(driver, "worker-1")).to.equal("on");
+    expect(await read(driver, "worker-9")).to.equal("unknown");
+    expect(lies.lying()).to.deep.equal([]);
+  });
+
+  it("a BMC whose power-off is a no-op acknowledges it and leaves the node as it was", async function () {
+    const stateFile = join(root, "state.json");
+    writeSimState(stateFile, stateAt(root, { "worker-1": "partitioned" }));
+    const lies = new BmcLies();
+    const driver = new SimFenceDriver(root, { lies, frozenPowerOffMs: 300 });
+    const target: FenceTarget = { node: "worker-1", options: {}, credentials: {} };
+    // Truthful, the power-off goes for the node: it waits for the frozen node and is aborted there.
+    const truthful = await driver.powerOff(target, AbortSignal.abort()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((truthful as Error | undefined)?.name).to.equal("AbortError");
+    lies.set("worker-1", { powerOffNoop: true });
+    // Lying, it is done at once (the same aborted signal is never looked at), and nothing changed.
+    await driver.powerOff(target, AbortSignal.abort());
+    expect(readSimState(stateFile).nodes.find((n) => n.name === "worker-1")?.power).to.equal("partitioned");
+    expect(await read(driver, "worker-1"), "its power reads tell the truth").to.equal("on");
+    // Both lies together: the state a fence waits for, with nothing done.
+    lies.set("worker-1", { powerOffNoop: true, powerReadsOff: true });
+    await driver.powerOff(target);
+    expect(await read(driver, "worker-1")).to.equal("off");
     expect(readSimState(stateFile).nodes.find((n) => n.name === "worker-1")?.power).to.equal("partitioned");
   });
 });

@@ -102,6 +102,8 @@ function unsupportedFor(
     "clock-skew": HANDS_OFF,
     "apiserver-pause": NEVER_HERE,
     "node-reregistration": HANDS_OFF,
+    "bmc-lies":
+      "the fence driver talks to this cluster's own BMCs, which rekindle does not stand in for (lying BMCs are the sim's and kind's)",
   };
   for (const name of NODE_FAULTS as readonly NodeFaultName[])
     if (offered[name] === undefined) unsupported[name] = nodeReason;

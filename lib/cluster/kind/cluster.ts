@@ -4,6 +4,7 @@
 // threshold as its stats report it.
 import { worstAttachSeenMs } from "../kubelet-volume-timing.js";
 import { join } from "node:path";
+import { BmcLies, describeLie, lyingFenceDriver, type BmcLie } from "../bmc-lies.js";
 import { DockerFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
 import { errorMessage, RekindleError } from "../../errors.js";
@@ -143,6 +144,8 @@ export class KindCluster implements ClusterUnderTest {
   #controllerImage: string | undefined;
   #releaseInterrupt: (() => void) | undefined;
   readonly #controllerManager: KindControllerManager;
+  /** What the nodes' BMCs lie about: the docker driver's and the power webhook's. */
+  readonly #lies = new BmcLies();
 
   constructor(init: KindClusterInit) {
     this.name = init.name;
@@ -189,6 +192,7 @@ export class KindCluster implements ClusterUnderTest {
         fencing: this,
         "in-cluster-controller": this,
         "controller-manager-flags": this.#controllerManager,
+        "bmc-lies": this,
       },
       this.unsupported,
     );
@@ -436,6 +440,7 @@ export class KindCluster implements ClusterUnderTest {
       runId: this.runId,
       kc: this.kubeConfig(),
       cli: this.cli,
+      lies: this.#lies,
       progress: this.#progress,
       ...(signal ? { signal } : {}),
     });
@@ -466,13 +471,25 @@ export class KindCluster implements ClusterUnderTest {
   }
 
   fenceDriver(): FenceDriver {
-    return new DockerFenceDriver();
+    return lyingFenceDriver(new DockerFenceDriver(), this.#lies);
+  }
+
+  setBmcLie(node: string, lie: Partial<BmcLie>): Promise<void> {
+    this.#lies.set(node, lie);
+    this.#progress.info(`node ${node}: its BMC lies (${describeLie(this.#lies.of(node))})`);
+    return Promise.resolve();
+  }
+
+  clearBmcLie(node: string): Promise<void> {
+    if (this.#lies.clear(node)) this.#progress.info(`node ${node}: its BMC tells the truth again`);
+    return Promise.resolve();
   }
 
   /** Deletes the cluster if this run created it and keep is off; a reused cluster stays. */
   async destroy(): Promise<void> {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    this.#lies.clearAll();
     this.#releaseInterrupt?.();
     await this.#storage.stop();
     this.#controllerManager.stop();

@@ -23,6 +23,7 @@ import {
 import type { KindCli } from "./cli.js";
 import { ensureControllerImage, type ControllerImageOptions } from "./image/controller-image.js";
 import { DockerCli } from "./image/docker-cli.js";
+import type { BmcLies } from "../bmc-lies.js";
 import { startKindPowerWebhook, type KindPowerWebhook } from "./power-webhook/server.js";
 
 export { CONTROLLER_FIXTURES, CONTROLLER_USER_OBJECTS, MOUNTED_CA_FILE } from "../in-cluster-controller.js";
@@ -72,6 +73,8 @@ export interface InClusterControllerOptions {
   /** Default $REKINDLE_CONTROLLER_IMAGE, else "build". */
   imageSource?: ControllerImageSource;
   timeouts?: Partial<InClusterControllerTimeouts>;
+  /** What the power webhook's BMCs lie about (the cluster's bmc-lies). Default: none lies. */
+  lies?: BmcLies;
   progress?: Progress;
   signal?: AbortSignal;
 }
@@ -158,6 +161,7 @@ export async function deployInClusterController(
     webhook = await startKindPowerWebhook({
       cluster: options.cluster,
       progress,
+      ...(options.lies ? { lies: options.lies } : {}),
       ...(signal ? { signal } : {}),
     });
   } catch (error) {

@@ -3,6 +3,8 @@
 // power events would be: a node is recorded stopped when its power goes, which for a graceful
 // shutdown is at its end, once the kubelet's last words are said (kubelet/shutdown.ts). Both take the time
 // kind's docker driver takes (docs/calibration.md): the sim stands for it in the calibration.
+// Its BMC may be told to lie (bmc-lies.ts): power reads "off", a power-off that does nothing; power
+// losses are still heard as they happen (the notices are the machine's, and only a hint).
 import { statSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { watch } from "node:fs/promises";
@@ -17,6 +19,7 @@ import type {
   PowerWatchOptions,
 } from "../../controller/drivers/types.js";
 import { errorMessage } from "../../errors.js";
+import { BmcLies } from "../bmc-lies.js";
 import { keepWatching } from "../../util/keep-watching.js";
 
 /**
@@ -38,6 +41,8 @@ export interface SimFenceDriverOptions {
   noticeDelayMs?: number;
   /** Extra time a partitioned node's power-off takes (ms). Default SIM_FROZEN_POWER_OFF_MS. */
   frozenPowerOffMs?: number;
+  /** What each node's BMC lies about, read at every call. Default: none lies. */
+  lies?: BmcLies;
 }
 
 export class SimFenceDriver implements FenceDriver {
@@ -45,6 +50,7 @@ export class SimFenceDriver implements FenceDriver {
   readonly #clusterRoot: string;
   readonly #noticeDelayMs: number;
   readonly #frozenPowerOffMs: number;
+  readonly #lies: BmcLies;
   /** The cluster as its state file last read, and which version of the file that was. */
   #read: { version: string; cluster: SimCluster } | undefined;
 
@@ -57,6 +63,7 @@ export class SimFenceDriver implements FenceDriver {
     this.#clusterRoot = clusterRoot;
     this.#noticeDelayMs = options.noticeDelayMs ?? SIM_POWER_LOSS_NOTICE_MS;
     this.#frozenPowerOffMs = options.frozenPowerOffMs ?? SIM_FROZEN_POWER_OFF_MS;
+    this.#lies = options.lies ?? new BmcLies();
   }
 
   #current(): SimCluster {
@@ -71,6 +78,7 @@ export class SimFenceDriver implements FenceDriver {
   }
 
   async powerOff(target: FenceTarget, signal?: AbortSignal): Promise<void> {
+    if (this.#lies.of(target.node).powerOffNoop) return;
     const cluster = SimCluster.open(this.#clusterRoot);
     if (this.#frozenPowerOffMs > 0 && cluster.nodePartitioned(target.node)) {
       await delay(this.#frozenPowerOffMs, undefined, signal ? { signal } : {});
@@ -83,6 +91,7 @@ export class SimFenceDriver implements FenceDriver {
   }
 
   powerState(target: FenceTarget): Promise<PowerState> {
+    if (this.#lies.of(target.node).powerReadsOff) return Promise.resolve("off");
     const running = this.#current().nodeRunning(target.node);
     if (running === undefined) return Promise.resolve("unknown");
     return Promise.resolve(running ? "on" : "off");

@@ -3,6 +3,7 @@
 // evictions, graceful shutdown) are simulated by writing what the kubelet would write. Hostile
 // conditions for the controller: a skewed kubelet clock (an admission webhook shifts its writes),
 // a frozen kube-apiserver (SIGSTOP), a Node re-registered under a new UID.
+import { BmcLies, describeLie, type BmcLie } from "../bmc-lies.js";
 import { SimFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
 import type { k8s } from "../../kube/client.js";
@@ -47,6 +48,7 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     "clock-skew": this,
     "apiserver-pause": this,
     "node-reregistration": this,
+    "bmc-lies": this,
   };
   /**
    * The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the
@@ -61,6 +63,8 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   readonly #pressure = new Map<string, SimEvictionManager>();
   /** Relieved, still holding the pressure condition for the transition period. */
   readonly #settling = new Set<SimEvictionManager>();
+  /** What the nodes' BMCs lie about, shared by every fence driver this cluster hands out. */
+  readonly #lies = new BmcLies();
 
   constructor(cluster: SimCluster, options: SimUnderTestOptions = {}) {
     this.cluster = cluster;
@@ -184,7 +188,18 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   }
 
   fenceDriver(): FenceDriver {
-    return new SimFenceDriver(this.cluster.layout.root);
+    return new SimFenceDriver(this.cluster.layout.root, { lies: this.#lies });
+  }
+
+  setBmcLie(node: string, lie: Partial<BmcLie>): Promise<void> {
+    this.#lies.set(node, lie);
+    this.#progress.info(`node ${node}: its BMC lies (${describeLie(this.#lies.of(node))})`);
+    return Promise.resolve();
+  }
+
+  clearBmcLie(node: string): Promise<void> {
+    if (this.#lies.clear(node)) this.#progress.info(`node ${node}: its BMC tells the truth again`);
+    return Promise.resolve();
   }
 
   faultLocator(): NodeFaultLocator {
@@ -198,6 +213,7 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   async destroy(): Promise<void> {
     for (const manager of [...this.#pressure.values(), ...this.#settling]) await manager.stop();
     this.#pressure.clear();
+    this.#lies.clearAll();
     // A kept cluster is left answering (a pause in flight has its own resume; this is the backstop).
     this.cluster.resumeApiServer();
     if (!this.#keep) await this.cluster.destroy();

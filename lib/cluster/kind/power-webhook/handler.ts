@@ -1,7 +1,8 @@
 // The request logic of the kind power webhook, apart from sockets and TLS: routes, bearer auth,
 // request validation, and power actions serialised per node so that repeated or concurrent calls
 // are idempotent. It answers exactly what the controller's webhook driver
-// (lib/controller/drivers/webhook.ts) sends and reads.
+// (lib/controller/drivers/webhook.ts) sends and reads. Told to lie (bmc-lies.ts), it answers
+// "off" to every power read of a node, or acknowledges its power-off and does nothing.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { errorMessage, RekindleError } from "../../../errors.js";
 import {
@@ -11,6 +12,7 @@ import {
   type PowerState,
 } from "../../../controller/drivers/types.js";
 import type { Progress } from "../../../util/progress.js";
+import { BmcLies } from "../../bmc-lies.js";
 
 /** One HTTP request, as the server read it. */
 export interface PowerRequest {
@@ -43,6 +45,8 @@ export interface PowerRequestHandlerOptions {
    * the driver finds. The server passes the cluster's workers: a control plane is never fenced.
    */
   powerableNodes?: () => Promise<readonly string[]>;
+  /** What each node's BMC lies about, read at every request. Default: none lies. */
+  lies?: BmcLies;
 }
 
 type Action = "power-off" | "power-on";
@@ -105,9 +109,17 @@ export class PowerRequestHandler {
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #inFlight = new Set<Promise<PowerResponse>>();
   #draining = false;
+  readonly #lies: BmcLies;
 
   constructor(options: PowerRequestHandlerOptions) {
     this.#options = options;
+    this.#lies = options.lies ?? new BmcLies();
+  }
+
+  /** The node's power as this BMC answers it: the driver's, unless it lies. */
+  async #powerState(target: FenceTarget): Promise<PowerState> {
+    if (this.#lies.of(target.node).powerReadsOff) return "off";
+    return this.#options.driver.powerState(target);
   }
 
   /** Answers one request; never rejects (an engine failure is a 500 naming it). 503 once draining. */
@@ -170,7 +182,7 @@ export class PowerRequestHandler {
     };
     try {
       if (url.pathname === "/power-state") {
-        return json(200, { node: target.node, state: await this.#options.driver.powerState(target) });
+        return json(200, { node: target.node, state: await this.#powerState(target) });
       }
       const action: Action = url.pathname === "/power-off" ? "power-off" : "power-on";
       return json(200, {
@@ -196,10 +208,14 @@ export class PowerRequestHandler {
   async #act(action: Action, target: FenceTarget): Promise<{ state: PowerState; changed: boolean }> {
     const { driver, progress } = this.#options;
     const wanted = action === "power-off" ? "off" : "on";
-    const before = await driver.powerState(target);
+    const before = await this.#powerState(target);
     if (before === wanted) {
       progress.info(`kind power webhook: ${action} ${target.node}: already ${wanted}`);
       return { state: wanted, changed: false };
+    }
+    if (action === "power-off" && this.#lies.of(target.node).powerOffNoop) {
+      progress.info(`kind power webhook: ${action} ${target.node}: acknowledged, not done (its BMC lies)`);
+      return { state: wanted, changed: true };
     }
     if (action === "power-off") await driver.powerOff(target);
     else if (hasPowerOn(driver)) await driver.powerOn(target);

@@ -15,6 +15,7 @@ import { kindNetworkGateway } from "../network.js";
 import { KindNodes } from "../nodes.js";
 import { PowerRequestHandler, type PowerResponse } from "./handler.js";
 import { servingCertificate, type ServingTls } from "./tls.js";
+import type { BmcLies } from "../../bmc-lies.js";
 
 export interface KindPowerWebhookOptions {
   /** The kind cluster whose nodes it powers (the io.x-k8s.kind.cluster label); other names are 404. */
@@ -38,6 +39,8 @@ export interface KindPowerWebhookOptions {
    * plane; null: every node the driver finds (tests with a fake driver).
    */
   powerableNodes?: (() => Promise<readonly string[]>) | null;
+  /** What each node's BMC lies about, read at every request (set and cleared by the caller). Default: none lies. */
+  lies?: BmcLies;
 }
 
 export interface KindPowerWebhook extends AsyncDisposable {
@@ -85,6 +88,7 @@ export async function startKindPowerWebhook(options: KindPowerWebhookOptions): P
     token,
     driver: options.driver ?? new DockerFenceDriver(),
     progress,
+    ...(options.lies ? { lies: options.lies } : {}),
     ...(options.powerableNodes !== null
       ? { powerableNodes: options.powerableNodes ?? (() => new KindNodes(cluster).workers()) }
       : {}),
