@@ -90,3 +90,27 @@ export function lyingFenceDriver(inner: FenceDriver, lies: BmcLies): FenceDriver
       : {}),
   };
 }
+
+/**
+ * The `bmc-lies` capability over `lies`, saying each change on `info` (a cluster's progress): the
+ * same for every provider whose BMCs read one shared BmcLies.
+ */
+export function bmcLieControl(
+  lies: BmcLies,
+  info: (line: string) => void,
+): {
+  setBmcLie(node: string, lie: Partial<BmcLie>): Promise<void>;
+  clearBmcLie(node: string): Promise<void>;
+} {
+  return {
+    setBmcLie(node, lie) {
+      lies.set(node, lie);
+      info(`node ${node}: its BMC lies (${describeLie(lies.of(node))})`);
+      return Promise.resolve();
+    },
+    clearBmcLie(node) {
+      if (lies.clear(node)) info(`node ${node}: its BMC tells the truth again`);
+      return Promise.resolve();
+    },
+  };
+}

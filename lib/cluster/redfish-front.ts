@@ -73,6 +73,41 @@ function passable(headers: IncomingHttpHeaders): Record<string, string | string[
   return out;
 }
 
+/** One request sent on to the BMC behind the front, answered whole. */
+function forwardTo(
+  upstream: URL,
+  options: Pick<RedfishFrontOptions, "upstreamInsecure" | "upstreamCa">,
+  request: { method: string; path: string; headers: IncomingHttpHeaders; body: Buffer },
+): Promise<Upstream> {
+  const { method, path, headers, body } = request;
+  return new Promise<Upstream>((resolve, reject) => {
+      const send = upstream.protocol === "https:" ? httpsRequest : plainRequest;
+      const req = send(
+        new URL(path, upstream),
+        {
+          method,
+          headers: { ...passable(headers), "content-length": String(body.length) },
+          ...(upstream.protocol === "https:"
+            ? {
+                rejectUnauthorized: options.upstreamInsecure !== true,
+                ...(options.upstreamCa ? { ca: options.upstreamCa } : {}),
+              }
+            : {}),
+        },
+        (res) => {
+          readAll(res, 16 * 1024 * 1024).then(
+            (data) => {
+              resolve({ status: res.statusCode ?? 502, headers: res.headers, body: data });
+            },
+            reject,
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+}
+
 /** Starts the front; resolves once it listens. */
 export async function startRedfishFront(options: RedfishFrontOptions): Promise<RedfishFront> {
   const upstream = new URL(options.upstream);
@@ -93,30 +128,7 @@ export async function startRedfishFront(options: RedfishFrontOptions): Promise<R
   };
 
   const forward = (method: string, path: string, headers: IncomingHttpHeaders, body: Buffer) =>
-    new Promise<Upstream>((resolve, reject) => {
-      const send = upstream.protocol === "https:" ? httpsRequest : plainRequest;
-      const req = send(
-        new URL(path, upstream),
-        {
-          method,
-          headers: { ...passable(headers), "content-length": String(body.length) },
-          ...(upstream.protocol === "https:"
-            ? {
-                rejectUnauthorized: options.upstreamInsecure !== true,
-                ...(options.upstreamCa ? { ca: options.upstreamCa } : {}),
-              }
-            : {}),
-        },
-        (res) => {
-          readAll(res, 16 * 1024 * 1024).then(
-            (data) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: data }),
-            reject,
-          );
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    });
+    forwardTo(upstream, options, { method, path, headers, body });
 
   const answer = async (req: IncomingMessage): Promise<Upstream> => {
     const method = req.method ?? "GET";

@@ -42,7 +42,7 @@ describe("Redfish front: a lying BMC before a real Redfish emulator (sushy-tools
   });
 
   after(async function () {
-    await front?.close();
+    await front.close();
     if (started) await bmc.stop();
     if (dir !== "") rmSync(dir, { recursive: true, force: true });
   });

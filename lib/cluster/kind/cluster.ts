@@ -4,7 +4,7 @@
 // threshold as its stats report it.
 import { worstAttachSeenMs } from "../kubelet-volume-timing.js";
 import { join } from "node:path";
-import { BmcLies, describeLie, lyingFenceDriver, type BmcLie } from "../bmc-lies.js";
+import { bmcLieControl, BmcLies, lyingFenceDriver } from "../bmc-lies.js";
 import { DockerFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
 import { errorMessage, RekindleError } from "../../errors.js";
@@ -192,7 +192,9 @@ export class KindCluster implements ClusterUnderTest {
         fencing: this,
         "in-cluster-controller": this,
         "controller-manager-flags": this.#controllerManager,
-        "bmc-lies": this,
+        "bmc-lies": bmcLieControl(this.#lies, (line) => {
+          this.#progress.info(line);
+        }),
       },
       this.unsupported,
     );
@@ -472,17 +474,6 @@ export class KindCluster implements ClusterUnderTest {
 
   fenceDriver(): FenceDriver {
     return lyingFenceDriver(new DockerFenceDriver(), this.#lies);
-  }
-
-  setBmcLie(node: string, lie: Partial<BmcLie>): Promise<void> {
-    this.#lies.set(node, lie);
-    this.#progress.info(`node ${node}: its BMC lies (${describeLie(this.#lies.of(node))})`);
-    return Promise.resolve();
-  }
-
-  clearBmcLie(node: string): Promise<void> {
-    if (this.#lies.clear(node)) this.#progress.info(`node ${node}: its BMC tells the truth again`);
-    return Promise.resolve();
   }
 
   /** Deletes the cluster if this run created it and keep is off; a reused cluster stays. */

@@ -3,7 +3,7 @@
 // evictions, graceful shutdown) are simulated by writing what the kubelet would write. Hostile
 // conditions for the controller: a skewed kubelet clock (an admission webhook shifts its writes),
 // a frozen kube-apiserver (SIGSTOP), a Node re-registered under a new UID.
-import { BmcLies, describeLie, type BmcLie } from "../bmc-lies.js";
+import { bmcLieControl, BmcLies } from "../bmc-lies.js";
 import { SimFenceDriver } from "./fence-driver.js";
 import type { FenceDriver } from "../../controller/drivers/types.js";
 import type { k8s } from "../../kube/client.js";
@@ -37,6 +37,8 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     "in-cluster-controller":
       "the sim's KWOK nodes run no containers, so no controller pod can run there (the sim runs the controller in-process)",
   };
+  /** What the nodes' BMCs lie about, shared by every fence driver this cluster hands out. */
+  readonly #lies = new BmcLies();
   /** The sim can do every fault family, restart its controller manager and fence its nodes. */
   readonly capabilities: Omit<CapabilityMap, "in-cluster-controller"> = {
     lifecycle: this,
@@ -48,7 +50,9 @@ export class SimClusterUnderTest implements ClusterUnderTest {
     "clock-skew": this,
     "apiserver-pause": this,
     "node-reregistration": this,
-    "bmc-lies": this,
+    "bmc-lies": bmcLieControl(this.#lies, (line) => {
+      this.#progress.info(line);
+    }),
   };
   /**
    * The sim's simulated container start and CSI attach latency (openClusterUnderTest keeps the
@@ -63,8 +67,6 @@ export class SimClusterUnderTest implements ClusterUnderTest {
   readonly #pressure = new Map<string, SimEvictionManager>();
   /** Relieved, still holding the pressure condition for the transition period. */
   readonly #settling = new Set<SimEvictionManager>();
-  /** What the nodes' BMCs lie about, shared by every fence driver this cluster hands out. */
-  readonly #lies = new BmcLies();
 
   constructor(cluster: SimCluster, options: SimUnderTestOptions = {}) {
     this.cluster = cluster;
@@ -189,17 +191,6 @@ export class SimClusterUnderTest implements ClusterUnderTest {
 
   fenceDriver(): FenceDriver {
     return new SimFenceDriver(this.cluster.layout.root, { lies: this.#lies });
-  }
-
-  setBmcLie(node: string, lie: Partial<BmcLie>): Promise<void> {
-    this.#lies.set(node, lie);
-    this.#progress.info(`node ${node}: its BMC lies (${describeLie(this.#lies.of(node))})`);
-    return Promise.resolve();
-  }
-
-  clearBmcLie(node: string): Promise<void> {
-    if (this.#lies.clear(node)) this.#progress.info(`node ${node}: its BMC tells the truth again`);
-    return Promise.resolve();
   }
 
   faultLocator(): NodeFaultLocator {
