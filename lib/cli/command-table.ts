@@ -27,6 +27,7 @@ const reapModule = () => import("./reap-command.js");
 const nodeModule = () => import("./node-verbs.js");
 const upDownModule = () => import("./up-down.js");
 const agentModule = () => import("./agent-command.js");
+const proxyModule = () => import("./proxy-commands.js");
 
 const AGENT_SUBCOMMANDS: readonly CommandSpec[] = [
   {
@@ -40,6 +41,33 @@ const AGENT_SUBCOMMANDS: readonly CommandSpec[] = [
     summary: "revert what the agents hold and remove them",
     usage: async () => (await agentModule()).AGENT_UNINSTALL_USAGE,
     run: async (args, signal) => (await agentModule()).agentUninstall(args, signal),
+  },
+];
+
+const PROXY_SUBCOMMANDS: readonly CommandSpec[] = [
+  {
+    name: "start",
+    summary: "run the API fault proxy in the foreground",
+    usage: async () => (await proxyModule()).PROXY_START_USAGE,
+    run: async (args, signal) => (await proxyModule()).proxyStart(args, signal),
+  },
+  {
+    name: "set",
+    summary: "replace the running proxy's fault rules",
+    usage: async () => (await proxyModule()).PROXY_SET_USAGE,
+    run: async (args) => (await proxyModule()).proxySet(args),
+  },
+  {
+    name: "clear",
+    summary: "remove every fault rule",
+    usage: async () => (await proxyModule()).PROXY_CLEAR_USAGE,
+    run: async (args) => (await proxyModule()).proxyClear(args),
+  },
+  {
+    name: "status",
+    summary: "the proxy's rules, open streams and counters",
+    usage: async () => (await proxyModule()).PROXY_STATUS_USAGE,
+    run: async (args) => (await proxyModule()).proxyStatusCommand(args),
   },
 ];
 
@@ -160,6 +188,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "rekindle's node agent for node faults on clusters rekindle did not create",
     usage: async () => (await agentModule()).AGENT_USAGE,
     subcommands: AGENT_SUBCOMMANDS,
+  },
+  {
+    name: "proxy",
+    summary:
+      "an API fault proxy between any controller and kube-apiserver (stalled, bookmark-only, closed watches…)",
+    usage: async () => (await proxyModule()).PROXY_USAGE,
+    subcommands: PROXY_SUBCOMMANDS,
   },
   {
     name: "controller",

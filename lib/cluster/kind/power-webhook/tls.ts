@@ -24,6 +24,8 @@ export interface ServingCertificateOptions {
   days?: number;
   /** Default "openssl". */
   openssl?: string;
+  /** The certificates' subject: "<commonName> CA" and "<commonName>". Default "rekindle kind power webhook". */
+  commonName?: string;
   signal?: AbortSignal;
 }
 
@@ -51,6 +53,7 @@ export async function servingCertificate(options: ServingCertificateOptions): Pr
     );
   }
   const openssl = options.openssl ?? "openssl";
+  const commonName = options.commonName ?? "rekindle kind power webhook";
   const run = (args: string[]) => runCommand(openssl, args, options.signal ? { signal: options.signal } : {});
   // Private keys touch the disk only in a fresh mode-0700 directory, removed before returning.
   const dir = mkdtempSync(join(tmpdir(), "rekindle-power-webhook-tls-"));
@@ -67,7 +70,7 @@ export async function servingCertificate(options: ServingCertificateOptions): Pr
       "-days",
       String(days),
       "-subj",
-      "/CN=rekindle kind power webhook CA",
+      `/CN=${commonName} CA`,
       "-addext",
       "basicConstraints=critical,CA:TRUE",
       "-addext",
@@ -82,7 +85,7 @@ export async function servingCertificate(options: ServingCertificateOptions): Pr
       "-out",
       file("server.csr"),
       "-subj",
-      "/CN=rekindle kind power webhook",
+      `/CN=${commonName}`,
     ]);
     writeFileSync(
       file("server.ext"),
