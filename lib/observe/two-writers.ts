@@ -1,6 +1,7 @@
 // The two-writer check at the data level: from the writer workload's log (writer-log.ts), every
 // interval in which two writers (a pod UID on a node) both wrote to the one volume. A missed fence
 // shows here as data, whatever the API said about the pods.
+import type { Milestone } from "./milestone.js";
 import type { WriterLog, WriterRecord } from "./writer-log.js";
 
 /** Default tolerance for the clock skew between two writers' nodes (on kind all share the host's). */
@@ -111,4 +112,19 @@ export function describeOverlap(o: WriterOverlap): string {
     `pod ${a.podUid} on ${a.node} (${a.records} records) and pod ${b.podUid} on ${b.node} ` +
     `(${b.records} records) both wrote for ${ms} ms from ${new Date(o.startMs).toISOString()} (${o.evidence})`
   );
+}
+
+/**
+ * `<id>:two-writers` at the start of the first overlap, ms since the fault (the writers' wall clock
+ * against the harness's: on kind one host clock), on the node of the writer that made it two.
+ * Undefined when no two writers overlapped.
+ */
+export function twoWritersMilestone(
+  id: string,
+  overlaps: readonly WriterOverlap[],
+  faultAtMs: number,
+): Milestone | undefined {
+  const first = [...overlaps].sort((a, b) => a.startMs - b.startMs)[0];
+  if (first === undefined) return undefined;
+  return { name: `${id}:two-writers`, atMs: first.startMs - faultAtMs, node: first.writers[1].node };
 }
