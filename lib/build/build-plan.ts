@@ -11,7 +11,7 @@ import {
 } from "./go-wrapper-modules.js";
 import type { SimVersions } from "./versions.js";
 
-/** The sim's components, the offline kind node image's, then kind's CSI driver's (built the same way). */
+/** The sim's components, the offline kind node image's, then kind's CSI driver's and the writer workload's (built the same way). */
 export type ComponentName =
   | "kubernetes"
   | "etcd"
@@ -21,7 +21,8 @@ export type ComponentName =
   | "local-path-provisioner"
   | "pause"
   | "csi-attacher"
-  | "csi-shared";
+  | "csi-shared"
+  | "writer";
 
 export interface ComponentPlan {
   component: ComponentName;

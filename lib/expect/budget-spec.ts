@@ -15,4 +15,10 @@ export interface BudgetSpec {
   neverEvicted?: boolean;
   /** Never two of its pods Ready at once on different nodes (StatefulSet split brain). */
   neverReadyOnTwoNodes?: boolean;
+  /**
+   * Never two copies of it writing to its volume at once, as the writer workload's log shows
+   * (`<workload>:two-writers`, lib/observe/two-writers.ts). The workload (a StatefulSet with a
+   * ReadWriteOnce claim) then runs the writer beside its own containers.
+   */
+  neverTwoWriters?: boolean;
 }

@@ -21,6 +21,7 @@ export const BUDGET_KINDS = [
   "maxUnavailable",
   "neverEvicted",
   "neverReadyOnTwoNodes",
+  "neverTwoWriters",
 ] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
@@ -31,6 +32,7 @@ export const BUDGET_LABELS: Readonly<Record<BudgetKind, string>> = {
   maxUnavailable: "replicas unavailable at most",
   neverEvicted: "evicted",
   neverReadyOnTwoNodes: "Ready on two nodes at once",
+  neverTwoWriters: "two writers on its volume at once",
 };
 
 /** One budget of one workload against what one run measured. */
@@ -131,7 +133,7 @@ function timeBudget(
 
 /** A "never" budget: passed when the forbidden thing did not happen. */
 function neverBudget(
-  budget: "neverEvicted" | "neverReadyOnTwoNodes",
+  budget: "neverEvicted" | "neverReadyOnTwoNodes" | "neverTwoWriters",
   workload: string,
   happened: { atMs: number; what: string } | undefined,
 ): BudgetResult {
@@ -203,6 +205,20 @@ function twoNodesBudget(input: BudgetInput, id: string): BudgetResult {
 }
 
 /**
+ * Two writers on its volume at once: the `<id>:two-writers` milestone, which the writer log's check
+ * marks at the start of the first overlap (its node: the writer that made it two).
+ */
+function twoWritersBudget(input: BudgetInput, id: string): BudgetResult {
+  workloadOf(input, id);
+  const milestone = input.milestones.find((m) => m.name === `${id}:two-writers`);
+  const happened =
+    milestone === undefined
+      ? undefined
+      : { atMs: milestone.atMs, what: `two writers${milestone.node ? ` (${milestone.node})` : ""}` };
+  return neverBudget("neverTwoWriters", id, happened);
+}
+
+/**
  * The time budgets whose milestone the expected timeline says never comes (`rekindle list -f`
  * names them before a run): "postgres recovered within 45 s: the model expects postgres:recovered
  * never". Such a budget is still checked, and missed, when the file runs.
@@ -238,6 +254,7 @@ export function checkBudgets(budgets: readonly WorkloadBudgets[], input: BudgetI
     ...(b.maxUnavailable !== undefined ? [unavailableBudget(input, b.workload, b.maxUnavailable)] : []),
     ...(b.neverEvicted === true ? [evictedBudget(input, b.workload)] : []),
     ...(b.neverReadyOnTwoNodes === true ? [twoNodesBudget(input, b.workload)] : []),
+    ...(b.neverTwoWriters === true ? [twoWritersBudget(input, b.workload)] : []),
   ]);
 }
 
@@ -255,6 +272,8 @@ export function budgetWords(result: Pick<BudgetResult, "workload" | "budget" | "
       return `${workload} never evicted`;
     case "neverReadyOnTwoNodes":
       return `${workload} never Ready on two nodes at once`;
+    case "neverTwoWriters":
+      return `${workload} never two writers on its volume at once`;
   }
 }
 

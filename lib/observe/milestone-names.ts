@@ -38,6 +38,8 @@ export const WORKLOAD_MILESTONE_SUFFIXES = [
   "pod-evicted",
   /** Two of its pods Ready at once on different nodes (split brain). */
   "duplicate-ready",
+  /** Two copies of it writing to its volume at once, from the writer workload's log (two-writers.ts). */
+  "two-writers",
   // The global volume milestones, for the volumes of this workload's lost pods only.
   "multi-attach",
   "va-detach-started",

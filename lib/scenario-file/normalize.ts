@@ -169,5 +169,6 @@ function budget(raw: RawBudget): BudgetSpec {
   if (raw.maxUnavailable !== undefined) out.maxUnavailable = raw.maxUnavailable;
   if (raw.neverEvicted !== undefined) out.neverEvicted = raw.neverEvicted;
   if (raw.neverReadyOnTwoNodes !== undefined) out.neverReadyOnTwoNodes = raw.neverReadyOnTwoNodes;
+  if (raw.neverTwoWriters !== undefined) out.neverTwoWriters = raw.neverTwoWriters;
   return out;
 }

@@ -42,6 +42,18 @@ const PROBE_REFUSALS: Readonly<Partial<Record<ProviderName, string>>> = {
     "in-cluster probes run from a pod on a control-plane node with rekindle's kind userland image, which a cluster rekindle did not create does not hold (probing there is not built yet); use provider kind",
 };
 
+/**
+ * Why a provider cannot run the writer workload a neverTwoWriters budget needs (its image is loaded
+ * into kind's nodes, and its log read from the volumes' backing store every kind worker shares).
+ */
+const WRITER_REFUSALS: Readonly<Partial<Record<ProviderName, string>>> = {
+  sim: "the sim's pods run no containers (KWOK nodes), so no writer would write and its log would prove nothing; use provider kind",
+  existing:
+    "the writer's image and its log's backing store are kind's (loaded into rekindle's kind nodes, read from the directory they share), which a cluster rekindle did not create does not hold; use provider kind",
+  // Refused rather than passed unchecked: a budget whose milestone no run can mark would always pass.
+  kind: "running the writer beside the workload and reading its log back after the scenario is not wired into kind runs yet (the writer, its image and the log's check exist), so the budget could only pass unchecked",
+};
+
 /** One reason, at the JSON pointer of the part of the file it is about. */
 export interface Refusal {
   pointer: string;
@@ -79,6 +91,15 @@ export function providerRefusals(file: ScenarioFile, provider: ProviderName): Re
       refusals.push({
         pointer: `/spec/workloads/${index}/probe`,
         reason: `workload ${workload.name} has a probe: ${probeReason}`,
+      });
+    }
+  });
+  const writerReason = WRITER_REFUSALS[provider];
+  file.budgets.forEach((budget, index) => {
+    if (budget.neverTwoWriters === true && writerReason !== undefined) {
+      refusals.push({
+        pointer: `/spec/budgets/${index}/neverTwoWriters`,
+        reason: `budget neverTwoWriters of workload ${budget.workload}: provider ${provider} cannot run the writer workload: ${writerReason}`,
       });
     }
   });

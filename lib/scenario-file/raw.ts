@@ -71,6 +71,7 @@ export interface RawBudget {
   maxUnavailable?: number;
   neverEvicted?: boolean;
   neverReadyOnTwoNodes?: boolean;
+  neverTwoWriters?: boolean;
 }
 
 export interface RawScenario {

@@ -365,6 +365,11 @@ const BUDGET: JsonSchema = objectOf(
       description: "Never two of its pods Ready at once on different nodes (StatefulSet split brain).",
       type: "boolean",
     },
+    neverTwoWriters: {
+      description:
+        "Never two copies of it writing to its volume at once, as the log of the writer workload it then runs shows (`<workload>:two-writers`). A StatefulSet with a ReadWriteOnce claim; provider kind only.",
+      type: "boolean",
+    },
   },
   ["workload"],
 );

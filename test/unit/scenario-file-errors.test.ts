@@ -99,7 +99,7 @@ describe("scenario files: errors", function () {
       "16:5: spec.fault.operator: an operator's action follows a stop fault only, not partition",
       `19:18: spec.controller.fenceConfig "../valid/files": ${files} is a directory; expected a file`,
       '21:17: spec.budgets[0].workload "cache" names no workload of this file; valid: db',
-      "23:7: spec.budgets[1]: no objective; give at least one of recoveredWithin, servingWithin, maxUnavailable, neverEvicted, neverReadyOnTwoNodes",
+      "23:7: spec.budgets[1]: no objective; give at least one of recoveredWithin, servingWithin, maxUnavailable, neverEvicted, neverReadyOnTwoNodes, neverTwoWriters",
     ]);
   });
 

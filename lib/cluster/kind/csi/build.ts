@@ -1,14 +1,14 @@
 // The Go parts of kind's attaching CSI driver (notes/csi-attach.md), built like the node image's
 // (wrapper module, go build, cached per version under <cache>/kind/): upstream's external-attacher
 // from its module, and our plugin from deploy/csi, whose version is a hash of its sources.
-import { createHash } from "node:crypto";
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { componentDir, isCached } from "../../../build/build-cache.js";
 import { withBuildLock } from "../../../build/build-lock.js";
 import type { ComponentPlan } from "../../../build/build-plan.js";
 import { buildComponent } from "../../../build/go-build.js";
 import { findGoToolchain } from "../../../build/go-toolchain.js";
+import { moduleSourceFiles, moduleSourceVersion } from "../../../build/source-version.js";
 import { deployPath } from "../../../util/project-files.js";
 import { cacheRoot } from "../../../util/paths.js";
 import type { Progress } from "../../../util/progress.js";
@@ -23,21 +23,9 @@ const ATTACHER_PACKAGE = `${ATTACHER_MODULE}/cmd/csi-attacher`;
 /** Our plugin's Go module (deploy/csi). */
 export const CSI_PLUGIN_SOURCES = deployPath("csi");
 
-/** The plugin's build inputs: its Go sources and module files, tests left out. */
-function pluginSourceFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => (f.endsWith(".go") && !f.endsWith("_test.go")) || f === "go.mod" || f === "go.sum")
-    .sort();
-}
-
 /** "src-" + 10 hex digits over the plugin's sources: a changed source is a new cache entry. */
 export function pluginVersion(dir: string = CSI_PLUGIN_SOURCES): string {
-  const hash = createHash("sha256");
-  for (const file of pluginSourceFiles(dir)) {
-    hash.update(file);
-    hash.update(readFileSync(join(dir, file)));
-  }
-  return `src-${hash.digest("hex").slice(0, 10)}`;
+  return moduleSourceVersion(dir);
 }
 
 export function attacherWrapperGoMod(version: string = EXTERNAL_ATTACHER_VERSION): string {
@@ -76,7 +64,7 @@ export function csiBuildPlans(sources: string = CSI_PLUGIN_SOURCES): ComponentPl
       binaries: ["csi-shared"],
       ldflags: "-s -w",
       prepare(_go, workDir) {
-        for (const file of pluginSourceFiles(sources)) copyFileSync(join(sources, file), join(workDir, file));
+        for (const file of moduleSourceFiles(sources)) copyFileSync(join(sources, file), join(workDir, file));
         return Promise.resolve();
       },
     },

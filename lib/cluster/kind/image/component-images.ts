@@ -17,7 +17,12 @@ function binary(binaries: NodeImageBinaries, name: string): string {
 }
 
 /** An image of one static binary plus the few files programs expect (/etc/passwd, /tmp). */
-async function staticImage(docker: DockerCli, workDir: string, ref: string, program: string): Promise<void> {
+export async function staticImage(
+  docker: DockerCli,
+  workDir: string,
+  ref: string,
+  program: string,
+): Promise<void> {
   const dir = mkdtempSync(join(workDir, "image-"));
   try {
     const name = program.split("/").pop() ?? program;

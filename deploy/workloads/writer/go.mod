@@ -1,0 +1,3 @@
+module rekindle.dev/writer
+
+go 1.26.0
