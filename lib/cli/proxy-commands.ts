@@ -117,7 +117,13 @@ export async function proxyStart(args: string[], signal: AbortSignal): Promise<n
     process.stdout.write(`${outKubeconfig}\n`);
     await new Promise<void>((done) => {
       if (signal.aborted) done();
-      signal.addEventListener("abort", () => done(), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          done();
+        },
+        { once: true },
+      );
     });
   } finally {
     removeProxyState(values.name);

@@ -81,31 +81,28 @@ function forwardTo(
 ): Promise<Upstream> {
   const { method, path, headers, body } = request;
   return new Promise<Upstream>((resolve, reject) => {
-      const send = upstream.protocol === "https:" ? httpsRequest : plainRequest;
-      const req = send(
-        new URL(path, upstream),
-        {
-          method,
-          headers: { ...passable(headers), "content-length": String(body.length) },
-          ...(upstream.protocol === "https:"
-            ? {
-                rejectUnauthorized: options.upstreamInsecure !== true,
-                ...(options.upstreamCa ? { ca: options.upstreamCa } : {}),
-              }
-            : {}),
-        },
-        (res) => {
-          readAll(res, 16 * 1024 * 1024).then(
-            (data) => {
-              resolve({ status: res.statusCode ?? 502, headers: res.headers, body: data });
-            },
-            reject,
-          );
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    });
+    const send = upstream.protocol === "https:" ? httpsRequest : plainRequest;
+    const req = send(
+      new URL(path, upstream),
+      {
+        method,
+        headers: { ...passable(headers), "content-length": String(body.length) },
+        ...(upstream.protocol === "https:"
+          ? {
+              rejectUnauthorized: options.upstreamInsecure !== true,
+              ...(options.upstreamCa ? { ca: options.upstreamCa } : {}),
+            }
+          : {}),
+      },
+      (res) => {
+        readAll(res, 16 * 1024 * 1024).then((data) => {
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: data });
+        }, reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /** Starts the front; resolves once it listens. */

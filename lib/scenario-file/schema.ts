@@ -68,6 +68,10 @@ function threshold(description: string): JsonSchema {
   };
 }
 
+function flag(description: string): JsonSchema {
+  return { description, type: "boolean" };
+}
+
 function dnsLabel(description: string): JsonSchema {
   return {
     description,
@@ -357,19 +361,13 @@ const BUDGET: JsonSchema = objectOf(
       type: "integer",
       minimum: 0,
     },
-    neverEvicted: {
-      description: "None of its pods is evicted or deleted by the node lifecycle or the kubelet.",
-      type: "boolean",
-    },
-    neverReadyOnTwoNodes: {
-      description: "Never two of its pods Ready at once on different nodes (StatefulSet split brain).",
-      type: "boolean",
-    },
-    neverTwoWriters: {
-      description:
-        "Never two copies of it writing to its volume at once, as the log of the writer workload it then runs shows (`<workload>:two-writers`). A StatefulSet with a ReadWriteOnce claim; provider kind only.",
-      type: "boolean",
-    },
+    neverEvicted: flag("None of its pods is evicted or deleted by the node lifecycle or the kubelet."),
+    neverReadyOnTwoNodes: flag(
+      "Never two of its pods Ready at once on different nodes (StatefulSet split brain).",
+    ),
+    neverTwoWriters: flag(
+      "Never two copies of it writing to its volume at once, as the log of the writer workload it then runs shows (`<workload>:two-writers`). A StatefulSet with a ReadWriteOnce claim; provider kind only.",
+    ),
   },
   ["workload"],
 );

@@ -49,16 +49,14 @@ export async function startScriptedApiServer(): Promise<ScriptedApiServer> {
     }
     req.resume();
     req.on("end", () => {
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            kind: "Status",
-            apiVersion: "v1",
-            status: "Success",
-            message: `${req.method} ${path}`,
-          }),
-        );
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          kind: "Status",
+          apiVersion: "v1",
+          status: "Success",
+          message: `${req.method} ${path}`,
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

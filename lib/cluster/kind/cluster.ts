@@ -2,7 +2,8 @@
 // faults go to the containers through testcontainers' runtime client; for pressure the node is
 // first made to look small to its kubelet (small-node.ts), then filled past the kubelet's own
 // threshold as its stats report it.
-import { worstAttachSeenMs } from "../kubelet-volume-timing.js";
+export { KIND_CSI_ATTACH_MS, KIND_LATENCIES } from "./latencies.js";
+import { kindLatencies } from "./latencies.js";
 import { join } from "node:path";
 import { bmcLieControl, BmcLies, lyingFenceDriver } from "../bmc-lies.js";
 import { DockerFenceDriver } from "./fence-driver.js";
@@ -56,23 +57,6 @@ export const KIND_TIMEOUTS = {
   /** kind delete cluster. */
   deleteMs: 300_000,
 } as const;
-
-/**
- * Container start on kind: image present in the node's containerd (fixtures use small images,
- * pulled once), sandbox + CNI (kindnet) + container start measure 1–3 s on a CI runner; 3 s is the
- * upper end so the expected timeline is not too tight on a busy 2–4 core machine.
- * Attach: none with the rekindle-shared StorageClass (shared-storage.ts: hostPath volumes, no
- * VolumeAttachment); with rekindle-csi, KIND_CSI_ATTACH_MS and the kubelet's wait.
- */
-export const KIND_LATENCIES = {
-  podStartMs: 3_000,
-  attachMs: 0,
-  frozenPowerOffMs: 6_000,
-  powerOnMs: 6_000,
-} as const;
-
-/** rekindle-csi (notes/csi-attach.md): a VolumeAttachment attached 0.5–0.6 s after it is made. */
-export const KIND_CSI_ATTACH_MS = 500;
 
 /** The kubelet eviction manager's housekeeping interval (fixed in the kubelet, 10 s). */
 export const KIND_MONITORING_INTERVAL_MS = 10_000;
@@ -265,9 +249,7 @@ export class KindCluster implements ClusterUnderTest {
 
   /** KIND_LATENCIES; with rekindle-csi, the attach path's own (KIND_CSI_ATTACH_MS, the kubelet's wait). */
   get latencies(): ProviderLatencies {
-    const attachSeenMs = worstAttachSeenMs(this.eviction.statusUpdateIntervalMs);
-    const csi = this.storage.attachRequired ? { attachMs: KIND_CSI_ATTACH_MS, attachSeenMs } : {};
-    return { ...KIND_LATENCIES, ...csi };
+    return kindLatencies(this.eviction.statusUpdateIntervalMs, this.storage.attachRequired);
   }
 
   async workerNodes(): Promise<string[]> {

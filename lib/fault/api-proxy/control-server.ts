@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { errorMessage, RekindleError } from "../../errors.js";
 import { isObject } from "../../util/is-object.js";
 import { readBoundedBody } from "../../util/request-body.js";
-import type { ApiProxy } from "./proxy.js";
+import type { ApiProxy } from "./types.js";
 
 /** A PUT /rules body longer than this is refused (413). */
 const MAX_BODY_BYTES = 256 * 1024;

@@ -13,13 +13,16 @@ import { RekindleError } from "../../errors.js";
 import { k8s } from "../../kube/client.js";
 import { loadKubeconfig } from "../../kube/kubeconfig-load.js";
 import { startControlServer, type ControlServer } from "./control-server.js";
-import { Flow, statusBody, type FlowStatus, type ProxyCounters } from "./flow.js";
+import { Flow, statusBody, type ProxyCounters } from "./flow.js";
 import { proxyKubeconfig, writeProxyKubeconfig } from "./proxy-kubeconfig.js";
 import { checkRules } from "./rule-check.js";
 import { ruleText } from "./rule-syntax.js";
 import type { FaultRule } from "./rules.js";
 import { proxyServingTls } from "./tls.js";
+import type { ApiProxy, ProxyStatus } from "./types.js";
 import { connectUpstream } from "./upstream.js";
+
+export type { ApiProxy, ProxyStatus } from "./types.js";
 
 export interface ApiProxyOptions {
   /** The apiserver to forward to: a kubeconfig file, or one already loaded. */
@@ -42,35 +45,6 @@ export interface ApiProxyOptions {
   signal?: AbortSignal;
   /** One line per upstream failure. Default: none. */
   log?: (line: string) => void;
-}
-
-export interface ProxyStatus {
-  /** The proxy's URL, which clients use as their server. */
-  url: string;
-  upstream: string;
-  controlUrl?: string;
-  kubeconfig?: string;
-  /** Each rule in its text form (rule-syntax.ts), in the order they are tried. */
-  rules: string[];
-  streams: FlowStatus[];
-  counters: ProxyCounters;
-}
-
-export interface ApiProxy extends AsyncDisposable {
-  readonly url: string;
-  /** The control API's URL (http://127.0.0.1:PORT), absent with controlPort false. */
-  readonly controlUrl: string | undefined;
-  /** The CA that verifies the proxy's certificate (PEM), when it serves TLS. */
-  readonly caPem: string | undefined;
-  /** A client configuration that reaches the apiserver through the proxy. */
-  kubeConfig(): k8s.KubeConfig;
-  /** Replaces the rules (checked whole first: bad input changes nothing) and applies them to open streams. */
-  setRules(rules: readonly (FaultRule | string)[]): ProxyStatus;
-  clearRules(): ProxyStatus;
-  rules(): readonly FaultRule[];
-  status(): ProxyStatus;
-  /** Ends every open stream and stops listening. */
-  close(): Promise<void>;
 }
 
 function isLoopback(host: string): boolean {
