@@ -61,11 +61,11 @@ export const CLUSTER_COST = {
 /**
  * Share of the cores `auto` fills with the clusters' average use. The rest is for bursts: the
  * clusters all boot together (5 at once were each ready in 11-12.5 s, which only delays the
- * first scenarios) and a scenario's busiest 5 s took 0.33 of a core. Whole runs of every family
- * on 6-7 clusters used 0.86 of 2 cores on average (bench/results/run-fast-*.json): at 0.55, 2
- * cores take 7 clusters, about 1 core on average, with 1 left for bursts.
+ * first scenarios) and a scenario's busiest 5 s took 0.33 of a core. Measured whole runs with 5
+ * clusters at once used 0.56-0.76 of 2 cores on average (bench/results/run-*-2026-11-2[56].json):
+ * at 0.45, 2 cores take 6 clusters, about 0.9 of a core on average, with 1.1 left for bursts.
  */
-export const CORE_SHARE = 0.55;
+export const CORE_SHARE = 0.45;
 
 /** Memory `auto` leaves free for everything else, bytes. */
 export const MEMORY_RESERVE_BYTES = 2 * 1024 ** 3;
@@ -80,17 +80,13 @@ export function machineFacts(): MachineFacts {
 }
 
 /**
- * Clusters past the selection's total expected length over its longest, and one more, cannot end
- * the run sooner: the longest scenario runs on one cluster whatever the others do. The one more is
- * for the tail: the lengths leave out setup and cleanup, and a scenario with no bounded window
- * counts 0 though it runs for tens of seconds, so the last ones handed out land on clusters
- * already as busy as the longest (at exactly total/longest, the fast run's last safety scenarios
- * ended 70 s after its longest).
+ * Clusters past the selection's total expected length over its longest cannot end the run
+ * sooner: the longest scenario runs on one cluster whatever the others do.
  */
 export function clustersNeeded(expectedMs: readonly number[]): number {
   const longest = Math.max(0, ...expectedMs);
   if (longest === 0) return expectedMs.length;
-  return Math.ceil(expectedMs.reduce((sum, ms) => sum + ms, 0) / longest) + 1;
+  return Math.ceil(expectedMs.reduce((sum, ms) => sum + ms, 0) / longest);
 }
 
 /** The cluster count `auto` chooses, and why (the deciding limits), for the selected scenarios' expected lengths. */
@@ -107,7 +103,7 @@ export function autoParallel(
   const why = [
     `auto: ${machine.cores} cores × ${CORE_SHARE} / ${CLUSTER_COST.cores} core per cluster = ${byCores}`,
     `(${gib(machine.freeMemoryBytes)} free − ${gib(MEMORY_RESERVE_BYTES)}) / ${gib(CLUSTER_COST.memoryBytes)} per cluster = ${byMemory}`,
-    `the selection's expected lengths over its longest, and one for the tail = ${byNeed}`,
+    `the selection's expected lengths over its longest = ${byNeed}`,
     ...(selected < Math.min(byCores, byMemory, byNeed) ? [`only ${selected} scenario(s)`] : []),
   ].join("; ");
   return { clusters, why };

@@ -109,12 +109,12 @@ describe("--parallel auto", function () {
   /** `count` scenarios of equal length: as many clusters as scenarios could all be busy. */
   const even = (count: number) => Array.from({ length: count }, () => 60_000);
 
-  it("on 2 cores with plenty of memory: limited by the cores, 7 clusters (2 × 0.55 / 0.15)", function () {
+  it("on 2 cores with plenty of memory: limited by the cores, 6 clusters (2 × 0.45 / 0.15)", function () {
     const { clusters, why } = autoParallel({ cores: 2, freeMemoryBytes: 20 * GIB }, even(27));
-    expect(clusters).to.equal(7);
+    expect(clusters).to.equal(6);
     expect(why).to.include("2 cores");
     expect(autoParallel({ cores: 1, freeMemoryBytes: 20 * GIB }, even(27)).clusters).to.equal(3);
-    expect(autoParallel({ cores: 4, freeMemoryBytes: 20 * GIB }, even(27)).clusters).to.equal(14);
+    expect(autoParallel({ cores: 4, freeMemoryBytes: 20 * GIB }, even(27)).clusters).to.equal(12);
     expect(autoParallel({ cores: 8, freeMemoryBytes: 64 * GIB }, even(27)).clusters).to.equal(16);
   });
 
@@ -123,18 +123,16 @@ describe("--parallel auto", function () {
     expect(autoParallel({ cores: 64, freeMemoryBytes: free }, even(27)).clusters).to.equal(2);
   });
 
-  it("no more clusters than the selection's total over its longest scenario and one for the tail: more could not end it sooner", function () {
+  it("no more clusters than the selection's total over its longest scenario: more could not end it sooner", function () {
     // Three 7-minute scenarios and 30 of half a minute: 36 minutes, at least 7 on one cluster.
     const fastLike = [
       ...Array.from({ length: 3 }, () => 420_000),
       ...Array.from({ length: 30 }, () => 30_000),
     ];
-    expect(clustersNeeded(fastLike)).to.equal(7);
+    expect(clustersNeeded(fastLike)).to.equal(6);
     const { clusters, why } = autoParallel(roomy, fastLike);
-    expect(clusters).to.equal(7);
-    expect(why).to.include("expected lengths over its longest, and one for the tail = 7");
-    // One scenario alone needs one cluster (and the selection's size caps the count anyway).
-    expect(autoParallel(roomy, [60_000]).clusters).to.equal(1);
+    expect(clusters).to.equal(6);
+    expect(why).to.include("expected lengths over its longest = 6");
     // On one core the cores decide first.
     expect(autoParallel({ cores: 1, freeMemoryBytes: 20 * GIB }, fastLike).clusters).to.equal(3);
     expect(clustersNeeded([0, 0, 0])).to.equal(3);
