@@ -378,6 +378,9 @@ describe("kind provider (real Docker Engine, stand-in kind nodes, real kind CLI)
       const started = await startKindCluster({
         name: CREATE_CLUSTER,
         kindBinary: kind,
+        // kind's own image, never rekindle's offline one: with that, "auto" would boot a whole
+        // cluster here (minutes), which the kind smoke run already does.
+        image: "kindest",
         profile: TIMING_PROFILES.fast,
         stateDir: dir,
         agentProbe: null,
