@@ -1,0 +1,11 @@
+import { readFileSync } from "node:fs";
+import { SCENARIOS } from "../suites/index.js";
+const ALL_SCENARIOS = Object.values(SCENARIOS).flat();
+import { TIMING_PROFILES } from "../lib/cluster/profiles.js";
+import { listExpectationInputs, scenarioLengthMs } from "../lib/run/expected-length.js";
+const d = JSON.parse(readFileSync("bench/results/run-fast-default-side-by-side-2026-12-02.json", "utf8")) as { scenarios: { id: string; spanMs: number }[] };
+const span = new Map(d.scenarios.map((s) => [s.id, s.spanMs]));
+const inputs = listExpectationInputs(TIMING_PROFILES.fast);
+const rows = ALL_SCENARIOS.map((s) => [s.id, Math.round(scenarioLengthMs(s, inputs) / 1000), Math.round((span.get(s.id) ?? 0) / 1000)] as const);
+rows.sort((a, b) => b[1] - a[1]);
+for (const r of rows) console.log(r.join("\t"));
