@@ -8,6 +8,7 @@ import type { ExistingNodeFaults, NodeFaultOptions, PressureKind } from "../clus
 import { isNotFound, k8s } from "../kube/client.js";
 import type { Progress } from "../util/progress.js";
 import { AgentClient, type AgentClientTimeouts } from "./client.js";
+import { containersStopped } from "./node-ops.js";
 import { AGENT_NAME, AGENT_NAMESPACE, type AgentAction } from "./protocol.js";
 
 /** Why the agent offers no graceful shutdown (for the existing provider's `unsupported`). */
@@ -88,9 +89,24 @@ export async function agentNodeFaults(
   const revert = async (node: string, action: AgentAction) => {
     await client.revert(node, action);
   };
+  // A node loss that leaves its containers running is not one: a scenario that then releases the
+  // node's volumes would let a replacement write beside the live copy. An agent that does not say
+  // it stopped them (one older than this rekindle) is undone and refused.
+  const stop = async (node: string, given?: NodeFaultOptions) => {
+    const status = await client.apply(node, "stop", deadline(given));
+    if (containersStopped(status.message) !== undefined) return;
+    await client.revert(node, "stop");
+    throw new RekindleError(
+      "PRECONDITION",
+      `the agent on ${node} stopped the kubelet and runtime but not the node's containers (${status.message}): a scenario that released the node's volumes could make two writers`,
+      {
+        hint: "reinstall the agent with this rekindle's image: rekindle agent uninstall, then rekindle agent install",
+      },
+    );
+  };
   return {
     lifecycle: {
-      stopNode: (node, given) => apply(node, "stop", given),
+      stopNode: stop,
       startNode: (node) => revert(node, "stop"),
     },
     partition: {
