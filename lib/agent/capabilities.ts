@@ -33,6 +33,29 @@ export function pressureAction(kind: PressureKind): AgentAction {
   return kind === "memory" ? "pressure-memory" : "pressure-disk";
 }
 
+/**
+ * Node loss through the agent. One that leaves the node's containers running is not one: a
+ * scenario that then released the node's volumes would let a replacement write beside the live
+ * copy. An agent that does not say it stopped them (one older than this rekindle) is undone and
+ * refused.
+ */
+export async function stopThroughAgent(
+  client: Pick<AgentClient, "apply" | "revert">,
+  node: string,
+  deadline: Date,
+): Promise<void> {
+  const status = await client.apply(node, "stop", deadline);
+  if (containersStopped(status.message) !== undefined) return;
+  await client.revert(node, "stop");
+  throw new RekindleError(
+    "PRECONDITION",
+    `the agent on ${node} stopped the kubelet and runtime but not the node's containers (${status.message}): a scenario that released the node's volumes could make two writers`,
+    {
+      hint: "reinstall the agent with this rekindle's image: rekindle agent uninstall, then rekindle agent install",
+    },
+  );
+}
+
 /** Throws unless the agent's DaemonSet exists and schedules pods. */
 async function checkInstalled(kc: k8s.KubeConfig, namespace: string): Promise<void> {
   let daemonSet: k8s.V1DaemonSet;
@@ -89,24 +112,9 @@ export async function agentNodeFaults(
   const revert = async (node: string, action: AgentAction) => {
     await client.revert(node, action);
   };
-  // A node loss that leaves its containers running is not one: a scenario that then releases the
-  // node's volumes would let a replacement write beside the live copy. An agent that does not say
-  // it stopped them (one older than this rekindle) is undone and refused.
-  const stop = async (node: string, given?: NodeFaultOptions) => {
-    const status = await client.apply(node, "stop", deadline(given));
-    if (containersStopped(status.message) !== undefined) return;
-    await client.revert(node, "stop");
-    throw new RekindleError(
-      "PRECONDITION",
-      `the agent on ${node} stopped the kubelet and runtime but not the node's containers (${status.message}): a scenario that released the node's volumes could make two writers`,
-      {
-        hint: "reinstall the agent with this rekindle's image: rekindle agent uninstall, then rekindle agent install",
-      },
-    );
-  };
   return {
     lifecycle: {
-      stopNode: stop,
+      stopNode: (node, given) => stopThroughAgent(client, node, deadline(given)),
       startNode: (node) => revert(node, "stop"),
     },
     partition: {

@@ -7,7 +7,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { stopThroughAgent } from "../../lib/agent/capabilities.js";
 import { containersStopped, killPodsScript, stopApplyScript } from "../../lib/agent/node-ops.js";
+import type { AgentAction, AgentStatus } from "../../lib/agent/protocol.js";
+import { rekindleRejection } from "../support/assertions.js";
 
 const AGENT_UID = "0a1b2c3d-1111-2222-3333-444455556666";
 const POD_A = "aaaaaaaa-0000-1111-2222-333333333333";
@@ -162,5 +165,46 @@ echo "$* writer=$w" >> ${log}
       ),
     ).to.equal(7);
     expect(containersStopped("applied until x: kubelet containerd")).to.equal(undefined);
+  });
+});
+
+describe("node loss through the agent: refused from an agent that leaves the containers running", function () {
+  /** A client whose agent answers a stop with `message`; records what was asked. */
+  function client(message: string) {
+    const asked: string[] = [];
+    const status = (state: AgentStatus["state"], text: string): AgentStatus => ({
+      state,
+      message: text,
+      at: "2026-11-24T10:00:00.000Z",
+      answers: "x",
+    });
+    return {
+      asked,
+      apply: (node: string, action: AgentAction) => {
+        asked.push(`apply ${action} ${node}`);
+        return Promise.resolve(status("applied", message));
+      },
+      revert: (node: string, action: AgentAction) => {
+        asked.push(`revert ${action} ${node}`);
+        return Promise.resolve(status("reverted", "reverted"));
+      },
+    };
+  }
+
+  it("an agent that counts the containers it stopped: the stop stands", async function () {
+    const agent = client(
+      "applied until x: stopped kubelet containerd; stopped 5 containers (7 processes) in 2 pods",
+    );
+    await stopThroughAgent(agent, "w1", new Date());
+    expect(agent.asked).to.deep.equal(["apply stop w1"]);
+  });
+
+  it("an older agent (kubelet and runtime only): undone at once, then refused with the reason", async function () {
+    const agent = client("applied until x: kubelet containerd");
+    const error = await rekindleRejection(stopThroughAgent(agent, "w1", new Date()));
+    expect(agent.asked).to.deep.equal(["apply stop w1", "revert stop w1"]);
+    expect(error.code).to.equal("PRECONDITION");
+    expect(error.message).to.include("stopped the kubelet and runtime but not the node's containers");
+    expect(error.message).to.include("two writers");
   });
 });
