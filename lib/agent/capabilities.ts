@@ -8,6 +8,7 @@ import type { ExistingNodeFaults, NodeFaultOptions, PressureKind } from "../clus
 import { isNotFound, k8s } from "../kube/client.js";
 import type { Progress } from "../util/progress.js";
 import { AgentClient, type AgentClientTimeouts } from "./client.js";
+import { containersStopped } from "./node-ops.js";
 import { AGENT_NAME, AGENT_NAMESPACE, type AgentAction } from "./protocol.js";
 
 /** Why the agent offers no graceful shutdown (for the existing provider's `unsupported`). */
@@ -30,6 +31,29 @@ export interface AgentNodeFaultsOptions {
 /** The agent's action for pressure of `kind`. */
 export function pressureAction(kind: PressureKind): AgentAction {
   return kind === "memory" ? "pressure-memory" : "pressure-disk";
+}
+
+/**
+ * Node loss through the agent. One that leaves the node's containers running is not one: a
+ * scenario that then released the node's volumes would let a replacement write beside the live
+ * copy. An agent that does not say it stopped them (one older than this rekindle) is undone and
+ * refused.
+ */
+export async function stopThroughAgent(
+  client: Pick<AgentClient, "apply" | "revert">,
+  node: string,
+  deadline: Date,
+): Promise<void> {
+  const status = await client.apply(node, "stop", deadline);
+  if (containersStopped(status.message) !== undefined) return;
+  await client.revert(node, "stop");
+  throw new RekindleError(
+    "PRECONDITION",
+    `the agent on ${node} stopped the kubelet and runtime but not the node's containers (${status.message}): a scenario that released the node's volumes could make two writers`,
+    {
+      hint: "reinstall the agent with this rekindle's image: rekindle agent uninstall, then rekindle agent install",
+    },
+  );
 }
 
 /** Throws unless the agent's DaemonSet exists and schedules pods. */
@@ -90,7 +114,7 @@ export async function agentNodeFaults(
   };
   return {
     lifecycle: {
-      stopNode: (node, given) => apply(node, "stop", given),
+      stopNode: (node, given) => stopThroughAgent(client, node, deadline(given)),
       startNode: (node) => revert(node, "stop"),
     },
     partition: {

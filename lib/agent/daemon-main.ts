@@ -24,6 +24,7 @@ const daemon = new AgentDaemon({
   namespace: process.env["AGENT_NAMESPACE"] ?? AGENT_NAMESPACE,
   stateDir: process.env["AGENT_STATE_DIR"] ?? NODE_STATE_DIR,
   shell: nsenterShell,
+  podUid: process.env["POD_UID"] ?? "",
 });
 try {
   await daemon.run(controller.signal);

@@ -40,6 +40,8 @@ export interface AgentDaemonOptions {
   /** The hostPath the faults are kept in; the same path on the node (revert scripts run there). */
   stateDir: string;
   shell: HostShell;
+  /** The agent's own pod UID: a node loss kills every pod's containers but this one's. */
+  podUid?: string;
   clock?: Clock;
   /**
    * How often requests are listed even when the watch says nothing changed (it wakes the agent at
@@ -204,7 +206,7 @@ export class AgentDaemon {
         armBackstopScript(action, inSeconds),
         `arming the node's revert timer for ${action}`,
       );
-      const out = await this.#o.shell(applyScript(action, targets), action);
+      const out = await this.#o.shell(applyScript(action, targets, this.#o.podUid ?? ""), action);
       this.#log(`${action} applied until ${request.deadline}: ${out}`);
       return `applied until ${request.deadline}${out ? `: ${out}` : ""}`;
     } catch (error) {

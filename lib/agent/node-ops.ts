@@ -48,12 +48,61 @@ const PARTITION_REVERT = `C=${PARTITION_CHAIN}
 while iptables -w -D OUTPUT -j $C 2>/dev/null; do :; done
 iptables -w -F $C 2>/dev/null; iptables -w -X $C 2>/dev/null; true`;
 
-const STOP_APPLY = `set -e
-: > ${NODE_STATE_DIR}/stopped-units
-for u in ${NODE_LOSS_UNITS.join(" ")}; do
-  if systemctl is-active --quiet "$u"; then echo "$u" >> ${NODE_STATE_DIR}/stopped-units; systemctl stop "$u"; fi
+/**
+ * SIGKILLs every process of every pod on the node but the agent's own (pod UID `spare`, as its
+ * pod's cgroup path names it, with "-" or "_"), found by its cgroup under kubepods (cgroup v1 or
+ * v2, either driver); repeated until none is left, as a power loss would. `proc` is /proc on a node.
+ * Prints "stopped N containers (M processes) in P pods".
+ */
+export function killPodsScript(spare: string, proc = "/proc"): string {
+  return `spare=${JSON.stringify(spare)}
+[ -n "$spare" ] || spare=$(sed -n 's/.*pod\\([0-9a-f]\\{8\\}[-_][0-9a-f_-]\\{27\\}\\).*/\\1/p' ${proc}/$$/cgroup | head -n1)
+[ -n "$spare" ] || { echo "the agent cannot tell its own pod (no POD_UID): not stopping the node's containers" >&2; exit 1; }
+s1=$(echo "$spare" | tr _ -); s2=$(echo "$spare" | tr - _)
+self=$(grep -m1 kubepods ${proc}/$$/cgroup 2>/dev/null || true)
+case $self in ""|*"$s1"*|*"$s2"*) ;; *) echo "the agent's own cgroup $self is not pod $spare's: not stopping the node's containers" >&2; exit 1 ;; esac
+seen=$(mktemp); pass=0
+while :; do
+  found=0
+  for d in ${proc}/[0-9]*; do
+    cg=$(grep -m1 kubepods "$d/cgroup" 2>/dev/null) || continue
+    case $cg in *"$s1"*|*"$s2"*) continue ;; esac
+    state=$(sed 's/.*) //' "$d/stat" 2>/dev/null | cut -c1)
+    case $state in Z|X) continue ;; esac
+    kill -9 "\${d##*/}" 2>/dev/null || continue
+    found=$((found + 1)); echo "\${d##*/} \${cg##*:}" >> "$seen"
+  done
+  [ "$found" -eq 0 ] && break
+  pass=$((pass + 1))
+  [ "$pass" -lt 50 ] || { echo "pod processes still alive after 50 SIGKILL passes" >&2; rm -f "$seen"; exit 1; }
+  sleep 0.2
 done
-cat ${NODE_STATE_DIR}/stopped-units | tr '\\n' ' '`;
+containers=$(cut -d' ' -f2 "$seen" | sort -u | wc -l); processes=$(cut -d' ' -f1 "$seen" | sort -u | wc -l)
+pods=$(sed -n 's/.*pod\\([0-9a-f_-]\\{36\\}\\).*/\\1/p' "$seen" | sort -u | wc -l); rm -f "$seen"
+echo "stopped $containers containers ($processes processes) in $pods pods"`;
+}
+
+/** The count a stop's answer gives ("stopped N containers"); undefined from an agent that stops none. */
+export function containersStopped(message: string): number | undefined {
+  const match = /stopped (\d+) containers/.exec(message);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Node loss: the kubelet and runtime stopped, then every pod container but the agent's killed
+ * (a runtime's KillMode=process leaves its shims and containers running when it stops).
+ */
+export function stopApplyScript(spare: string, stateDir = NODE_STATE_DIR, proc = "/proc"): string {
+  return `set -e
+: > ${stateDir}/stopped-units
+for u in ${NODE_LOSS_UNITS.join(" ")}; do
+  if systemctl is-active --quiet "$u"; then echo "$u" >> ${stateDir}/stopped-units; systemctl stop "$u"; fi
+done
+killed=$(${killPodsScript(spare, proc).replaceAll("\n", "\n  ")}
+)
+units=$(tr '\\n' ' ' < ${stateDir}/stopped-units)
+echo "stopped \${units% }; $killed"`;
+}
 
 const STOP_REVERT = `units=$(cat ${NODE_STATE_DIR}/stopped-units 2>/dev/null || echo "kubelet containerd")
 rev=""; for u in $units; do rev="$u $rev"; done
@@ -84,10 +133,10 @@ echo "filled $(( fill / 1024 )) MiB of /var/lib/kubelet's filesystem"`;
 const DISK_REVERT = `rm -f /var/lib/kubelet/rekindle-agent-fill; true`;
 
 /** The script that applies `action` (partition: dropping traffic to `targets`, "ip:port"). */
-export function applyScript(action: AgentAction, targets: readonly string[] = []): string {
+export function applyScript(action: AgentAction, targets: readonly string[] = [], spare = ""): string {
   switch (action) {
     case "stop":
-      return STOP_APPLY;
+      return stopApplyScript(spare);
     case "partition":
       return partitionApply(targets);
     case "pressure-memory":

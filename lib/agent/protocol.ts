@@ -12,7 +12,7 @@ export const AGENT_NAME = "rekindle-agent";
 export const REQUEST_LABEL = "rekindle.dev/agent-request";
 
 export const AGENT_ACTIONS = ["stop", "partition", "pressure-memory", "pressure-disk"] as const;
-/** stop: kubelet and container runtime stopped; partition: its traffic to the API server dropped. */
+/** stop: kubelet and container runtime stopped, pods killed; partition: its traffic to the API server dropped. */
 export type AgentAction = (typeof AGENT_ACTIONS)[number];
 
 export type Desired = "applied" | "reverted";

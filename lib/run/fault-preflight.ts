@@ -7,7 +7,7 @@ import { skipReason, type ScenarioGroup } from "./suite.js";
 
 /** The node-fault capabilities and what each does to a node. */
 const NODE_FAULT_WORDS: Partial<Record<NodeCapability, string>> = {
-  lifecycle: "node loss (kubelet and container runtime stopped, then started)",
+  lifecycle: "node loss (kubelet and container runtime stopped, every pod's processes killed; then started)",
   partition: "partition (the node's traffic to the API server dropped, then restored)",
   pressure: "memory or disk fill past the kubelet's eviction threshold, then removed",
   "graceful-shutdown": "graceful shutdown (the kubelet sees it coming)",

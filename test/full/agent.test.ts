@@ -147,18 +147,62 @@ describe("rekindle's node agent on kind as an existing cluster", function () {
     faults = await agentNodeFaults(kc, { progress: consoleProgress(), deadlineMs: 10 * 60_000 });
   });
 
-  it("stops a node's kubelet and runtime: NotReady; reverted: Ready", async function () {
-    allowFor(this, 300_000);
+  it("stops a node's kubelet, runtime and every pod but the agent's: NotReady, the workload's process gone; reverted: Ready, the workload runs again", async function () {
+    allowFor(this, 420_000);
     const node = workers[0] ?? "";
-    let started = Date.now();
-    await faults.lifecycle.stopNode(node);
-    log(`stop applied in ${Date.now() - started} ms`);
-    expect(await onNode(node, "systemctl is-active kubelet containerd")).to.equal("inactive\ninactive");
-    log(`NotReady ${await until(node, "not True", 120_000)} ms after the stop was applied`);
-    started = Date.now();
-    await faults.lifecycle.startNode(node);
-    log(`start reverted in ${Date.now() - started} ms; Ready ${await until(node, "True", 120_000)} ms later`);
-    expect(await onNode(node, "ls /var/lib/rekindle-agent/faults")).to.equal("");
+    // A workload on that node whose process the node loss must end (a power loss would).
+    const workload = "agent-it-writer";
+    const running = async () => onNode(node, "pgrep -f '^sleep 3601$' || true");
+    await core.createNamespacedPod({
+      namespace: "default",
+      body: {
+        metadata: { name: workload },
+        spec: {
+          nodeName: node,
+          terminationGracePeriodSeconds: 0,
+          containers: [
+            { name: "w", image: IMAGE, imagePullPolicy: "IfNotPresent", command: ["sleep", "3601"] },
+          ],
+        },
+      },
+    });
+    try {
+      await pollUntil(async () => ((await running()) === "" ? undefined : true), {
+        what: "the workload's process on the node",
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
+      let started = Date.now();
+      await faults.lifecycle.stopNode(node);
+      log(`stop applied in ${Date.now() - started} ms`);
+      expect(await onNode(node, "systemctl is-active kubelet containerd")).to.equal("inactive\ninactive");
+      expect(await running(), "the workload's process after the node loss").to.equal("");
+      const answer = await core.readNamespacedConfigMap({
+        name: requestName(node, "stop"),
+        namespace: NAMESPACE,
+      });
+      log(`the agent's answer: ${answer.data?.["message"] ?? ""}`);
+      expect(answer.data?.["message"]).to.match(/stopped kubelet containerd; stopped [1-9]\d* containers/);
+      expect(await onNode(node, "pgrep -f '^node /app/dist/lib/agent/daemon-main.js'"), "the agent").to.match(
+        /^\d+$/,
+      );
+      log(`NotReady ${await until(node, "not True", 120_000)} ms after the stop was applied`);
+      started = Date.now();
+      await faults.lifecycle.startNode(node);
+      log(
+        `start reverted in ${Date.now() - started} ms; Ready ${await until(node, "True", 120_000)} ms later`,
+      );
+      expect(await onNode(node, "ls /var/lib/rekindle-agent/faults")).to.equal("");
+      started = Date.now();
+      await pollUntil(async () => ((await running()) === "" ? undefined : true), {
+        what: "the workload to run again after the undo",
+        timeoutMs: 180_000,
+        intervalMs: 1000,
+      });
+      log(`the workload runs again ${Date.now() - started} ms after the node was Ready`);
+    } finally {
+      await core.deleteNamespacedPod({ name: workload, namespace: "default", gracePeriodSeconds: 0 });
+    }
   });
 
   it("partitions a node from the API server while its agent still answers; heals it", async function () {

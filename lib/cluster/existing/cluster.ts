@@ -222,7 +222,7 @@ export class ExistingCluster implements ClusterUnderTest {
   readonly faultRails?: FaultRails;
   /** Unknown hardware: assumed (assumedLatencies), used only by scenarios that move pods. */
   readonly latencies: ProviderLatencies;
-  /** Its node stop is the agent's: the kubelet and the runtime stop, the machine stays on. */
+  /** Its node stop is the agent's: the kubelet and runtime stop, pods are killed, the machine stays on. */
   readonly stopLeavesPowerOn = true;
   /** The kubelet's, read through configz where it answered; upstream's defaults otherwise. */
   readonly eviction: EvictionSettings;
