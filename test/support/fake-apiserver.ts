@@ -1,9 +1,17 @@
 // A stand-in Kubernetes API server on loopback (plain HTTP) for unit tests: each request is answered
 // from a table of "METHOD /path" → handler; anything else is the apiserver's own 404 for a path it
-// does not serve. Records every request, and writes a kubeconfig pointing at itself. A GET with
+// does not serve (or, with `unrouted: "echo"`, a 200 Status naming the request, and a watch held
+// open). Records every request, and writes a kubeconfig pointing at itself. A GET with
 // watch=true on a list route is a watch: every object of the list as ADDED, then what changes in
-// the handler's answer (looked at every WATCH_POLL_MS) as MODIFIED, ADDED and DELETED events.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+// the handler's answer (looked at every WATCH_POLL_MS) as MODIFIED, ADDED and DELETED events. The
+// test may also write events to the open watches itself (`send`).
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,12 +26,31 @@ export interface FakeResponse {
 /** A handler returning undefined never answers (a hung API server). */
 export type FakeRoutes = Record<string, (req: IncomingMessage) => FakeResponse | undefined>;
 
+export interface FakeRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** Date.now() when it arrived. */
+  at: number;
+}
+
+export interface FakeApiServerOptions {
+  /** What a request no route serves gets: the apiserver's 404 (default), or "echo" (see the top). */
+  unrouted?: "404" | "echo";
+}
+
 export interface FakeApiServer {
   url: string;
   kubeconfigPath: string;
   kc: k8s.KubeConfig;
   /** "METHOD /path?query" of every request, in order. */
   requests: string[];
+  /** Every request as it came, in order. */
+  received: FakeRequest[];
+  /** Open watches whose path starts with `pathPrefix`. */
+  watches(pathPrefix: string): number;
+  /** Writes an event line to every open watch whose path starts with `pathPrefix`; returns how many. */
+  send(pathPrefix: string, type: string, object: unknown): number;
   close(): Promise<void>;
 }
 
@@ -90,17 +117,50 @@ function serveWatch(req: IncomingMessage, res: ServerResponse, handler: FakeRout
   });
 }
 
-export async function startFakeApiServer(routes: FakeRoutes): Promise<FakeApiServer> {
+/** The 200 Status an unrouted request gets with `unrouted: "echo"`, once its body is in. */
+function echo(req: IncomingMessage, res: ServerResponse, path: string): void {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        kind: "Status",
+        apiVersion: "v1",
+        status: "Success",
+        message: `${req.method} ${path}`,
+      }),
+    );
+  });
+}
+
+export async function startFakeApiServer(
+  routes: FakeRoutes,
+  options: FakeApiServerOptions = {},
+): Promise<FakeApiServer> {
   const requests: string[] = [];
+  const received: FakeRequest[] = [];
+  const open = new Map<ServerResponse, string>();
   const server: Server = createServer((req, res) => {
     requests.push(`${req.method ?? ""} ${req.url ?? ""}`);
+    received.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, at: Date.now() });
     const path = (req.url ?? "").split("?")[0] ?? "";
     const handler = routes[`${req.method ?? ""} ${path}`];
+    const watch =
+      req.method === "GET" &&
+      /^(true|1)$/.test(new URL(req.url ?? "", "http://x").searchParams.get("watch") ?? "");
+    if (watch) {
+      open.set(res, path);
+      res.on("close", () => open.delete(res));
+    }
+    if (!handler && options.unrouted === "echo") {
+      if (!watch) echo(req, res, path);
+      else res.writeHead(200, { "content-type": "application/json" }).flushHeaders();
+      return;
+    }
     if (!handler) {
       res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found\n");
       return;
     }
-    if (req.method === "GET" && new URL(req.url ?? "", "http://x").searchParams.get("watch") === "true") {
+    if (watch) {
       serveWatch(req, res, handler);
       return;
     }
@@ -129,11 +189,20 @@ export async function startFakeApiServer(routes: FakeRoutes): Promise<FakeApiSer
   );
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kubeconfigPath);
+  const matching = (prefix: string) =>
+    [...open].filter(([, path]) => path.startsWith(prefix)).map(([res]) => res);
   return {
     url,
     kubeconfigPath,
     kc,
     requests,
+    received,
+    watches: (prefix) => matching(prefix).length,
+    send(prefix, type, object) {
+      const targets = matching(prefix);
+      for (const res of targets) res.write(`${JSON.stringify({ type, object })}\n`);
+      return targets.length;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

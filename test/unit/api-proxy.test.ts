@@ -1,14 +1,10 @@
-// The API fault proxy against a scripted apiserver, through client-node's own Watch and API
+// The API fault proxy against a stand-in apiserver whose watches the test writes to, through client-node's own Watch and API
 // clients: each action seen from the client's side (what arrives, what ends, what the apiserver
 // never received), and the apiserver asked as the proxy's kubeconfig user.
 import { expect } from "chai";
 import { startApiProxy, type ApiProxy } from "../../lib/fault/api-proxy/index.js";
 import { k8s } from "../../lib/kube/client.js";
-import {
-  leaseObject,
-  startScriptedApiServer,
-  type ScriptedApiServer,
-} from "../support/scripted-apiserver.js";
+import { startFakeApiServer, type FakeApiServer } from "../support/fake-apiserver.js";
 import { until } from "../support/until.js";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
@@ -40,15 +36,24 @@ async function watchThrough(kc: k8s.KubeConfig, path: string): Promise<ClientWat
   return watch;
 }
 
+function leaseObject(name: string, resourceVersion: string): Record<string, unknown> {
+  return {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name, namespace: "kube-node-lease", resourceVersion },
+  };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe("the API fault proxy (against a scripted apiserver)", function () {
-  let upstream: ScriptedApiServer;
+describe("the API fault proxy (against a stand-in apiserver)", function () {
+  let upstream: FakeApiServer;
   let proxy: ApiProxy;
   const watches: ClientWatch[] = [];
 
   beforeEach(async function () {
-    upstream = await startScriptedApiServer();
+    // No routes: every request is echoed and every watch held open for the test to write to.
+    upstream = await startFakeApiServer({}, { unrouted: "echo" });
     proxy = await startApiProxy({ kubeconfig: upstream.kubeconfigPath });
   });
 
@@ -70,8 +75,8 @@ describe("the API fault proxy (against a scripted apiserver)", function () {
     upstream.send(LEASES, "ADDED", leaseObject("worker-1", "1"));
     await until(() => watch.events.length === 1, "the event reaches the client");
     expect(watch.events).to.deep.equal(["ADDED 1"]);
-    const asked = upstream.requests.find((r) => r.url.startsWith(LEASES));
-    expect(asked?.headers.authorization).to.equal("Bearer upstream-token");
+    const asked = upstream.received.find((r) => r.url.startsWith(LEASES));
+    expect(asked?.headers.authorization).to.equal("Bearer fake-token");
     expect(asked?.url).to.include("allowWatchBookmarks=true");
   });
 
@@ -152,7 +157,7 @@ describe("the API fault proxy (against a scripted apiserver)", function () {
     const api = proxy.kubeConfig().makeApiClient(k8s.CoordinationV1Api);
     const writeAt = Date.now();
     await api.createNamespacedLease({ namespace: "kube-node-lease", body: leaseObject("worker-9", "") });
-    const arrived = upstream.requests.find((r) => r.method === "POST");
+    const arrived = upstream.received.find((r) => r.method === "POST");
     expect(arrived?.at ?? 0).to.be.at.least(writeAt + 400);
     expect(proxy.status().counters.delayed).to.equal(1);
   });
@@ -168,9 +173,9 @@ describe("the API fault proxy (against a scripted apiserver)", function () {
       );
     expect(refused).to.be.instanceOf(k8s.ApiException);
     expect((refused as k8s.ApiException<unknown>).code).to.equal(503);
-    expect(upstream.requests.filter((r) => r.method === "POST")).to.deep.equal([]);
+    expect(upstream.received.filter((r) => r.method === "POST")).to.deep.equal([]);
     await api.readNamespacedLease({ namespace: "kube-node-lease", name: "worker-1" }).catch(() => undefined);
-    expect(upstream.requests.filter((r) => r.method === "GET").length).to.equal(1);
+    expect(upstream.received.filter((r) => r.method === "GET").length).to.equal(1);
     expect(proxy.status().counters.droppedWrites).to.equal(1);
   });
 
@@ -188,7 +193,7 @@ describe("the API fault proxy (against a scripted apiserver)", function () {
     proxy.clearRules();
     await until(() => settled !== "pending", "the write is answered once cleared");
     expect((settled as k8s.ApiException<unknown>).code).to.equal(503);
-    expect(upstream.requests.filter((r) => r.method === "PATCH")).to.deep.equal([]);
+    expect(upstream.received.filter((r) => r.method === "PATCH")).to.deep.equal([]);
   });
 
   it("a bad rule is refused whole: the rules in place stay", function () {
