@@ -45,7 +45,7 @@ export const RUN_USAGE = `rekindle run [--provider ${PROVIDERS.join("|")}] [--su
                 provider or machine (rekindle list --shard k/n shows a share); a shard whose share is
                 empty starts no cluster, writes its reports and exits 0; an empty selection exits 2
       --parallel N|auto: sim only: run the selection on N sim clusters at once (1..${MAX_PARALLEL}), each
-                taking the next scenario, longest first, whenever it is free; one set of
+                taking the next scenario, longest expected first, whenever it is free; one set of
                 reports as a serial run writes (each cluster's own under cluster-<k>/); auto (the
                 default on the sim): from the cores, free memory and the selection's lengths
                 (docs/user.md), one cluster running serially; 1: serially on one cluster;

@@ -12,11 +12,6 @@ export interface QueuedScenario {
   id: string;
   expectedMs: number;
   /**
-   * The queue's order key when better known than expectedMs: the span measured here last time,
-   * setup and cleanup included (scenario-spans.ts). expectedMs still sizes the run.
-   */
-  orderMs?: number;
-  /**
    * The sim workers it needs when more than the default layout's 3 (ScenarioDefinition.minWorkers):
    * only a cluster of that size takes it (parallel-sizes.ts); undefined: a default-sized cluster.
    */
@@ -28,8 +23,6 @@ export interface ScenarioSource {
   next(): Promise<string | undefined>;
 }
 
-const orderKey = (s: QueuedScenario): number => s.orderMs ?? s.expectedMs;
-
 /** The selection longest expected first; equal lengths in selection order (stable). */
 export function queueOrder(scenarios: readonly QueuedScenario[]): string[] {
   return ordered(scenarios).map((s) => s.id);
@@ -38,7 +31,7 @@ export function queueOrder(scenarios: readonly QueuedScenario[]): string[] {
 function ordered(scenarios: readonly QueuedScenario[]): QueuedScenario[] {
   return scenarios
     .map((s, index) => ({ s, index }))
-    .sort((a, b) => orderKey(b.s) - orderKey(a.s) || a.index - b.index)
+    .sort((a, b) => b.s.expectedMs - a.s.expectedMs || a.index - b.index)
     .map(({ s }) => s);
 }
 

@@ -26,12 +26,11 @@ import type { RunPlan } from "./run-plan.js";
 import { interrupted, newRunId, runConformance, type RunResult, type RunScope } from "./runner.js";
 import { selectedScenarioIds, shardLine } from "./shard-run.js";
 import { runPool } from "./parallel-pool.js";
-import { ScenarioSpans, SpanClock, UNMEASURED_SETUP_MS } from "./scenario-spans.js";
 import { startSlot, type SlotExit } from "./slot-process.js";
 import { slotPlan } from "./slot-plan.js";
 
-/** The selection in serial-run order, each with its expected length and its order key. */
-async function queuedSelection(plan: RunPlan, measured: ScenarioSpans): Promise<QueuedScenario[]> {
+/** The selection in serial-run order, each with its expected length. */
+async function queuedSelection(plan: RunPlan): Promise<QueuedScenario[]> {
   const ids = selectedScenarioIds(plan.suites, plan.filePlan, plan.grep);
   const share = plan.shard === undefined ? undefined : new Set(plan.shard.scenarios);
   const chosen = share === undefined ? ids : ids.filter((id) => share.has(id));
@@ -49,18 +48,9 @@ async function queuedSelection(plan: RunPlan, measured: ScenarioSpans): Promise<
         const needs = s.minWorkers?.(plan.profile);
         if (needs !== undefined && !plan.layout.workersGiven) workers.set(s.id, needs);
       }
-  // Scenario files' ids are the user's: two files may share one, so only the catalogue's are ordered
-  // by what they took here before.
-  const spans = plan.filePlan === undefined ? measured : undefined;
   return chosen.map((id) => {
     const needs = workers.get(id);
-    const expectedMs = lengths.get(id) ?? 0;
-    return {
-      id,
-      expectedMs,
-      ...(spans !== undefined ? { orderMs: spans.get(id) ?? expectedMs + UNMEASURED_SETUP_MS } : {}),
-      ...(needs !== undefined ? { workers: needs } : {}),
-    };
+    return { id, expectedMs: lengths.get(id) ?? 0, ...(needs !== undefined ? { workers: needs } : {}) };
   });
 }
 
@@ -127,8 +117,7 @@ function runHarnessError(
 export async function runParallel(plan: RunPlan, scope: RunScope = {}): Promise<RunResult> {
   // A shard whose share is empty starts nothing: the serial path knows how to say so.
   if (plan.shard?.scenarios.length === 0) return runConformance(plan, scope);
-  const spans = new ScenarioSpans({ provider: "sim", profile: plan.profile.name });
-  const selection = await queuedSelection(plan, spans);
+  const selection = await queuedSelection(plan);
   const progress = scope.progress ?? consoleProgress();
   const signal = scope.signal ?? new AbortController().signal;
   const { clusters, why } = clusterCount(
@@ -150,7 +139,6 @@ export async function runParallel(plan: RunPlan, scope: RunScope = {}): Promise<
   await ensureSimBinaries({ progress, signal });
   const build = rekindleBuild().catch(() => undefined);
   const queue = new ScenarioQueue(selection);
-  const clock = new SpanClock(spans);
   const expected = new Map(selection.map((s) => [s.id, s.expectedMs]));
   const out = plan.testLog === "stderr" ? process.stderr : process.stdout;
   const { exits, replaced } = await runPool({
@@ -164,7 +152,6 @@ export async function runParallel(plan: RunPlan, scope: RunScope = {}): Promise<
         next: () => {
           if (signal.aborted) return undefined;
           const id = queue.take(index, size.kind);
-          clock.took(index, id);
           if (id !== undefined)
             progress.info(
               `[cluster ${index}] takes ${id} (expected ${Math.round((expected.get(id) ?? 0) / 1000)} s from its fault; ${queue.left.length} left)`,
@@ -178,10 +165,6 @@ export async function runParallel(plan: RunPlan, scope: RunScope = {}): Promise<
       );
     },
   });
-  if (!signal.aborted) {
-    const unsaved = spans.save();
-    if (unsaved !== undefined) progress.info(`scenario spans not kept for the next run's order: ${unsaved}`);
-  }
   return finish({
     plan,
     progress,
