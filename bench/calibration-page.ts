@@ -1,4 +1,4 @@
-// The calibration's part of docs/calibration-table.md: the flagged count up front, a table per scenario
+// The calibration's part of bench/results/calibration-table.md: the flagged count up front, a table per scenario
 // (runs, rows, flagged), then every row with each provider's median and range.
 import type { PooledRuns } from "./calibration-pool.js";
 import { excuses, type CalibrationRow, type ScenarioFlags, type Spread } from "./calibration-rows.js";

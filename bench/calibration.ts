@@ -2,7 +2,7 @@
 // summary.json of sim runs and of kind runs (`rekindle run --profile fast --repeat 5 …`), or the
 // trimmed copies kept under bench/results/calibration/; pools each provider's runs (one clean git
 // sha unless --pool-shas lists several: calibration-pool.ts), and writes between the markers of
-// docs/calibration-table.md the flagged count, a table per scenario and every milestone row with its
+// bench/results/calibration-table.md the flagged count, a table per scenario and every milestone row with its
 // median and range (calibration-page.ts); the explanations of flagged rows are written by hand.
 // Also writes bench/results/calibration-<date>.json and the trimmed raw summaries.
 // Usage: npx tsx bench/calibration.ts --sim <summary.json>... --kind <summary.json>...
@@ -89,7 +89,7 @@ if (short.length > 0) {
 
 const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const page = renderCalibrationPage({ sim: pooled.sim, kind: pooled.kind, rows, flags, machine });
-const docFile = join(PROJECT_ROOT, "docs", "calibration-table.md");
+const docFile = join(PROJECT_ROOT, "bench", "results", "calibration-table.md");
 await writeBetweenMarkers(
   docFile,
   "<!-- calibration table: written by bench/calibration.ts -->",
